@@ -1,0 +1,40 @@
+# Two commands: `make demo` and `make test`. Each bootstraps .venv on a fresh machine.
+PYTHON ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.installed
+export PIP_DISABLE_PIP_VERSION_CHECK := 1
+
+.PHONY: demo test lint bench system-deps clean
+
+$(STAMP): pyproject.toml
+	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	$(BIN)/pip install -q --upgrade pip
+	$(BIN)/pip install -q -e '.[dev]'
+	touch $(STAMP)
+
+# Debian packages the browser tasks and the human-play tests need (Chromium for Playwright, Xvfb).
+system-deps:
+	@if ! command -v chromium >/dev/null 2>&1 || ! command -v Xvfb >/dev/null 2>&1; then \
+		if [ "$$(id -u)" = 0 ]; then \
+			apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium xvfb >/dev/null; \
+		else \
+			echo "rtarena: chromium and xvfb are missing; install them with: sudo apt-get install chromium xvfb"; \
+		fi; \
+	fi
+
+demo: $(STAMP)
+	$(BIN)/rtarena demo --out demo-out
+
+test: $(STAMP) system-deps
+	$(BIN)/ruff check src tests bench
+	$(BIN)/python -m pytest -q -x --durations=15
+
+lint: $(STAMP)
+	$(BIN)/ruff check src tests bench
+
+bench: $(STAMP)
+	$(BIN)/python bench/run_all.py
+
+clean:
+	rm -rf $(VENV) demo-out .pytest_cache

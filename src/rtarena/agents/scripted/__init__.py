@@ -1,0 +1,1 @@
+"""Scripted bots, one module per env family."""

@@ -1,0 +1,95 @@
+"""The one table of registered envs, and `make`.
+
+Each row names an env id, where its class or factory lives, and default keyword arguments. Tests walk
+this table, so an env is tested the day its row is added. Rows are also registered with PettingZoo's
+parallel registry and, for one-agent envs, with Gymnasium's (as a single-agent view).
+"""
+
+from __future__ import annotations
+
+import difflib
+import importlib
+from dataclasses import dataclass, field
+from typing import Any
+
+from rtarena.errors import UserError
+
+
+@dataclass(frozen=True)
+class EnvSpec:
+    """One registered env: its id, `"module:attr"` entry point and default kwargs."""
+
+    id: str
+    entry_point: str
+    summary: str
+    kwargs: dict[str, Any] = field(default_factory=dict)
+    single_agent: bool = False
+    family: str = ""
+    extra: str | None = None  # the pip extra its imports need, for the error message
+
+    def load(self):
+        module_name, attr = self.entry_point.split(":")
+        try:
+            module = importlib.import_module(module_name)
+        except ImportError as error:
+            hint = f" (pip install 'rtarena[{self.extra}]')" if self.extra else ""
+            raise UserError(f"env {self.id!r} needs a missing package: {error.name}{hint}") from error
+        return getattr(module, attr)
+
+
+ENV_TABLE: list[EnvSpec] = [
+    EnvSpec(
+        "classic/cartpole-v0",
+        "rtarena.envs.classic.cartpole:make_cartpole",
+        "Gymnasium's CartPole-v1 with the runtime's dt as its physics step (0.02 s).",
+        {"dt": 0.02},
+        single_agent=True,
+        family="classic",
+    ),
+]
+
+
+def registry_ids() -> list[str]:
+    """Every registered env id, in table order."""
+    return [spec.id for spec in ENV_TABLE]
+
+
+def env_spec(env_id: str) -> EnvSpec:
+    """The row of `env_id`, or a one-line error that suggests the nearest ids."""
+    for spec in ENV_TABLE:
+        if spec.id == env_id:
+            return spec
+    close = difflib.get_close_matches(env_id, registry_ids(), n=3)
+    hint = f"; did you mean {', '.join(close)}?" if close else "; `rtarena list` shows them all"
+    raise UserError(f"unknown env id {env_id!r}{hint}", field="env_id")
+
+
+def make(env_id: str, **kwargs: Any):
+    """Build a registered env: `rtarena.make("classic/cartpole-v0", dt=0.02)`."""
+    spec = env_spec(env_id)
+    creator = spec.load()
+    env = creator(**{**spec.kwargs, **kwargs})
+    env.spec_id = spec.id
+    return env
+
+
+def _register_with_ecosystem() -> None:
+    """Make each row reachable through `pettingzoo.make` and, for one-agent envs, `gymnasium.make`."""
+    import gymnasium
+    from pettingzoo.env_registry import registration
+
+    for spec in ENV_TABLE:
+        if spec.id not in registration.parallel_registry:
+            registration.register("parallel", spec.id, entry_point=_factory(spec.id))
+        if spec.single_agent and spec.id not in gymnasium.registry:
+            gymnasium.register(
+                spec.id, entry_point="rtarena.envs.single_agent:SingleAgentView", kwargs={"env_id": spec.id}
+            )
+
+
+def _factory(env_id: str):
+    def create(**kwargs: Any):
+        return make(env_id, **kwargs)
+
+    create.__name__ = f"make_{env_id.replace('/', '_').replace('-', '_')}"
+    return create

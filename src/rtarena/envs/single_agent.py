@@ -1,0 +1,48 @@
+"""A Gymnasium `Env` view of a one-agent rtarena env, for `gymnasium.make` and single-agent RL code."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import gymnasium
+
+
+class SingleAgentView(gymnasium.Env):
+    """Exposes the only agent of a registered one-agent env through the Gymnasium API."""
+
+    def __init__(self, env_id: str | None = None, env: Any = None, render_mode: str | None = None, **kwargs: Any):
+        from rtarena.envs.registry import make
+
+        if env is None:
+            if render_mode is not None:
+                kwargs["render_mode"] = render_mode
+            env = make(env_id, **kwargs)
+        self.parallel_env = env
+        self.agent = env.possible_agents[0]
+        self.observation_space = env.observation_space(self.agent)
+        self.action_space = env.action_space(self.agent)
+        self.render_mode = getattr(env, "render_mode", None)
+        self.metadata = {"render_modes": env.metadata.get("render_modes", []),
+                         "render_fps": env.metadata.get("render_fps", max(1, round(1 / env.dt)))}
+        self.dt = env.dt
+
+    def reset(self, *, seed: int | None = None, options: dict | None = None):
+        super().reset(seed=seed)
+        observations, infos = self.parallel_env.reset(seed=seed, options=options)
+        return observations[self.agent], infos[self.agent]
+
+    def step(self, action: Any):
+        observations, rewards, terminations, truncations, infos = self.parallel_env.step({self.agent: action})
+        return (
+            observations[self.agent],
+            float(rewards[self.agent]),
+            bool(terminations[self.agent]),
+            bool(truncations[self.agent]),
+            infos[self.agent],
+        )
+
+    def render(self):
+        return self.parallel_env.render()
+
+    def close(self) -> None:
+        self.parallel_env.close()

@@ -1,0 +1,10 @@
+"""ONE match: env + controllers + clock protocol -> records (DESIGN.md, "The time model")."""
+
+from rtarena.runtime.clocks import CLOCKS, Clock, MeasuredClock, PausedClock, TokenClock, WallClock, make_clock
+from rtarena.runtime.match import run_match
+from rtarena.runtime.records import DecisionRecord, MatchResult, StepRecord
+
+__all__ = [
+    "CLOCKS", "Clock", "DecisionRecord", "MatchResult", "MeasuredClock", "PausedClock", "StepRecord",
+    "TokenClock", "WallClock", "make_clock", "run_match",
+]

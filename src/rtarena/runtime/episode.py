@@ -1,0 +1,198 @@
+"""The bookkeeping both time loops share: the versioned observation, drafts of decisions, env steps.
+
+`Episode` is not thread-safe by itself; the wall loop guards it with its own lock, the scheduler runs it
+from one thread.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+import traceback
+from dataclasses import dataclass
+from typing import Any
+
+from rtarena.agents.base import Decision
+from rtarena.runtime.clocks import Clock
+from rtarena.runtime.controllers import ControllerSlot, is_default, split_decision
+from rtarena.runtime.records import (
+    DecisionRecord,
+    MatchResult,
+    StepRecord,
+    jsonable,
+    percentile,
+    summarise_agents,
+)
+
+SIM_DECIMALS = 9  # sim times are rounded so that k * dt and sums of delays compare exactly
+
+
+def sim_round(t: float) -> float:
+    return round(t, SIM_DECIMALS)
+
+
+@dataclass
+class Published:
+    """One joint observation: its version, the sim time it shows, and the agents alive in it."""
+
+    version: int
+    sim_s: float
+    observations: dict[str, Any]
+    alive: tuple[str, ...]
+
+
+@dataclass
+class Pending:
+    """An action committed but not yet applied."""
+
+    draft: int
+    actions: dict[str, Any]
+    committed_sim_s: float
+
+
+def timed_act(slot: ControllerSlot, observation: Any) -> tuple[Decision, float, float, str | None]:
+    """Call the agent, timing it; an exception becomes an invalid decision with its error recorded."""
+    wall_start = time.perf_counter()
+    try:
+        decision = slot.agent.act(observation)
+        if not isinstance(decision, Decision):
+            decision = Decision(action=decision)
+        error = decision.error
+    except Exception as exc:  # a failing agent must not stop the match
+        error = f"{type(exc).__name__}: {exc}"
+        decision = Decision(action=None, valid=False, error=error, text=traceback.format_exc(limit=3))
+    return decision, wall_start, time.perf_counter(), error
+
+
+class Episode:
+    """One episode's env, observations and records, driven by a time loop."""
+
+    def __init__(self, env: Any, env_id: str, slots: list[ControllerSlot], clock: Clock, seed: int) -> None:
+        self.env = env
+        self.env_id = env_id
+        self.slots = slots
+        self.clock = clock
+        self.seed = seed
+        self.dt = float(env.dt)
+        self.drafts: list[dict[str, Any]] = []
+        self.steps: list[StepRecord] = []
+        self.events: list[dict[str, Any]] = []
+        self.alive_steps: dict[str, int] = {a: 0 for a in env.possible_agents}
+        self.step_index = 0
+        self.wall_origin = time.perf_counter()
+        observations, infos = env.reset(seed=seed)
+        self.latest = Published(0, 0.0, observations, tuple(env.agents))
+        self._collect_events(infos, step=-1, sim_s=0.0)
+
+    # -- decisions ---------------------------------------------------------------------------------
+    def record_decision(
+        self,
+        slot_index: int,
+        seen: Published,
+        start_sim_s: float,
+        decision: Decision,
+        wall_start: float,
+        wall_end: float,
+    ) -> tuple[int, dict[str, Any], float]:
+        """Draft a record for a finished decision; returns its index, actions and commit sim time."""
+        slot = self.slots[slot_index]
+        actions, valid = split_decision(slot, decision, self.env, seen.alive)
+        delay = sim_round(self.clock.decision_delay_s(decision, wall_end - wall_start))
+        committed = sim_round(start_sim_s + delay)
+        index = len(self.drafts)
+        self.drafts.append({
+            "index": index,
+            "controller": slot.name,
+            "agents": slot.agent_ids,
+            "obs_version": seen.version,
+            "obs_sim_s": seen.sim_s,
+            "start_sim_s": sim_round(start_sim_s),
+            "committed_sim_s": committed,
+            "delay_sim_s": delay,
+            "applied_sim_s": None,
+            "applied_step": None,
+            "action": jsonable(actions if slot.is_team else next(iter(actions.values()), None)),
+            "valid": bool(valid),
+            "tokens_in": int(decision.tokens_in),
+            "tokens_out": int(decision.tokens_out),
+            "tokens_source": decision.tokens_source,
+            "text": decision.text,
+            "error": decision.error,
+            "wall_start_s": wall_start - self.wall_origin,
+            "wall_end_s": wall_end - self.wall_origin,
+            "wall_latency_s": wall_end - wall_start,
+        })
+        return index, actions, committed
+
+    # -- steps -------------------------------------------------------------------------------------
+    def apply_step(self, ready: list[Pending], wall_start: float, period_error_s: float | None) -> Published | None:
+        """Step the env once with the given fresh actions (defaults elsewhere); publish when due."""
+        k = self.step_index
+        sim_s = sim_round(k * self.dt)
+        alive = list(self.env.agents)
+        joint = {a: self.env.default_action(a) for a in alive}
+        fresh, nondefault = [], []
+        for pending in ready:
+            draft = self.drafts[pending.draft]
+            draft["applied_sim_s"], draft["applied_step"] = sim_s, k
+            for agent, action in pending.actions.items():
+                if agent in joint:
+                    joint[agent] = action
+                    fresh.append(agent)
+                    if not is_default(self.env, agent, action):
+                        nondefault.append(agent)
+        for agent in alive:
+            self.alive_steps[agent] += 1
+        observations, rewards, _, _, infos = self.env.step(joint)
+        self.step_index = k + 1
+        next_sim = sim_round(self.step_index * self.dt)
+        self._collect_events(infos, step=k, sim_s=sim_s)
+        published = None
+        if self.step_index % self.clock.obs_every == 0 and self.env.agents:
+            published = Published(self.latest.version + 1, next_sim, observations, tuple(self.env.agents))
+            self.latest = published
+        self.steps.append(StepRecord(
+            step=k,
+            sim_s=sim_s,
+            fresh_agents=tuple(sorted(fresh)),
+            fresh_nondefault_agents=tuple(sorted(nondefault)),
+            rewards={a: float(r) for a, r in rewards.items()},
+            obs_version=published.version if published else None,
+            wall_step_start_s=wall_start - self.wall_origin,
+            period_error_s=period_error_s,
+        ))
+        return published
+
+    def apply_step_index(self, committed_sim_s: float) -> int:
+        """The first step that starts at or after a commit time."""
+        return max(self.step_index, math.ceil(committed_sim_s / self.dt - 1e-9))
+
+    def done(self) -> bool:
+        return not self.env.agents
+
+    def _collect_events(self, infos: dict[str, dict], step: int, sim_s: float) -> None:
+        for agent in sorted(infos):
+            for event in infos[agent].get("events", []):
+                self.events.append({"step": step, "sim_s": sim_s, "agent": agent, **jsonable(event)})
+
+    # -- result ------------------------------------------------------------------------------------
+    def result(self, wall_seconds: float) -> MatchResult:
+        decisions = [DecisionRecord(**d) for d in self.drafts]
+        errors = [s.period_error_s for s in self.steps if s.period_error_s is not None]
+        env_metrics = self.env.episode_metrics() if hasattr(self.env, "episode_metrics") else {}
+
+        return MatchResult(
+            env_id=self.env_id,
+            seed=self.seed,
+            clock=self.clock.settings(),
+            controllers={s.name: s.agent_ids for s in self.slots},
+            steps=self.steps,
+            decisions=decisions,
+            events=self.events,
+            agents=summarise_agents(list(self.env.possible_agents), self.steps, decisions, self.alive_steps,
+                                    env_metrics),
+            sim_seconds=sim_round(len(self.steps) * self.dt),
+            wall_seconds=wall_seconds,
+            period_error_p50_s=percentile(errors, 50),
+            period_error_p99_s=percentile(errors, 99),
+        )

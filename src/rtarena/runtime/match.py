@@ -1,0 +1,49 @@
+"""`run_match`: one episode of an env with its controllers under a clock protocol."""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+from rtarena.runtime.clocks import Clock, make_clock
+from rtarena.runtime.controllers import build_slots, context_for
+from rtarena.runtime.episode import Episode
+from rtarena.runtime.records import MatchResult
+from rtarena.runtime.scheduler import Scheduler
+from rtarena.runtime.wall import WallLoop
+
+CLOCK_SETTINGS = ("kappa", "overhead", "overhead_s", "delay_s", "obs_every", "tokens_per_interval", "obs_rate_hz")
+
+
+def run_match(
+    env: Any,
+    controllers: Any,
+    clock: str | Clock = "token",
+    seed: int = 0,
+    max_steps: int = 500,
+    env_id: str | None = None,
+    **clock_settings: Any,
+) -> MatchResult:
+    """Play one episode and return its records.
+
+    `env` is an rtarena env (or a wrapped Gymnasium/PettingZoo one); `controllers` maps env agent ids (or
+    tuples of ids, for a team controller) to agents, or lists agents in slot order; an agent is an
+    `Agent` or any callable `observation -> action`. `clock` is a protocol name (`wall`, `paused`,
+    `token`, `measured`) or a `Clock`; its settings (`kappa`, `overhead`, `delay_s`, `obs_every` ...)
+    may be passed as keyword arguments.
+    """
+    unknown = [k for k in clock_settings if k not in CLOCK_SETTINGS]
+    if unknown:
+        raise TypeError(f"run_match() got unexpected keyword arguments: {', '.join(unknown)}")
+    clock = make_clock(clock, **clock_settings)
+    if not hasattr(env, "dt"):
+        raise TypeError("env has no dt: wrap it with rtarena.wrap_gymnasium(env, dt=...) or wrap_pettingzoo")
+    slots = build_slots(env, controllers)
+    env_id = env_id or getattr(env, "spec_id", None) or env.metadata.get("name", type(env).__name__)
+    started = time.perf_counter()
+    episode = Episode(env, env_id, slots, clock, seed)
+    for index, slot in enumerate(slots):
+        slot.agent.reset(context_for(slot, env, env_id, seed, clock, index))
+    loop = WallLoop(episode) if clock.concurrent else Scheduler(episode)
+    loop.run(max_steps)
+    return episode.result(wall_seconds=time.perf_counter() - started)

@@ -1,0 +1,176 @@
+"""What a match leaves behind: one record per decision and per step, and per-agent summaries.
+
+Records are frozen dataclasses with units in their field names. Wall-clock fields measure the machine,
+not the match, so they are left out of equality (`compare=False`) and out of `to_dict(wall=False)`:
+under the paused and token clocks two runs with the same seed and deterministic agents give records
+that are equal and serialise to identical bytes.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import asdict, dataclass, field, fields
+from typing import Any
+
+import numpy as np
+
+WALL_FIELDS = ("wall_start_s", "wall_end_s", "wall_latency_s", "wall_step_start_s", "period_error_s",
+               "wall_seconds")
+
+
+def jsonable(value: Any) -> Any:
+    """Numpy arrays and scalars as plain lists and numbers, recursively."""
+    if isinstance(value, np.ndarray):
+        return value.tolist()
+    if isinstance(value, np.generic):
+        return value.item()
+    if isinstance(value, dict):
+        return {str(k): jsonable(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [jsonable(v) for v in value]
+    return value
+
+
+def _as_dict(record: Any, wall: bool) -> dict[str, Any]:
+    out = {f.name: jsonable(getattr(record, f.name)) for f in fields(record)}
+    if not wall:
+        for name in WALL_FIELDS:
+            out.pop(name, None)
+    return out
+
+
+@dataclass(frozen=True)
+class DecisionRecord:
+    """One decision of one controller, from the observation it saw to the step that applied it.
+
+    `applied_sim_s` and `applied_step` are None when the action never reached the env (a newer decision
+    replaced it before its step, or the episode ended first).
+    """
+
+    index: int
+    controller: str
+    agents: tuple[str, ...]
+    obs_version: int
+    obs_sim_s: float
+    start_sim_s: float
+    committed_sim_s: float
+    delay_sim_s: float
+    applied_sim_s: float | None
+    applied_step: int | None
+    action: Any
+    valid: bool
+    tokens_in: int
+    tokens_out: int
+    tokens_source: str
+    text: str | None
+    error: str | None
+    wall_start_s: float = field(default=0.0, compare=False)
+    wall_end_s: float = field(default=0.0, compare=False)
+    wall_latency_s: float = field(default=0.0, compare=False)
+
+    def to_dict(self, wall: bool = True) -> dict[str, Any]:
+        return _as_dict(self, wall)
+
+
+@dataclass(frozen=True)
+class StepRecord:
+    """One env step: which agents got a fresh action, which of those were not the default, rewards."""
+
+    step: int
+    sim_s: float
+    fresh_agents: tuple[str, ...]
+    fresh_nondefault_agents: tuple[str, ...]
+    rewards: dict[str, float]
+    obs_version: int | None  # the version published after this step, None if none was published
+    wall_step_start_s: float = field(default=0.0, compare=False)
+    period_error_s: float | None = field(default=None, compare=False)
+
+    def to_dict(self, wall: bool = True) -> dict[str, Any]:
+        return _as_dict(self, wall)
+
+
+def percentile(values: list[float], q: float) -> float | None:
+    return float(np.percentile(values, q)) if values else None
+
+
+@dataclass
+class MatchResult:
+    """Everything one match produced. `agents` holds per-agent summaries (runtime and env metrics)."""
+
+    env_id: str
+    seed: int
+    clock: dict[str, Any]
+    controllers: dict[str, tuple[str, ...]]
+    steps: list[StepRecord]
+    decisions: list[DecisionRecord]
+    events: list[dict[str, Any]]
+    agents: dict[str, dict[str, Any]]
+    sim_seconds: float
+    wall_seconds: float = field(compare=False)
+    period_error_p50_s: float | None = field(default=None, compare=False)
+    period_error_p99_s: float | None = field(default=None, compare=False)
+
+    def decision_rows(self, wall: bool = True) -> list[dict[str, Any]]:
+        return [d.to_dict(wall) for d in self.decisions]
+
+    def step_rows(self, wall: bool = True) -> list[dict[str, Any]]:
+        return [s.to_dict(wall) for s in self.steps]
+
+    def records_json(self, wall: bool = False) -> str:
+        """Decision and step records as canonical JSON; without wall fields it is deterministic."""
+        return json.dumps({"decisions": self.decision_rows(wall), "steps": self.step_rows(wall)},
+                          sort_keys=True, separators=(",", ":"))
+
+    def summary(self) -> dict[str, Any]:
+        """The episode line of `episodes.jsonl`."""
+        return jsonable({
+            "env_id": self.env_id,
+            "seed": self.seed,
+            "clock": self.clock,
+            "controllers": {name: list(agents) for name, agents in self.controllers.items()},
+            "agents": self.agents,
+            "steps": len(self.steps),
+            "sim_seconds": self.sim_seconds,
+            "wall_seconds": self.wall_seconds,
+            "decisions": len(self.decisions),
+            "period_error_p50_s": self.period_error_p50_s,
+            "period_error_p99_s": self.period_error_p99_s,
+        })
+
+
+def summarise_agents(
+    agent_ids: list[str],
+    steps: list[StepRecord],
+    decisions: list[DecisionRecord],
+    alive_steps: dict[str, int],
+    env_metrics: dict[str, dict[str, float]],
+) -> dict[str, dict[str, Any]]:
+    """Per-agent runtime metrics (returns, action frequency, latency) merged with the env's own."""
+    out: dict[str, dict[str, Any]] = {}
+    total_steps = max(1, len(steps))
+    for agent in agent_ids:
+        mine = [d for d in decisions if agent in d.agents]
+        fresh = sum(agent in s.fresh_agents for s in steps)
+        fresh_nondefault = sum(agent in s.fresh_nondefault_agents for s in steps)
+        delays = [d.delay_sim_s for d in mine]
+        latencies = [d.wall_latency_s for d in mine]
+        out[agent] = {
+            "return": float(sum(s.rewards.get(agent, 0.0) for s in steps)),
+            "decisions": len(mine),
+            "invalid_decisions": sum(not d.valid for d in mine),
+            "applied_decisions": sum(d.applied_step is not None for d in mine),
+            "tokens_in": sum(d.tokens_in for d in mine),
+            "tokens_out": sum(d.tokens_out for d in mine),
+            "steps_alive": alive_steps.get(agent, 0),
+            "fresh_action_steps": fresh,
+            "effective_action_frequency": fresh_nondefault / total_steps,
+            "decision_delay_p50_s": percentile(delays, 50),
+            "decision_delay_p90_s": percentile(delays, 90),
+            "wall_latency_p50_s": percentile(latencies, 50),
+            "wall_latency_p90_s": percentile(latencies, 90),
+            **env_metrics.get(agent, {}),
+        }
+    return out
+
+
+__all__ = ["DecisionRecord", "MatchResult", "StepRecord", "asdict", "jsonable", "summarise_agents"]

@@ -1,0 +1,65 @@
+"""The discrete-event loop behind the paused, token and measured clocks.
+
+Simulated time advances only through `env.step()`. Between steps the scheduler works out, in sim-time
+order, which controllers start a decision: a controller starts as soon as it is free *and* a version
+newer than the last one it saw exists, always on the latest one. Decisions that start together are
+computed concurrently (model calls overlap), and the scheduler never steps past a time at which some
+started decision's result is still unknown: it waits for all of them before stepping. Each decision's
+delay comes from the clock; its action applies at the first step that starts at or after it commits.
+"""
+
+from __future__ import annotations
+
+import time
+from concurrent.futures import ThreadPoolExecutor
+
+from rtarena.runtime.episode import Episode, Pending, Published, sim_round, timed_act
+
+
+class Scheduler:
+    """Runs an `Episode` without real-time waiting; deterministic when the clock and agents are."""
+
+    def __init__(self, episode: Episode, max_workers: int | None = None) -> None:
+        self.episode = episode
+        n = len(episode.slots)
+        self.free_at = [0.0] * n  # sim time at which each controller finished its last decision
+        self.seen = [-1] * n  # last observation version each controller decided on
+        self.queue: list[dict[int, Pending]] = [{} for _ in range(n)]  # per controller: step -> action
+        self.pool = ThreadPoolExecutor(max_workers=max_workers or max(1, n), thread_name_prefix="rtarena-agent")
+
+    def run(self, max_steps: int) -> None:
+        ep = self.episode
+        try:
+            while ep.step_index < max_steps and not ep.done():
+                now = sim_round(ep.step_index * ep.dt)
+                # Controllers that became free strictly between the previous step and now decide first,
+                # on the latest observation as it was when they became free (nothing new is published
+                # between steps), then those free now decide on the observation published now.
+                self._start_ready(lambda i, now=now: self.free_at[i] < now, start_at=None)
+                self._start_ready(lambda i, now=now: self.free_at[i] <= now, start_at=now)
+                ready = [q.pop(ep.step_index) for q in self.queue if ep.step_index in q]
+                ep.apply_step(ready, wall_start=time.perf_counter(), period_error_s=None)
+        finally:
+            self.pool.shutdown(wait=True)
+
+    def _start_ready(self, is_free, start_at: float | None) -> None:
+        ep = self.episode
+        latest: Published = ep.latest
+        starting = [
+            i for i, slot in enumerate(ep.slots)
+            if is_free(i) and self.seen[i] < latest.version and slot.is_alive(latest.alive)
+        ]
+        if not starting:
+            return
+        futures = [
+            self.pool.submit(timed_act, ep.slots[i], ep.slots[i].observation(latest.observations, latest.alive))
+            for i in starting
+        ]
+        for i, future in zip(starting, futures, strict=True):
+            decision, wall_start, wall_end, _ = future.result()
+            start_sim = self.free_at[i] if start_at is None else start_at
+            draft, actions, committed = ep.record_decision(i, latest, start_sim, decision, wall_start, wall_end)
+            self.seen[i] = latest.version
+            self.free_at[i] = committed
+            # A newer decision that lands on the same step replaces the older one, which stays unapplied.
+            self.queue[i][ep.apply_step_index(committed)] = Pending(draft, actions, committed)

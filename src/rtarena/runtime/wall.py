@@ -1,0 +1,92 @@
+"""The wall clock: the env steps every `dt` of real time in its own loop; controllers think in threads.
+
+The env loop schedules step k at `origin + k * dt` (absolute deadlines, so errors never accumulate) and
+records how late each step started. Each controller thread waits for a version newer than the last it
+saw and always takes the latest (frames published while it was busy are skipped, never queued). Its
+committed action sits in a one-slot buffer that the next step takes and empties; a newer commit replaces
+an older one not yet applied. A slow controller blocks neither the env loop nor any other controller.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+
+from rtarena.runtime.episode import Episode, Pending, Published, sim_round, timed_act
+
+SPIN_S = 0.0005  # the last half millisecond before a deadline is spun, not slept: sleep overshoots
+
+
+class WallLoop:
+    """Runs an `Episode` in real time."""
+
+    def __init__(self, episode: Episode) -> None:
+        self.episode = episode
+        self.lock = threading.Lock()
+        self.new_version = threading.Condition(self.lock)
+        self.stop = threading.Event()
+        self.buffers: list[Pending | None] = [None] * len(episode.slots)
+
+    def run(self, max_steps: int) -> None:
+        ep = self.episode
+        origin = time.perf_counter()
+        ep.wall_origin = origin
+        threads = [
+            threading.Thread(target=self._controller, args=(i,), name=f"rtarena-{slot.name}", daemon=True)
+            for i, slot in enumerate(ep.slots)
+        ]
+        for thread in threads:
+            thread.start()
+        try:
+            while ep.step_index < max_steps and not ep.done():
+                deadline = origin + ep.step_index * ep.dt
+                wait_until(deadline)
+                started = time.perf_counter()
+                with self.lock:
+                    ready = [b for b in self.buffers if b is not None]
+                    self.buffers = [None] * len(self.buffers)
+                    published = ep.apply_step(ready, wall_start=started, period_error_s=started - deadline)
+                    if published is not None or ep.done():
+                        self.new_version.notify_all()
+        finally:
+            self.stop.set()
+            with self.lock:
+                self.new_version.notify_all()
+            for thread in threads:
+                thread.join(timeout=0.05)  # a controller stuck in a slow call is abandoned, not awaited
+
+    def _controller(self, index: int) -> None:
+        ep = self.episode
+        slot = ep.slots[index]
+        seen = -1
+        while not self.stop.is_set():
+            with self.lock:
+                while not self.stop.is_set() and ep.latest.version <= seen and not ep.done():
+                    self.new_version.wait(timeout=0.5)
+                if self.stop.is_set() or ep.done():
+                    return
+                latest: Published = ep.latest
+                if not slot.is_alive(latest.alive):
+                    return
+            seen = latest.version
+            start_sim = sim_round(time.perf_counter() - ep.wall_origin)
+            decision, wall_start, wall_end, _ = timed_act(slot, slot.observation(latest.observations, latest.alive))
+            if ep.clock.delay_s and self.stop.wait(ep.clock.delay_s):
+                return  # the injected delay keeps the controller busy, as a slower model would be
+            with self.lock:
+                if self.stop.is_set():
+                    return
+                draft, actions, _ = ep.record_decision(index, latest, start_sim, decision, wall_start, wall_end)
+                committed = sim_round(time.perf_counter() - ep.wall_origin)
+                ep.drafts[draft]["committed_sim_s"] = committed
+                ep.drafts[draft]["delay_sim_s"] = sim_round(committed - start_sim)
+                self.buffers[index] = Pending(draft, actions, committed)
+
+
+def wait_until(deadline: float) -> None:
+    """Sleep until shortly before `deadline`, then spin to it."""
+    remaining = deadline - time.perf_counter()
+    if remaining > SPIN_S:
+        time.sleep(remaining - SPIN_S)
+    while time.perf_counter() < deadline:
+        pass
