@@ -1,0 +1,73 @@
+"""Agent specs: the strings `--agent` takes (`random`, `noop`, `heuristic:hard`, `llm:MODEL@URL` ...).
+
+One table maps a spec's kind to where its agent lives. Kinds whose agent depends on the env family
+(a heuristic bot plays the arena differently from cart-pole) map each family to an entry point. The
+text after the first `:` is handed to the factory as its option string.
+"""
+
+from __future__ import annotations
+
+import importlib
+from dataclasses import dataclass, field
+
+from rtarena.agents.base import Agent
+from rtarena.errors import UserError
+
+
+@dataclass(frozen=True)
+class AgentKind:
+    """One row: a spec kind, a summary for `rtarena list`, and its entry point(s) `"module:attr"`."""
+
+    name: str
+    summary: str
+    entry_point: str | None = None
+    by_family: dict[str, str] = field(default_factory=dict)
+    team: bool = False  # one controller for several bodies
+
+
+AGENT_KINDS: list[AgentKind] = [
+    AgentKind("noop", "always the env's default action", "rtarena.agents.base:NoopAgent"),
+    AgentKind("random", "uniformly random actions, seeded", "rtarena.agents.base:RandomAgent"),
+    AgentKind(
+        "heuristic",
+        "the env family's scripted bot; `heuristic:easy|medium|hard` where the family has difficulties",
+        by_family={"classic": "rtarena.agents.scripted.cartpole:CartPoleBalancer"},
+    ),
+]
+
+
+@dataclass(frozen=True)
+class AgentSpec:
+    """A parsed `--agent` string."""
+
+    text: str
+    kind: AgentKind
+    option: str | None
+
+    @property
+    def team(self) -> bool:
+        return self.kind.team
+
+
+def parse_spec(text: str) -> AgentSpec:
+    kind_name, _, option = text.partition(":")
+    for kind in AGENT_KINDS:
+        if kind.name == kind_name:
+            return AgentSpec(text, kind, option or None)
+    known = ", ".join(k.name for k in AGENT_KINDS)
+    raise UserError(f"unknown agent spec {text!r}; kinds: {known}", field="--agent")
+
+
+def build_agent(spec: AgentSpec | str, family: str = "") -> Agent:
+    """A fresh agent for one controller slot."""
+    spec = parse_spec(spec) if isinstance(spec, str) else spec
+    entry_point = spec.kind.by_family.get(family) or spec.kind.entry_point
+    if entry_point is None:
+        families = ", ".join(spec.kind.by_family) or "none"
+        raise UserError(f"agent {spec.kind.name!r} has no version for env family {family!r} "
+                        f"(it has: {families})", field="--agent")
+    module_name, attr = entry_point.split(":")
+    factory = getattr(importlib.import_module(module_name), attr)
+    agent = factory(spec.option) if spec.option is not None else factory()
+    agent.name = spec.text
+    return agent

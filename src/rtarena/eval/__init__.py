@@ -1,0 +1,1 @@
+"""Experiments: config -> many matches -> results store -> reports."""
