@@ -35,7 +35,9 @@ def list_envs() -> None:
 @app.command()
 def run(
     env_id: Annotated[str, typer.Argument(help="a registered env id (see `rtarena list`)")],
-    agent: Annotated[list[str], typer.Option("--agent", help="agent spec; once for every slot, or once per slot")] = None,
+    agent: Annotated[
+        list[str] | None, typer.Option("--agent", help="agent spec; once for every slot, or once per slot")
+    ] = None,
     clock: Annotated[str, typer.Option(help="wall | paused | token | measured")] = "token",
     dt: Annotated[float | None, typer.Option(help="simulated seconds per env step")] = None,
     kappa: Annotated[float | None, typer.Option(help="token clock: tokens per simulated second")] = None,

@@ -104,7 +104,7 @@ class RandomAgent(Agent):
         rng = np.random.default_rng(context.seed)
         # Private copies: the env hands every caller the same space object, and seeding it would leak.
         self.spaces = {a: copy.deepcopy(context.action_spaces[a]) for a in context.agents}
-        for agent, space in self.spaces.items():
+        for space in self.spaces.values():
             space.seed(int(rng.integers(2**31)))
 
     def act(self, observation: Any) -> Decision:

@@ -1,6 +1,14 @@
 """ONE match: env + controllers + clock protocol -> records (DESIGN.md, "The time model")."""
 
-from rtarena.runtime.clocks import CLOCKS, Clock, MeasuredClock, PausedClock, TokenClock, WallClock, make_clock
+from rtarena.runtime.clocks import (
+    CLOCKS,
+    Clock,
+    MeasuredClock,
+    PausedClock,
+    TokenClock,
+    WallClock,
+    make_clock,
+)
 from rtarena.runtime.match import run_match
 from rtarena.runtime.records import DecisionRecord, MatchResult, StepRecord
 
