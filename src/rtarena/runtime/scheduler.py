@@ -32,11 +32,12 @@ class Scheduler:
         try:
             while ep.step_index < max_steps and not ep.done():
                 now = sim_round(ep.step_index * ep.dt)
-                # Controllers that became free strictly between the previous step and now decide first,
-                # on the latest observation as it was when they became free (nothing new is published
-                # between steps), then those free now decide on the observation published now.
-                self._start_ready(lambda i, now=now: self.free_at[i] < now, start_at=None)
+                after = sim_round(now + ep.dt)
+                # Controllers free now (or waiting for a new version, which was just published) decide on
+                # the observation of now. Then those that become free before the next step decide on
+                # it too, at the moment they become free: nothing newer exists until the next step.
                 self._start_ready(lambda i, now=now: self.free_at[i] <= now, start_at=now)
+                self._start_ready(lambda i, now=now, after=after: now < self.free_at[i] < after, start_at=None)
                 ready = [q.pop(ep.step_index) for q in self.queue if ep.step_index in q]
                 ep.apply_step(ready, wall_start=time.perf_counter(), period_error_s=None)
         finally:

@@ -1,0 +1,73 @@
+"""Test-only envs and agents (the real envs are tested by walking the registry)."""
+
+from __future__ import annotations
+
+import time
+from typing import Any, ClassVar
+
+import gymnasium
+import numpy as np
+from gymnasium import spaces
+
+from rtarena.agents.base import Agent, Decision
+from rtarena.envs.base import RealtimeParallelEnv
+
+
+class CounterEnv(RealtimeParallelEnv):
+    """N agents; each observation is the step count; action 1 adds a point. Lets tests see exactly
+    which step applied which action."""
+
+    metadata: ClassVar[dict] = {"render_modes": [], "name": "counter", "is_parallelizable": True}
+
+    def __init__(self, num_agents: int = 2, dt: float = 0.1, horizon: int = 10_000) -> None:
+        super().__init__()
+        self.possible_agents = [f"a{i}" for i in range(num_agents)]
+        self.dt = dt
+        self.horizon = horizon
+        self._obs_space = spaces.Box(0, np.inf, shape=(1,), dtype=np.float64)
+        self._act_space = spaces.Discrete(2)
+
+    def observation_space(self, agent):
+        return self._obs_space
+
+    def action_space(self, agent):
+        return self._act_space
+
+    def _reset(self, options):
+        self.t = 0
+        self.points = {a: 0 for a in self.agents}
+        return {a: np.array([0.0]) for a in self.agents}, {a: {} for a in self.agents}
+
+    def _step(self, actions):
+        events = {a: [] for a in self.agents}
+        for agent, action in actions.items():
+            if action == 1:
+                self.points[agent] += 1
+                events[agent].append({"type": "point", "t": self.t})
+        self.t += 1
+        done = self.t >= self.horizon
+        obs = {a: np.array([float(self.t)]) for a in self.agents}
+        rewards = {a: float(actions[a] == 1) for a in self.agents}
+        return (obs, rewards, {a: False for a in self.agents}, {a: done for a in self.agents},
+                {a: {"events": events[a]} for a in self.agents})
+
+
+class ScriptedTokens(Agent):
+    """Always presses 1, declaring a fixed number of output tokens per decision."""
+
+    def __init__(self, tokens_out: int, sleep_s: float = 0.0) -> None:
+        self.tokens_out = tokens_out
+        self.sleep_s = sleep_s
+        self.seen: list[float] = []
+
+    def act(self, observation: Any) -> Decision:
+        self.seen.append(float(np.asarray(observation).ravel()[0]))
+        if self.sleep_s:
+            time.sleep(self.sleep_s)
+        return Decision(action=1, tokens_out=self.tokens_out, tokens_source="scripted", text=f"t={self.seen[-1]}")
+
+
+def cartpole(dt: float = 0.02):
+    from rtarena import wrap_gymnasium
+
+    return wrap_gymnasium(gymnasium.make("CartPole-v1"), dt=dt)

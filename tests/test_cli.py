@@ -1,0 +1,67 @@
+"""The command line, run as a user runs it: a real subprocess."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import duckdb
+import pytest
+
+RTARENA = [sys.executable, "-m", "rtarena.cli"]
+
+
+def rtarena_cli(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess:
+    return subprocess.run([*RTARENA, *args], capture_output=True, text=True, cwd=cwd, timeout=300)
+
+
+def test_run_writes_episodes_and_parquet_decisions(tmp_path):
+    out = tmp_path / "run"
+    done = rtarena_cli("run", "classic/cartpole-v0", "--agent", "heuristic", "--clock", "token", "--kappa", "100",
+                       "--delay-ms", "0", "--max-steps", "200", "--seeds", "3", "--out", str(out))
+    assert done.returncode == 0, done.stderr
+    episodes = [json.loads(line) for line in (out / "episodes.jsonl").read_text().splitlines()]
+    assert [e["seed"] for e in episodes] == [0, 1, 2]
+    for episode in episodes:
+        assert episode["env_id"] == "classic/cartpole-v0"
+        assert episode["clock"]["clock"] == "token" and episode["clock"]["kappa"] == 100.0
+        assert episode["steps"] == 200 and episode["sim_seconds"] == pytest.approx(4.0)
+        assert episode["agents"]["agent_0"]["decisions"] == episode["decisions"] == 200
+        assert "wall_seconds" in episode and episode["controllers"] == {"agent_0": ["agent_0"]}
+    count = duckdb.connect().execute(f"select count(*) from '{out}/decisions/*.parquet'").fetchone()[0]
+    assert count == 600
+
+
+def test_one_agent_spec_per_slot_and_noop(tmp_path):
+    done = rtarena_cli("run", "classic/cartpole-v0", "--agent", "noop", "--clock", "paused", "--seeds", "1",
+                       "--out", str(tmp_path))
+    assert done.returncode == 0, done.stderr
+    episode = json.loads((tmp_path / "episodes.jsonl").read_text())
+    assert episode["agents"]["agent_0"]["effective_action_frequency"] == 0.0
+    assert episode["steps"] < 50  # always pushing left drops the pole
+
+
+@pytest.mark.parametrize(("args", "message"), [
+    (["run", "arena/nope-v0"], "unknown env id 'arena/nope-v0'"),
+    (["run", "classic/cartpole-v0", "--clock", "fast"], "unknown clock 'fast'"),
+    (["run", "classic/cartpole-v0", "--dt", "0"], "dt must be a positive number"),
+    (["run", "classic/cartpole-v0", "--dt", "-0.5"], "dt must be a positive number"),
+    (["run", "classic/cartpole-v0", "--agent", "wizard"], "unknown agent spec 'wizard'"),
+    (["run", "classic/cartpole-v0", "--kappa", "0"], "kappa must be a positive number"),
+])
+def test_user_mistakes_give_one_line_and_no_traceback(tmp_path, args, message):
+    done = rtarena_cli(*args, "--out", str(tmp_path / "x"))
+    assert done.returncode == 2
+    output = (done.stdout + done.stderr).strip()
+    assert message in output
+    assert "Traceback" not in output
+    assert len(output.splitlines()) == 1
+    assert not (tmp_path / "x" / "episodes.jsonl").exists()
+
+
+def test_list_shows_envs_and_agents():
+    done = rtarena_cli("list")
+    assert done.returncode == 0
+    assert "classic/cartpole-v0" in done.stdout and "heuristic" in done.stdout

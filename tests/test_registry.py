@@ -1,0 +1,133 @@
+"""Every registered env passes the ecosystem's own checks. A new env is tested by being registered."""
+
+from __future__ import annotations
+
+import gymnasium
+import numpy as np
+import pettingzoo
+import pytest
+from gymnasium.utils.env_checker import check_env
+from pettingzoo.test import parallel_api_test, parallel_seed_test
+
+import rtarena
+from rtarena.envs.registry import ENV_TABLE, env_spec
+
+IDS = rtarena.registry_ids()
+SINGLE_AGENT = [spec.id for spec in ENV_TABLE if spec.single_agent]
+
+
+def test_ids_are_unique_and_well_formed():
+    assert len(IDS) == len(set(IDS))
+    for env_id in IDS:
+        family, _, rest = env_id.partition("/")
+        assert (family and rest.endswith("-v0")) or rest[-3:-1] == "-v", env_id
+
+
+@pytest.mark.parametrize("env_id", IDS)
+def test_contract(env_id):
+    env = rtarena.make(env_id)
+    try:
+        assert env.dt > 0
+        for agent in env.possible_agents:
+            assert env.observation_space(agent) is env.observation_space(agent)
+            assert env.action_space(agent).contains(env.default_action(agent))
+        _, infos = env.reset(seed=0)
+        assert all(isinstance(infos[a]["events"], list) for a in env.agents)
+        doc = type(env).__doc__ or ""
+        if spec_is_class(env_id):
+            for section in ("## Description", "## Observation", "## Action Space", "## Rewards and Score",
+                            "## Termination", "## Registered Configurations"):
+                assert section in doc, f"{env_id}: docstring lacks {section}"
+    finally:
+        env.close()
+
+
+def spec_is_class(env_id: str) -> bool:
+    return isinstance(env_spec(env_id).load(), type)
+
+
+@pytest.mark.parametrize("env_id", IDS)
+def test_pettingzoo_parallel_api(env_id):
+    env = rtarena.make(env_id)
+    try:
+        parallel_api_test(env, num_cycles=50)
+    finally:
+        env.close()
+
+
+@pytest.mark.parametrize("env_id", IDS)
+def test_pettingzoo_seed(env_id):
+    parallel_seed_test(lambda: rtarena.make(env_id), num_cycles=20)
+
+
+@pytest.mark.parametrize("env_id", IDS)
+def test_same_seed_same_trajectory(env_id):
+    def trajectory():
+        env = rtarena.make(env_id)
+        try:
+            observations, _ = env.reset(seed=11)
+            rng = np.random.default_rng(0)
+            frames = [observations]
+            for _ in range(15):
+                if not env.agents:
+                    break
+                actions = {}
+                for agent in env.agents:
+                    space = env.action_space(agent)
+                    space.seed(int(rng.integers(1 << 30)))
+                    actions[agent] = space.sample()
+                observations, rewards, *_ = env.step(actions)
+                frames.append((observations, rewards))
+            return frames
+        finally:
+            env.close()
+
+    assert_same(trajectory(), trajectory())
+
+
+def assert_same(a, b):
+    if isinstance(a, dict):
+        assert a.keys() == b.keys()
+        for key in a:
+            assert_same(a[key], b[key])
+    elif isinstance(a, (list, tuple)):
+        assert len(a) == len(b)
+        for x, y in zip(a, b, strict=True):
+            assert_same(x, y)
+    elif isinstance(a, np.ndarray):
+        np.testing.assert_array_equal(a, b)
+    else:
+        assert a == b
+
+
+@pytest.mark.parametrize("env_id", SINGLE_AGENT)
+def test_gymnasium_single_agent_view(env_id):
+    env = gymnasium.make(env_id)
+    try:
+        check_env(env.unwrapped, skip_render_check=True)
+    finally:
+        env.close()
+
+
+@pytest.mark.parametrize("env_id", IDS)
+def test_registered_with_pettingzoo(env_id):
+    env = pettingzoo.make("parallel", env_id)
+    try:
+        assert list(env.possible_agents) == list(rtarena.make(env_id).possible_agents)
+    finally:
+        env.close()
+
+
+@pytest.mark.parametrize(("env_id", "mode"), [(s.id, m) for s in ENV_TABLE
+                                               for m in rtarena.make(s.id).metadata.get("render_modes", [])
+                                               if m != "human"])
+def test_render_modes(env_id, mode):
+    env = rtarena.make(env_id, render_mode=mode)
+    try:
+        env.reset(seed=0)
+        frame = env.render()
+        if mode == "rgb_array":
+            assert isinstance(frame, np.ndarray) and frame.ndim == 3 and frame.shape[2] == 3
+            assert frame.std() > 0  # not a blank picture
+    finally:
+        env.close()
