@@ -1,0 +1,275 @@
+"""`ArenaEnv`: the base class of every arena level; it owns the PettingZoo protocol and the step loop.
+
+A level subclass names its TOML file and fills in three hooks: `score(i)` (normalised to [0, 1]),
+`outcome(i)` ("win", "draw" or "loss") and `level_over()`. Everything else (the world, the rules, the
+physics sub-steps, events, observations, metrics) lives here and in the modules it composes.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable, Mapping
+from pathlib import Path
+from typing import Any, ClassVar
+
+import numpy as np
+from gymnasium import spaces
+
+from rtarena.envs.arena import metrics
+from rtarena.envs.arena.chickens import Flock
+from rtarena.envs.arena.combat import Guns
+from rtarena.envs.arena.events import EventLog
+from rtarena.envs.arena.layout import Layout, make_layout, read_map, world_from_layout
+from rtarena.envs.arena.observations import modality
+from rtarena.envs.arena.perception import AgentView, Perception, agent_view, perceive
+from rtarena.envs.arena.physics import commands, move_players
+from rtarena.envs.arena.pickups import Pickups
+from rtarena.envs.arena.rules import Rules, load_rules
+from rtarena.envs.arena.turret import TurretSystem
+from rtarena.envs.arena.world import World
+from rtarena.envs.arena.zone import ZoneSchedule
+from rtarena.envs.base import RealtimeParallelEnv
+from rtarena.errors import UserError
+
+ACTION_NVEC = (3, 3, 3, 3, 2, 2, 2)
+ACTION_NAMES = ("move_x", "move_y", "yaw", "pitch", "fire", "jump", "minimap")
+FIRE, MINIMAP = 4, 6
+
+
+class ArenaEnv(RealtimeParallelEnv):
+    """Base of the arena levels (see `levels.py` for the documented, registered ones).
+
+    Keyword arguments: `num_agents` (default from the level file), `dt` (simulated seconds per step,
+    a whole multiple of `arena.substep_s`), `obs` (observation modalities), `overrides` (`{"section.key":
+    value}`), `disable` (features to switch off: chickens, turret, coins, ammo, toxic_zone, crates, walls),
+    `map` (a layout dict or a JSON/TOML map file; see `layout.py`), `render_mode` (for the renderer).
+    """
+
+    level_file: ClassVar[str] = "basic.toml"
+    metadata: ClassVar[dict[str, Any]] = {"render_modes": [], "name": "arena", "is_parallelizable": True,
+                                          "render_fps": 4}
+
+    def __init__(
+        self,
+        num_agents: int | None = None,
+        dt: float = 0.25,
+        obs: Iterable[str] | str = ("text", "state"),
+        overrides: Mapping[str, Any] | None = None,
+        disable: Iterable[str] = (),
+        map: Mapping[str, Any] | str | Path | None = None,  # noqa: A002 - the user-facing name
+        render_mode: str | None = None,
+    ) -> None:
+        super().__init__()
+        self.rules: Rules = load_rules(self.level_file, overrides, disable)
+        count = int(num_agents if num_agents is not None else self.rules.players.count)
+        if count < 1:
+            raise UserError(f"num_agents must be at least 1, got {num_agents!r}", field="num_agents")
+        self.possible_agents = [f"p{i}" for i in range(count)]
+        self.agent_index = {a: i for i, a in enumerate(self.possible_agents)}
+        self.substep_s = float(self.rules.arena.substep_s)
+        substeps = round(float(dt) / self.substep_s)
+        if not (dt > 0 and substeps >= 1 and math.isclose(substeps * self.substep_s, float(dt), abs_tol=1e-9)):
+            raise UserError(f"dt must be a positive whole multiple of the physics sub-step "
+                            f"{self.substep_s:g} s, got {dt!r}", field="dt")
+        self.dt, self.substeps = float(dt), substeps
+        self.game_map = read_map(map) if map is not None else None
+        self.render_mode = render_mode
+        names = (obs,) if isinstance(obs, str) else tuple(obs)
+        if not names:
+            raise UserError("obs must name at least one modality", field="obs")
+        self.builders = {name: modality(name)(self) for name in names}
+        self.obs_modalities = names
+        self._observation_spaces = {a: spaces.Dict({n: b.space for n, b in self.builders.items()})
+                                    for a in self.possible_agents}
+        self._action_spaces = {a: spaces.MultiDiscrete(ACTION_NVEC) for a in self.possible_agents}
+        self.guns, self.turret_system = Guns(self.rules), TurretSystem(self.rules)
+        self.flock, self.pickups, self.zone = Flock(self.rules), Pickups(self.rules), ZoneSchedule(self.rules)
+        self.world: World | None = None
+        self.layout: Layout | None = None
+
+    # -- spaces -------------------------------------------------------------------------------------
+    def observation_space(self, agent: str) -> spaces.Dict:
+        return self._observation_spaces[agent]
+
+    def action_space(self, agent: str) -> spaces.MultiDiscrete:
+        return self._action_spaces[agent]
+
+    def default_action(self, agent: str) -> np.ndarray:
+        return np.zeros(len(ACTION_NVEC), dtype=np.int64)
+
+    # -- level hooks --------------------------------------------------------------------------------
+    def score(self, i: int) -> float:
+        """Player i's score so far, normalised to [0, 1]."""
+        raise NotImplementedError
+
+    def outcome(self, i: int) -> str:
+        """"win", "draw" or "loss" for player i, judged now."""
+        raise NotImplementedError
+
+    def level_over(self) -> bool:
+        """Whether the level's goal ends the episode early (time and deaths are handled here)."""
+        return False
+
+    def max_points(self, team_size: int) -> float:
+        """Points a side of `team_size` players could make at most (coins, opponents, turrets)."""
+        pts = self.rules.points
+        opponents = len(self.possible_agents) - team_size
+        return max(1e-9, len(self.world.coins.active) * pts.coin + opponents * pts.kill
+                   + len(self.world.turrets.alive) * pts.turret)
+
+    def team_members(self, i: int) -> np.ndarray:
+        return np.flatnonzero(self.world.players.team == self.world.players.team[i])
+
+    # -- protocol -----------------------------------------------------------------------------------
+    def _reset(self, options: dict) -> tuple[dict, dict]:
+        rng = self.np_random
+        game_map = options.get("map")
+        game_map = read_map(game_map) if game_map is not None else self.game_map
+        self.layout = make_layout(self.rules, len(self.possible_agents), rng, game_map)
+        self.world = world_from_layout(self.layout, self.rules, rng)
+        self.zone.update(self.world)
+        self.log = EventLog(self.possible_agents)
+        self.points = np.zeros(len(self.possible_agents))
+        self.coins_taken = np.zeros(len(self.possible_agents), dtype=np.int64)
+        self._routed: dict[str, list[dict]] = {}
+        self._observe()
+        return self._observations(self.agents), {a: {"events": []} for a in self.agents}
+
+    def _step(self, actions: dict[str, Any]):
+        world, log, rng, h = self.world, self.log, self.np_random, self.substep_s
+        players = world.players
+        n = len(players)
+        acts = np.zeros((n, len(ACTION_NVEC)), dtype=np.int64)
+        for agent, action in actions.items():
+            acts[self.agent_index[agent]] = np.asarray(action, dtype=np.int64).reshape(-1)
+        acts = np.clip(acts, 0, np.asarray(ACTION_NVEC) - 1)
+        alive_before = players.alive.copy()
+        acts[~alive_before] = 0
+        move, turn, tilt, jump = commands(acts)
+        wants_fire = acts[:, FIRE] == 1
+        players.minimap_open[:] = (acts[:, MINIMAP] == 1) & alive_before
+        log.start_step()
+        zone_taken = np.zeros(n)
+        dry = np.zeros(n, dtype=bool)
+        pl, ob = self.rules.players, world.obstacles
+        # Sub-steps keep walking, jumping, turret tracking and shell flight independent of dt.
+        for _ in range(self.substeps):
+            log.time_s = world.time_s
+            move_players(players.pos, players.vel_z, players.yaw, players.pitch, players.on_ground, players.alive,
+                         move, turn, tilt, jump, ob.boxes, ob.kind, players.radius_m, players.height_m,
+                         float(pl.move_speed_m_s), math.radians(pl.turn_deg_s), math.radians(pl.pitch_deg_s),
+                         math.radians(pl.pitch_limit_deg), float(pl.jump_speed_m_s), float(pl.gravity_m_s2), h)
+            shooters = np.flatnonzero(wants_fire & players.alive & (players.fire_cooldown_s <= 1e-9))
+            if len(shooters):
+                self.guns.fire(world, log, shooters, rng, dry)
+            np.maximum(players.fire_cooldown_s - h, 0.0, out=players.fire_cooldown_s)
+            self.turret_system.step(world, log, rng, h)
+            self.flock.step(world, log, rng, h)
+            self.pickups.step(world, log, rng, h)
+            self.zone.update(world)
+            self.zone.hurt(world, log, h, zone_taken)
+            world.time_s = round(world.time_s + h, 9)
+        log.time_s = world.time_s
+        for i in np.flatnonzero(zone_taken > 0):
+            log.emit("zone_damage", agent=self.possible_agents[i], damage=round(float(zone_taken[i]), 6))
+        rewards = self._score_events(log.step)
+        self._routed = log.routed()
+        self._observe()
+        over = self.level_over() or not players.alive.any()
+        timed_out = world.time_s >= world.time_limit_s - 1e-9
+        terminations, truncations = {}, {}
+        for agent in self.agents:
+            i = self.agent_index[agent]
+            terminations[agent] = bool(over or not players.alive[i])
+            truncations[agent] = bool(timed_out and not terminations[agent])
+        infos = {a: {"events": list(self._routed.get(a, []))} for a in self.agents}
+        return self._observations(self.agents), {a: float(rewards[self.agent_index[a]]) for a in self.agents}, \
+            terminations, truncations, infos
+
+    # -- scoring ------------------------------------------------------------------------------------
+    def _score_events(self, events: list[dict]) -> np.ndarray:
+        """Points (the reward) each player made with this step's events."""
+        pts, idx = self.rules.points, self.agent_index
+        gained = np.zeros(len(self.possible_agents))
+        for e in events:
+            kind = e["type"]
+            if kind == "coin":
+                gained[idx[e["agent"]]] += pts.coin
+                self.coins_taken[idx[e["agent"]]] += 1
+            elif kind == "kill":
+                gained[idx[e["shooter"]]] += pts.kill
+            elif kind == "turret_destroyed":
+                gained[idx[e["shooter"]]] += pts.turret
+            elif kind == "chicken_shot":
+                gained[idx[e["shooter"]]] += pts.chicken
+        self.points += gained
+        return gained
+
+    # -- observations -------------------------------------------------------------------------------
+    def _observe(self) -> None:
+        self.perception: Perception = perceive(self.world, self.rules)
+        self._views: dict[int, AgentView] = {}
+        for builder in self.builders.values():
+            builder.prepare()
+
+    def _observations(self, agents: list[str]) -> dict[str, dict[str, Any]]:
+        return {a: {name: b.build(self.agent_index[a]) for name, b in self.builders.items()} for a in agents}
+
+    def view(self, i: int) -> AgentView:
+        """What player i sees this step (cached until the next step)."""
+        if i not in self._views:
+            self._views[i] = agent_view(self.world, self.perception, i)
+        return self._views[i]
+
+    def events_of(self, agent: str) -> list[dict]:
+        """This step's events that involve `agent`."""
+        return self._routed.get(agent, [])
+
+    def event_flags(self, i: int) -> dict[str, bool]:
+        me = self.possible_agents[i]
+        flags: dict[str, bool] = {}
+        for e in self.events_of(me):
+            kind = e["type"]
+            if kind == "hit" and e["target"] == me:
+                flags["hit_by_player"] = True
+            elif kind == "turret_shell_hit":
+                flags["hit_by_turret"] = True
+            elif kind in ("zone_damage", "coin", "dry_fire"):
+                flags[{"zone_damage": "zone_damage", "coin": "picked_coin", "dry_fire": "dry_fire"}[kind]] = True
+            elif kind == "ammo_pickup":
+                flags["picked_ammo"] = True
+            elif kind in ("hit", "turret_hit", "chicken_shot") and e["shooter"] == me:
+                flags["my_shot_hit"] = True
+            elif kind == "kill" and e["shooter"] == me:
+                flags["killed"] = True
+        return flags
+
+    def zone_report(self, i: int) -> dict[str, Any]:
+        """Where player i stands with respect to the toxic zone."""
+        world = self.world
+        zone, p = world.zone, world.players
+        to_centre = zone.center - p.pos[i, :2]
+        d = float(np.hypot(*to_centre))
+        bearing = math.atan2(to_centre[1], to_centre[0]) - p.yaw[i]
+        bearing = (bearing + math.pi) % (2 * math.pi) - math.pi
+        inside = (not zone.enabled) or d <= zone.radius_m
+        return {
+            "inside": inside,
+            "distance_m": 0.0 if inside else d - zone.radius_m,
+            "distance_to_edge_m": max(0.0, zone.radius_m - d),
+            "bearing": bearing,
+            "next_shrink_in_s": max(0.0, zone.next_shrink_s - world.time_s) if zone.enabled else math.inf,
+        }
+
+    # -- metrics and rendering ----------------------------------------------------------------------
+    def episode_metrics(self) -> dict[str, dict[str, Any]]:
+        return metrics.episode_metrics(self) if self.world is not None else {}
+
+    def render(self):
+        renderer = getattr(self, "renderer", None)
+        return renderer.render() if renderer is not None else None
+
+    def close(self) -> None:
+        renderer = getattr(self, "renderer", None)
+        if renderer is not None and hasattr(renderer, "close"):
+            renderer.close()

@@ -1,0 +1,296 @@
+"""Where things are at the start of an episode: obstacles, spawns, coins, turrets, ammo boxes, chickens.
+
+A `Layout` is plain data. It comes from a map (`map=` a dict, or a path to a JSON/TOML file with the same
+keys) or is generated from the level's `[layout]` rules and the episode seed; a map may give only some
+keys (say the obstacles) and the rest is generated around them. `world_from_layout` turns a layout and
+the rules into the `World` of `world.py`.
+
+Map format (every key optional, positions in metres):
+
+    size_m = 100.0
+    obstacles = [[x0, y0, x1, y1, height, "wall" | "crate"], ...]
+    spawns = [[x, y], ...]      coins = [[x, y], ...]      turrets = [[x, y], ...]
+    ammo = [[x, y], ...]        chickens = [[x, y], ...]
+"""
+
+from __future__ import annotations
+
+import json
+import tomllib
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from rtarena.envs.arena.rules import Rules
+from rtarena.envs.arena.world import (
+    CRATE,
+    OBSTACLE_KINDS,
+    WALL,
+    AmmoBoxes,
+    Chickens,
+    Coins,
+    Obstacles,
+    Players,
+    Turrets,
+    World,
+    Zone,
+)
+from rtarena.errors import UserError
+
+BOUNDARY_THICKNESS_M = 1.0
+MAP_KEYS = ("size_m", "obstacles", "spawns", "coins", "turrets", "ammo", "chickens")
+
+
+@dataclass
+class Layout:
+    """Start positions; `obstacles` excludes the boundary walls, which every world gets."""
+
+    size_m: float
+    obstacles: np.ndarray  # (M, 5)
+    obstacle_kind: np.ndarray  # (M,)
+    spawns: np.ndarray  # (N, 2)
+    coins: np.ndarray  # (C, 2)
+    turrets: np.ndarray  # (T, 2)
+    ammo: np.ndarray  # (A, 2)
+    chickens: np.ndarray  # (K, 2)
+
+    def to_map(self) -> dict[str, Any]:
+        """This layout in the map format (what a map editor would save)."""
+        return {
+            "size_m": float(self.size_m),
+            "obstacles": [[*map(float, box), OBSTACLE_KINDS[int(kind)]]
+                          for box, kind in zip(self.obstacles, self.obstacle_kind, strict=True)],
+            **{key: getattr(self, key).round(3).tolist() for key in ("spawns", "coins", "turrets", "ammo",
+                                                                      "chickens")},
+        }
+
+
+def read_map(source: Mapping[str, Any] | str | Path) -> dict[str, Any]:
+    """A map as a dict, from a dict or a `.json`/`.toml` file; unknown keys are a `UserError`."""
+    name = "map"
+    if isinstance(source, (str, Path)):
+        path = Path(source)
+        name = str(path)
+        try:
+            raw = path.read_bytes()
+        except OSError as error:
+            raise UserError(f"cannot read map file: {error.strerror}", source=name) from None
+        try:
+            data = tomllib.loads(raw.decode()) if path.suffix == ".toml" else json.loads(raw)
+        except (ValueError, tomllib.TOMLDecodeError) as error:
+            raise UserError(f"not a valid map file: {error}", source=name) from None
+    else:
+        data = dict(source)
+    unknown = sorted(set(data) - set(MAP_KEYS))
+    if unknown:
+        raise UserError(f"unknown map key {unknown[0]!r}; keys are {', '.join(MAP_KEYS)}", source=name)
+    for key in MAP_KEYS[2:]:
+        if key in data:
+            points = np.asarray(data[key], dtype=float).reshape(-1, 2) if len(data[key]) else np.zeros((0, 2))
+            data[key] = points
+    if "obstacles" in data:
+        boxes, kinds = [], []
+        for row in data["obstacles"]:
+            if len(row) not in (5, 6):
+                raise UserError(f"an obstacle is [x0, y0, x1, y1, height, kind], got {row!r}", source=name)
+            kind = row[5] if len(row) == 6 else "wall"
+            if kind not in OBSTACLE_KINDS:
+                raise UserError(f"obstacle kind must be wall or crate, got {kind!r}", source=name)
+            x0, y0, x1, y1, h = map(float, row[:5])
+            boxes.append([min(x0, x1), min(y0, y1), max(x0, x1), max(y0, y1), h])
+            kinds.append(OBSTACLE_KINDS.index(kind))
+        data["obstacles"] = np.asarray(boxes, dtype=float).reshape(-1, 5)
+        data["obstacle_kind"] = np.asarray(kinds, dtype=np.int64)
+    return data
+
+
+class _Sampler:
+    """Random free points, kept away from obstacles and from points placed before."""
+
+    def __init__(self, size: float, boxes: np.ndarray, rng: np.random.Generator) -> None:
+        self.size, self.boxes, self.rng = size, boxes, rng
+        self.placed = np.zeros((0, 2))
+
+    def free(self, points: np.ndarray, clearance: float) -> np.ndarray:
+        """Which points are at least `clearance` from every obstacle."""
+        ok = np.ones(len(points), dtype=bool)
+        for x0, y0, x1, y1, _ in self.boxes:
+            dx = np.maximum(np.maximum(x0 - points[:, 0], points[:, 0] - x1), 0)
+            dy = np.maximum(np.maximum(y0 - points[:, 1], points[:, 1] - y1), 0)
+            ok &= dx * dx + dy * dy >= clearance * clearance
+        return ok
+
+    def sample(self, count: int, clearance: float = 1.2, spacing: float = 2.0,
+               avoid: np.ndarray | None = None, avoid_m: float = 0.0) -> np.ndarray:
+        out = []
+        margin = clearance + 0.5
+        for _ in range(200):
+            if len(out) >= count:
+                break
+            candidates = self.rng.uniform(margin, self.size - margin, size=(max(64, 4 * count), 2))
+            candidates = candidates[self.free(candidates, clearance)]
+            for point in candidates:
+                if len(out) >= count:
+                    break
+                others = np.vstack([self.placed, *(np.asarray(out).reshape(-1, 2),)])
+                if len(others) and np.min(np.hypot(*(others - point).T)) < spacing:
+                    continue
+                if avoid is not None and len(avoid) and np.min(np.hypot(*(avoid - point).T)) < avoid_m:
+                    continue
+                out.append(point)
+        if len(out) < count:
+            raise UserError(f"cannot place {count} things on a {self.size:g} m arena; lower the counts")
+        points = np.asarray(out, dtype=float).reshape(-1, 2)
+        self.placed = np.vstack([self.placed, points])
+        return points
+
+    def spread(self, count: int, clearance: float = 1.2) -> np.ndarray:
+        """`count` points spread over the whole arena (greedy farthest-point choice among candidates)."""
+        pool = self.rng.uniform(clearance + 0.5, self.size - clearance - 0.5, size=(max(400, 30 * count), 2))
+        pool = pool[self.free(pool, clearance)]
+        chosen = [int(self.rng.integers(len(pool)))]
+        best = np.hypot(*(pool - pool[chosen[0]]).T)
+        for _ in range(count - 1):
+            index = int(np.argmax(best))
+            chosen.append(index)
+            best = np.minimum(best, np.hypot(*(pool - pool[index]).T))
+        points = pool[chosen]
+        self.placed = np.vstack([self.placed, points])
+        return points
+
+
+def _generate_obstacles(rules: Rules, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
+    lay, size = rules.layout, float(rules.arena.size_m)
+    boxes: list[list[float]] = []
+    kinds: list[int] = []
+
+    def fits(box: list[float]) -> bool:
+        x0, y0, x1, y1 = box[:4]
+        if x0 < lay.gap_m or y0 < lay.gap_m or x1 > size - lay.gap_m or y1 > size - lay.gap_m:
+            return False
+        return all(x0 >= b[2] + lay.gap_m or x1 <= b[0] - lay.gap_m or y0 >= b[3] + lay.gap_m
+                   or y1 <= b[1] - lay.gap_m for b in boxes)
+
+    for count, kind in ((int(lay.walls), WALL), (int(lay.crates), CRATE)):
+        placed = 0
+        for _ in range(count * 50):
+            if placed == count:
+                break
+            if kind == WALL:
+                length = rng.uniform(*lay.wall_length_m)
+                w, h = (length, lay.wall_thickness_m) if rng.random() < 0.5 else (lay.wall_thickness_m, length)
+                height = float(rules.arena.wall_height_m)
+            else:
+                w = h = rng.uniform(*lay.crate_size_m)
+                height = float(rules.arena.crate_height_m)
+            x, y = rng.uniform(0, size - w), rng.uniform(0, size - h)
+            box = [x, y, x + w, y + h, height]
+            if fits(box):
+                boxes.append(box)
+                kinds.append(kind)
+                placed += 1
+    return np.asarray(boxes, dtype=float).reshape(-1, 5), np.asarray(kinds, dtype=np.int64)
+
+
+def make_layout(rules: Rules, num_players: int, rng: np.random.Generator, game_map: dict | None = None) -> Layout:
+    """The episode's layout: the map's entries where given, generated from the rules and `rng` elsewhere."""
+    given = game_map or {}
+    size = float(given.get("size_m", rules.arena.size_m))
+    if "obstacles" in given:
+        boxes, kinds = given["obstacles"], given["obstacle_kind"]
+    else:
+        boxes, kinds = _generate_obstacles(rules, rng)
+    sampler = _Sampler(size, boxes, rng)
+    clearance = float(rules.players.radius_m) + 0.6
+
+    def take(key: str, count: int, **kwargs) -> np.ndarray:
+        if key in given:
+            sampler.placed = np.vstack([sampler.placed, given[key]])
+            return given[key]
+        return sampler.sample(count, clearance=clearance, **kwargs) if count else np.zeros((0, 2))
+
+    if "spawns" in given:
+        spawns = given["spawns"]
+        if len(spawns) < num_players:
+            raise UserError(f"the map has {len(spawns)} spawns for {num_players} players", field="spawns")
+        sampler.placed = np.vstack([sampler.placed, spawns])
+    else:
+        spawns = sampler.spread(num_players, clearance=clearance)
+    away = float(rules.layout.spawn_clearance_m)
+
+    def count(section: str) -> int:
+        return int(getattr(rules, section).count) if rules.enabled(section) else 0
+
+    turrets = take("turrets", count("turret"), spacing=6.0, avoid=spawns, avoid_m=away)
+    coins = take("coins", count("coins"), spacing=2.5, avoid=spawns, avoid_m=min(away, 4.0))
+    ammo = take("ammo", count("ammo"), spacing=3.0)
+    chickens = take("chickens", count("chickens"), spacing=2.0)
+    return Layout(size, boxes, kinds, spawns[:num_players], coins, turrets, ammo, chickens)
+
+
+def boundary_walls(size: float, height: float) -> np.ndarray:
+    t = BOUNDARY_THICKNESS_M
+    return np.array([
+        [-t, -t, size + t, 0.0, height],
+        [-t, size, size + t, size + t, height],
+        [-t, 0.0, 0.0, size, height],
+        [size, 0.0, size + t, size, height],
+    ])
+
+
+def team_of(index: int, count: int, teams: Any) -> int:
+    """Team of player `index` of `count`: "one" -> 0, "each" -> index, k -> contiguous blocks of k teams."""
+    if teams == "one":
+        return 0
+    if teams == "each":
+        return index
+    k = int(teams)
+    return index * k // count
+
+
+def world_from_layout(layout: Layout, rules: Rules, rng: np.random.Generator) -> World:
+    """A fresh `World` at time 0 from a layout and the rules."""
+    pl, size = rules.players, layout.size_m
+    n = len(layout.spawns)
+    boxes = np.vstack([boundary_walls(size, float(rules.arena.wall_height_m)), layout.obstacles])
+    kinds = np.concatenate([np.full(4, WALL, dtype=np.int64), layout.obstacle_kind])
+
+    players = Players.empty(n)
+    players.radius_m, players.height_m, players.eye_height_m = pl.radius_m, pl.height_m, pl.eye_height_m
+    players.max_health, players.ammo_max = float(pl.health), int(pl.ammo_max)
+    players.pos[:, :2] = layout.spawns
+    centre = np.array([size / 2, size / 2])
+    # Everyone starts facing the centre of the arena, where the action is.
+    players.yaw[:] = np.arctan2(centre[1] - layout.spawns[:, 1], centre[0] - layout.spawns[:, 0])
+    players.team[:] = [team_of(i, n, pl.teams) for i in range(n)]
+    players.health[:] = pl.health
+    players.ammo[:] = min(int(pl.ammo_start), int(pl.ammo_max))
+    players.alive[:] = True
+
+    def lifted(points: np.ndarray, z: float) -> np.ndarray:
+        return np.column_stack([points, np.full(len(points), z)]) if len(points) else np.zeros((0, 3))
+
+    c, a, k, t = len(layout.coins), len(layout.ammo), len(layout.chickens), len(layout.turrets)
+    tu = rules.turret
+    turrets = Turrets(
+        pos=lifted(layout.turrets, 0.0), barrel_yaw=rng.uniform(-np.pi, np.pi, t),
+        health=np.full(t, float(tu.health)), alive=np.ones(t, bool), target=np.full(t, -1, np.int64),
+        cooldown_s=np.zeros(t), wander_rate=np.zeros(t), wander_in_s=np.zeros(t), max_health=float(tu.health),
+    )
+    zone_rules = rules.toxic_zone
+    zone = Zone(center=centre.copy(), radius_m=float(zone_rules.start_radius_m), enabled=rules.enabled("toxic_zone"))
+    return World(
+        size_m=size,
+        obstacles=Obstacles(boxes, kinds),
+        players=players,
+        coins=Coins(lifted(layout.coins, float(rules.coins.height_m)), np.ones(c, bool)),
+        ammo=AmmoBoxes(lifted(layout.ammo, 0.0), np.ones(a, bool), np.zeros(a)),
+        chickens=Chickens(lifted(layout.chickens, 0.0), rng.uniform(-np.pi, np.pi, k), np.ones(k, bool),
+                          np.zeros(k), np.zeros(k)),
+        turrets=turrets,
+        zone=zone,
+        time_limit_s=float(rules.arena.time_limit_s),
+    )

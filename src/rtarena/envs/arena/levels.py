@@ -1,0 +1,145 @@
+"""The registered arena levels. Each class is a level file plus its scoring; the docstrings are the docs.
+
+Shared by all levels:
+
+- Action space `MultiDiscrete([3, 3, 3, 3, 2, 2, 2])`: move_x (0 none, 1 left, 2 right), move_y (0 none,
+  1 backward, 2 forward), yaw (0 none, 1 left, 2 right), pitch (0 none, 1 down, 2 up), fire, jump,
+  minimap. `[1, 0, 0, 0, 1, 0, 0]` moves left and fires. The default action is all zeros. An action is held
+  for the whole step (`dt`, default 0.25 s) while physics runs in 0.05 s sub-steps.
+- Observation: a dict of the modalities chosen with `obs=` (default `("text", "state")`); see
+  `observations/text.py` and `observations/state.py` for the formats, `docs/metrics.md` for the metrics.
+- Reward: the points made in the step (coin, kill, turret, chicken; `[points]` in the level file).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from rtarena.envs.arena.env import ArenaEnv
+
+
+class BasicLevel(ArenaEnv):
+    """One player collects the coins of a 50 m arena while two turrets guard it.
+
+    ## Description
+    A 50 m x 50 m arena with walls, low crates (jump over them), 10 coins, 3 ammo boxes, 2 chickens and 2
+    turrets; no toxic zone. The player starts facing the centre with 15 rounds.
+    ## Observation
+    `text` and `state` by default (`obs=`); `rgb`, `depth`, `audio` when the renderer is installed.
+    ## Action Space
+    `MultiDiscrete([3, 3, 3, 3, 2, 2, 2])` (move_x, move_y, yaw, pitch, fire, jump, minimap).
+    ## Rewards and Score
+    Reward: the points of the step (coin 1, turret 1, chicken 0.5). Score = coins collected / coins placed,
+    in [0, 1]. Outcome: win when every coin is collected, otherwise loss.
+    ## Termination
+    Terminated when every coin is collected or the player dies; truncated at the time limit (300 s).
+    ## Registered Configurations
+    - `arena/basic-v0` (one agent; also a Gymnasium env through `gymnasium.make("arena/basic-v0")`)
+    """
+
+    level_file = "basic.toml"
+
+    def score(self, i: int) -> float:
+        total = len(self.world.coins.active)
+        return float(self.coins_taken[i] / total) if total else 0.0
+
+    def outcome(self, i: int) -> str:
+        return "win" if len(self.world.coins.active) and not self.world.coins.active.any() else "loss"
+
+    def level_over(self) -> bool:
+        return len(self.world.coins.active) > 0 and not self.world.coins.active.any()
+
+
+class CoopLevel(BasicLevel):
+    """Four players on one team collect every coin of a 100 m arena together.
+
+    ## Description
+    A 100 m x 100 m arena with 10 walls, 24 crates, 24 coins, 6 ammo boxes, 5 chickens, 6 turrets and a
+    toxic zone that shrinks from a 72 m to a 12 m radius in four stages from the first minute. Every
+    player is on team 0; shots pass through teammates (friendly fire off).
+    ## Observation
+    `text` and `state` by default (`obs=`).
+    ## Action Space
+    `MultiDiscrete([3, 3, 3, 3, 2, 2, 2])`.
+    ## Rewards and Score
+    Reward: the player's own points of the step. Score (the same for every player) = coins collected by
+    the team / coins placed, in [0, 1]. Outcome: win when the team collects every coin, otherwise loss.
+    ## Termination
+    Terminated when every coin is collected (everyone) or the player dies; truncated at 300 s.
+    ## Registered Configurations
+    - `arena/coop-v0` (`num_agents=` sets the team size, 4 by default)
+    """
+
+    level_file = "coop.toml"
+
+    def score(self, i: int) -> float:
+        total = len(self.world.coins.active)
+        return float(self.coins_taken[self.team_members(i)].sum() / total) if total else 0.0
+
+
+class CompetitiveLevel(ArenaEnv):
+    """Four players, each for itself, score with coins, kills, turrets and chickens.
+
+    ## Description
+    The coop arena (100 m, turrets, toxic zone), but every player is its own team: opponents shoot back.
+    ## Observation
+    `text` and `state` by default (`obs=`).
+    ## Action Space
+    `MultiDiscrete([3, 3, 3, 3, 2, 2, 2])`.
+    ## Rewards and Score
+    Points: coin 1, kill 3, turret destroyed 1, chicken 0.5 (the reward of the step). Score = points /
+    (coins x 1 + opponents x 3 + turrets x 1), clipped to [0, 1]. Outcome: win with strictly the most
+    points, draw when tied for the most, loss otherwise. Dead players keep their points.
+    ## Termination
+    Terminated when the player dies, or for everyone when no coin is left and at most one player lives;
+    truncated at 300 s.
+    ## Registered Configurations
+    - `arena/competitive-v0` (`num_agents=`, 4 by default)
+    """
+
+    level_file = "competitive.toml"
+
+    def side_points(self) -> np.ndarray:
+        """Points per team, indexed by team number."""
+        teams = self.world.players.team
+        return np.bincount(teams, weights=self.points, minlength=int(teams.max()) + 1)
+
+    def score(self, i: int) -> float:
+        members = self.team_members(i)
+        return float(min(1.0, self.points[members].sum() / self.max_points(len(members))))
+
+    def outcome(self, i: int) -> str:
+        sides = self.side_points()
+        mine = sides[self.world.players.team[i]]
+        best = sides.max()
+        if mine < best:
+            return "loss"
+        return "win" if np.sum(sides == best) == 1 else "draw"
+
+    def level_over(self) -> bool:
+        p = self.world.players
+        return not self.world.coins.active.any() and len(np.unique(p.team[p.alive])) <= 1
+
+
+class MixedLevel(CompetitiveLevel):
+    """Two teams of two: a team scores with its members' coins, kills, turrets and chickens.
+
+    ## Description
+    The competitive arena with players 0-1 on team 0 and 2-3 on team 1 (with `num_agents=n`, the first
+    half and the second half). Shots pass through teammates.
+    ## Observation
+    `text` and `state` by default (`obs=`).
+    ## Action Space
+    `MultiDiscrete([3, 3, 3, 3, 2, 2, 2])`.
+    ## Rewards and Score
+    Reward: the player's own points (coin 1, kill 3, turret 1, chicken 0.5). Score (the same for both
+    members) = team points / (coins x 1 + opponents x 3 + turrets x 1), clipped to [0, 1]. Outcome: the
+    team with more points wins, equal points draw.
+    ## Termination
+    Terminated when the player dies, or for everyone when no coin is left and at most one team lives;
+    truncated at 300 s.
+    ## Registered Configurations
+    - `arena/mixed-v0` (`num_agents=`, 4 by default)
+    """
+
+    level_file = "mixed.toml"

@@ -1,0 +1,84 @@
+"""Per-agent metrics of an arena episode, computed from the event log and the final world state.
+
+Definitions are in `docs/metrics.md`; in short, for agent a:
+score (the level's normalised score), points, outcome, coins, kills, deaths, turrets_destroyed,
+chickens, shots (trigger pulls that fired a round), hits (shots that hit anything), accuracy = hits /
+shots, incoming_shots (player shots aimed at a plus turret shells fired at a, plus shells that hit a while
+aimed at someone else), incoming_hits (player hits and shell hits on a), incoming_hit_rate =
+incoming_hits / incoming_shots, damage_taken, zone_damage, survival = time alive / episode time,
+alive_at_end. Ratios with a zero denominator are None.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+
+def _ratio(a: float, b: float) -> float | None:
+    return a / b if b else None
+
+
+def episode_metrics(env: Any) -> dict[str, dict[str, Any]]:
+    world = env.world
+    names = env.possible_agents
+    count = {a: dict.fromkeys(("coins", "kills", "deaths", "turrets_destroyed", "chickens", "shots", "hits",
+                               "incoming_shots", "incoming_hits", "dry_fires", "ammo_pickups"), 0) for a in names}
+    damage = {a: {"damage_taken": 0.0, "zone_damage": 0.0, "damage_dealt": 0.0} for a in names}
+    for e in env.log.all:
+        kind = e["type"]
+        if kind == "shot":
+            count[e["shooter"]]["shots"] += 1
+            if e["hit"]:
+                count[e["shooter"]]["hits"] += 1
+            if e["aimed_at"]:
+                count[e["aimed_at"]]["incoming_shots"] += 1
+        elif kind == "hit":
+            count[e["target"]]["incoming_hits"] += 1
+            damage[e["target"]]["damage_taken"] += e["damage"]
+            damage[e["shooter"]]["damage_dealt"] += e["damage"]
+        elif kind == "turret_fire":
+            count[e["target"]]["incoming_shots"] += 1
+        elif kind == "turret_shell_hit":
+            count[e["target"]]["incoming_hits"] += 1
+            damage[e["target"]]["damage_taken"] += e["damage"]
+            if e["intended"] != e["target"]:
+                count[e["target"]]["incoming_shots"] += 1
+        elif kind == "zone_damage":
+            damage[e["agent"]]["damage_taken"] += e["damage"]
+            damage[e["agent"]]["zone_damage"] += e["damage"]
+        elif kind == "turret_hit":
+            damage[e["shooter"]]["damage_dealt"] += e["damage"]
+        elif kind == "coin":
+            count[e["agent"]]["coins"] += 1
+        elif kind == "kill":
+            count[e["shooter"]]["kills"] += 1
+        elif kind == "death":
+            count[e["agent"]]["deaths"] += 1
+        elif kind == "turret_destroyed":
+            count[e["shooter"]]["turrets_destroyed"] += 1
+        elif kind == "chicken_shot":
+            count[e["shooter"]]["chickens"] += 1
+        elif kind == "dry_fire":
+            count[e["agent"]]["dry_fires"] += 1
+        elif kind == "ammo_pickup":
+            count[e["agent"]]["ammo_pickups"] += 1
+    duration = world.time_s
+    out: dict[str, dict[str, Any]] = {}
+    p = world.players
+    for i, a in enumerate(names):
+        alive_s = min(duration, float(p.death_time_s[i]))
+        c = count[a]
+        out[a] = {
+            "score": float(env.score(i)),
+            "points": float(env.points[i]),
+            "outcome": env.outcome(i),
+            "result": {"win": 1.0, "draw": 0.5, "loss": 0.0}[env.outcome(i)],
+            "team": int(p.team[i]),
+            **c,
+            "accuracy": _ratio(c["hits"], c["shots"]),
+            "incoming_hit_rate": _ratio(c["incoming_hits"], c["incoming_shots"]),
+            **{k: round(v, 6) for k, v in damage[a].items()},
+            "survival": alive_s / duration if duration > 0 else 1.0,
+            "alive_at_end": bool(p.alive[i]),
+        }
+    return out

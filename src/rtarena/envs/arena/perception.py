@@ -1,0 +1,97 @@
+"""What each player can see this step, computed once per step for all observation modalities.
+
+A player sees a thing when it is within `players.view_range_m`, within the horizontal field of view
+`players.fov_deg` around its yaw, and in line of sight (`visibility.py`). Other players are seen when
+either their body centre or their head is in sight, so a player behind a crate is seen by its head.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+
+from rtarena.envs.arena.rules import Rules
+from rtarena.envs.arena.visibility import sight
+from rtarena.envs.arena.world import World
+
+
+@dataclass
+class Perception:
+    """`(N, K)` visibility of each kind of thing for every player (rows of dead players are all False)."""
+
+    players: np.ndarray
+    coins: np.ndarray
+    turrets: np.ndarray
+    chickens: np.ndarray
+    ammo: np.ndarray
+
+
+def perceive(world: World, rules: Rules) -> Perception:
+    p = world.players
+    n = len(p)
+    centres = p.pos.copy()
+    centres[:, 2] += p.height_m * 0.5
+    turret_points = world.turrets.pos.copy()
+    turret_points[:, 2] += world.turrets.barrel_height_m
+    chicken_points = world.chickens.pos.copy()
+    chicken_points[:, 2] += world.chickens.radius_m
+    ammo_points = world.ammo.pos.copy()
+    ammo_points[:, 2] += 0.3
+    groups = [centres, p.eye, world.coins.pos, turret_points, chicken_points, ammo_points]
+    oks = [p.alive, p.alive, world.coins.active, world.turrets.alive, world.chickens.alive, world.ammo.active]
+    points = np.vstack(groups)
+    ok = np.concatenate(oks)
+    owner = np.full(len(points), -1, dtype=np.int64)
+    owner[:n] = np.arange(n)
+    owner[n:2 * n] = np.arange(n)
+    seen = sight(p.eye, p.yaw, p.alive, points, ok, owner, math.radians(float(rules.players.fov_deg)) / 2,
+                 float(rules.players.view_range_m), world.obstacles.boxes, world.obstacles.kind)
+    cuts = np.cumsum([len(g) for g in groups])[:-1]
+    body, head, coins, turrets, chickens, ammo = np.split(seen, cuts, axis=1)
+    return Perception(body | head, coins, turrets, chickens, ammo)
+
+
+@dataclass
+class Sightings:
+    """Things of one kind that one player sees, nearest first: indices, distances (m, floor plane),
+    bearings (radians relative to the player's yaw, + to the left) and height differences (m)."""
+
+    index: np.ndarray
+    dist: np.ndarray
+    bearing: np.ndarray
+    rise: np.ndarray
+
+
+def sightings(origin: np.ndarray, yaw: float, points: np.ndarray, visible_row: np.ndarray) -> Sightings:
+    index = np.flatnonzero(visible_row)
+    d = points[index] - origin
+    dist = np.hypot(d[:, 0], d[:, 1])
+    order = np.argsort(dist, kind="stable")
+    index, d, dist = index[order], d[order], dist[order]
+    bearing = (np.arctan2(d[:, 1], d[:, 0]) - yaw + np.pi) % (2 * np.pi) - np.pi
+    return Sightings(index, dist, bearing, d[:, 2])
+
+
+@dataclass
+class AgentView:
+    """Everything one player perceives this step, shared by the text and state observations."""
+
+    players: Sightings
+    coins: Sightings
+    turrets: Sightings
+    chickens: Sightings
+    ammo: Sightings
+
+
+def agent_view(world: World, seen: Perception, i: int) -> AgentView:
+    p = world.players
+    feet, yaw = p.pos[i], float(p.yaw[i])
+    return AgentView(
+        players=sightings(feet, yaw, p.pos, seen.players[i]),
+        coins=sightings(feet, yaw, world.coins.pos, seen.coins[i]),
+        turrets=sightings(feet, yaw, world.turrets.pos, seen.turrets[i]),
+        chickens=sightings(feet, yaw, world.chickens.pos, seen.chickens[i]),
+        ammo=sightings(feet, yaw, world.ammo.pos, seen.ammo[i]),
+    )

@@ -1,0 +1,78 @@
+"""Coins and ammo boxes: picked up by walking over them.
+
+A living player picks up an item when its feet are within `pickup_radius_m` of the item in the floor
+plane and it is not in the air far above it. Coins never come back. Ammo boxes refill a player to
+`players.ammo_max` (a full player leaves the box where it is) and come back after `ammo.respawn_s` at a
+random free place.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from rtarena.envs.arena.events import EventLog
+from rtarena.envs.arena.rules import Rules
+from rtarena.envs.arena.world import World
+
+REACH_ABOVE_M = 1.0  # a player whose feet are higher than this above an item passes over it
+
+
+def random_free_point(world: World, rng: np.random.Generator, clearance: float = 1.0, away_m: float = 2.0) -> np.ndarray:
+    """A uniformly random floor point at least `clearance` from obstacles and `away_m` from living players."""
+    boxes = world.obstacles.boxes
+    size = world.size_m
+    alive = world.players.pos[world.players.alive, :2]
+    for _ in range(100):
+        points = rng.uniform(clearance, size - clearance, size=(32, 2))
+        ok = np.ones(len(points), dtype=bool)
+        for x0, y0, x1, y1, _h in boxes:
+            dx = np.maximum(np.maximum(x0 - points[:, 0], points[:, 0] - x1), 0)
+            dy = np.maximum(np.maximum(y0 - points[:, 1], points[:, 1] - y1), 0)
+            ok &= dx * dx + dy * dy >= clearance * clearance
+        if len(alive):
+            d = np.hypot(points[:, None, 0] - alive[None, :, 0], points[:, None, 1] - alive[None, :, 1])
+            ok &= d.min(axis=1) >= away_m
+        if ok.any():
+            return points[np.argmax(ok)]
+    return np.array([size / 2, size / 2])
+
+
+def _reach(world: World, items: np.ndarray, active: np.ndarray, radius: float) -> np.ndarray:
+    """(N, K) bool: living player i can pick up active item k."""
+    players = world.players
+    d = np.hypot(players.pos[:, None, 0] - items[None, :, 0], players.pos[:, None, 1] - items[None, :, 1])
+    low = players.pos[:, None, 2] - items[None, :, 2] <= REACH_ABOVE_M
+    return (d <= radius) & low & players.alive[:, None] & active[None, :]
+
+
+class Pickups:
+    def __init__(self, rules: Rules) -> None:
+        self.coin_radius = float(rules.coins.pickup_radius_m)
+        self.ammo_radius = float(rules.ammo.pickup_radius_m)
+        self.ammo_respawn_s = float(rules.ammo.respawn_s)
+
+    def step(self, world: World, log: EventLog, rng: np.random.Generator, h: float) -> None:
+        coins, boxes, players = world.coins, world.ammo, world.players
+        if coins.active.any():
+            reach = _reach(world, coins.pos, coins.active, self.coin_radius)
+            for k in np.flatnonzero(reach.any(axis=0)):
+                i = int(np.argmax(reach[:, k]))  # ties go to the lowest player index, deterministically
+                coins.active[k] = False
+                log.emit("coin", agent=log.name(i), coin=int(k))
+        if len(boxes.active):
+            wanting = players.ammo < players.ammo_max
+            reach = _reach(world, boxes.pos, boxes.active, self.ammo_radius) & wanting[:, None]
+            for k in np.flatnonzero(reach.any(axis=0)):
+                i = int(np.argmax(reach[:, k]))
+                amount = int(players.ammo_max - players.ammo[i])
+                players.ammo[i] = players.ammo_max
+                boxes.active[k] = False
+                boxes.respawn_in_s[k] = self.ammo_respawn_s
+                log.emit("ammo_pickup", agent=log.name(i), box=int(k), amount=amount)
+            waiting = ~boxes.active
+            if waiting.any():
+                boxes.respawn_in_s[waiting] -= h
+                for k in np.flatnonzero(waiting & (boxes.respawn_in_s <= 0)):
+                    boxes.pos[k, :2] = random_free_point(world, rng)
+                    boxes.active[k] = True
+                    log.emit("ammo_respawn", box=int(k))
