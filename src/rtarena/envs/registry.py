@@ -46,6 +46,18 @@ ENV_TABLE: list[EnvSpec] = [
         single_agent=True,
         family="classic",
     ),
+    EnvSpec("arena/basic-v0", "rtarena.envs.arena.levels:BasicLevel",
+            "Arena: one player collects the coins of a 50 m arena guarded by turrets.",
+            single_agent=True, family="arena", extra="arena"),
+    EnvSpec("arena/coop-v0", "rtarena.envs.arena.levels:CoopLevel",
+            "Arena: four players on one team collect every coin together (num_agents= scales it).",
+            family="arena", extra="arena"),
+    EnvSpec("arena/competitive-v0", "rtarena.envs.arena.levels:CompetitiveLevel",
+            "Arena: four players, each for itself: coins, kills, turrets, chickens.",
+            family="arena", extra="arena"),
+    EnvSpec("arena/mixed-v0", "rtarena.envs.arena.levels:MixedLevel",
+            "Arena: two teams of two score with coins, kills, turrets and chickens.",
+            family="arena", extra="arena"),
 ]
 
 
