@@ -8,6 +8,7 @@ disappears and comes back after `chickens.respawn_s` at a random free place.
 from __future__ import annotations
 
 import numpy as np
+from numba import njit
 
 from rtarena.envs.arena.events import EventLog
 from rtarena.envs.arena.pickups import random_free_point
@@ -25,24 +26,38 @@ class Flock:
         ch = world.chickens
         if len(ch.alive) == 0:
             return
-        for k in np.flatnonzero(~ch.alive):
-            ch.respawn_in_s[k] -= h
-            if ch.respawn_in_s[k] <= 0:
-                ch.pos[k, :2] = random_free_point(world, rng)
-                ch.alive[k] = True
-                log.emit("chicken_respawn", chicken=int(k))
-        ch.turn_in_s -= h
-        for k in np.flatnonzero(ch.alive & (ch.turn_in_s <= 0)):
-            ch.yaw[k] = rng.uniform(-np.pi, np.pi)
-            ch.turn_in_s[k] = self.turn_every * rng.uniform(0.5, 1.5)
-        step = self.speed * h * np.column_stack([np.cos(ch.yaw), np.sin(ch.yaw)])
-        new = ch.pos[:, :2] + step
-        r = ch.radius_m
-        ok = ch.alive & (new >= r).all(axis=1) & (new <= world.size_m - r).all(axis=1)
-        b = world.obstacles.boxes
-        inside = ((new[:, None, 0] > b[None, :, 0] - r) & (new[:, None, 0] < b[None, :, 2] + r)
-                  & (new[:, None, 1] > b[None, :, 1] - r) & (new[:, None, 1] < b[None, :, 3] + r))
-        ok &= ~inside.any(axis=1)
-        ch.pos[ok, :2] = new[ok]
-        for k in np.flatnonzero(ch.alive & ~ok):
-            ch.yaw[k] = rng.uniform(-np.pi, np.pi)
+        dead = ~ch.alive
+        if dead.any():
+            ch.respawn_in_s[dead] -= h
+        for k in np.flatnonzero(dead & (ch.respawn_in_s <= 0)):
+            ch.pos[k, :2] = random_free_point(world, rng)
+            ch.alive[k] = True
+            log.emit("chicken_respawn", chicken=int(k))
+        # Random draws every sub-step (used or not) keep the random stream independent of what happens.
+        new_yaw = rng.uniform(-np.pi, np.pi, size=len(ch.alive))
+        new_turn = rng.uniform(0.5, 1.5, size=len(ch.alive)) * self.turn_every
+        wander(ch.pos, ch.yaw, ch.alive, ch.turn_in_s, new_yaw, new_turn, self.speed * h, h, world.size_m,
+               ch.radius_m, world.obstacles.boxes)
+
+
+@njit(cache=True)
+def wander(pos, yaw, alive, turn_in, new_yaw, new_turn, step, h, size, r, boxes):
+    for k in range(pos.shape[0]):
+        if not alive[k]:
+            continue
+        turn_in[k] -= h
+        if turn_in[k] <= 0:
+            yaw[k] = new_yaw[k]
+            turn_in[k] = new_turn[k]
+        x = pos[k, 0] + step * np.cos(yaw[k])
+        y = pos[k, 1] + step * np.sin(yaw[k])
+        ok = r <= x <= size - r and r <= y <= size - r
+        for b in range(boxes.shape[0]):
+            if boxes[b, 0] - r < x < boxes[b, 2] + r and boxes[b, 1] - r < y < boxes[b, 3] + r:
+                ok = False
+                break
+        if ok:
+            pos[k, 0] = x
+            pos[k, 1] = y
+        else:
+            yaw[k] = new_yaw[k]

@@ -82,6 +82,9 @@ class ArenaEnv(RealtimeParallelEnv):
         self._observation_spaces = {a: spaces.Dict({n: b.space for n, b in self.builders.items()})
                                     for a in self.possible_agents}
         self._action_spaces = {a: spaces.MultiDiscrete(ACTION_NVEC) for a in self.possible_agents}
+        pl = self.rules.players
+        self._motion = (float(pl.move_speed_m_s), math.radians(pl.turn_deg_s), math.radians(pl.pitch_deg_s),
+                        math.radians(pl.pitch_limit_deg), float(pl.jump_speed_m_s), float(pl.gravity_m_s2))
         self.guns, self.turret_system = Guns(self.rules), TurretSystem(self.rules)
         self.flock, self.pickups, self.zone = Flock(self.rules), Pickups(self.rules), ZoneSchedule(self.rules)
         self.world: World | None = None
@@ -147,21 +150,23 @@ class ArenaEnv(RealtimeParallelEnv):
         acts[~alive_before] = 0
         move, turn, tilt, jump = commands(acts)
         wants_fire = acts[:, FIRE] == 1
+        any_fire = bool(wants_fire.any())
         players.minimap_open[:] = (acts[:, MINIMAP] == 1) & alive_before
         log.start_step()
         zone_taken = np.zeros(n)
         dry = np.zeros(n, dtype=bool)
-        pl, ob = self.rules.players, world.obstacles
+        ob = world.obstacles
+        speed, turn_rate, pitch_rate, pitch_limit, jump_speed, gravity = self._motion
         # Sub-steps keep walking, jumping, turret tracking and shell flight independent of dt.
         for _ in range(self.substeps):
             log.time_s = world.time_s
             move_players(players.pos, players.vel_z, players.yaw, players.pitch, players.on_ground, players.alive,
                          move, turn, tilt, jump, ob.boxes, ob.kind, players.radius_m, players.height_m,
-                         float(pl.move_speed_m_s), math.radians(pl.turn_deg_s), math.radians(pl.pitch_deg_s),
-                         math.radians(pl.pitch_limit_deg), float(pl.jump_speed_m_s), float(pl.gravity_m_s2), h)
-            shooters = np.flatnonzero(wants_fire & players.alive & (players.fire_cooldown_s <= 1e-9))
-            if len(shooters):
-                self.guns.fire(world, log, shooters, rng, dry)
+                         speed, turn_rate, pitch_rate, pitch_limit, jump_speed, gravity, h)
+            if any_fire:
+                shooters = np.flatnonzero(wants_fire & players.alive & (players.fire_cooldown_s <= 1e-9))
+                if len(shooters):
+                    self.guns.fire(world, log, shooters, rng, dry)
             np.maximum(players.fire_cooldown_s - h, 0.0, out=players.fire_cooldown_s)
             self.turret_system.step(world, log, rng, h)
             self.flock.step(world, log, rng, h)

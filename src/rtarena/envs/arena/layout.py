@@ -127,9 +127,12 @@ class _Sampler:
                avoid: np.ndarray | None = None, avoid_m: float = 0.0) -> np.ndarray:
         out = []
         margin = clearance + 0.5
-        for _ in range(200):
+        for attempt in range(400):
             if len(out) >= count:
                 break
+            if attempt and attempt % 50 == 0:
+                # Crowded arena (many players): keep away from spawns as far as still possible.
+                avoid_m, spacing = avoid_m / 2, spacing * 0.75
             candidates = self.rng.uniform(margin, self.size - margin, size=(max(64, 4 * count), 2))
             candidates = candidates[self.free(candidates, clearance)]
             for point in candidates:

@@ -26,6 +26,7 @@ class Perception:
     turrets: np.ndarray
     chickens: np.ndarray
     ammo: np.ndarray
+    relations: dict[str, tuple[np.ndarray, ...]]
 
 
 def perceive(world: World, rules: Rules) -> Perception:
@@ -50,7 +51,11 @@ def perceive(world: World, rules: Rules) -> Perception:
                  float(rules.players.view_range_m), world.obstacles.boxes, world.obstacles.kind)
     cuts = np.cumsum([len(g) for g in groups])[:-1]
     body, head, coins, turrets, chickens, ammo = np.split(seen, cuts, axis=1)
-    return Perception(body | head, coins, turrets, chickens, ammo)
+    feet, yaw = p.pos, p.yaw
+    relations = {name: relation(feet, yaw, pts) for name, pts in (
+        ("players", p.pos), ("coins", world.coins.pos), ("turrets", world.turrets.pos),
+        ("chickens", world.chickens.pos), ("ammo", world.ammo.pos))}
+    return Perception(body | head, coins, turrets, chickens, ammo, relations)
 
 
 @dataclass
@@ -64,14 +69,23 @@ class Sightings:
     rise: np.ndarray
 
 
-def sightings(origin: np.ndarray, yaw: float, points: np.ndarray, visible_row: np.ndarray) -> Sightings:
+def relation(origins: np.ndarray, yaws: np.ndarray, points: np.ndarray) -> tuple[np.ndarray, ...]:
+    """`(N, K)` distances, bearings and rises of K points from N viewers, all at once."""
+    dx = points[None, :, 0] - origins[:, None, 0]
+    dy = points[None, :, 1] - origins[:, None, 1]
+    dist = np.hypot(dx, dy)
+    bearing = (np.arctan2(dy, dx) - yaws[:, None] + np.pi) % (2 * np.pi) - np.pi
+    return dist, bearing, points[None, :, 2] - origins[:, None, 2]
+
+
+def sightings(relations: tuple[np.ndarray, ...], visible_row: np.ndarray, i: int) -> Sightings:
     index = np.flatnonzero(visible_row)
-    d = points[index] - origin
-    dist = np.hypot(d[:, 0], d[:, 1])
-    order = np.argsort(dist, kind="stable")
-    index, d, dist = index[order], d[order], dist[order]
-    bearing = (np.arctan2(d[:, 1], d[:, 0]) - yaw + np.pi) % (2 * np.pi) - np.pi
-    return Sightings(index, dist, bearing, d[:, 2])
+    dist_all, bearing_all, rise_all = relations
+    dist = dist_all[i, index]
+    if len(index) > 1:
+        order = np.argsort(dist, kind="stable")
+        index, dist = index[order], dist[order]
+    return Sightings(index, dist, bearing_all[i, index], rise_all[i, index])
 
 
 @dataclass
@@ -86,12 +100,11 @@ class AgentView:
 
 
 def agent_view(world: World, seen: Perception, i: int) -> AgentView:
-    p = world.players
-    feet, yaw = p.pos[i], float(p.yaw[i])
+    rel = seen.relations
     return AgentView(
-        players=sightings(feet, yaw, p.pos, seen.players[i]),
-        coins=sightings(feet, yaw, world.coins.pos, seen.coins[i]),
-        turrets=sightings(feet, yaw, world.turrets.pos, seen.turrets[i]),
-        chickens=sightings(feet, yaw, world.chickens.pos, seen.chickens[i]),
-        ammo=sightings(feet, yaw, world.ammo.pos, seen.ammo[i]),
+        players=sightings(rel["players"], seen.players[i], i),
+        coins=sightings(rel["coins"], seen.coins[i], i),
+        turrets=sightings(rel["turrets"], seen.turrets[i], i),
+        chickens=sightings(rel["chickens"], seen.chickens[i], i),
+        ammo=sightings(rel["ammo"], seen.ammo[i], i),
     )

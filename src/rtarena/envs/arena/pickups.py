@@ -9,6 +9,7 @@ random free place.
 from __future__ import annotations
 
 import numpy as np
+from numba import njit
 
 from rtarena.envs.arena.events import EventLog
 from rtarena.envs.arena.rules import Rules
@@ -37,12 +38,20 @@ def random_free_point(world: World, rng: np.random.Generator, clearance: float =
     return np.array([size / 2, size / 2])
 
 
-def _reach(world: World, items: np.ndarray, active: np.ndarray, radius: float) -> np.ndarray:
-    """(N, K) bool: living player i can pick up active item k."""
-    players = world.players
-    d = np.hypot(players.pos[:, None, 0] - items[None, :, 0], players.pos[:, None, 1] - items[None, :, 1])
-    low = players.pos[:, None, 2] - items[None, :, 2] <= REACH_ABOVE_M
-    return (d <= radius) & low & players.alive[:, None] & active[None, :]
+@njit(cache=True)
+def first_reacher(ppos, able, items, active, radius, above):
+    """Per item, the lowest-index able player that reaches it (-1 none): ties resolve deterministically."""
+    out = np.full(items.shape[0], -1, dtype=np.int64)
+    r2 = radius * radius
+    for k in range(items.shape[0]):
+        if not active[k]:
+            continue
+        for i in range(ppos.shape[0]):
+            if able[i] and (ppos[i, 0] - items[k, 0]) ** 2 + (ppos[i, 1] - items[k, 1]) ** 2 <= r2 \
+                    and ppos[i, 2] - items[k, 2] <= above:
+                out[k] = i
+                break
+    return out
 
 
 class Pickups:
@@ -53,24 +62,26 @@ class Pickups:
 
     def step(self, world: World, log: EventLog, rng: np.random.Generator, h: float) -> None:
         coins, boxes, players = world.coins, world.ammo, world.players
-        if coins.active.any():
-            reach = _reach(world, coins.pos, coins.active, self.coin_radius)
-            for k in np.flatnonzero(reach.any(axis=0)):
-                i = int(np.argmax(reach[:, k]))  # ties go to the lowest player index, deterministically
+        if len(coins.active):
+            who = first_reacher(players.pos, players.alive, coins.pos, coins.active, self.coin_radius, REACH_ABOVE_M)
+            for k in np.flatnonzero(who >= 0) if who.max() >= 0 else ():
+                i = int(who[k])
                 coins.active[k] = False
                 log.emit("coin", agent=log.name(i), coin=int(k))
         if len(boxes.active):
-            wanting = players.ammo < players.ammo_max
-            reach = _reach(world, boxes.pos, boxes.active, self.ammo_radius) & wanting[:, None]
-            for k in np.flatnonzero(reach.any(axis=0)):
-                i = int(np.argmax(reach[:, k]))
+            able = players.alive & (players.ammo < players.ammo_max)
+            who = first_reacher(players.pos, able, boxes.pos, boxes.active, self.ammo_radius, REACH_ABOVE_M)
+            for k in np.flatnonzero(who >= 0) if who.max() >= 0 else ():
+                i = int(who[k])
+                if not (players.ammo[i] < players.ammo_max):
+                    continue  # already refilled by another box this sub-step
                 amount = int(players.ammo_max - players.ammo[i])
                 players.ammo[i] = players.ammo_max
                 boxes.active[k] = False
                 boxes.respawn_in_s[k] = self.ammo_respawn_s
                 log.emit("ammo_pickup", agent=log.name(i), box=int(k), amount=amount)
-            waiting = ~boxes.active
-            if waiting.any():
+            if not boxes.active.all():
+                waiting = ~boxes.active
                 boxes.respawn_in_s[waiting] -= h
                 for k in np.flatnonzero(waiting & (boxes.respawn_in_s <= 0)):
                     boxes.pos[k, :2] = random_free_point(world, rng)

@@ -19,7 +19,7 @@ from numba import njit
 from rtarena.envs.arena.combat import damage_player
 from rtarena.envs.arena.events import EventLog
 from rtarena.envs.arena.rules import Rules
-from rtarena.envs.arena.visibility import first_obstacle_t, sight
+from rtarena.envs.arena.visibility import blocked, first_obstacle_t
 from rtarena.envs.arena.world import Projectiles, World
 
 HEALTH_BANDS = ((2 / 3, "green"), (1 / 3, "yellow"), (0.0, "red"))
@@ -67,6 +67,70 @@ def advance_shells(pos, vel, h, boxes, kinds, ppos, palive, radius, height):
     return hit, stopped
 
 
+@njit(cache=True)
+def turret_sight(muzzles, alive, ppos, palive, centre_h, eye_h, max_range, boxes, kinds):
+    """`(T, N)`: turret t sees player i (in range, and its body centre or head in line of sight)."""
+    out = np.zeros((muzzles.shape[0], ppos.shape[0]), dtype=np.bool_)
+    point = np.empty(3)
+    for t in range(muzzles.shape[0]):
+        if not alive[t]:
+            continue
+        for i in range(ppos.shape[0]):
+            if not palive[i]:
+                continue
+            if (ppos[i, 0] - muzzles[t, 0]) ** 2 + (ppos[i, 1] - muzzles[t, 1]) ** 2 > max_range * max_range:
+                continue
+            for height in (centre_h, eye_h):
+                point[0], point[1], point[2] = ppos[i, 0], ppos[i, 1], ppos[i, 2] + height
+                if not blocked(muzzles[t], point, boxes, kinds):
+                    out[t, i] = True
+                    break
+    return out
+
+
+@njit(cache=True)
+def think(pos, muzzles, barrel_yaw, alive, target, cooldown, wander_rate, wander_in, seen, ppos, centres,
+          rates, waits, max_turn, tolerance, interval, h):
+    """One sub-step of every turret's lock, barrel and trigger; returns per turret the player it
+    unlocked from and locked on (-1 none) and whether it fired (at `target[t]`)."""
+    t_count = pos.shape[0]
+    unlocked = np.full(t_count, -1, dtype=np.int64)
+    locked = np.full(t_count, -1, dtype=np.int64)
+    fired = np.zeros(t_count, dtype=np.bool_)
+    for t in range(t_count):
+        if not alive[t]:
+            continue
+        if target[t] >= 0 and not seen[t, target[t]]:
+            unlocked[t] = target[t]
+            target[t] = -1
+        if target[t] < 0:
+            best, best_d = -1, 1e18
+            for i in range(seen.shape[1]):
+                if seen[t, i]:
+                    d = (ppos[i, 0] - pos[t, 0]) ** 2 + (ppos[i, 1] - pos[t, 1]) ** 2
+                    if d < best_d:
+                        best, best_d = i, d
+            if best >= 0:
+                target[t] = best
+                locked[t] = best
+        if target[t] < 0:
+            wander_in[t] -= h
+            if wander_in[t] <= 0:
+                wander_rate[t] = rates[t]
+                wander_in[t] = waits[t]
+            barrel_yaw[t] = (barrel_yaw[t] + wander_rate[t] * h + math.pi) % (2 * math.pi) - math.pi
+            continue
+        k = target[t]
+        want = math.atan2(centres[k, 1] - muzzles[t, 1], centres[k, 0] - muzzles[t, 0])
+        error = (want - barrel_yaw[t] + math.pi) % (2 * math.pi) - math.pi
+        turn = max(-max_turn, min(max_turn, error))
+        barrel_yaw[t] = (barrel_yaw[t] + turn + math.pi) % (2 * math.pi) - math.pi
+        if abs(error - turn) <= tolerance and cooldown[t] <= 0:
+            cooldown[t] = interval
+            fired[t] = True
+    return unlocked, locked, fired
+
+
 class TurretSystem:
     """Runs every turret and shell for one sub-step at a time."""
 
@@ -86,42 +150,28 @@ class TurretSystem:
             return
         muzzles = turrets.pos.copy()
         muzzles[:, 2] += turrets.barrel_height_m
+        seen = turret_sight(muzzles, turrets.alive, players.pos, players.alive, players.height_m * 0.5,
+                            players.eye_height_m, self.range_m, world.obstacles.boxes, world.obstacles.kind)
         centres = players.pos.copy()
         centres[:, 2] += players.height_m * 0.5
-        heads = players.eye
-        owners = np.full(len(players), -1, dtype=np.int64)
-        both = np.vstack([centres, heads])
-        seen = sight(muzzles, turrets.barrel_yaw, turrets.alive, both, np.concatenate([players.alive, players.alive]),
-                     np.concatenate([owners, owners]), math.pi, self.range_m, world.obstacles.boxes,
-                     world.obstacles.kind)
-        n = len(players)
-        seen = seen[:, :n] | seen[:, n:]
         turrets.cooldown_s -= h
-        for t in np.flatnonzero(turrets.alive):
-            target = turrets.target[t]
-            if target >= 0 and not seen[t, target]:
-                log.emit("turret_unlock", turret=int(t), target=log.name(target))
-                turrets.target[t] = target = -1
-            if target < 0 and seen[t].any():
-                candidates = np.flatnonzero(seen[t])
-                d = np.hypot(*(players.pos[candidates, :2] - turrets.pos[t, :2]).T)
-                target = int(candidates[np.argmin(d)])
-                turrets.target[t] = target
-                log.emit("turret_lock", turret=int(t), target=log.name(target))
-            if target < 0:
-                turrets.wander_in_s[t] -= h
-                if turrets.wander_in_s[t] <= 0:
-                    turrets.wander_rate[t] = rng.uniform(-self.idle_turn, self.idle_turn)
-                    turrets.wander_in_s[t] = rng.uniform(1.0, 3.0)
-                turrets.barrel_yaw[t] = _wrap(turrets.barrel_yaw[t] + turrets.wander_rate[t] * h)
-                continue
-            delta = centres[target] - muzzles[t]
-            error = _wrap(math.atan2(delta[1], delta[0]) - turrets.barrel_yaw[t])
-            turn = max(-self.turn * h, min(self.turn * h, error))
-            turrets.barrel_yaw[t] = _wrap(turrets.barrel_yaw[t] + turn)
-            if abs(error - turn) <= self.tolerance and turrets.cooldown_s[t] <= 0:
-                turrets.cooldown_s[t] = self.interval_s
-                self._launch(world, t, target, muzzles[t], delta)
+        rates = rng.uniform(-self.idle_turn, self.idle_turn, size=len(turrets.alive))
+        waits = rng.uniform(1.0, 3.0, size=len(turrets.alive))
+        unlocked, locked, fired = think(turrets.pos, muzzles, turrets.barrel_yaw, turrets.alive, turrets.target,
+                                        turrets.cooldown_s, turrets.wander_rate, turrets.wander_in_s, seen,
+                                        players.pos, centres, rates, waits, self.turn * h, self.tolerance,
+                                        self.interval_s, h)
+        if unlocked.max() < 0 and locked.max() < 0 and not fired.any():
+            self._shells(world, log, h)
+            return
+        for t in np.flatnonzero((unlocked >= 0) | (locked >= 0) | fired):
+            if unlocked[t] >= 0:
+                log.emit("turret_unlock", turret=int(t), target=log.name(unlocked[t]))
+            if locked[t] >= 0:
+                log.emit("turret_lock", turret=int(t), target=log.name(locked[t]))
+            if fired[t]:
+                target = int(turrets.target[t])
+                self._launch(world, t, target, muzzles[t], centres[target] - muzzles[t])
                 log.emit("turret_fire", turret=int(t), target=log.name(target))
         self._shells(world, log, h)
 

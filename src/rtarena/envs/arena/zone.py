@@ -55,7 +55,10 @@ class ZoneSchedule:
         if not world.zone.enabled:
             return
         players = world.players
-        outside = players.alive & (np.hypot(*(players.pos[:, :2] - world.zone.center).T) > world.zone.radius_m)
+        d = players.pos[:, :2] - world.zone.center
+        outside = players.alive & ((d * d).sum(axis=1) > world.zone.radius_m ** 2)
+        if not outside.any():
+            return
         for i in np.flatnonzero(outside):
             amount = min(self.damage_per_s * h, players.health[i])
             taken[i] += amount

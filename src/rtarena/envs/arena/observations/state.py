@@ -89,7 +89,8 @@ class StateObservation:
         self.space = spaces.Box(-1.0, 1.0, shape=(STATE_SIZE,), dtype=np.float32)
 
     def prepare(self) -> None:
-        pass
+        world = self.env.world
+        self._minimap = minimap_view(world, 0) if len(world.players) else None
 
     def build(self, i: int) -> np.ndarray:
         env, world = self.env, self.env.world
@@ -99,61 +100,75 @@ class StateObservation:
         view = env.view(i)
         zone = env.zone_report(i)
         team = p.team[i]
-        others = p.alive & (np.arange(len(p)) != i)
+        others = p.alive.copy()
+        others[i] = False
         n = max(1, len(p) - 1)
         coins_total = max(1, len(world.coins.active))
-        s = block(out, "self")[0]
-        s[:] = (
+        next_shrink = zone["next_shrink_in_s"]
+        out[:len(SELF_FIELDS)] = (
             world.time_left_s / world.time_limit_s, p.health[i] / p.max_health, p.ammo[i] / max(1, p.ammo_max),
             env.score(i), p.pos[i, 0] / size, p.pos[i, 1] / size, p.pos[i, 2] / 3.0, math.sin(p.yaw[i]),
             math.cos(p.yaw[i]), p.pitch[i] / math.radians(float(rules.players.pitch_limit_deg)),
             float(p.on_ground[i]), float(p.fire_cooldown_s[i] <= 0 and p.ammo[i] > 0), float(world.zone.enabled),
             float(zone["inside"]), zone["distance_m"] / size, math.sin(zone["bearing"]), math.cos(zone["bearing"]),
             world.zone.radius_m / size,
-            min(1.0, zone["next_shrink_in_s"] / world.time_limit_s) if math.isfinite(zone["next_shrink_in_s"]) else 1.0,
+            min(1.0, next_shrink / world.time_limit_s) if math.isfinite(next_shrink) else 1.0,
             world.zone.target_radius_m / size, float(p.minimap_open[i]),
-            np.sum(others & (p.team == team)) / n, np.sum(others & (p.team != team)) / n,
-            world.coins.active.sum() / coins_total,
+            np.count_nonzero(others & (p.team == team)) / n, np.count_nonzero(others & (p.team != team)) / n,
+            np.count_nonzero(world.coins.active) / coins_total,
         )
         flags = env.event_flags(i)
-        block(out, "events")[0] = [float(flags.get(name, False)) for name in EVENT_FIELDS]
+        if flags:
+            start = BLOCKS["events"][0]
+            for k, name in enumerate(EVENT_FIELDS):
+                out[start + k] = float(flags.get(name, False))
 
-        pl = block(out, "players")
-        k = min(len(pl), len(view.players.index))
-        if k:
-            idx = view.players.index[:k]
-            sin, cos = _angle(view.players.bearing[:k])
+        def fill(name: str, seen, extra=()) -> np.ndarray | None:
+            start, slots, width = BLOCKS[name]
+            k = min(slots, len(seen.index))
+            if not k:
+                return None
+            rows = out[start:start + slots * width].reshape(slots, width)
+            rows[:k, 0] = 1.0
+            rows[:k, 1] = seen.dist[:k] / vr
+            rows[:k, 2] = np.sin(seen.bearing[:k])
+            rows[:k, 3] = np.cos(seen.bearing[:k])
+            return rows[:k]
+
+        rows = fill("players", view.players)
+        if rows is not None:
+            idx = view.players.index[:len(rows)]
             back = np.arctan2(p.pos[i, 1] - p.pos[idx, 1], p.pos[i, 0] - p.pos[idx, 0]) - p.yaw[idx]
-            pl[:k] = np.column_stack([np.ones(k), view.players.dist[:k] / vr, sin, cos, view.players.rise[:k] / 5.0,
-                                      (p.team[idx] != team).astype(float), p.health[idx] / p.max_health, np.cos(back)])
-        for name, seen in (("coins", view.coins), ("chickens", view.chickens), ("ammo", view.ammo)):
-            rows = block(out, name)
-            k = min(len(rows), len(seen.index))
-            if k:
-                sin, cos = _angle(seen.bearing[:k])
-                rows[:k] = np.column_stack([np.ones(k), seen.dist[:k] / vr, sin, cos])
-        tu = block(out, "turrets")
-        k = min(len(tu), len(view.turrets.index))
-        if k:
-            idx = view.turrets.index[:k]
-            sin, cos = _angle(view.turrets.bearing[:k])
-            tu[:k] = np.column_stack([np.ones(k), view.turrets.dist[:k] / vr, sin, cos,
-                                      world.turrets.health[idx] / world.turrets.max_health,
-                                      (world.turrets.target[idx] == i).astype(float)])
-        if p.minimap_open[i]:
-            mm = minimap_view(world, i)
+            rows[:, 4] = view.players.rise[:len(rows)] / 5.0
+            rows[:, 5] = p.team[idx] != team
+            rows[:, 6] = p.health[idx] / p.max_health
+            rows[:, 7] = np.cos(back)
+        fill("coins", view.coins)
+        fill("chickens", view.chickens)
+        fill("ammo", view.ammo)
+        rows = fill("turrets", view.turrets)
+        if rows is not None:
+            idx = view.turrets.index[:len(rows)]
+            rows[:, 4] = world.turrets.health[idx] / world.turrets.max_health
+            rows[:, 5] = world.turrets.target[idx] == i
+        if p.minimap_open[i] and self._minimap is not None:
+            mm = self._minimap
             me = p.pos[i, :2]
             for name, points, extra in (("map_coins", mm.coins, None), ("map_turrets", mm.turrets, mm.turret_health),
                                         ("map_ammo", mm.ammo, None)):
-                rows = block(out, name)
-                order = np.argsort(np.hypot(*(points - me).T), kind="stable")[:len(rows)]
+                start, slots, width = BLOCKS[name]
+                if not len(points):
+                    continue
+                d = points - me
+                order = np.argsort(d[:, 0] * d[:, 0] + d[:, 1] * d[:, 1], kind="stable")[:slots]
+                rows = out[start:start + slots * width].reshape(slots, width)
                 k = len(order)
-                if k:
-                    cols = [np.ones(k), points[order, 0] / size, points[order, 1] / size]
-                    if extra is not None:
-                        cols.append(extra[order])
-                    rows[:k] = np.column_stack(cols)
-        return np.clip(out, -1.0, 1.0).astype(np.float32)
+                rows[:k, 0] = 1.0
+                rows[:k, 1:3] = points[order] / size
+                if extra is not None:
+                    rows[:k, 3] = extra[order]
+        np.clip(out, -1.0, 1.0, out=out)
+        return out.astype(np.float32)
 
 
 register_modality("state", StateObservation)

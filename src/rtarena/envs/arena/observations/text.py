@@ -97,7 +97,13 @@ class TextObservation:
         self.space = spaces.Text(max_length=MAX_TEXT, min_length=0, charset=string.printable)
 
     def prepare(self) -> None:
-        pass
+        self._minimap_common: str | None = None  # the part of the minimap text every player shares
+        if getattr(self, "_world", None) is not self.env.world:
+            self._world = self.env.world
+            mm = minimap_view(self._world, 0) if len(self._world.players) else None
+            self._obstacles = ", ".join(
+                f"{OBSTACLE_KINDS[k]} ({b[0]:.0f},{b[1]:.0f})-({b[2]:.0f},{b[3]:.0f})"
+                for b, k in zip(mm.obstacles, mm.obstacle_kind, strict=True)) or "none" if mm else "none"
 
     def build(self, i: int) -> str:
         env, world = self.env, self.env.world
@@ -158,20 +164,20 @@ class TextObservation:
         world = self.env.world
         if not world.players.minimap_open[i]:
             return "Minimap: closed."
-        mm = minimap_view(world, i)
+        if self._minimap_common is None:
+            mm = minimap_view(world, i)
 
-        def pts(points) -> str:
-            return ", ".join(f"({x:.0f}, {y:.0f})" for x, y in points) or "none"
+            def pts(points) -> str:
+                return ", ".join(f"({x:.0f}, {y:.0f})" for x, y in points) or "none"
 
-        turrets = ", ".join(f"{t} at ({x:.0f}, {y:.0f}) {health_colour(h)}"
-                            for t, (x, y), h in zip(mm.turret_ids, mm.turrets, mm.turret_health, strict=True)) or "none"
-        obstacles = ", ".join(f"{OBSTACLE_KINDS[k]} ({b[0]:.0f},{b[1]:.0f})-({b[2]:.0f},{b[3]:.0f})"
-                              for b, k in zip(mm.obstacles, mm.obstacle_kind, strict=True)) or "none"
-        zone = (f"zone centre ({mm.zone_center[0]:.0f}, {mm.zone_center[1]:.0f}) radius {mm.zone_radius_m:.0f} m"
-                if mm.zone_enabled else "no zone")
-        return (f"Minimap ({mm.size_m:.0f} x {mm.size_m:.0f} m; you at ({mm.me[0]:.0f}, {mm.me[1]:.0f})): "
-                f"coins {pts(mm.coins)}; ammo boxes {pts(mm.ammo)}; turrets {turrets}; {zone}; "
-                f"obstacles {obstacles}.")
+            turrets = ", ".join(f"{t} at ({x:.0f}, {y:.0f}) {health_colour(h)}" for t, (x, y), h
+                                in zip(mm.turret_ids, mm.turrets, mm.turret_health, strict=True)) or "none"
+            zone = (f"zone centre ({mm.zone_center[0]:.0f}, {mm.zone_center[1]:.0f}) radius {mm.zone_radius_m:.0f} m"
+                    if mm.zone_enabled else "no zone")
+            self._minimap_common = (f"coins {pts(mm.coins)}; ammo boxes {pts(mm.ammo)}; turrets {turrets}; {zone}; "
+                                    f"obstacles {self._obstacles}.")
+        x, y = world.players.pos[i, :2]
+        return f"Minimap ({world.size_m:.0f} x {world.size_m:.0f} m; you at ({x:.0f}, {y:.0f})): {self._minimap_common}"
 
 
 register_modality("text", TextObservation)

@@ -1,0 +1,65 @@
+"""Arena simulation speed with text and state observations.
+
+Prints steps per second for the 4-agent levels and the step time for 16, 64 and 128 agents on the coop
+level scaled up (more coins, turrets and ammo with more players). Actions are random but drawn before
+timing, so only the env is measured; episodes reset when they end. Single process, single core.
+
+    .venv/bin/python bench/arena_speed.py [--steps 2000] [--agents 16,64,128]
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import time
+
+os.environ.setdefault("NUMBA_NUM_THREADS", "1")
+
+import numpy as np  # noqa: E402
+
+import rtarena  # noqa: E402
+
+
+def measure(env_id: str, steps: int, seed: int = 0, **kwargs) -> float:
+    """Seconds per step, averaged over `steps` steps (after a warm-up)."""
+    env = rtarena.make(env_id, **kwargs)
+    rng = np.random.default_rng(seed)
+    n = len(env.possible_agents)
+    actions = rng.integers(0, [3, 3, 3, 3, 2, 2, 2], size=(steps + 50, n, 7))
+    env.reset(seed=seed)
+    elapsed = 0.0
+    for k in range(steps + 50):
+        if not env.agents:
+            env.reset(seed=seed + k)
+        joint = {a: actions[k, env.agent_index[a]] for a in env.agents}
+        start = time.perf_counter()
+        env.step(joint)
+        if k >= 50:
+            elapsed += time.perf_counter() - start
+    return elapsed / steps
+
+
+def scaled(n: int) -> dict:
+    """Coop with n players: counts grow with the number of players so the world stays busy."""
+    return {"num_agents": n, "overrides": {"coins.count": max(24, n), "turret.count": max(6, n // 8),
+                                           "ammo.count": max(6, n // 4)}}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--steps", type=int, default=2000)
+    parser.add_argument("--agents", default="16,64,128")
+    args = parser.parse_args()
+    for env_id in ("arena/coop-v0", "arena/competitive-v0", "arena/mixed-v0"):
+        s = measure(env_id, args.steps)
+        print(f"{env_id:24s} 4 agents   {1 / s:8.0f} steps/s   ({s * 1e3:.3f} ms/step)   target > 1000 steps/s")
+    s = measure("arena/basic-v0", args.steps)
+    print(f"{'arena/basic-v0':24s} 1 agent    {1 / s:8.0f} steps/s   ({s * 1e3:.3f} ms/step)")
+    for n in (int(x) for x in args.agents.split(",") if x):
+        s = measure("arena/coop-v0", max(100, args.steps // max(1, n // 8)), **scaled(n))
+        target = "   target < 10 ms" if n == 64 else ""
+        print(f"{'arena/coop-v0 (scaled)':24s} {n:3d} agents {s * 1e3:8.2f} ms/step{target}")
+
+
+if __name__ == "__main__":
+    main()
