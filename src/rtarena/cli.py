@@ -80,6 +80,25 @@ def demo(out: Annotated[Path, typer.Option(help="output folder")] = Path("demo-o
     run_demo(out, console)
 
 
+@app.command("serve-policy")
+def serve_policy(
+    port: Annotated[int, typer.Option(help="port on 127.0.0.1 (0: any free port)")] = 8000,
+    policy: Annotated[str, typer.Option(help="heuristic | random (scripted, not a model)")] = "heuristic",
+    filler_tokens: Annotated[int, typer.Option("--filler-tokens", help="reasoning tokens before each answer")] = 0,
+    filler_rate: Annotated[float, typer.Option("--filler-rate", help="filler tokens per second (0: unpaced)")] = 0.0,
+    ttft_ms: Annotated[float, typer.Option("--ttft-ms", help="time to first token, ms")] = 0.0,
+    fault: Annotated[str, typer.Option(help="none | garbage | empty | cut | http_500 | http_429 | slow")] = "none",
+    setting: Annotated[
+        list[str] | None, typer.Option("--set", help="any other server setting, KEY=VALUE (repeatable)")
+    ] = None,
+) -> None:
+    """Serve an OpenAI-compatible chat API on 127.0.0.1 that answers with a scripted policy."""
+    from rtarena.policy_server.server import serve
+
+    serve(port, policy=policy, filler_tokens=filler_tokens, filler_rate=filler_rate, ttft_s=ttft_ms / 1000.0,
+          fault=fault, overrides=",".join(setting or []), echo=console.print)
+
+
 def main() -> None:
     try:
         app(standalone_mode=False)

@@ -33,6 +33,22 @@ AGENT_KINDS: list[AgentKind] = [
         "the env family's scripted bot; `heuristic:easy|medium|hard` where the family has difficulties",
         by_family={"classic": "rtarena.agents.scripted.cartpole:CartPoleBalancer"},
     ),
+    AgentKind(
+        "llm",
+        "a model over an OpenAI-compatible API: `llm:MODEL@BASE_URL[,key=value...]` (rtarena.agents.llm.options)",
+        "rtarena.agents.llm.agent:LLMAgent",
+    ),
+    AgentKind(
+        "team",
+        "one controller for consecutive slots with the same spec: `team:llm:MODEL@BASE_URL[,key=value...]`",
+        "rtarena.agents.llm.team:build_team",
+        team=True,
+    ),
+    AgentKind(
+        "agentic",
+        "the agentic framework (several reasoning rounds per step): `agentic:MODEL@BASE_URL[,rounds=3,...]`",
+        "rtarena.agents.llm.agentic.agent:AgenticAgent",
+    ),
 ]
 
 

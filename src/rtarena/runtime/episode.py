@@ -121,6 +121,7 @@ class Episode:
             "wall_start_s": wall_start - self.wall_origin,
             "wall_end_s": wall_end - self.wall_origin,
             "wall_latency_s": wall_end - wall_start,
+            "extra": jsonable(decision.extra) or None,
         })
         return index, actions, committed
 

@@ -15,7 +15,7 @@ from typing import Any
 import numpy as np
 
 WALL_FIELDS = ("wall_start_s", "wall_end_s", "wall_latency_s", "wall_step_start_s", "period_error_s",
-               "wall_seconds")
+               "wall_seconds", "extra")
 
 
 def jsonable(value: Any) -> Any:
@@ -67,6 +67,9 @@ class DecisionRecord:
     wall_start_s: float = field(default=0.0, compare=False)
     wall_end_s: float = field(default=0.0, compare=False)
     wall_latency_s: float = field(default=0.0, compare=False)
+    # What the agent reported beyond the fields above (a model call's time to first token, attempts ...);
+    # machine-dependent like the wall fields, so outside equality and `to_dict(wall=False)`.
+    extra: dict[str, Any] | None = field(default=None, compare=False)
 
     def to_dict(self, wall: bool = True) -> dict[str, Any]:
         return _as_dict(self, wall)
@@ -138,6 +141,16 @@ class MatchResult:
         })
 
 
+def failure_counts(decisions: list[DecisionRecord]) -> dict[str, int]:
+    """Failed decisions per kind, the kind being the error text before its first colon (`http_500: ...`)."""
+    counts: dict[str, int] = {}
+    for d in decisions:
+        if d.error:
+            kind = d.error.split(":", 1)[0].strip() or "error"
+            counts[kind] = counts.get(kind, 0) + 1
+    return dict(sorted(counts.items()))
+
+
 def summarise_agents(
     agent_ids: list[str],
     steps: list[StepRecord],
@@ -161,6 +174,8 @@ def summarise_agents(
             "applied_decisions": sum(d.applied_step is not None for d in mine),
             "tokens_in": sum(d.tokens_in for d in mine),
             "tokens_out": sum(d.tokens_out for d in mine),
+            "failed_decisions": sum(bool(d.error) for d in mine),
+            "failures": failure_counts(mine),
             "steps_alive": alive_steps.get(agent, 0),
             "fresh_action_steps": fresh,
             "effective_action_frequency": fresh_nondefault / total_steps,

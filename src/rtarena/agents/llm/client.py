@@ -1,0 +1,249 @@
+"""One chat completion against any OpenAI-compatible server, with every token and millisecond accounted.
+
+`ChatClient.complete(messages)` streams the reply with `stream_options={"include_usage": True}` and returns
+a `Completion`: the text, the reasoning text (from `reasoning_content`/`reasoning` deltas; `<think>` blocks
+stay in the text), tokens in and out with their source ("server" when the server reported usage,
+"counted" when it did not and the local rule of `tokens.py` was used), reasoning and cached tokens where
+reported, time to first token and total latency, the attempts made, and the failure kind if it failed.
+
+It never raises for a server's misbehaviour. Failures are named by kind (`failures.py`): `http_429`,
+`http_500` (any status), `timeout`, `connection`, `stream_cut`, `empty`, `abandoned`. A decision has one
+wall budget (`timeout` seconds, retries included); a retry after a 429, 5xx or connection failure is made
+only when the previous attempt's duration plus the back-off still fits in what is left of that budget.
+`abandon()` makes an in-flight stream stop at its next chunk (the runtime no longer needs it).
+
+The API key is read from the environment variable the user named and handed to the SDK only; it is never
+stored on this object, logged, or written anywhere.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+import time
+from dataclasses import dataclass, field
+from typing import Any
+
+from rtarena.agents.llm.options import LLMOptions
+from rtarena.agents.llm.tokens import count_messages, count_tokens
+
+BACKOFF_S = 0.25  # first retry waits this long (doubling), unless the server says Retry-After
+RETRYABLE = ("http_429", "http_5", "connection")
+
+
+@dataclass(frozen=True)
+class Completion:
+    """One model call's outcome (after retries). `error` is `"kind: detail"` or None."""
+
+    text: str = ""
+    reasoning: str = ""
+    tokens_in: int = 0
+    tokens_out: int = 0
+    tokens_source: str = "none"
+    reasoning_tokens: int | None = None
+    cached_tokens: int | None = None
+    ttft_s: float | None = None
+    latency_s: float = 0.0
+    attempts: int = 0
+    finish_reason: str | None = None
+    error: str | None = None
+    cost_usd: float | None = None
+    failed_attempts: list[str] = field(default_factory=list)
+
+    @property
+    def ok(self) -> bool:
+        return self.error is None
+
+
+class Failure(Exception):
+    """An attempt that failed, with its kind and, where the server said so, when to retry."""
+
+    def __init__(self, kind: str, detail: str = "", retry_after_s: float | None = None,
+                 partial: tuple[str, str] = ("", "")) -> None:
+        super().__init__(f"{kind}: {detail}" if detail else kind)
+        self.kind = kind
+        self.retry_after_s = retry_after_s
+        self.partial = partial
+
+    @property
+    def retryable(self) -> bool:
+        return self.kind.startswith(RETRYABLE)
+
+
+def _retry_after(error: Any) -> float | None:
+    try:
+        return float(error.response.headers.get("retry-after"))
+    except (AttributeError, TypeError, ValueError):
+        return None
+
+
+def _as_failure(error: Exception) -> Failure:
+    """An SDK or transport exception as a named failure kind."""
+    import openai
+
+    if isinstance(error, Failure):
+        return error
+    if isinstance(error, openai.APITimeoutError) or "Timeout" in type(error).__name__:
+        return Failure("timeout", "no reply within the decision's time budget")
+    if isinstance(error, openai.APIStatusError):
+        return Failure(f"http_{error.status_code}", str(error.message)[:120], _retry_after(error))
+    if isinstance(error, openai.APIConnectionError):
+        return Failure("connection", type(error.__cause__ or error).__name__)
+    return Failure("error", f"{type(error).__name__}: {error}"[:160])
+
+
+def _extra(obj: Any, *names: str) -> Any:
+    for name in names:
+        value = getattr(obj, name, None)
+        if value is None and getattr(obj, "model_extra", None):
+            value = obj.model_extra.get(name)
+        if value is not None:
+            return value
+    return None
+
+
+class ChatClient:
+    """A thin, accounted wrapper of `openai.OpenAI(...).chat.completions.create` for one agent."""
+
+    def __init__(self, options: LLMOptions) -> None:
+        import openai
+
+        self.options = options
+        self.abandoned = threading.Event()
+        self._sdk = openai.OpenAI(
+            base_url=options.base_url,
+            api_key=os.environ.get(options.api_key_env) or "EMPTY",  # local servers take any key
+            max_retries=0,  # retries are ours: they must respect the decision's time budget
+            timeout=options.timeout,
+        )
+
+    def abandon(self) -> None:
+        """Stop any in-flight stream at its next chunk; later calls fail at once as `abandoned`."""
+        self.abandoned.set()
+
+    def close(self) -> None:
+        self.abandon()
+        self._sdk.close()
+
+    # -- one decision ------------------------------------------------------------------------------
+    def complete(self, messages: list[dict[str, Any]], timeout_s: float | None = None) -> Completion:
+        start = time.monotonic()
+        deadline = start + (timeout_s or self.options.timeout)
+        failures: list[str] = []
+        while True:
+            attempt_start = time.monotonic()
+            try:
+                completion = self._attempt(messages, deadline)
+                return self._finish(completion, messages, start, len(failures) + 1, failures)
+            except Exception as error:  # every failure is classified, none escapes
+                failure = _as_failure(error)
+            failures.append(failure.kind)
+            spent = time.monotonic() - attempt_start
+            wait = failure.retry_after_s if failure.retry_after_s is not None else BACKOFF_S * 2 ** (len(failures) - 1)
+            can_retry = (failure.retryable and len(failures) <= self.options.retries
+                         and time.monotonic() + wait + spent <= deadline and not self.abandoned.is_set())
+            if not can_retry or self.abandoned.wait(wait):
+                text, reasoning = failure.partial
+                failed = Completion(text=text, reasoning=reasoning, error=str(failure), finish_reason=None)
+                return self._finish(failed, messages, start, len(failures), failures[:-1])
+
+    def _finish(self, done: Completion, messages: list[dict[str, Any]], start: float, attempts: int,
+                failed: list[str]) -> Completion:
+        values = dict(done.__dict__)
+        if done.tokens_source != "server":  # no usage from the server: count locally, and say so
+            values["tokens_in"] = count_messages(messages) if done.ok or done.text else 0
+            values["tokens_out"] = count_tokens(done.text) + count_tokens(done.reasoning)
+            values["tokens_source"] = "counted" if values["tokens_in"] or values["tokens_out"] else "none"
+        if done.ok and not done.text.strip():
+            values["error"] = "empty: the reply had no content"
+        if self.options.price_in is not None or self.options.price_out is not None:
+            values["cost_usd"] = ((self.options.price_in or 0.0) * values["tokens_in"]
+                                  + (self.options.price_out or 0.0) * values["tokens_out"]) / 1e6
+        values.update(latency_s=time.monotonic() - start, attempts=attempts, failed_attempts=list(failed))
+        return Completion(**values)
+
+    def _request(self, messages: list[dict[str, Any]], deadline: float, stream: bool) -> Any:
+        if self.abandoned.is_set():
+            raise Failure("abandoned", "the runtime no longer needed this decision")
+        remaining = deadline - time.monotonic()
+        if remaining <= 0:
+            raise Failure("timeout", "no time left for another attempt")
+        kwargs: dict[str, Any] = {
+            "model": self.options.model,
+            "messages": messages,
+            "max_tokens": self.options.max_tokens,
+            "temperature": self.options.temperature,
+            "timeout": remaining,
+        }
+        if self.options.seed is not None:
+            kwargs["seed"] = self.options.seed
+        if self.options.reasoning_effort is not None:
+            kwargs["reasoning_effort"] = self.options.reasoning_effort
+        if stream:
+            kwargs.update(stream=True, stream_options={"include_usage": True})
+        return self._sdk.chat.completions.create(**kwargs)
+
+    def _attempt(self, messages: list[dict[str, Any]], deadline: float) -> Completion:
+        started = time.monotonic()
+        if not self.options.stream:
+            response = self._request(messages, deadline, stream=False)
+            choice = response.choices[0] if response.choices else None
+            message = choice.message if choice else None
+            return self._with_usage(Completion(
+                text=(message.content or "") if message else "",
+                reasoning=(_extra(message, "reasoning_content", "reasoning") or "") if message else "",
+                finish_reason=choice.finish_reason if choice else None,
+            ), response.usage)
+        stream = self._request(messages, deadline, stream=True)
+        text: list[str] = []
+        reasoning: list[str] = []
+        usage = finish = ttft = None
+        try:
+            for chunk in stream:
+                if self.abandoned.is_set():
+                    raise Failure("abandoned", "the runtime no longer needed this decision",
+                                  partial=("".join(text), "".join(reasoning)))
+                if time.monotonic() > deadline:
+                    raise Failure("timeout", "the reply was still streaming at the deadline",
+                                  partial=("".join(text), "".join(reasoning)))
+                usage = chunk.usage or usage
+                for choice in chunk.choices or ():
+                    piece = choice.delta.content if choice.delta else None
+                    thought = _extra(choice.delta, "reasoning_content", "reasoning") if choice.delta else None
+                    if (piece or thought) and ttft is None:
+                        ttft = time.monotonic() - started
+                    if piece:
+                        text.append(piece)
+                    if thought:
+                        reasoning.append(thought)
+                    finish = choice.finish_reason or finish
+        except Failure:
+            raise
+        except Exception as error:  # the connection broke mid-stream
+            failure = _as_failure(error)
+            kind = "timeout" if failure.kind == "timeout" else "stream_cut"
+            raise Failure(kind, f"the stream broke after {len(text)} pieces ({type(error).__name__})",
+                          partial=("".join(text), "".join(reasoning))) from None
+        finally:
+            stream.close()
+        if finish is None:
+            raise Failure("stream_cut", "the stream ended without a finish reason",
+                          partial=("".join(text), "".join(reasoning)))
+        done = Completion(text="".join(text), reasoning="".join(reasoning), finish_reason=finish, ttft_s=ttft)
+        return self._with_usage(done, usage)
+
+    @staticmethod
+    def _with_usage(done: Completion, usage: Any) -> Completion:
+        if usage is None or usage.completion_tokens is None:
+            return done
+        details = getattr(usage, "completion_tokens_details", None)
+        prompt_details = getattr(usage, "prompt_tokens_details", None)
+        values = dict(done.__dict__)
+        values.update(
+            tokens_in=int(usage.prompt_tokens or 0),
+            tokens_out=int(usage.completion_tokens),
+            tokens_source="server",
+            reasoning_tokens=getattr(details, "reasoning_tokens", None) if details else None,
+            cached_tokens=getattr(prompt_details, "cached_tokens", None) if prompt_details else None,
+        )
+        return Completion(**values)

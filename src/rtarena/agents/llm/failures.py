@@ -1,0 +1,47 @@
+"""Failure kinds of model decisions, and the summary line a match prints about them.
+
+A failed decision carries `error="kind: detail"` (the runtime keeps it in `DecisionRecord.error`), its
+action is the env's default and it is counted per kind in the episode's per-agent metrics (`failures`).
+
+| kind | what happened |
+|---|---|
+| `unparsed` | a reply came but held no action in the documented format (garbage) |
+| `empty` | the reply had no content |
+| `stream_cut` | the stream broke off before its end |
+| `http_429`, `http_500` ... | the server answered with that HTTP status (after any retries) |
+| `timeout` | no complete reply within the decision's time budget |
+| `connection` | no server answered (port closed, host unreachable) |
+| `abandoned` | the runtime stopped needing the decision (the match ended) |
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Iterable
+from typing import Any
+
+KINDS = ("unparsed", "empty", "stream_cut", "http_429", "http_500", "timeout", "connection", "abandoned")
+
+
+def failure_kind(error: str | None) -> str | None:
+    """The kind of an error string: the text before its first colon."""
+    if not error:
+        return None
+    return error.split(":", 1)[0].strip() or "error"
+
+
+def count_failures(errors: Iterable[str | None]) -> dict[str, int]:
+    """Failures per kind, most frequent first."""
+    counts = Counter(k for k in (failure_kind(e) for e in errors) if k)
+    return dict(sorted(counts.items(), key=lambda item: (-item[1], item[0])))
+
+
+def failure_line(result: Any) -> str:
+    """One line per match: how many decisions failed, by kind (from a `MatchResult`)."""
+    decisions = result.decisions
+    counts = count_failures(d.error for d in decisions)
+    failed = sum(1 for d in decisions if d.error)
+    if not failed:
+        return f"{len(decisions)} decisions, none failed"
+    kinds = ", ".join(f"{kind}={n}" for kind, n in counts.items())
+    return f"{len(decisions)} decisions, {failed} failed and played the default action ({kinds})"

@@ -1,0 +1,186 @@
+"""Prompts: the system prompt composed from parts, and one user message per observation.
+
+The wording lives in the template files of this folder (`string.Template` syntax, `$name`), never in code:
+
+| part | file | filled from |
+|---|---|---|
+| who the agent is | `who_single.txt`, `who_team.txt` | the controller's env agents |
+| the domain | (the env's documentation) | the env class docstring sections and its level rules |
+| controls and output format | `formats/<parser key>.md`, `formats/team.md` | the action parser |
+| the clock instruction | (the runtime's sentence) | `AgentContext.clock["description"]` |
+| the task | `task.md` | fixed |
+| skill notes | `skill.md` | the `skill=` file, if any |
+| each observation | `observation.md`, `team_observation.md` | the configured modalities |
+"""
+
+from __future__ import annotations
+
+import inspect
+import json
+import re
+import sys
+from functools import cache
+from pathlib import Path
+from string import Template
+from typing import Any
+
+import numpy as np
+
+from rtarena.agents.llm.media import audio_part, depth_part, image_part
+
+HERE = Path(__file__).parent
+DOMAIN_SECTIONS = ("Description", "Observation", "Action Space", "Rewards and Score", "Termination")
+
+
+@cache
+def template(name: str) -> Template:
+    return Template((HERE / name).read_text(encoding="utf-8"))
+
+
+def render(name: str, **values: Any) -> str:
+    return template(name).substitute({k: str(v) for k, v in values.items()}).rstrip("\n")
+
+
+def _doc_sections(doc: str | None) -> str | None:
+    """The agent-facing sections of a Minigrid-style docstring (`## Description` ...), or None."""
+    if not doc or "## Description" not in doc:
+        return None
+    doc = inspect.cleandoc(doc)
+    parts = re.split(r"^## ", doc, flags=re.M)
+    kept = [p.rstrip() for p in parts[1:] if p.split("\n", 1)[0].strip() in DOMAIN_SECTIONS]
+    return "\n\n".join("### " + p for p in kept)
+
+
+def domain_text(context: Any) -> str:
+    """What the game is, from the env's own documentation and (where the env has one) its level data."""
+    env = getattr(context, "env", None)
+    candidates = [type(env).__doc__] if env is not None else []
+    try:
+        from rtarena.envs.registry import env_spec
+
+        candidates.append(env_spec(context.env_id).load().__doc__)
+    except Exception:  # an env outside the registry documents itself or not at all
+        pass
+    text = next((s for s in (_doc_sections(d) for d in candidates) if s), None)
+    text = text or f"The env `{context.env_id}`."
+    shared = family_notes(env)
+    if shared:
+        text = shared + "\n\n" + text
+    return text + _rules_section(env)
+
+
+def family_notes(env: Any) -> str | None:
+    """What a family of levels shares, when the module of the env's class documents it (the arena's
+    `levels.py` spells out the action fields there): its docstring, if it speaks of the action space."""
+    module = sys.modules.get(type(env).__module__) if env is not None else None
+    doc = inspect.getdoc(module) if module is not None else None
+    if not doc or "action space" not in doc.lower() or len(doc) > 2000:
+        return None
+    return "### About this family of levels\n" + doc
+
+
+def _rules_section(env: Any) -> str:
+    rules = level_rules(env)
+    return "\n\n### Level rules\n" + rules if rules else ""
+
+
+def level_rules(env: Any) -> str | None:
+    """The numbers of the level's data file as this run uses them (overrides included), one table a line.
+
+    An env offers them as `rules_text()`, or as a `rules` object holding the parsed TOML tables (the
+    arena's `Rules`); the procedural-layout table is left out (it says how the map was made, not how the
+    game plays).
+    """
+    if callable(getattr(env, "rules_text", None)):
+        return str(env.rules_text())
+    data = vars(getattr(env, "rules", None) or object()).get("_data") if hasattr(env, "rules") else None
+    if not isinstance(data, dict):
+        return None
+    source = getattr(env.rules, "source", "")
+    lines = [f"(from {Path(str(source)).name})"] if source else []
+    for table, values in data.items():
+        if table == "layout" or not isinstance(values, dict):
+            continue
+        lines.append(f"- {table}: " + ", ".join(f"{k} = {v}" for k, v in values.items()))
+    return "\n".join(lines)
+
+
+def system_prompt(context: Any, controls: str, skill: str | None = None, extra: str = "") -> str:
+    """The whole system prompt for one controller; identical for every turn of an episode."""
+    if len(context.agents) == 1:
+        who = render("who_single.txt", agent=context.agents[0])
+    else:
+        who = render("who_team.txt", count=len(context.agents), agents=", ".join(context.agents))
+    text = render("system.md", who=who, domain=domain_text(context), controls=controls,
+                  clock=context.clock.get("description", ""), task=render("task.md"))
+    if skill:
+        text += "\n" + render("skill.md", skill=skill.strip())
+    return text + extra
+
+
+def controls_text(parser: Any) -> str:
+    """The output-format section for one agent's action parser."""
+    return render(f"formats/{parser.format_key}.md", **parser.format_values())
+
+
+def team_controls_text(team_parser: Any, space_sample: dict[str, Any]) -> str:
+    first = next(iter(team_parser.parsers.values()))
+    return render("formats/team.md", member=controls_text(first), example=team_parser.format(space_sample))
+
+
+def _vector(values: Any) -> str:
+    flat = np.asarray(values, dtype=float).ravel()
+    return json.dumps([round(float(v), 4) for v in flat])
+
+
+def observation_parts(observation: Any, modalities: tuple[str, ...], image_size: int = 256,
+                      image_format: str = "png") -> list[dict[str, Any]]:
+    """Content parts for one agent's observation, in a fixed order: text, state, images, audio."""
+    parts: list[dict[str, Any]] = []
+    if not isinstance(observation, dict):
+        if isinstance(observation, str):
+            return [{"type": "text", "text": observation}]
+        return [{"type": "text", "text": f"state: {_vector(observation)}"}]
+    if "text" in modalities and "text" in observation:
+        parts.append({"type": "text", "text": str(observation["text"])})
+    if "state" in modalities and "state" in observation:
+        parts.append({"type": "text", "text": f"state: {_vector(observation['state'])}"})
+    if not parts and "text" in modalities:  # a dict without text: show its numeric fields
+        numeric = {k: v for k, v in observation.items() if k not in ("rgb", "depth", "audio", "som")}
+        parts.append({"type": "text", "text": "\n".join(f"{k}: {_vector(v)}" for k, v in numeric.items())})
+    for key in ("rgb", "som"):
+        if key in modalities and key in observation:
+            parts.append(image_part(observation[key], image_size, image_format))
+    if "depth" in modalities and "depth" in observation:
+        parts.append(depth_part(observation["depth"], image_size, image_format))
+    if "audio" in modalities and "audio" in observation:
+        parts.append(audio_part(observation["audio"]))
+    return parts
+
+
+def user_content(parts: list[dict[str, Any]], header: str) -> str | list[dict[str, Any]]:
+    """A user message body: a plain string when it is all text (every server accepts that), else parts."""
+    merged: list[dict[str, Any]] = [{"type": "text", "text": header}]
+    for part in parts:
+        if part["type"] == "text" and merged[-1]["type"] == "text":
+            merged[-1] = {"type": "text", "text": merged[-1]["text"] + "\n" + part["text"]}
+        else:
+            merged.append(part)
+    return merged[0]["text"] if len(merged) == 1 else merged
+
+
+def observation_message(observation: Any, turn: int, modalities: tuple[str, ...], image_size: int = 256,
+                        image_format: str = "png", prefix: str = "") -> str | list[dict[str, Any]]:
+    """The user message of one decentralised agent's turn."""
+    parts = observation_parts(observation, modalities, image_size, image_format)
+    return user_content(parts, prefix + render("observation.md", turn=turn, body="").rstrip())
+
+
+def team_message(observations: dict[str, Any], turn: int, modalities: tuple[str, ...], image_size: int = 256,
+                 image_format: str = "png", prefix: str = "") -> str | list[dict[str, Any]]:
+    """The user message of a team controller's turn: each living teammate's observation under its id."""
+    parts: list[dict[str, Any]] = []
+    for agent, observation in observations.items():
+        parts.append({"type": "text", "text": render("team_observation.md", agent=agent, body="").rstrip()})
+        parts.extend(observation_parts(observation, modalities, image_size, image_format))
+    return user_content(parts, prefix + render("observation.md", turn=turn, body="").rstrip())

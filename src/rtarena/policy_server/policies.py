@@ -1,0 +1,120 @@
+"""The scripted policies behind the policy server: they read the prompt, never a model.
+
+The server answers a chat request by reading what rtarena's prompts put there: the action space named in
+the system prompt's output-format section (`MultiDiscrete([...])`, `Discrete(n)`, `Text`) and the
+observation in the last user message (one block per teammate, under `### <id>`, for a team controller).
+
+- `heuristic`: a domain policy per observation, from text alone: the arena (`arena_text.py`, what the
+  arena's heuristic bot would do from the same report), cart-pole (the balancer's linear law on the
+  state vector); anything else gets the default action.
+- `random`: a uniformly random action of the named space, seeded by the request, so the same prompt
+  always gets the same answer.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from rtarena.policy_server import arena_text
+
+CARTPOLE_GAINS = np.array([0.3, 0.6, 8.0, 1.5])  # the same law as agents/scripted/cartpole.py
+
+
+@dataclass(frozen=True)
+class Space:
+    """The action space a prompt asks for, as far as the server needs to know it."""
+
+    kind: str  # "multidiscrete" | "discrete" | "text" | "unknown"
+    nvec: tuple[int, ...] = ()
+    n: int = 0
+    start: int = 0
+
+
+def message_text(message: dict[str, Any]) -> str:
+    content = message.get("content") or ""
+    if isinstance(content, str):
+        return content
+    return "\n".join(p.get("text", "") for p in content if p.get("type") == "text")
+
+
+def find_space(system: str) -> Space:
+    if m := re.search(r"MultiDiscrete\(\[([\d,\s]+)\]\)", system):
+        return Space("multidiscrete", nvec=tuple(int(v) for v in re.split(r"[,\s]+", m.group(1).strip())))
+    if m := re.search(r"one integer from (-?\d+) to (-?\d+)", system):
+        low, high = int(m.group(1)), int(m.group(2))
+        return Space("discrete", n=high - low + 1, start=low)
+    if m := re.search(r"Discrete\((\d+)\)", system):
+        return Space("discrete", n=int(m.group(1)))
+    if "The action is one line of text" in system:
+        return Space("text")
+    return Space("unknown")
+
+
+def observation_blocks(user: str) -> dict[str, str] | None:
+    """A team prompt's per-teammate observation blocks (`### p0` ...), or None for a single agent."""
+    parts = re.split(r"^### (\S+)\s*$", user, flags=re.M)
+    if len(parts) < 3:
+        return None
+    return {parts[i]: parts[i + 1].strip() for i in range(1, len(parts) - 1, 2)}
+
+
+def default_action(space: Space) -> Any:
+    if space.kind == "multidiscrete":
+        return [0] * len(space.nvec)
+    if space.kind == "discrete":
+        return space.start
+    return "wait()"
+
+
+def heuristic_action(observation: str, space: Space) -> Any:
+    """One agent's action from its observation text."""
+    if space.kind == "multidiscrete" and arena_text.looks_like_arena(observation):
+        return arena_text.decide(observation)
+    state = re.search(r"state: (\[[^\]]*\])", observation)
+    if space.kind == "discrete" and space.n == 2 and state:
+        values = json.loads(state.group(1))
+        if len(values) == 4:
+            return space.start + int(float(np.dot(CARTPOLE_GAINS, values)) > 0)
+    return default_action(space)
+
+
+def random_action(rng: np.random.Generator, space: Space) -> Any:
+    if space.kind == "multidiscrete":
+        return [int(rng.integers(n)) for n in space.nvec]
+    if space.kind == "discrete":
+        return space.start + int(rng.integers(max(1, space.n)))
+    return "wait()"
+
+
+def _format(action: Any) -> str:
+    return json.dumps(action, separators=(",", ":")) if not isinstance(action, str) else action
+
+
+def answer(messages: list[dict[str, Any]], policy: str, seed: int = 0) -> str:
+    """The reply text (a short reason, then the `ACTION:` line) for a chat request."""
+    system = next((message_text(m) for m in messages if m.get("role") == "system"), "")
+    user = next((message_text(m) for m in reversed(messages) if m.get("role") == "user"), "")
+    space = find_space(system)
+    blocks = observation_blocks(user)
+    if policy == "random":
+        digest = hashlib.sha256(json.dumps([seed, messages], sort_keys=True).encode()).digest()
+        rng = np.random.default_rng(int.from_bytes(digest[:8], "little"))
+        decide: Callable[[str], Any] = lambda _obs: random_action(rng, space)  # noqa: E731
+        reason = "A random choice."
+    else:
+        decide = lambda obs: heuristic_action(obs, space)  # noqa: E731
+        reason = "Following the scripted heuristic."
+    if blocks is None:
+        return f"{reason}\nACTION: {_format(decide(user))}"
+    team = {agent: decide(text) for agent, text in blocks.items()}
+    return f"{reason}\nACTION: {json.dumps(team, separators=(',', ':'))}"
+
+
+POLICIES = ("heuristic", "random")

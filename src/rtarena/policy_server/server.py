@@ -1,0 +1,363 @@
+"""`rtarena serve-policy`: an OpenAI-compatible chat server on 127.0.0.1 that answers with a scripted policy.
+
+It is not a model. It reads rtarena's prompt (see `policies.py`), answers what a scripted policy would,
+and behaves like a model server in every way the runtime measures: it can wait `ttft_s` before the first
+token, emit `filler_tokens` reasoning tokens at `filler_rate` tokens per second (as `reasoning_content`
+deltas, or inside `<think>` in the content with `reasoning=think`), stream server-sent events, and report
+usage (prompt, completion and reasoning tokens, counted with the rule of `agents/llm/tokens.py`) in the
+final chunk when `stream_options.include_usage` is set. `faults.py` lists the faults it can inject.
+
+Endpoints: `POST /v1/chat/completions`, `GET /v1/models`, `GET /health`. Settings can also be given per
+request in the path, so one server serves many configurations: a client whose base URL is
+`http://127.0.0.1:PORT/s/filler_tokens=200/fault=http_500/v1` gets those settings (`PolicyServer.url`).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import threading
+import time
+import uuid
+from dataclasses import asdict, dataclass, fields, replace
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+
+from rtarena.agents.llm.tokens import count_messages, count_tokens
+from rtarena.errors import UserError
+from rtarena.policy_server.faults import FAULTS, GARBAGE
+from rtarena.policy_server.policies import POLICIES, answer
+
+FILLER_WORD = "think"  # one token under the counting rule
+BATCH_S = 0.005  # filler tokens due within this long go out in one event
+
+
+@dataclass(frozen=True)
+class ServerSettings:
+    """How the scripted server answers (every field can be overridden per request in the path)."""
+
+    policy: str = "heuristic"
+    model: str = ""  # reported model name; default "scripted-<policy>"
+    filler_tokens: int = 0
+    filler_rate: float = 0.0  # filler tokens per second; 0 emits them without pacing
+    ttft_s: float = 0.0
+    reasoning: str = "field"  # "field": reasoning_content deltas; "think": <think> in the content
+    fault: str = "none"
+    fault_every: int = 1
+    slow_s: float = 30.0
+    retry_after_s: float = 0.2
+    usage: bool = True  # False: report no usage, like some servers (clients must count)
+    seed: int = 0
+
+    def __post_init__(self) -> None:
+        checks = [
+            (self.policy in POLICIES, "policy", f"one of {', '.join(POLICIES)}"),
+            (self.fault in FAULTS, "fault", f"one of {', '.join(FAULTS)}"),
+            (self.reasoning in ("field", "think"), "reasoning", "field or think"),
+            (self.filler_tokens >= 0, "filler_tokens", ">= 0"),
+            (self.filler_rate >= 0, "filler_rate", ">= 0 tokens per second"),
+            (self.ttft_s >= 0, "ttft_s", ">= 0 seconds"),
+            (self.fault_every >= 1, "fault_every", ">= 1"),
+            (self.slow_s >= 0, "slow_s", ">= 0 seconds"),
+        ]
+        for ok, name, want in checks:
+            if not ok:
+                raise UserError(f"must be {want}, got {getattr(self, name)!r}", field=f"serve-policy {name}")
+
+    @property
+    def model_name(self) -> str:
+        return self.model or f"scripted-{self.policy}"
+
+    def with_overrides(self, text: str) -> ServerSettings:
+        """These settings with `key=value,key=value` overrides (from a request path or the CLI)."""
+        types = {f.name: f.type for f in fields(self)}
+        values: dict[str, Any] = {}
+        for pair in filter(None, text.split(",")):
+            key, _, raw = pair.partition("=")
+            if key not in types:
+                raise UserError(f"unknown setting {key!r}; known: {', '.join(types)}", field="serve-policy")
+            kind = types[key]
+            try:
+                if kind == "bool":
+                    values[key] = raw.lower() in ("1", "true", "yes", "on")
+                elif kind in ("int", "float"):
+                    values[key] = {"int": int, "float": float}[kind](raw)
+                else:
+                    values[key] = raw
+            except ValueError:
+                raise UserError(f"{key} must be a number, got {raw!r}", field="serve-policy") from None
+        return replace(self, **values)
+
+
+class _Server(ThreadingHTTPServer):
+    daemon_threads = True
+    block_on_close = False
+    allow_reuse_address = True
+
+    def __init__(self, address: tuple[str, int], settings: ServerSettings) -> None:
+        super().__init__(address, _Handler)
+        self.settings = settings
+        self.requests = 0
+        self.lock = threading.Lock()
+
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        import sys
+
+        if isinstance(sys.exc_info()[1], (ConnectionError, TimeoutError)):
+            return  # a client that went away (timeout, abandoned stream) is normal here
+        super().handle_error(request, client_address)
+
+    def next_request(self) -> int:
+        with self.lock:
+            self.requests += 1
+            return self.requests
+
+
+class _Handler(BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"
+    server: _Server
+
+    def log_message(self, format: str, *args: Any) -> None:  # quiet: a match sends thousands of requests
+        pass
+
+    # -- routing -----------------------------------------------------------------------------------
+    def _route(self) -> tuple[ServerSettings, str]:
+        path = self.path.split("?", 1)[0]
+        settings = self.server.settings
+        if path.startswith("/s/"):
+            segments = path[3:].split("/")
+            overrides = [seg for seg in segments if "=" in seg]
+            settings = settings.with_overrides(",".join(overrides))
+            path = "/" + "/".join(segments[len(overrides):])
+        return settings, path
+
+    def do_GET(self) -> None:
+        try:
+            settings, path = self._route()
+        except UserError as error:
+            return self._json(400, {"error": {"message": str(error), "type": "invalid_request_error"}})
+        if path in ("/v1/models", "/models"):
+            return self._json(200, {"object": "list", "data": [
+                {"id": settings.model_name, "object": "model", "created": 0, "owned_by": "rtarena-scripted"}]})
+        if path == "/health":
+            return self._json(200, {"status": "ok"})
+        self._json(404, {"error": {"message": f"no route {path}", "type": "not_found"}})
+
+    def do_POST(self) -> None:
+        try:
+            settings, path = self._route()
+            length = int(self.headers.get("Content-Length") or 0)
+            request = json.loads(self.rfile.read(length) or b"{}")
+        except (UserError, ValueError) as error:
+            return self._json(400, {"error": {"message": str(error), "type": "invalid_request_error"}})
+        if path not in ("/v1/chat/completions", "/chat/completions"):
+            return self._json(404, {"error": {"message": f"no route {path}", "type": "not_found"}})
+        number = self.server.next_request()
+        fault = settings.fault if number % settings.fault_every == 0 else "none"
+        # A client that gave up (its timeout, or the match ended) needs no answer.
+        with contextlib.suppress(BrokenPipeError, ConnectionResetError):
+            self._complete(request, settings, fault)
+
+    # -- answering ---------------------------------------------------------------------------------
+    def _complete(self, request: dict[str, Any], settings: ServerSettings, fault: str) -> None:
+        received = time.monotonic()
+        if fault == "http_500":
+            return self._json(500, {"error": {"message": "injected fault: internal error", "type": "server_error"}})
+        if fault == "http_429":
+            return self._json(429, {"error": {"message": "injected fault: rate limited", "type": "rate_limit"}},
+                              {"Retry-After": f"{settings.retry_after_s:g}"})
+        if fault == "slow":
+            time.sleep(settings.slow_s)
+        messages = request.get("messages") or []
+        text = answer(messages, settings.policy, settings.seed)
+        if fault == "garbage":
+            text = GARBAGE
+        elif fault == "empty":
+            text = ""
+        filler = settings.filler_tokens
+        limit = request.get("max_completion_tokens") or request.get("max_tokens")
+        finish = "stop"
+        if limit is not None and filler + count_tokens(text) > int(limit):
+            # Like a model that runs out of tokens: thinking eats the budget before the answer is written.
+            filler, text, finish = min(filler, int(limit)), "", "length"
+        reasoning_text = " ".join([FILLER_WORD] * filler)
+        prompt_tokens = count_messages(messages)
+        content_tokens = count_tokens(text)
+        if settings.reasoning == "think" and filler:
+            content_tokens += count_tokens("<think></think>")
+        usage = {
+            "prompt_tokens": prompt_tokens,
+            "completion_tokens": filler + content_tokens,
+            "total_tokens": prompt_tokens + filler + content_tokens,
+            "completion_tokens_details": {"reasoning_tokens": filler},
+        }
+        meta = {"id": f"chatcmpl-{uuid.uuid4().hex[:16]}", "created": int(time.time()), "model": settings.model_name}
+        if not request.get("stream"):
+            self._pace(received, settings, filler, lambda _n: None)
+            message: dict[str, Any] = {"role": "assistant", "content": text}
+            if filler and settings.reasoning == "field":
+                message["reasoning_content"] = reasoning_text
+            elif filler:
+                message["content"] = f"<think>{reasoning_text}</think>{text}"
+            body = {**meta, "object": "chat.completion",
+                    "choices": [{"index": 0, "message": message, "finish_reason": finish}]}
+            if settings.usage:
+                body["usage"] = usage
+            return self._json(200, body)
+        include_usage = bool((request.get("stream_options") or {}).get("include_usage")) and settings.usage
+        self._stream(meta, settings, received, filler, text, finish, usage if include_usage else None,
+                     cut=fault == "cut")
+
+    def _pace(self, received: float, settings: ServerSettings, filler: int, emit) -> None:
+        """Wait for the first token, then release filler tokens at the set rate, in small batches."""
+        first = received + settings.ttft_s
+        _sleep_until(first)
+        sent = 0
+        while sent < filler:
+            if settings.filler_rate > 0:
+                due = min(filler, int((time.monotonic() - first) * settings.filler_rate) + 1)
+                if due <= sent:
+                    _sleep_until(first + sent / settings.filler_rate)
+                    continue
+                due = min(filler, max(due, sent + int(BATCH_S * settings.filler_rate)))
+            else:
+                due = min(filler, sent + 512)
+            emit(due - sent)
+            sent = due
+
+    def _stream(self, meta: dict, settings: ServerSettings, received: float, filler: int, text: str,
+                finish: str, usage: dict | None, cut: bool) -> None:
+        self.send_response(200)
+        self.send_header("Content-Type", "text/event-stream")
+        self.send_header("Cache-Control", "no-cache")
+        self.send_header("Transfer-Encoding", "chunked")
+        self.end_headers()
+
+        def event(delta: dict | None, finish_reason: str | None = None, usage_: dict | None = None) -> None:
+            chunk = {**meta, "object": "chat.completion.chunk",
+                     "choices": [] if delta is None else [{"index": 0, "delta": delta, "finish_reason": finish_reason}]}
+            if usage_ is not None:
+                chunk["usage"] = usage_
+            self._chunk(f"data: {json.dumps(chunk, separators=(',', ':'))}\n\n".encode())
+
+        event({"role": "assistant", "content": ""})
+        think = settings.reasoning == "think" and filler > 0
+        if think:
+            event({"content": "<think>"})
+        key = "content" if think else "reasoning_content"
+        first = [True]
+
+        def emit(n: int) -> None:
+            words = " ".join([FILLER_WORD] * n)
+            event({key: words if first[0] else " " + words})
+            first[0] = False
+
+        self._pace(received, settings, filler, emit)
+        if think:
+            event({"content": "</think>"})
+        if cut:
+            half = text[: len(text) // 2]
+            if half:
+                event({"content": half})
+            self.wfile.flush()
+            self.close_connection = True
+            self.connection.shutdown(2)  # drop the connection mid-stream: no final chunk, no [DONE]
+            return
+        if text:
+            event({"content": text})
+        event({}, finish)
+        if usage is not None:
+            event(None, usage_=usage)
+        self._chunk(b"data: [DONE]\n\n")
+        self.wfile.write(b"0\r\n\r\n")
+        self.wfile.flush()
+
+    def _chunk(self, data: bytes) -> None:
+        self.wfile.write(f"{len(data):X}\r\n".encode() + data + b"\r\n")
+        self.wfile.flush()
+
+    def _json(self, status: int, body: dict, headers: dict[str, str] | None = None) -> None:
+        data = json.dumps(body).encode()
+        self.send_response(status)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(data)))
+        for name, value in (headers or {}).items():
+            self.send_header(name, value)
+        self.end_headers()
+        self.wfile.write(data)
+        self.wfile.flush()
+
+
+def _sleep_until(deadline: float) -> None:
+    remaining = deadline - time.monotonic()
+    if remaining > 0:
+        time.sleep(remaining)
+
+
+class PolicyServer:
+    """The scripted server in a background thread of this process: `with PolicyServer() as server: ...`."""
+
+    def __init__(self, settings: ServerSettings | None = None, host: str = "127.0.0.1", port: int = 0) -> None:
+        self.settings = settings or ServerSettings()
+        self.httpd = _Server((host, port), self.settings)
+        self.host, self.port = self.httpd.server_address[:2]
+        self.thread: threading.Thread | None = None
+
+    @property
+    def base_url(self) -> str:
+        return f"http://{self.host}:{self.port}/v1"
+
+    def url(self, **overrides: Any) -> str:
+        """A base URL whose requests get these settings, e.g. `url(filler_tokens=200, fault="cut")`."""
+        if not overrides:
+            return self.base_url
+        for key, value in overrides.items():  # validate now rather than at the first request
+            replace(self.settings, **{key: value})
+        text = "/".join(f"{k}={v}" for k, v in overrides.items())
+        return f"http://{self.host}:{self.port}/s/{text}/v1"
+
+    @property
+    def requests(self) -> int:
+        return self.httpd.requests
+
+    def start(self) -> PolicyServer:
+        self.thread = threading.Thread(target=self.httpd.serve_forever, kwargs={"poll_interval": 0.05},
+                                       name="rtarena-policy-server", daemon=True)
+        self.thread.start()
+        return self
+
+    def stop(self) -> None:
+        self.httpd.shutdown()
+        self.httpd.server_close()
+
+    def __enter__(self) -> PolicyServer:
+        return self.start()
+
+    def __exit__(self, *exc: Any) -> None:
+        self.stop()
+
+    def serve_forever(self) -> None:
+        try:
+            self.httpd.serve_forever()
+        finally:
+            self.httpd.server_close()
+
+
+def settings_summary(settings: ServerSettings) -> str:
+    return ", ".join(f"{k}={v}" for k, v in asdict(settings).items() if v != getattr(ServerSettings(), k))
+
+
+def serve(port: int = 8000, overrides: str = "", echo=print, **settings: Any) -> None:
+    """Run the server in the foreground until interrupted (the `rtarena serve-policy` command)."""
+    try:
+        chosen = ServerSettings(**settings).with_overrides(overrides)
+        server = PolicyServer(chosen, port=port)
+    except OSError as error:
+        raise UserError(f"cannot listen on 127.0.0.1:{port}: {error.strerror}", field="--port") from None
+    echo(f"scripted policy server (not a model) at {server.base_url}  model={chosen.model_name}"
+         + (f"  [{settings_summary(chosen)}]" if settings_summary(chosen) else ""))
+    echo(f"try: rtarena run arena/coop-v0 --agent 'llm:{chosen.model_name}@{server.base_url}' --clock token")
+    try:
+        server.serve_forever()
+    except KeyboardInterrupt:
+        echo("stopped")
