@@ -30,7 +30,7 @@ class Flock:
         if dead.any():
             ch.respawn_in_s[dead] -= h
         for k in np.flatnonzero(dead & (ch.respawn_in_s <= 0)):
-            ch.pos[k, :2] = random_free_point(world, rng)
+            ch.pos[k, :2] = random_free_point(world, rng, areas=world.chicken_areas, index=int(k))
             ch.alive[k] = True
             log.emit("chicken_respawn", chicken=int(k))
         # Random draws every sub-step (used or not) keep the random stream independent of what happens.

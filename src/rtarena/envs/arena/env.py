@@ -72,7 +72,9 @@ class ArenaEnv(RealtimeParallelEnv):
             raise UserError(f"dt must be a positive whole multiple of the physics sub-step "
                             f"{self.substep_s:g} s, got {dt!r}", field="dt")
         self.dt, self.substeps = float(dt), substeps
-        self.game_map = read_map(map) if map is not None else None
+        self.game_map = read_map(map, self.rules, count) if map is not None else None
+        if self.game_map and self.game_map.get("zone_rules"):  # the map's zone schedule; overrides still win
+            self.rules = load_rules(self.level_file, {**self.game_map["zone_rules"], **(overrides or {})}, disable)
         self.render_mode = render_mode
         names = (obs,) if isinstance(obs, str) else tuple(obs)
         if not names:
@@ -127,7 +129,7 @@ class ArenaEnv(RealtimeParallelEnv):
     def _reset(self, options: dict) -> tuple[dict, dict]:
         rng = self.np_random
         game_map = options.get("map")
-        game_map = read_map(game_map) if game_map is not None else self.game_map
+        game_map = read_map(game_map, self.rules, len(self.possible_agents)) if game_map is not None else self.game_map
         self.layout = make_layout(self.rules, len(self.possible_agents), rng, game_map)
         self.world = world_from_layout(self.layout, self.rules, rng)
         self.zone.update(self.world)

@@ -15,10 +15,8 @@ Map format (every key optional, positions in metres):
 
 from __future__ import annotations
 
-import json
-import tomllib
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -41,7 +39,6 @@ from rtarena.envs.arena.world import (
 from rtarena.errors import UserError
 
 BOUNDARY_THICKNESS_M = 1.0
-MAP_KEYS = ("size_m", "obstacles", "spawns", "coins", "turrets", "ammo", "chickens")
 
 
 @dataclass
@@ -56,6 +53,12 @@ class Layout:
     turrets: np.ndarray  # (T, 2)
     ammo: np.ndarray  # (A, 2)
     chickens: np.ndarray  # (K, 2)
+    # From a map only (envs/arena/maps/format.py): each spawn's team, areas where ammo boxes and chickens
+    # (re)appear, the toxic zone's centre.
+    spawn_teams: np.ndarray | None = None  # (N,) int
+    ammo_areas: np.ndarray = field(default_factory=lambda: np.zeros((0, 4)))  # (A, 4) x0, y0, x1, y1
+    chicken_areas: np.ndarray = field(default_factory=lambda: np.zeros((0, 4)))
+    zone_center: np.ndarray | None = None  # (2,)
 
     def to_map(self) -> dict[str, Any]:
         """This layout in the map format (what a map editor would save)."""
@@ -64,47 +67,20 @@ class Layout:
             "obstacles": [[*map(float, box), OBSTACLE_KINDS[int(kind)]]
                           for box, kind in zip(self.obstacles, self.obstacle_kind, strict=True)],
             **{key: getattr(self, key).round(3).tolist() for key in ("spawns", "coins", "turrets", "ammo",
-                                                                      "chickens")},
+                                                                      "chickens", "ammo_areas", "chicken_areas")},
         }
 
 
-def read_map(source: Mapping[str, Any] | str | Path) -> dict[str, Any]:
-    """A map as a dict, from a dict or a `.json`/`.toml` file; unknown keys are a `UserError`."""
-    name = "map"
-    if isinstance(source, (str, Path)):
-        path = Path(source)
-        name = str(path)
-        try:
-            raw = path.read_bytes()
-        except OSError as error:
-            raise UserError(f"cannot read map file: {error.strerror}", source=name) from None
-        try:
-            data = tomllib.loads(raw.decode()) if path.suffix == ".toml" else json.loads(raw)
-        except (ValueError, tomllib.TOMLDecodeError) as error:
-            raise UserError(f"not a valid map file: {error}", source=name) from None
-    else:
-        data = dict(source)
-    unknown = sorted(set(data) - set(MAP_KEYS))
-    if unknown:
-        raise UserError(f"unknown map key {unknown[0]!r}; keys are {', '.join(MAP_KEYS)}", source=name)
-    for key in MAP_KEYS[2:]:
-        if key in data:
-            points = np.asarray(data[key], dtype=float).reshape(-1, 2) if len(data[key]) else np.zeros((0, 2))
-            data[key] = points
-    if "obstacles" in data:
-        boxes, kinds = [], []
-        for row in data["obstacles"]:
-            if len(row) not in (5, 6):
-                raise UserError(f"an obstacle is [x0, y0, x1, y1, height, kind], got {row!r}", source=name)
-            kind = row[5] if len(row) == 6 else "wall"
-            if kind not in OBSTACLE_KINDS:
-                raise UserError(f"obstacle kind must be wall or crate, got {kind!r}", source=name)
-            x0, y0, x1, y1, h = map(float, row[:5])
-            boxes.append([min(x0, x1), min(y0, y1), max(x0, x1), max(y0, y1), h])
-            kinds.append(OBSTACLE_KINDS.index(kind))
-        data["obstacles"] = np.asarray(boxes, dtype=float).reshape(-1, 5)
-        data["obstacle_kind"] = np.asarray(kinds, dtype=np.int64)
-    return data
+def read_map(source: Mapping[str, Any] | str | Path, rules: Rules | None = None,
+             num_players: int | None = None) -> dict[str, Any]:
+    """A map as the arrays `make_layout` takes, from a table, a `.json`/`.toml` file or
+    `procedural:SEED[:STYLE]`; validated for the level (format and checks: `envs/arena/maps/`)."""
+    from rtarena.envs.arena.maps.resolve import layout_arrays, load_level_map
+
+    if isinstance(source, Mapping) and source.get("read_from"):
+        return dict(source)  # already read
+    table, name = load_level_map(source, rules, num_players)
+    return {**layout_arrays(table), "read_from": name}
 
 
 class _Sampler:
@@ -229,9 +205,26 @@ def make_layout(rules: Rules, num_players: int, rng: np.random.Generator, game_m
 
     turrets = take("turrets", count("turret"), spacing=6.0, avoid=spawns, avoid_m=away)
     coins = take("coins", count("coins"), spacing=2.5, avoid=spawns, avoid_m=min(away, 4.0))
-    ammo = take("ammo", count("ammo"), spacing=3.0)
-    chickens = take("chickens", count("chickens"), spacing=2.0)
-    return Layout(size, boxes, kinds, spawns[:num_players], coins, turrets, ammo, chickens)
+    ammo_areas, chicken_areas = given.get("ammo_areas", np.zeros((0, 4))), given.get("chicken_areas", np.zeros((0, 4)))
+
+    def in_areas(areas: np.ndarray, number: int) -> np.ndarray:
+        from rtarena.envs.arena.maps.resolve import point_in_area
+
+        free = lambda points: sampler.free(points, clearance)  # noqa: E731
+        return np.asarray([point_in_area(areas[i % len(areas)], rng, free) for i in range(number)]).reshape(-1, 2)
+
+    if "ammo" not in given and len(ammo_areas) and rules.enabled("ammo"):
+        ammo = in_areas(ammo_areas, len(ammo_areas))  # one box per area
+    else:
+        ammo = take("ammo", count("ammo"), spacing=3.0)
+    if "chickens" not in given and len(chicken_areas):
+        chickens = in_areas(chicken_areas, count("chickens"))
+    else:
+        chickens = take("chickens", count("chickens"), spacing=2.0)
+    teams = given.get("spawn_teams")
+    return Layout(size, boxes, kinds, spawns[:num_players], coins, turrets, ammo, chickens,
+                  spawn_teams=None if teams is None else teams[:num_players], ammo_areas=ammo_areas,
+                  chicken_areas=chicken_areas, zone_center=given.get("zone_center"))
 
 
 def boundary_walls(size: float, height: float) -> np.ndarray:
@@ -268,7 +261,8 @@ def world_from_layout(layout: Layout, rules: Rules, rng: np.random.Generator) ->
     centre = np.array([size / 2, size / 2])
     # Everyone starts facing the centre of the arena, where the action is.
     players.yaw[:] = np.arctan2(centre[1] - layout.spawns[:, 1], centre[0] - layout.spawns[:, 0])
-    players.team[:] = [team_of(i, n, pl.teams) for i in range(n)]
+    players.team[:] = layout.spawn_teams if layout.spawn_teams is not None else [team_of(i, n, pl.teams)
+                                                                                 for i in range(n)]
     players.health[:] = pl.health
     players.ammo[:] = min(int(pl.ammo_start), int(pl.ammo_max))
     players.alive[:] = True
@@ -284,7 +278,9 @@ def world_from_layout(layout: Layout, rules: Rules, rng: np.random.Generator) ->
         cooldown_s=np.zeros(t), wander_rate=np.zeros(t), wander_in_s=np.zeros(t), max_health=float(tu.health),
     )
     zone_rules = rules.toxic_zone
-    zone = Zone(center=centre.copy(), radius_m=float(zone_rules.start_radius_m), enabled=rules.enabled("toxic_zone"))
+    zone_centre = centre if layout.zone_center is None else np.asarray(layout.zone_center, dtype=float)
+    zone = Zone(center=zone_centre.copy(), radius_m=float(zone_rules.start_radius_m),
+                enabled=rules.enabled("toxic_zone"))
     return World(
         size_m=size,
         obstacles=Obstacles(boxes, kinds),
@@ -296,4 +292,6 @@ def world_from_layout(layout: Layout, rules: Rules, rng: np.random.Generator) ->
         turrets=turrets,
         zone=zone,
         time_limit_s=float(rules.arena.time_limit_s),
+        ammo_areas=layout.ammo_areas,
+        chicken_areas=layout.chicken_areas,
     )

@@ -18,13 +18,19 @@ from rtarena.envs.arena.world import World
 REACH_ABOVE_M = 1.0  # a player whose feet are higher than this above an item passes over it
 
 
-def random_free_point(world: World, rng: np.random.Generator, clearance: float = 1.0, away_m: float = 2.0) -> np.ndarray:
-    """A uniformly random floor point at least `clearance` from obstacles and `away_m` from living players."""
+def random_free_point(world: World, rng: np.random.Generator, clearance: float = 1.0, away_m: float = 2.0,
+                      areas: np.ndarray | None = None, index: int = 0) -> np.ndarray:
+    """A uniformly random floor point at least `clearance` from obstacles and `away_m` from living players;
+    inside area `index mod len(areas)` when the map gives areas (x0, y0, x1, y1)."""
     boxes = world.obstacles.boxes
     size = world.size_m
     alive = world.players.pos[world.players.alive, :2]
+    lo, hi = np.array([clearance, clearance]), np.array([size - clearance, size - clearance])
+    if areas is not None and len(areas):
+        area = areas[index % len(areas)]
+        lo, hi = np.maximum(lo, area[:2]), np.maximum(np.minimum(hi, area[2:]), np.maximum(lo, area[:2]))
     for _ in range(100):
-        points = rng.uniform(clearance, size - clearance, size=(32, 2))
+        points = rng.uniform(lo, hi, size=(32, 2))
         ok = np.ones(len(points), dtype=bool)
         for x0, y0, x1, y1, _h in boxes:
             dx = np.maximum(np.maximum(x0 - points[:, 0], points[:, 0] - x1), 0)
@@ -84,6 +90,6 @@ class Pickups:
                 waiting = ~boxes.active
                 boxes.respawn_in_s[waiting] -= h
                 for k in np.flatnonzero(waiting & (boxes.respawn_in_s <= 0)):
-                    boxes.pos[k, :2] = random_free_point(world, rng)
+                    boxes.pos[k, :2] = random_free_point(world, rng, areas=world.ammo_areas, index=int(k))
                     boxes.active[k] = True
                     log.emit("ammo_respawn", box=int(k))

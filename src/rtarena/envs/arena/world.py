@@ -176,6 +176,10 @@ class World:
     projectiles: Projectiles = field(default_factory=Projectiles.empty)
     time_s: float = 0.0
     time_limit_s: float = 300.0
+    # Areas (x0, y0, x1, y1) a map gives for ammo boxes (box k reappears in area k mod A) and chickens;
+    # empty: anywhere free.
+    ammo_areas: np.ndarray = field(default_factory=lambda: np.zeros((0, 4)))
+    chicken_areas: np.ndarray = field(default_factory=lambda: np.zeros((0, 4)))
 
     @property
     def time_left_s(self) -> float:

@@ -1,0 +1,142 @@
+"""The arena map format: what a map file may hold, and reading one from disk.
+
+A map is a TOML or JSON table. Every key is optional; what a map leaves out the level generates from
+its `[layout]` rules and the episode seed (so a map may give only the obstacles). Positions are metres on
+the arena floor `[0, size_m] x [0, size_m]`, `x` east, `y` north (see `envs/arena/world.py`).
+
+```toml
+name = "two rooms"                 # free text, shown by the editor and `rtarena map validate`
+notes = "a door in the middle"      # free text
+size_m = 50.0                       # the side of the square arena (10 .. 1000)
+obstacles = [                       # axis-aligned boxes standing on the floor
+  [10.0, 0.0, 11.0, 22.0, 3.0, "wall"],   # x0, y0, x1, y1, height_m, kind
+  [20.0, 30.0, 21.5, 31.5, 0.9, "crate"], # kind: "wall" blocks at any height, "crate" only below its top
+]
+spawns = [[5.0, 5.0, 0], [45.0, 45.0, 1]]   # x, y and optionally the team of the player spawning there
+coins = [[25.0, 25.0]]              # x, y; coins never respawn
+turrets = [[40.0, 10.0]]            # x, y
+ammo = [[12.0, 40.0]]               # x, y of the ammo boxes at the start
+chickens = [[30.0, 40.0]]           # x, y of the chickens at the start
+ammo_areas = [[2.0, 2.0, 8.0, 8.0]]       # x0, y0, x1, y1: one ammo box each, (re)appearing inside
+chicken_areas = [[30.0, 30.0, 45.0, 45.0]] # x0, y0, x1, y1: where chickens (re)appear
+
+[toxic_zone]                        # the zone's centre and schedule (any of these keys)
+center = [25.0, 25.0]
+start_radius_m = 36.0
+end_radius_m = 8.0
+first_shrink_s = 60.0
+shrink_every_s = 60.0
+shrink_duration_s = 15.0
+stages = 4
+damage_per_s = 5.0
+```
+
+Instead of a file, `map=` (and `--map`) also takes `procedural:SEED` or `procedural:SEED:STYLE` (STYLE one
+of `open`, `rooms`, `maze`): a map generated for the level by `maps/generate.py`.
+
+What `rtarena map validate` checks (each problem is one line naming the file, field and value):
+unknown keys, values of the wrong shape or type, objects outside the arena, obstacles that overlap each
+other, things that stand inside an obstacle or on top of each other, spawns and coins (and ammo) that a
+player cannot walk to from the spawns (a flood fill over an occupancy grid; crates low enough to jump
+count as passable), and fewer spawns than the level has players.
+"""
+
+from __future__ import annotations
+
+import json
+import tomllib
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from rtarena.errors import UserError
+
+# Point lists: key -> (radius in metres of what stands there, for overlap checks; must a player reach it)
+POINT_KEYS: dict[str, tuple[float, bool]] = {
+    "spawns": (0.4, True),
+    "coins": (0.3, True),
+    "turrets": (0.6, False),
+    "ammo": (0.4, True),
+    "chickens": (0.3, False),
+}
+AREA_KEYS = ("ammo_areas", "chicken_areas")
+ZONE_KEYS = ("center", "start_radius_m", "end_radius_m", "first_shrink_s", "shrink_every_s",
+             "shrink_duration_s", "stages", "damage_per_s")
+TEXT_KEYS = ("name", "notes")
+MAP_KEYS = ("size_m", "obstacles", *POINT_KEYS, *AREA_KEYS, "toxic_zone", *TEXT_KEYS)
+OBSTACLE_KINDS = ("wall", "crate")
+MIN_SIZE_M, MAX_SIZE_M = 10.0, 1000.0
+
+
+def read_map_file(path: str | Path) -> dict[str, Any]:
+    """The raw table of a `.toml` or `.json` map file (no checks beyond the file's own syntax)."""
+    path = Path(path)
+    try:
+        raw = path.read_bytes()
+    except OSError as error:
+        raise UserError(f"cannot read map file: {error.strerror or error}", source=str(path)) from None
+    try:
+        data = tomllib.loads(raw.decode()) if path.suffix.lower() == ".toml" else json.loads(raw)
+    except (ValueError, tomllib.TOMLDecodeError) as error:
+        kind = "TOML" if path.suffix.lower() == ".toml" else "JSON"
+        raise UserError(f"not a valid {kind} map: {error}", source=str(path)) from None
+    if not isinstance(data, dict):
+        raise UserError(f"a map must be a table of keys, got {type(data).__name__}", source=str(path))
+    return data
+
+
+def write_map_file(data: Mapping[str, Any], path: str | Path) -> Path:
+    """Write a map as JSON (`.json`) or TOML (any other suffix); returns the path."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    if path.suffix.lower() == ".json":
+        path.write_text(json.dumps(dict(data), indent=1) + "\n")
+    else:
+        path.write_text(to_toml(data))
+    return path
+
+
+def _toml_value(value: Any) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, (int, float)):
+        return repr(round(float(value), 3)) if isinstance(value, float) else str(value)
+    if isinstance(value, str):
+        return json.dumps(value)
+    if isinstance(value, (list, tuple)):
+        return "[" + ", ".join(_toml_value(v) for v in value) + "]"
+    raise TypeError(f"cannot write {value!r} to TOML")
+
+
+def to_toml(data: Mapping[str, Any]) -> str:
+    """A map as TOML text, one row per line for the lists (readable and diff-friendly)."""
+    lines = []
+    for key in MAP_KEYS:
+        if key not in data or key == "toxic_zone":
+            continue
+        value = data[key]
+        if isinstance(value, (list, tuple)) and value and isinstance(value[0], (list, tuple)):
+            lines.append(f"{key} = [")
+            lines.extend(f"  {_toml_value(row)}," for row in value)
+            lines.append("]")
+        else:
+            lines.append(f"{key} = {_toml_value(value)}")
+    if isinstance(data.get("toxic_zone"), Mapping):
+        lines.append("\n[toxic_zone]")
+        lines.extend(f"{k} = {_toml_value(v)}" for k, v in data["toxic_zone"].items())
+    return "\n".join(lines) + "\n"
+
+
+def parse_procedural(text: str) -> tuple[int, str | None] | None:
+    """`procedural:SEED[:STYLE]` -> (seed, style or None); None when `text` is not such a spec."""
+    if not isinstance(text, str) or not text.startswith("procedural:"):
+        return None
+    parts = text.split(":")
+    from rtarena.envs.arena.maps.generate import STYLES
+
+    if len(parts) not in (2, 3) or not parts[1].lstrip("-").isdigit():
+        raise UserError(f"a procedural map is procedural:SEED or procedural:SEED:STYLE, got {text!r}", field="map")
+    style = parts[2] if len(parts) == 3 else None
+    if style is not None and style not in STYLES:
+        raise UserError(f"unknown map style {style!r}; styles are {', '.join(STYLES)}", field="map")
+    return int(parts[1]), style

@@ -1,0 +1,268 @@
+"""Map validation: every problem of a map as one line naming the file, the field and the value.
+
+`validate_map(data, source, players=4)` returns a list of `Problem`s (empty when the map is fine);
+`check_map` raises the first as a `UserError`. The checks are listed in `maps/format.py`.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from rtarena.envs.arena.maps.format import (
+    AREA_KEYS,
+    MAP_KEYS,
+    MAX_SIZE_M,
+    MIN_SIZE_M,
+    OBSTACLE_KINDS,
+    POINT_KEYS,
+    TEXT_KEYS,
+    ZONE_KEYS,
+)
+from rtarena.envs.arena.maps.grid import blocked_grid, cell_size_for, label_at, label_free
+from rtarena.errors import UserError
+
+DEFAULT_SIZE_M = 100.0
+PLAYER_RADIUS_M = 0.4
+DEFAULT_JUMP_M = 6.5**2 / (2 * 20.0)  # apex of a jump with the levels' jump speed and gravity
+EPS = 1e-6
+
+
+@dataclass(frozen=True)
+class Problem:
+    """One thing wrong with a map."""
+
+    source: str
+    field: str
+    message: str
+
+    def line(self) -> str:
+        return f"{self.source}: {self.field}: {self.message}"
+
+    def __str__(self) -> str:
+        return self.line()
+
+
+def fmt(value: Any) -> str:
+    """A value as it would be written in the map, numbers rounded to millimetres."""
+    if isinstance(value, float):
+        return f"{round(value, 3):g}"
+    if isinstance(value, (list, tuple, np.ndarray)):
+        return "[" + ", ".join(fmt(v) for v in list(value)) + "]"
+    if isinstance(value, (np.floating, np.integer)):
+        return fmt(value.item())
+    if isinstance(value, str):
+        return repr(value)
+    return str(value)
+
+
+def _number(v: Any) -> bool:
+    return isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v)
+
+
+class _Checker:
+    def __init__(self, source: str) -> None:
+        self.source = source
+        self.problems: list[Problem] = []
+
+    def add(self, field: str, message: str) -> None:
+        self.problems.append(Problem(self.source, field, message))
+
+    def rows(self, data: Mapping[str, Any], key: str, lengths: tuple[int, ...], what: str) -> list[tuple[int, list]]:
+        """The well-formed rows of list `key`; each malformed one is a problem."""
+        value = data.get(key, [])
+        if not isinstance(value, (list, tuple)):
+            self.add(key, f"must be a list of {what}, got {fmt(value)}")
+            return []
+        out = []
+        for i, row in enumerate(value):
+            if not isinstance(row, (list, tuple)) or len(row) not in lengths:
+                self.add(f"{key}[{i}]", f"must be {what}, got {fmt(row)}")
+                continue
+            numeric = row[:5] if key == "obstacles" else row
+            if not all(_number(v) for v in numeric):
+                self.add(f"{key}[{i}]", f"must be {what} (numbers), got {fmt(row)}")
+                continue
+            out.append((i, list(row)))
+        return out
+
+
+def validate_map(
+    data: Mapping[str, Any],
+    source: str = "map",
+    players: int | None = None,
+    jump_m: float = DEFAULT_JUMP_M,
+    player_radius_m: float = PLAYER_RADIUS_M,
+    size_m: float | None = None,
+) -> list[Problem]:
+    """Every problem of a map table. `players` is the level's player count (spawn check); `size_m` the
+    level's arena size, used when the map gives none."""
+    check = _Checker(source)
+    if not isinstance(data, Mapping):
+        check.add("map", f"must be a table of keys, got {fmt(data)}")
+        return check.problems
+    for key in data:
+        if key not in MAP_KEYS:
+            check.add(str(key), f"unknown key; keys are {', '.join(MAP_KEYS)}")
+    for key in TEXT_KEYS:
+        if key in data and not isinstance(data[key], str):
+            check.add(key, f"must be text, got {fmt(data[key])}")
+
+    size = data.get("size_m", size_m if size_m is not None else DEFAULT_SIZE_M)
+    if not _number(size) or not MIN_SIZE_M <= size <= MAX_SIZE_M:
+        check.add("size_m", f"must be a number of metres from {MIN_SIZE_M:g} to {MAX_SIZE_M:g}, got {fmt(size)}")
+        return check.problems
+    size = float(size)
+
+    def inside(x: float, y: float, margin: float = 0.0) -> bool:
+        return margin - EPS <= x <= size - margin + EPS and margin - EPS <= y <= size - margin + EPS
+
+    # -- obstacles ---------------------------------------------------------------------------------------
+    boxes: list[tuple[int, np.ndarray, str]] = []
+    for i, row in check.rows(data, "obstacles", (5, 6), '[x0, y0, x1, y1, height_m, "wall"|"crate"]'):
+        kind = row[5] if len(row) == 6 else "wall"
+        field = f"obstacles[{i}]"
+        if kind not in OBSTACLE_KINDS:
+            check.add(field, f"kind must be \"wall\" or \"crate\", got {fmt(kind)}")
+            continue
+        x0, y0, x1, y1, h = (float(v) for v in row[:5])
+        x0, x1, y0, y1 = min(x0, x1), max(x0, x1), min(y0, y1), max(y0, y1)
+        if x1 - x0 < EPS or y1 - y0 < EPS:
+            check.add(field, f"has no area: {fmt(row)}")
+            continue
+        if h <= 0:
+            check.add(field, f"height must be above 0 m, got {fmt(h)} in {fmt(row)}")
+            continue
+        if not (inside(x0, y0) and inside(x1, y1)):
+            check.add(field, f"{fmt(row)} is outside the {size:g} m arena")
+            continue
+        boxes.append((i, np.array([x0, y0, x1, y1, h]), kind))
+    if len(boxes) > 1:
+        arr = np.array([b for _, b, _ in boxes])
+        ox = np.minimum(arr[:, None, 2], arr[None, :, 2]) - np.maximum(arr[:, None, 0], arr[None, :, 0])
+        oy = np.minimum(arr[:, None, 3], arr[None, :, 3]) - np.maximum(arr[:, None, 1], arr[None, :, 1])
+        hit = np.triu((ox > EPS) & (oy > EPS), k=1)
+        for a, b in zip(*np.nonzero(hit), strict=True):
+            check.add(f"obstacles[{boxes[b][0]}]", f"{fmt(boxes[b][1][:4])} overlaps obstacles[{boxes[a][0]}] "
+                      f"{fmt(boxes[a][1][:4])}")
+
+    # -- points ------------------------------------------------------------------------------------------
+    points: list[tuple[str, np.ndarray, float, bool]] = []  # field, xy, radius, must be reachable
+    for key, (radius, reach) in POINT_KEYS.items():
+        shape = "[x, y] or [x, y, team]" if key == "spawns" else "[x, y]"
+        lengths = (2, 3) if key == "spawns" else (2,)
+        for i, row in check.rows(data, key, lengths, shape):
+            field = f"{key}[{i}]"
+            if len(row) == 3 and (int(row[2]) != row[2] or row[2] < 0):
+                check.add(field, f"team must be a whole number >= 0, got {fmt(row[2])}")
+                continue
+            xy = np.array(row[:2], dtype=float)
+            if not inside(*xy, margin=radius):
+                check.add(field, f"{fmt(row[:2])} is outside the {size:g} m arena (or within {radius:g} m of "
+                          "its edge)")
+                continue
+            blocked_by = None
+            for j, box, _kind in boxes:
+                dx = max(box[0] - xy[0], xy[0] - box[2], 0.0)
+                dy = max(box[1] - xy[1], xy[1] - box[3], 0.0)
+                if math.hypot(dx, dy) < radius - EPS:
+                    blocked_by = j
+                    break
+            if blocked_by is not None:
+                check.add(field, f"{fmt(row[:2])} overlaps obstacles[{blocked_by}]")
+                continue
+            points.append((field, xy, radius, reach))
+    if len(points) > 1:
+        xy = np.array([p[1] for p in points])
+        radii = np.array([p[2] for p in points])
+        dist = np.hypot(xy[:, None, 0] - xy[None, :, 0], xy[:, None, 1] - xy[None, :, 1])
+        hit = np.triu(dist < radii[:, None] + radii[None, :] - EPS, k=1)
+        clashed = set()
+        for a, b in zip(*np.nonzero(hit), strict=True):
+            if b in clashed:
+                continue
+            clashed.add(b)
+            check.add(points[b][0], f"{fmt(points[b][1])} overlaps {points[a][0]} {fmt(points[a][1])}")
+        points = [p for k, p in enumerate(points) if k not in clashed]
+
+    areas: list[tuple[str, np.ndarray]] = []
+    for key in AREA_KEYS:
+        for i, row in check.rows(data, key, (4,), "[x0, y0, x1, y1]"):
+            field = f"{key}[{i}]"
+            x0, y0, x1, y1 = min(row[0], row[2]), min(row[1], row[3]), max(row[0], row[2]), max(row[1], row[3])
+            if x1 - x0 < EPS or y1 - y0 < EPS:
+                check.add(field, f"has no area: {fmt(row)}")
+            elif not (inside(x0, y0) and inside(x1, y1)):
+                check.add(field, f"{fmt(row)} is outside the {size:g} m arena")
+            else:
+                areas.append((field, np.array([x0, y0, x1, y1], dtype=float)))
+
+    _check_zone(check, data.get("toxic_zone"), inside)
+
+    # -- reachability ------------------------------------------------------------------------------------
+    cell = cell_size_for(size)
+    walls = [b for _, b, kind in boxes if kind == "wall" or b[4] > jump_m]
+    labels = label_free(blocked_grid(size, walls, cell, inflate_m=player_radius_m))
+    spawn_labels = [label_at(labels, p[1], cell) for p in points if p[0].startswith("spawns")]
+    spawn_labels = [s for s in spawn_labels if s]
+    if spawn_labels:
+        main = int(np.bincount(spawn_labels).argmax())
+        where = "from the other spawns" if len(spawn_labels) > 1 else "from the spawns"
+    else:
+        counts = np.bincount(labels.ravel())
+        counts[0] = 0
+        main = int(counts.argmax()) if counts.any() else 0
+        where = "from the open floor"
+    if main:
+        for field, xy, _radius, reach in points:
+            if reach and label_at(labels, xy, cell) != main:
+                check.add(field, f"{fmt(xy)} cannot be reached {where} (walled in, or in a gap narrower than "
+                          f"{2 * player_radius_m:g} m)")
+        for field, area in areas:
+            n = labels.shape[0]
+            ix0, iy0 = int(area[0] // cell), int(area[1] // cell)
+            ix1, iy1 = min(int(np.ceil(area[2] / cell)), n), min(int(np.ceil(area[3] / cell)), n)
+            if not (labels[ix0:ix1, iy0:iy1] == main).any():
+                check.add(field, f"{fmt(area)} has no floor a player can reach {where}")
+
+    if players is not None and "spawns" in data and isinstance(data["spawns"], (list, tuple)):
+        given = len(data["spawns"])
+        if given < players:
+            check.add("spawns", f"{given} spawns for the level's {players} players; add {players - given}")
+    return check.problems
+
+
+def _check_zone(check: _Checker, zone: Any, inside) -> None:
+    if zone is None:
+        return
+    if not isinstance(zone, Mapping):
+        check.add("toxic_zone", f"must be a table, got {fmt(zone)}")
+        return
+    for key, value in zone.items():
+        field = f"toxic_zone.{key}"
+        if key not in ZONE_KEYS:
+            check.add(field, f"unknown key; keys are {', '.join(ZONE_KEYS)}")
+        elif key == "center":
+            if not (isinstance(value, (list, tuple)) and len(value) == 2 and all(_number(v) for v in value)):
+                check.add(field, f"must be [x, y], got {fmt(value)}")
+            elif not inside(*value):
+                check.add(field, f"{fmt(value)} is outside the arena")
+        elif not _number(value) or value < 0:
+            check.add(field, f"must be a number >= 0, got {fmt(value)}")
+        elif key == "stages" and (int(value) != value or value < 1):
+            check.add(field, f"must be a whole number >= 1, got {fmt(value)}")
+    start, end = zone.get("start_radius_m"), zone.get("end_radius_m")
+    if _number(start) and _number(end) and end > start:
+        check.add("toxic_zone.end_radius_m", f"{fmt(end)} is larger than start_radius_m {fmt(start)}")
+
+
+def check_map(data: Mapping[str, Any], source: str = "map", **kwargs: Any) -> None:
+    """Raise the map's first problem as a `UserError` (with the count of the others)."""
+    problems = validate_map(data, source, **kwargs)
+    if problems:
+        more = f" (and {len(problems) - 1} more: rtarena map validate)" if len(problems) > 1 else ""
+        raise UserError(problems[0].message + more, source=problems[0].source, field=problems[0].field)
