@@ -32,9 +32,15 @@ def list_envs() -> None:
     console.print(kinds)
 
 
+RUN_FLAG_DEFAULTS = {"agent": None, "clock": "token", "dt": None, "kappa": None, "overhead": None, "delay_ms": 0.0,
+                     "obs_every": 1, "max_steps": 500, "seeds": 1, "seed_start": 0, "out": Path("runs/latest")}
+
+
 @app.command()
 def run(
-    env_id: Annotated[str, typer.Argument(help="a registered env id (see `rtarena list`)")],
+    target: Annotated[str | None, typer.Argument(
+        help="an env id (see `rtarena list`), an experiment file (.toml/.yaml), or a run folder with --resume",
+        show_default=False)] = None,
     agent: Annotated[
         list[str] | None, typer.Option("--agent", help="agent spec; once for every slot, or once per slot")
     ] = None,
@@ -48,28 +54,75 @@ def run(
     seeds: Annotated[int, typer.Option(help="number of episodes, seeds 0..N-1")] = 1,
     seed_start: Annotated[int, typer.Option("--seed-start", help="first seed")] = 0,
     out: Annotated[Path, typer.Option(help="output folder")] = Path("runs/latest"),
+    preset: Annotated[str | None, typer.Option("--preset", help="a bundled experiment (see `rtarena presets`)")] = None,
+    set_: Annotated[list[str] | None, typer.Option("--set", help="KEY=VALUE for the experiment's \\[params]")] = None,
+    ray: Annotated[str | None, typer.Option(
+        "--ray", is_flag=False, flag_value="local", metavar="[ADDRESS]",
+        help="run on Ray: a private local cluster, or the cluster at ADDRESS (needs rtarena\\[ray])")] = None,
+    resume: Annotated[bool, typer.Option("--resume", help="finish an interrupted run: only missing episodes")] = False,
+    workers: Annotated[int, typer.Option("--workers", help="episodes at once (0: one per CPU; 1 for ENV_ID)")] = 0,
+    video: Annotated[bool, typer.Option("--video", help="write an MP4 per episode (needs rtarena\\[video])")] = False,
+    run_id: Annotated[str | None, typer.Option("--run-id", help="name of the run folder under the experiment's out")]
+    = None,
 ) -> None:
-    """Run episodes of one env and write DIR/episodes.jsonl and Parquet decision records."""
-    from rtarena.envs.adapters import check_dt
-    from rtarena.envs.registry import env_spec
-    from rtarena.eval.episodes import EpisodeJob, run_episode
+    """Run episodes: of one env with the flags below, or of an experiment file or preset, on a local
+    process pool or Ray. Writes episodes.jsonl and Parquet records; `--resume` finishes a killed run."""
+    from rtarena.eval.commands import RunOptions, run_command
 
-    env_spec(env_id)
-    env_kwargs = {"dt": check_dt(dt)} if dt is not None else {}
-    settings = {"kappa": kappa, "overhead": overhead, "delay_s": delay_ms / 1000.0, "obs_every": obs_every}
-    from rtarena.runtime.clocks import make_clock
+    flags = {"agent": agent, "clock": clock, "dt": dt, "kappa": kappa, "overhead": overhead, "delay_ms": delay_ms,
+             "obs_every": obs_every, "max_steps": max_steps, "seeds": seeds, "seed_start": seed_start, "out": out}
+    changed = ["--" + k.replace("_", "-") for k, v in flags.items() if v != RUN_FLAG_DEFAULTS[k]]
+    options = RunOptions(preset, tuple(set_ or ()), ray, resume, workers, video, run_id)
+    run_command(target, flags, changed, options, console)
 
-    make_clock(clock, **dict(settings))  # validate once, before any episode runs
-    specs = tuple(agent or ["random"])
-    table = Table("seed", "steps", "sim s", "wall s", "decisions", "return (per agent)")
-    for seed in range(seed_start, seed_start + seeds):
-        job = EpisodeJob(env_id, specs, clock, seed, max_steps, settings, env_kwargs)
-        line = run_episode(job, out)
-        returns = ", ".join(f"{a}={m['return']:.2f}" for a, m in line["agents"].items())
-        table.add_row(str(seed), str(line["steps"]), f"{line['sim_seconds']:.2f}", f"{line['wall_seconds']:.2f}",
-                      str(line["decisions"]), returns)
-    console.print(table)
-    console.print(f"episodes: {out / 'episodes.jsonl'}  decisions: {out / 'decisions'}")
+
+@app.command()
+def presets() -> None:
+    """List the bundled experiment presets (`rtarena run --preset NAME`)."""
+    from rtarena.eval.commands import presets_command
+
+    presets_command(console)
+
+
+@app.command()
+def report(
+    runs: Annotated[list[str], typer.Argument(help="run folders or run ids under --root")],
+    out: Annotated[Path | None, typer.Option(help="output folder (default: RUN/report for one run)")] = None,
+    root: Annotated[str, typer.Option(help="folder holding the runs")] = "runs",
+) -> None:
+    """Write a Markdown report and a self-contained HTML page: tables (mean ± s.e.), plots, videos."""
+    from rtarena.eval.commands import report_command
+
+    report_command(runs, out, root, console)
+
+
+@app.command()
+def leaderboard(
+    runs: Annotated[list[str] | None, typer.Argument(help="run folders or ids (default: every run under --root)")]
+    = None,
+    root: Annotated[str, typer.Option(help="folder holding the runs")] = "runs",
+    metric: Annotated[str | None, typer.Option(help="metric to rank by (default: score, else return)")] = None,
+    clock: Annotated[str | None, typer.Option(help="only episodes of this clock setting")] = None,
+    markdown: Annotated[Path | None, typer.Option(help="also write the table as Markdown to this file")] = None,
+) -> None:
+    """Rank agents across runs by the mean over levels of their per-level means."""
+    from rtarena.eval.commands import leaderboard_command
+
+    leaderboard_command(runs or [], root, metric, clock, markdown, console)
+
+
+@app.command()
+def query(
+    sql: Annotated[str, typer.Argument(help="SQL over the views episodes, agents, decisions, steps, events, runs")],
+    runs: Annotated[list[str] | None, typer.Option("--run", help="only these runs (default: all under --root)")]
+    = None,
+    root: Annotated[str, typer.Option(help="folder holding the runs")] = "runs",
+    format_: Annotated[str, typer.Option("--format", help="table | csv | json")] = "table",
+) -> None:
+    """Query every run with DuckDB, e.g. `rtarena query "SELECT agent_label, avg(return) FROM agents GROUP BY 1"`."""
+    from rtarena.eval.commands import query_command
+
+    query_command(sql, runs or [], root, format_, console)
 
 
 @app.command()

@@ -1,7 +1,17 @@
-"""Running the episodes of a plain `rtarena run` (one env, agent specs per slot, a clock, N seeds)."""
+"""One episode as a job: plain data in (`EpisodeJob`), a match result (and maybe a video) out.
+
+`run_episode` plays and writes one episode in this process (what `rtarena run ENV_ID` and the demo do);
+`execute_job` is what a pool worker or a Ray task runs: it never writes to the run folder (a Ray worker
+may sit on another machine) and never raises, so one failing episode cannot stop the others.
+"""
 
 from __future__ import annotations
 
+import hashlib
+import os
+import socket
+import time
+import traceback
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -12,11 +22,16 @@ from rtarena.envs.registry import env_spec, make
 from rtarena.eval.store import episode_key, write_episode
 from rtarena.runtime.clocks import make_clock
 from rtarena.runtime.match import run_match
+from rtarena.runtime.records import MatchResult
 
 
 @dataclass(frozen=True)
 class EpisodeJob:
-    """Everything one episode needs, as plain data (so it can travel to a worker process)."""
+    """Everything one episode needs, as plain data (so it can travel to a worker process or node).
+
+    `tags` name the experiment cell (level, line-up, clock setting, modality) for reports; `video` asks
+    for an MP4 (the env is then built with `render_mode="rgb_array"`).
+    """
 
     env_id: str
     agent_specs: tuple[str, ...]
@@ -26,10 +41,21 @@ class EpisodeJob:
     clock_settings: dict[str, Any] = field(default_factory=dict)
     env_kwargs: dict[str, Any] = field(default_factory=dict)
     label: str = ""
+    tags: dict[str, Any] = field(default_factory=dict)
+    video: bool = False
 
     @property
     def key(self) -> str:
         return episode_key(self.env_id, self.seed, self.label)
+
+
+@dataclass
+class Outcome:
+    """A played episode: its result, which spec drove each env agent, and the MP4 bytes if recorded."""
+
+    result: MatchResult
+    slot_specs: dict[str, str]
+    video: bytes | None = None
 
 
 def controllers_for(env: Any, specs: list[AgentSpec], family: str) -> dict[Any, Any]:
@@ -57,22 +83,69 @@ def controllers_for(env: Any, specs: list[AgentSpec], family: str) -> dict[Any, 
     }
 
 
+def play_episode(job: EpisodeJob) -> Outcome:
+    """Play one episode in this process."""
+    spec = env_spec(job.env_id)
+    env_kwargs = {**job.env_kwargs, **({"render_mode": "rgb_array"} if job.video else {})}
+    env = make(job.env_id, **env_kwargs)
+    recorder = None
+    controllers: dict[Any, Any] = {}
+    try:
+        specs = [parse_spec(s) for s in job.agent_specs]
+        controllers = controllers_for(env, specs, spec.family)
+        agents = list(env.possible_agents)
+        slot_specs = dict(zip(agents, job.agent_specs * len(agents) if len(specs) == 1 else job.agent_specs,
+                              strict=False))
+        clock = make_clock(job.clock, **job.clock_settings)
+        playing_env, playing = env, controllers
+        if job.video:
+            from rtarena.eval.video import VideoRecorder
+
+            recorder = VideoRecorder(env, clock)
+            playing_env, playing = recorder.wrap(env, controllers)
+        result = run_match(playing_env, playing, clock=clock, seed=job.seed, max_steps=job.max_steps,
+                           env_id=job.env_id)
+        video = recorder.finish() if recorder else None
+        recorder = None
+    finally:
+        if recorder is not None:
+            recorder.finish()
+        for agent in controllers.values():
+            agent.close()
+        env.close()
+    return Outcome(result, slot_specs, video)
+
+
+def records_digest(result: MatchResult) -> str:
+    """SHA-256 of the decision and step records without wall-clock fields: equal digests, equal episodes."""
+    return hashlib.sha256(result.records_json(wall=False).encode()).hexdigest()
+
+
+def episode_extra(job: EpisodeJob, outcome: Outcome) -> dict[str, Any]:
+    """What the episode's line records beyond the match summary."""
+    return {"agent_specs": list(job.agent_specs), "env_kwargs": job.env_kwargs, "label": job.label,
+            "slot_specs": outcome.slot_specs, "records_sha256": records_digest(outcome.result), **job.tags}
+
+
 def run_episode(job: EpisodeJob, out_dir: Path | None = None,
                 on_result: Callable[[Any], None] | None = None) -> dict[str, Any]:
     """Play one episode; write it to `out_dir` when given; return its `episodes.jsonl` line."""
-    spec = env_spec(job.env_id)
-    env = make(job.env_id, **job.env_kwargs)
-    try:
-        controllers = controllers_for(env, [parse_spec(s) for s in job.agent_specs], spec.family)
-        clock = make_clock(job.clock, **job.clock_settings)
-        result = run_match(env, controllers, clock=clock, seed=job.seed, max_steps=job.max_steps, env_id=job.env_id)
-        for agent in controllers.values():
-            agent.close()
-    finally:
-        env.close()
+    outcome = play_episode(job)
     if on_result is not None:
-        on_result(result)
-    extra = {"agent_specs": list(job.agent_specs), "env_kwargs": job.env_kwargs, "label": job.label}
+        on_result(outcome.result)
+    extra = episode_extra(job, outcome)
     if out_dir is None:
-        return {"episode": job.key, **result.summary(), **extra}
-    return write_episode(Path(out_dir), job.key, result, extra)
+        return {"episode": job.key, **outcome.result.summary(), **extra}
+    return write_episode(Path(out_dir), job.key, outcome.result, extra, slot_specs=outcome.slot_specs)
+
+
+def execute_job(job: EpisodeJob) -> dict[str, Any]:
+    """Run one job in a worker; return a payload for the driver to write. Never raises."""
+    started = time.time()
+    where = {"host": socket.gethostname(), "pid": os.getpid()}
+    try:
+        outcome = play_episode(job)
+    except Exception as error:
+        return {"key": job.key, "ok": False, "error": f"{type(error).__name__}: {error}",
+                "traceback": traceback.format_exc(limit=8), "worker": where, "worker_seconds": time.time() - started}
+    return {"key": job.key, "ok": True, "outcome": outcome, "worker": where, "worker_seconds": time.time() - started}

@@ -1,9 +1,17 @@
 """The results folder of a run: `episodes.jsonl` plus per-episode Parquet records.
 
-Every finished episode is written at once: its Parquet files first (each written to a temporary name and
-renamed), then its line in `episodes.jsonl` (one `write` of a whole line, flushed and fsynced). A run
-killed at any moment therefore leaves only whole episodes behind, and an episode without its line is
-simply run again on resume.
+    runs/<run_id>/
+      config.json        the resolved experiment (what `--resume` checks against)
+      run.json           run id, sessions (start, backend, command), package versions, machine
+      episodes.jsonl     one line per finished episode: summary, cell tags, status ok|error
+      agents/KEY.parquet     one row per env agent: cell tags, spec, every metric (what reports read)
+      decisions/KEY.parquet  one row per decision;  steps/KEY.parquet one row per env step
+      events/KEY.parquet     the env's events;      videos/KEY.mp4  when asked for
+
+Every finished episode is written at once: its video and Parquet files first (each written to a
+temporary name and renamed), then its line in `episodes.jsonl` (one `write` of a whole line, flushed and
+fsynced). The line is the commit: a run killed at any moment leaves only whole episodes behind, an
+episode without its line is simply run again on resume, and `repair_tail` drops a torn last line.
 """
 
 from __future__ import annotations
@@ -59,17 +67,78 @@ def append_line(path: Path, record: dict[str, Any]) -> None:
         os.fsync(handle.fileno())
 
 
-def write_episode(out_dir: Path, key: str, result: MatchResult, extra: dict[str, Any] | None = None) -> dict:
+def write_bytes(path: Path, data: bytes) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_suffix(path.suffix + ".tmp")
+    tmp.write_bytes(data)
+    os.replace(tmp, path)
+
+
+TAG_COLUMNS = ("run_id", "level", "lineup", "clock_name", "delay_ms", "obs")
+
+
+def agent_rows(key: str, result: MatchResult, extra: dict[str, Any], slot_specs: dict[str, str]) -> list[dict]:
+    """One row per env agent: who it was, the experiment cell, and every metric (flat columns)."""
+    controller_of = {a: name for name, agents in result.controllers.items() for a in agents}
+    rows = []
+    for agent, metrics in result.agents.items():
+        spec = slot_specs.get(agent, "")
+        rows.append({
+            "episode": key, "env_id": result.env_id, "seed": result.seed, "clock": result.clock.get("clock"),
+            **{tag: extra.get(tag) for tag in TAG_COLUMNS},
+            "agent": agent, "controller": controller_of.get(agent), "spec": spec,
+            "agent_label": spec.split("@", 1)[0], "sim_seconds": result.sim_seconds, "steps": len(result.steps),
+            **{name: value for name, value in jsonable(metrics).items() if not isinstance(value, (dict, list))},
+        })
+    return rows
+
+
+def write_episode(out_dir: Path, key: str, result: MatchResult, extra: dict[str, Any] | None = None,
+                  slot_specs: dict[str, str] | None = None, video: bytes | None = None) -> dict:
     """Write one finished episode's records and its line in `episodes.jsonl`; returns the line."""
     out_dir = Path(out_dir)
+    extra = dict(extra or {})
+    if video is not None:
+        write_bytes(out_dir / "videos" / f"{key}.mp4", video)
+        extra["video"] = f"videos/{key}.mp4"
+    write_parquet(out_dir / "agents" / f"{key}.parquet", agent_rows(key, result, extra, slot_specs or {}))
     write_parquet(out_dir / "decisions" / f"{key}.parquet",
                   [{"episode": key, **row} for row in result.decision_rows()])
     write_parquet(out_dir / "steps" / f"{key}.parquet", [{"episode": key, **row} for row in result.step_rows()])
     if result.events:
         write_parquet(out_dir / "events" / f"{key}.parquet", [{"episode": key, **e} for e in result.events])
-    line = {"episode": key, **result.summary(), **(extra or {})}
+    line = {"episode": key, "status": "ok", **result.summary(), **extra}
     append_line(out_dir / EPISODES, line)
     return line
+
+
+def write_failure(out_dir: Path, key: str, error: str, details: dict[str, Any]) -> dict:
+    """Record an episode that raised: its line says `status: error` and why; it is not run again."""
+    line = {"episode": key, "status": "error", "error": error, **details}
+    append_line(Path(out_dir) / EPISODES, line)
+    return line
+
+
+def repair_tail(out_dir: Path) -> int:
+    """Cut a torn last line (a run killed mid-write) so that appends start on a fresh line; returns the
+    number of bytes dropped."""
+    path = Path(out_dir) / EPISODES
+    if not path.exists():
+        return 0
+    data = path.read_bytes()
+    if not data or data.endswith(b"\n"):
+        return 0
+    keep = data.rfind(b"\n") + 1
+    with open(path, "r+b") as handle:
+        handle.truncate(keep)
+        handle.flush()
+        os.fsync(handle.fileno())
+    return len(data) - keep
+
+
+def done_keys(out_dir: Path) -> set[str]:
+    """Keys of the episodes a run has already recorded (finished or failed)."""
+    return {line["episode"] for line in read_episodes(out_dir) if "episode" in line}
 
 
 def read_episodes(out_dir: Path) -> list[dict[str, Any]]:

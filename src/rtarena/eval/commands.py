@@ -1,0 +1,187 @@
+"""What the `run`, `presets`, `report`, `leaderboard` and `query` commands do, behind `cli.py`'s options.
+
+`rtarena run TARGET` takes an env id (the runtime's flags describe one cell), an experiment file
+(`.toml`, `.yaml`), or a run folder to resume; `--preset NAME` stands for a bundled experiment file.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from rich.console import Console
+from rich.table import Table
+
+from rtarena.errors import UserError
+from rtarena.eval.experiment import experiment_from_flags, load_experiment, plain_keys
+from rtarena.eval.presets import load_preset, preset_names, preset_summary
+from rtarena.eval.runner import RunResult, resume_run_dir, run_experiment, run_jobs
+
+
+@dataclass
+class RunOptions:
+    """The new options of `rtarena run` (the runtime's flags travel separately)."""
+
+    preset: str | None = None
+    params: tuple[str, ...] = ()
+    ray: str | None = None
+    resume: bool = False
+    workers: int = 0
+    video: bool = False
+    run_id: str | None = None
+
+
+def parse_params(pairs: tuple[str, ...]) -> dict[str, str]:
+    out = {}
+    for pair in pairs:
+        key, sep, value = pair.partition("=")
+        if not sep or not key:
+            raise UserError(f"expected KEY=VALUE, got {pair!r}", field="--set")
+        out[key.strip()] = value
+    return out
+
+
+def is_experiment_file(target: str) -> bool:
+    return target.endswith((".toml", ".yaml", ".yml"))
+
+
+def run_command(target: str | None, flags: dict[str, Any], changed_flags: list[str], options: RunOptions,
+                console: Console) -> RunResult:
+    """Dispatch `rtarena run` on what TARGET is; print the outcome."""
+    err = Console(stderr=True)
+    if options.preset or (target and (is_experiment_file(target) or (Path(target) / "config.json").exists())):
+        if changed_flags:
+            raise UserError(f"{', '.join(changed_flags)} apply to `rtarena run ENV_ID`; an experiment sets them in "
+                            "its file (or use --set KEY=VALUE for its [params])", field=changed_flags[0])
+        if options.preset and target:
+            raise UserError(f"give an experiment file or --preset, not both (got {target!r})", field="--preset")
+        if target and (Path(target) / "config.json").exists() and not is_experiment_file(target):
+            if not options.resume:
+                raise UserError(f"{target} is a run folder; add --resume to finish it", field="--resume")
+            result = resume_run_dir(Path(target), workers=options.workers, ray=options.ray, console=err)
+        else:
+            params = parse_params(options.params)
+            experiment = load_preset(options.preset, params) if options.preset else load_experiment(target, params)
+            result = run_experiment(experiment, run_id=options.run_id, resume=options.resume,
+                                    workers=options.workers, ray=options.ray, video=options.video or None, console=err)
+        print_run(result, console)
+        return result
+    if target is None:
+        raise UserError("give an env id, an experiment file or --preset NAME (see `rtarena presets`)", field="TARGET")
+    if options.params:
+        raise UserError("--set applies to experiment files and presets", field="--set")
+    return run_flags(target, flags, options, console, err)
+
+
+def run_flags(env_id: str, flags: dict[str, Any], options: RunOptions, console: Console, err: Console) -> RunResult:
+    """`rtarena run ENV_ID --agent ...`: one cell, written straight into `--out` like the first version."""
+    from rtarena.agents.specs import parse_spec
+    from rtarena.envs.adapters import check_dt
+    from rtarena.envs.registry import env_spec, make
+    from rtarena.runtime.clocks import make_clock
+
+    env_spec(env_id)
+    env_kwargs = {"dt": check_dt(flags["dt"])} if flags["dt"] is not None else {}
+    settings = {"kappa": flags["kappa"], "overhead": flags["overhead"], "delay_s": flags["delay_ms"] / 1000.0,
+                "obs_every": flags["obs_every"]}
+    make_clock(flags["clock"], **dict(settings))  # validate once, before any episode runs
+    specs = tuple(flags["agent"] or ["random"])
+    for spec in specs:
+        parse_spec(spec)
+    env = make(env_id, **env_kwargs)
+    slots = len(env.possible_agents)
+    env.close()
+    if len(specs) not in (1, slots):
+        raise UserError(f"{len(specs)} --agent specs for {slots} slots of {env_id}; give one (for every slot) or "
+                        "one per slot", field="--agent")
+    seeds = tuple(range(flags["seed_start"], flags["seed_start"] + flags["seeds"]))
+    out = Path(flags["out"])
+    experiment = experiment_from_flags(env_id, specs, flags["clock"], settings, env_kwargs, seeds,
+                                       flags["max_steps"], str(out))
+    jobs = plain_keys(experiment.jobs())
+    if options.video:
+        from dataclasses import replace
+
+        jobs = [replace(job, video=True) for job in jobs]
+    config = experiment.to_dict()
+    result = run_jobs(jobs, out, out.name, config, workers=options.workers or 1, ray=options.ray,
+                      resume=options.resume, console=err)
+    table = Table("seed", "steps", "sim s", "wall s", "decisions", "return (per agent)")
+    for line in sorted(result.lines, key=lambda ln: ln.get("seed", 0)):
+        if line.get("status") != "ok":
+            table.add_row(str(line.get("seed")), "[red]failed[/red]", "", "", "", str(line.get("error", ""))[:60])
+            continue
+        returns = ", ".join(f"{a}={m['return']:.2f}" for a, m in line["agents"].items())
+        table.add_row(str(line["seed"]), str(line["steps"]), f"{line['sim_seconds']:.2f}",
+                      f"{line['wall_seconds']:.2f}", str(line["decisions"]), returns)
+    console.print(table)
+    console.print(f"episodes: {out / 'episodes.jsonl'}  decisions: {out / 'decisions'}")
+    return result
+
+
+def print_run(result: RunResult, console: Console) -> None:
+    ok = len(result.lines) - result.failed
+    console.print(f"run {result.run_id}: {ok} episodes ok, {result.failed} failed"
+                  + (f", {result.skipped} already recorded" if result.skipped else "") + f"  -> {result.run_dir}")
+    if result.failed:
+        first = next(line for line in result.lines if line.get("status") != "ok")
+        console.print(f"[red]first failure:[/red] {first['episode']}: {first.get('error')}", highlight=False)
+    console.print(f"report: rtarena report {result.run_dir}")
+
+
+def presets_command(console: Console) -> None:
+    table = Table("preset", "description", "parameters (--set KEY=VALUE)", title="presets (rtarena run --preset NAME)")
+    for name in preset_names():
+        description, params = preset_summary(name)
+        table.add_row(name, description, ", ".join(f"{k}={v}" for k, v in params.items()))
+    console.print(table)
+
+
+def query_command(sql: str, runs: list[str], root: str, fmt: str, console: Console) -> None:
+    from rtarena.eval.query import run_query
+
+    names, rows = run_query(sql, runs, root)
+    if fmt == "csv":
+        buffer = io.StringIO()
+        writer = csv.writer(buffer)
+        writer.writerow(names)
+        writer.writerows(rows)
+        console.out(buffer.getvalue(), end="")
+    elif fmt == "json":
+        console.out(json.dumps([dict(zip(names, row, strict=True)) for row in rows], default=str, indent=1))
+    else:
+        table = Table(*names)
+        for row in rows:
+            table.add_row(*("NULL" if v is None else str(v) for v in row))
+        console.print(table)
+        console.print(f"{len(rows)} rows", style="dim")
+
+
+def report_command(runs: list[str], out: Path | None, root: str, console: Console) -> Path:
+    from rtarena.eval.report import build_report
+
+    html = build_report(runs, out, root)
+    console.print(f"report: {html}  markdown: {html.with_suffix('.md')}")
+    return html
+
+
+def leaderboard_command(runs: list[str], root: str, metric: str | None, clock: str | None, markdown: Path | None,
+                        console: Console) -> None:
+    from rtarena.eval.leaderboard import leaderboard, to_markdown
+
+    metric, rows = leaderboard(runs, root, metric, clock)
+    levels = list(dict.fromkeys(lv for r in rows for lv in r.levels))
+    table = Table("rank", "agent", f"{metric} (mean over levels)", "episodes", *levels,
+                  title="leaderboard" + (f" ({clock})" if clock else ""))
+    for r in rows:
+        rating = f"{r.rating:.4g}" + (f" ± {r.se:.2g}" if r.se is not None else "")
+        table.add_row(str(r.rank), r.agent, rating, str(r.episodes),
+                      *(f"{r.levels[lv]:.4g}" if lv in r.levels else "—" for lv in levels))
+    console.print(table)
+    if markdown:
+        markdown.write_text(to_markdown(metric, rows), encoding="utf-8")
+        console.print(f"markdown: {markdown}")

@@ -1,0 +1,72 @@
+"""`rtarena leaderboard`: agents ranked across runs by one metric.
+
+An agent's rating is the mean over levels of its per-level mean (each level counts the same, however many
+episodes it has); its standard error combines the per-level ones, `sqrt(sum se_i^2) / k`. Only levels an
+agent played count for it, so the `levels` column says how comparable two rows are.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from rtarena.errors import UserError
+from rtarena.eval.query import connect, run_dirs
+from rtarena.eval.tables import CELL_SQL, _q, main_metric, metric_names
+
+
+@dataclass(frozen=True)
+class Row:
+    rank: int
+    agent: str
+    rating: float
+    se: float | None
+    levels: dict[str, float]
+    episodes: int
+
+
+def leaderboard(runs: list[str | Path] = (), root: str | Path = "runs", metric: str | None = None,
+                clock: str | None = None) -> tuple[str, list[Row]]:
+    con = connect(run_dirs(runs, root))
+    metrics = metric_names(con)
+    if not metrics:
+        raise UserError("the runs hold no finished episodes", field="RUN")
+    metric = metric or main_metric(metrics)
+    if metric not in metrics:
+        raise UserError(f"no metric {metric!r} in these runs; they have: {', '.join(metrics)}", field="--metric")
+    where = "coalesce(clock_name, clock) = ?" if clock else "true"
+    rows = con.execute(f"""
+        WITH per_episode AS (
+            SELECT run_id, episode, {CELL_SQL[0]}, {CELL_SQL[1]}, {CELL_SQL[2]}, avg({_q(metric)}::DOUBLE) AS v
+            FROM agents WHERE {where} GROUP BY ALL)
+        SELECT agent, level, count(v), avg(v), stddev_samp(v) / sqrt(count(v))
+        FROM per_episode GROUP BY agent, level ORDER BY agent, level
+    """, [clock] if clock else []).fetchall()
+    if not rows:
+        raise UserError(f"no episodes with clock setting {clock!r}", field="--clock")
+    by_agent: dict[str, list[tuple[str, int, float, Any]]] = {}
+    for agent, level, n, mean, se in rows:
+        if mean is not None:
+            by_agent.setdefault(agent, []).append((level, n, mean, se))
+    table = []
+    for agent, levels in by_agent.items():
+        rating = sum(m for _, _, m, _ in levels) / len(levels)
+        ses = [se for *_, se in levels if se is not None and math.isfinite(se)]
+        se = math.sqrt(sum(s * s for s in ses)) / len(levels) if len(ses) == len(levels) else None
+        table.append((rating, agent, se, {lv: m for lv, _, m, _ in levels}, sum(n for _, n, _, _ in levels)))
+    table.sort(key=lambda r: (-r[0], r[1]))
+    return metric, [Row(i + 1, agent, rating, se, levels, n)
+                    for i, (rating, agent, se, levels, n) in enumerate(table)]
+
+
+def to_markdown(metric: str, rows: list[Row]) -> str:
+    levels = list(dict.fromkeys(lv for r in rows for lv in r.levels))
+    head = ["rank", "agent", f"{metric} (mean over levels)", "episodes", *levels]
+    lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+    for r in rows:
+        rating = f"{r.rating:.4g}" + (f" ± {r.se:.2g}" if r.se is not None else "")
+        cells = [f"{r.levels[lv]:.4g}" if lv in r.levels else "—" for lv in levels]
+        lines.append("| " + " | ".join([str(r.rank), r.agent, rating, str(r.episodes), *cells]) + " |")
+    return "\n".join(lines) + "\n"

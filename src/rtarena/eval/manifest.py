@@ -1,0 +1,102 @@
+"""What a run folder says about itself: the resolved config, the package versions, the machine.
+
+`config.json` is written once, when the run starts, and is what `--resume` checks the experiment
+against. `run.json` gains one entry under `sessions` per start or resume (when, which backend, which
+command line), so a run resumed on another machine still says where each part ran.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import platform
+import socket
+import sys
+from datetime import UTC, datetime
+from importlib import metadata
+from pathlib import Path
+from typing import Any
+
+from rtarena.errors import UserError
+from rtarena.eval.store import write_bytes
+
+PACKAGES = ("rtarena", "numpy", "gymnasium", "pettingzoo", "pyarrow", "duckdb", "rich", "typer", "ray",
+            "openai", "pygame-ce", "numba", "imageio-ffmpeg", "playwright")
+CONFIG, RUN = "config.json", "run.json"
+
+
+def package_versions() -> dict[str, str]:
+    versions = {"python": platform.python_version()}
+    for name in PACKAGES:
+        try:
+            versions[name] = metadata.version(name)
+        except metadata.PackageNotFoundError:
+            continue
+    return versions
+
+
+def machine_info() -> dict[str, Any]:
+    memory = None
+    with contextlib.suppress(ValueError, OSError, AttributeError):
+        memory = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+    cpu = platform.processor()
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                cpu = line.split(":", 1)[1].strip()
+                break
+    except OSError:
+        pass
+    return {"hostname": socket.gethostname(), "platform": platform.platform(), "machine": platform.machine(),
+            "cpu": cpu, "cpu_count": os.cpu_count(), "memory_bytes": memory, "python": sys.executable}
+
+
+def now() -> str:
+    return datetime.now(UTC).isoformat(timespec="seconds")
+
+
+def _write_json(path: Path, data: dict[str, Any]) -> None:
+    write_bytes(path, (json.dumps(data, indent=2, sort_keys=True, default=str) + "\n").encode())
+
+
+def read_json(path: Path) -> dict[str, Any]:
+    try:
+        return json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, json.JSONDecodeError):
+        return {}
+
+
+def comparable(job: dict[str, Any]) -> dict[str, Any]:
+    """What makes two episodes the same episode (whether a video is recorded does not)."""
+    return {k: v for k, v in job.items() if k != "video"}
+
+
+def start_session(run_dir: Path, run_id: str, config: dict[str, Any], jobs: list[dict[str, Any]],
+                  backend: dict[str, Any], resume: bool) -> None:
+    """Write `config.json` (new run) or check it (resume), and add this session to `run.json`."""
+    config_path = run_dir / CONFIG
+    stored = read_json(config_path)
+    if resume and stored.get("jobs"):
+        before = {j["key"]: comparable(j) for j in stored["jobs"]}
+        for job in jobs:
+            if job["key"] in before and before[job["key"]] != comparable(job):
+                raise UserError(f"{run_dir} was started with a different experiment (episode {job['key']} "
+                                "differs); run without --resume to start a new run", field="--resume")
+        known = {j["key"] for j in jobs}
+        jobs = jobs + [j for j in stored["jobs"] if j["key"] not in known]
+    _write_json(config_path, {"run_id": run_id, "experiment": config, "jobs": jobs})
+    manifest = read_json(run_dir / RUN) or {"run_id": run_id, "created": now(), "sessions": []}
+    manifest["sessions"].append({"started": now(), "resume": resume, "backend": backend, "argv": sys.argv,
+                                 "versions": package_versions(), "machine": machine_info()})
+    manifest["versions"] = manifest["sessions"][-1]["versions"]
+    manifest["machine"] = manifest["sessions"][-1]["machine"]
+    manifest["experiment"] = config.get("name")
+    _write_json(run_dir / RUN, manifest)
+
+
+def finish_session(run_dir: Path, counts: dict[str, int]) -> None:
+    manifest = read_json(run_dir / RUN)
+    if manifest.get("sessions"):
+        manifest["sessions"][-1].update({"finished": now(), **counts})
+        _write_json(run_dir / RUN, manifest)

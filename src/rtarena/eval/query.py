@@ -1,0 +1,103 @@
+"""DuckDB over run folders: one view per kind of record, across every run at once.
+
+Views (each with a `run_id` column taken from the folder name):
+
+| view        | one row per                      | from                          |
+|-------------|----------------------------------|-------------------------------|
+| `episodes`  | episode (ok or error)            | `*/episodes.jsonl`            |
+| `agents`    | env agent of an ok episode       | `*/agents/*.parquet`          |
+| `decisions` | decision                         | `*/decisions/*.parquet`       |
+| `steps`     | env step                         | `*/steps/*.parquet`           |
+| `events`    | env event                        | `*/events/*.parquet`          |
+| `runs`      | run                              | `*/run.json`                  |
+
+    rtarena query "SELECT agent_label, level, avg(score) FROM agents GROUP BY ALL"
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from pathlib import Path
+from typing import Any
+
+from rtarena.errors import UserError
+
+PARQUET_VIEWS = ("agents", "decisions", "steps", "events")
+RUN_ID_SQL = "regexp_extract(filename, '([^/]+)/{sub}[^/]+$', 1)"
+
+
+def _quote(path: Path | str) -> str:
+    return "'" + str(path).replace("'", "''") + "'"
+
+
+def run_dirs(runs: Iterable[str | Path] = (), root: str | Path = "runs") -> list[Path]:
+    """Run folders named by path or by id under `root`; with none named, every run under `root`."""
+    named = list(runs)
+    if not named:
+        found = sorted(p.parent for p in Path(root).glob("*/episodes.jsonl"))
+        if not found:
+            raise UserError(f"no runs under {root}/ (a run folder holds episodes.jsonl)", field="--root")
+        return found
+    out = []
+    for run in named:
+        path = Path(run)
+        if not (path / "episodes.jsonl").exists() and (Path(root) / str(run) / "episodes.jsonl").exists():
+            path = Path(root) / str(run)
+        if not (path / "episodes.jsonl").exists():
+            raise UserError(f"{run} is not a run folder (no episodes.jsonl there or under {root}/)", field="RUN")
+        out.append(path)
+    return out
+
+
+def connect(dirs: list[Path]) -> Any:
+    """An in-memory DuckDB connection with the views above over the given run folders."""
+    import duckdb
+
+    con = duckdb.connect()
+    files = ", ".join(_quote(d.resolve() / "episodes.jsonl") for d in dirs)
+    con.execute(f"""
+        CREATE VIEW episodes AS
+        SELECT regexp_extract(filename, '([^/]+)/episodes.jsonl$', 1) AS run_id, * EXCLUDE (filename)
+        FROM read_json([{files}], format='newline_delimited', union_by_name=true, ignore_errors=true,
+                       filename=true, maximum_object_size=67108864)
+        WHERE episode IS NOT NULL
+    """)
+    for view in PARQUET_VIEWS:
+        globs = [str(d.resolve() / view / "*.parquet") for d in dirs if any((d / view).glob("*.parquet"))]
+        if globs:
+            run_id = RUN_ID_SQL.format(sub=f"{view}/")
+            sources = ", ".join(_quote(g) for g in globs)
+            con.execute(f"""
+                CREATE VIEW {view} AS
+                SELECT {run_id} AS run_id, * EXCLUDE (filename{', run_id' if view == 'agents' else ''})
+                FROM read_parquet([{sources}], union_by_name=true, filename=true)
+            """)
+        else:
+            con.execute(f"CREATE VIEW {view} AS SELECT NULL::VARCHAR AS run_id, NULL::VARCHAR AS episode WHERE false")
+    manifests = [d.resolve() / "run.json" for d in dirs if (d / "run.json").exists()]
+    if manifests:
+        con.execute(f"""
+            CREATE VIEW runs AS SELECT * FROM read_json([{', '.join(_quote(m) for m in manifests)}],
+                                                        union_by_name=true, maximum_object_size=67108864)
+        """)
+    else:
+        con.execute("CREATE VIEW runs AS SELECT NULL::VARCHAR AS run_id WHERE false")
+    return con
+
+
+def columns(con: Any, view: str) -> list[tuple[str, str]]:
+    """(name, type) of a view's columns."""
+    return [(row[0], row[1]) for row in con.execute(f"DESCRIBE {view}").fetchall()]
+
+
+def run_query(sql: str, runs: Iterable[str | Path] = (), root: str | Path = "runs") -> tuple[list[str], list[tuple]]:
+    """Column names and rows of `sql` over the views; SQL mistakes are user errors with DuckDB's line."""
+    import duckdb
+
+    con = connect(run_dirs(runs, root))
+    try:
+        cursor = con.execute(sql)
+    except duckdb.Error as error:
+        raise UserError(str(error).splitlines()[0], field="SQL") from None
+    names = [d[0] for d in cursor.description or []]
+    return names, cursor.fetchall()

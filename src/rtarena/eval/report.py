@@ -1,0 +1,217 @@
+"""`rtarena report RUN...`: Markdown and a self-contained HTML page from one or more runs.
+
+Tables give mean ± standard error per agent x level x clock setting (columns are clock settings, as in
+the research system's tables); plots are inline SVG (score against injected delay, decision latency
+distributions, effective action frequency, per-level bars); episodes with a video are linked. Every
+number comes from DuckDB over the runs' Parquet files (`eval/tables.py`), and every table cell carries
+its exact mean, standard error and count as `data-` attributes.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from dataclasses import dataclass, field
+from datetime import datetime
+from html import escape
+from pathlib import Path
+from typing import Any
+
+from rtarena.eval import svg
+from rtarena.eval.query import connect, run_dirs
+from rtarena.eval.tables import Stat, cell_stats, episode_counts, latency_boxes, main_metric, metric_names
+
+CSS = """
+body{font-family:system-ui,-apple-system,Segoe UI,sans-serif;margin:2rem auto;max-width:1100px;color:#222;
+padding:0 1rem}h1{margin-bottom:.2rem}h2{margin-top:2.2rem;border-bottom:1px solid #ddd}
+table{border-collapse:collapse;margin:.6rem 0 1.2rem;font-size:.9rem}th,td{border:1px solid #ddd;
+padding:.25rem .55rem;text-align:right}th{background:#f4f6f8}td.key,th.key{text-align:left}
+.muted{color:#666;font-size:.85rem}.plots{display:flex;flex-wrap:wrap;gap:1rem}
+.plots svg{border:1px solid #eee;max-width:100%;height:auto}details{margin:.5rem 0}code{background:#f4f4f4;
+padding:0 .2rem}
+"""
+
+
+@dataclass
+class Section:
+    title: str
+    markdown: list[str] = field(default_factory=list)
+    html: list[str] = field(default_factory=list)
+
+
+def _cell_attrs(stat: Stat) -> str:
+    def num(v: float | None) -> str:
+        return "" if v is None else repr(float(v))
+
+    return f'data-n="{stat.n}" data-mean="{num(stat.mean)}" data-se="{num(stat.se)}" title="n = {stat.n}"'
+
+
+def metric_table(metric: str, cells: list[dict[str, Any]]) -> Section:
+    """Rows agent x level (x modality), one column per clock setting."""
+    clocks = list(dict.fromkeys(c["clock_name"] for c in cells))
+    with_obs = any(c["obs"] for c in cells)
+    keys = ["agent", "level"] + (["obs"] if with_obs else [])
+    rows: dict[tuple, dict[str, Stat]] = {}
+    for c in cells:
+        rows.setdefault(tuple(c[k] for k in keys), {})[c["clock_name"]] = c[metric]
+    section = Section(metric)
+    header = [*keys, *clocks]
+    section.markdown += ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
+    html = [f'<table class="metric" data-metric="{escape(metric)}"><thead><tr>'
+            + "".join(f'<th class="key">{escape(k)}</th>' for k in keys)
+            + "".join(f"<th>{escape(c)}</th>" for c in clocks) + "</tr></thead><tbody>"]
+    for key, by_clock in rows.items():
+        stats = [by_clock.get(c, Stat(0, None, None)) for c in clocks]
+        section.markdown.append("| " + " | ".join([*map(str, key), *(s.text() for s in stats)]) + " |")
+        attrs = "".join(f' data-{k}="{escape(str(v))}"' for k, v in zip(keys, key, strict=True))
+        html.append(f"<tr{attrs}>" + "".join(f'<td class="key">{escape(str(v))}</td>' for v in key)
+                    + "".join(f'<td data-clock="{escape(c)}" {_cell_attrs(s)}>{escape(s.text())}</td>'
+                              for c, s in zip(clocks, stats, strict=True)) + "</tr>")
+    html.append("</tbody></table>")
+    section.html += html
+    return section
+
+
+def plots(con: Any, cells: list[dict[str, Any]], metric: str) -> list[tuple[str, str]]:
+    """(file name, SVG) for every plot the data supports."""
+    out = []
+    agents = list(dict.fromkeys(c["agent"] for c in cells))
+    levels = list(dict.fromkeys(c["level"] for c in cells))
+    delays = sorted({c["delay_ms"] for c in cells})
+    if len(delays) > 1:
+        series: dict[str, list] = {}
+        for c in cells:
+            name = c["agent"] if len(levels) == 1 else f"{c['agent']} @ {c['level']}"
+            if c[metric].mean is not None:
+                series.setdefault(name, []).append((c["delay_ms"], c[metric].mean, c[metric].se))
+        out.append(("score-vs-delay.svg", svg.line_chart(f"{metric} against injected delay", metric,
+                                                         "injected delay (ms)", series)))
+    boxes = latency_boxes(con)
+    if boxes:
+        out.append(("latency.svg", svg.box_chart("decision latency (wall, ms): p5 p25 p50 p75 p95", "ms", boxes)))
+    if cells and "effective_action_frequency" in cells[0]:
+        values = _pooled(cells, "clock_name", "effective_action_frequency")
+        out.append(("action-frequency.svg", svg.bar_chart("effective action frequency (per step)", "actions / step",
+                                                          list(dict.fromkeys(c["clock_name"] for c in cells)),
+                                                          agents, values)))
+    for clock in list(dict.fromkeys(c["clock_name"] for c in cells))[:4]:
+        chosen = [c for c in cells if c["clock_name"] == clock]
+        values = _pooled(chosen, "level", metric)
+        out.append((f"levels-{clock}.svg", svg.bar_chart(f"{metric} per level ({clock})", metric, levels, agents,
+                                                         values)))
+    return out
+
+
+def _pooled(cells: list[dict[str, Any]], group: str, metric: str) -> dict[tuple[str, str], tuple[float, float | None]]:
+    """(group, agent) -> (mean, se) taken from the cells; where several cells share a key (modalities),
+    the first is shown."""
+    values: dict[tuple[str, str], tuple[float, float | None]] = {}
+    for c in cells:
+        stat = c[metric]
+        if stat.mean is not None:
+            values.setdefault((c[group], c["agent"]), (stat.mean, stat.se))
+    return values
+
+
+def _runs_section(con: Any, dirs: list[Path]) -> Section:
+    section = Section("runs")
+    counts = {run: (ok, failed) for run, ok, failed in episode_counts(con)}
+    section.markdown += ["| run | experiment | episodes ok | failed | backend | machine |", "|---|---|---|---|---|---|"]
+    html = ['<table class="runs"><thead><tr><th class="key">run</th><th class="key">experiment</th>'
+            "<th>episodes ok</th><th>failed</th><th class='key'>backend</th><th class='key'>machine</th></tr>"
+            "</thead><tbody>"]
+    for d in dirs:
+        info = json.loads((d / "run.json").read_text()) if (d / "run.json").exists() else {}
+        session = (info.get("sessions") or [{}])[-1]
+        backend = session.get("backend", {}).get("backend", "")
+        machine = info.get("machine", {})
+        where = f"{machine.get('cpu_count', '?')} CPUs, {machine.get('platform', '')}" if machine else ""
+        ok, failed = counts.get(d.name, (0, 0))
+        row = [d.name, str(info.get("experiment", "")), str(ok), str(failed), backend, where]
+        section.markdown.append("| " + " | ".join(row) + " |")
+        html.append("<tr>" + "".join(f'<td class="{"key" if i in (0, 1, 4, 5) else ""}">{escape(v)}</td>'
+                                     for i, v in enumerate(row)) + "</tr>")
+    section.html += [*html, "</tbody></table>"]
+    return section
+
+
+def _failures_and_videos(con: Any, dirs: list[Path], out: Path) -> list[Section]:
+    sections = []
+    names = {row[0] for row in con.execute("DESCRIBE episodes").fetchall()}
+    if "error" in names:
+        failed = con.execute("SELECT run_id, episode, error FROM episodes WHERE status = 'error' "
+                             "ORDER BY run_id, episode").fetchall()
+        if failed:
+            s = Section(f"failed episodes ({len(failed)})")
+            s.markdown += ["| run | episode | error |", "|---|---|---|"]
+            s.html.append('<table class="failures"><tr><th class="key">run</th><th class="key">episode</th>'
+                          '<th class="key">error</th></tr>')
+            for run, episode, error in failed:
+                s.markdown.append(f"| {run} | {episode} | {str(error).replace('|', '/')} |")
+                s.html.append(f'<tr><td class="key">{escape(run)}</td><td class="key">{escape(episode)}</td>'
+                              f'<td class="key">{escape(str(error))}</td></tr>')
+            s.html.append("</table>")
+            sections.append(s)
+    if "video" in names:
+        videos = con.execute("SELECT run_id, episode, video FROM episodes WHERE video IS NOT NULL "
+                             "ORDER BY run_id, episode").fetchall()
+        if videos:
+            s = Section(f"videos ({len(videos)})")
+            by_name = {d.name: d for d in dirs}
+            s.html.append('<ul class="videos">')
+            for run, episode, video in videos:
+                link = os.path.relpath(by_name[run].resolve() / video, out.resolve())
+                s.markdown.append(f"- [{run} / {episode}]({link})")
+                s.html.append(f'<li><a href="{escape(link)}">{escape(run)} / {escape(episode)}</a></li>')
+            s.html.append("</ul>")
+            sections.append(s)
+    return sections
+
+
+def build_report(runs: list[str | Path], out: Path | None = None, root: str | Path = "runs") -> Path:
+    """Write `report.md`, `report.html` and `plots/*.svg` to `out`; returns the HTML path."""
+    dirs = run_dirs(runs, root)
+    if out is None:
+        stamp = datetime.now().strftime("%Y%m%d-%H%M%S")
+        out = dirs[0] / "report" if len(dirs) == 1 else Path(root) / f"report-{stamp}"
+    out.mkdir(parents=True, exist_ok=True)
+    con = connect(dirs)
+    metrics = metric_names(con)
+    cells = cell_stats(con, metrics) if metrics else []
+    headline = main_metric(metrics) if metrics else ""
+    sections = [_runs_section(con, dirs)]
+    main = [m for m in metrics if m in ("score", "return", "win", "coins", "kills", "accuracy", "survival",
+                                        "effective_action_frequency", "wall_latency_p50_s", "tokens_out")]
+    for metric in main:
+        sections.append(metric_table(metric, cells))
+    charts = plots(con, cells, headline) if cells else []
+    (out / "plots").mkdir(exist_ok=True)
+    for name, chart in charts:
+        (out / "plots" / name).write_text(chart, encoding="utf-8")
+    others = [metric_table(m, cells) for m in metrics if m not in main]
+    sections += _failures_and_videos(con, dirs, out)
+    title = "rtarena report: " + ", ".join(d.name for d in dirs)
+    md = [f"# {title}", "", "Mean ± standard error over episodes (n in the HTML tooltips).", ""]
+    html = [f"<!doctype html><html lang='en'><head><meta charset='utf-8'><title>{escape(title)}</title>"
+            f"<style>{CSS}</style></head><body><h1>{escape(title)}</h1>"
+            "<p class='muted'>Mean ± standard error over episodes; hover a cell for n. "
+            f"Generated {escape(datetime.now().isoformat(timespec='seconds'))}.</p>"]
+    for s in sections[:1 + len(main)]:
+        md += [f"## {s.title}", "", *s.markdown, ""]
+        html += [f"<h2>{escape(s.title)}</h2>", *s.html]
+    if charts:
+        md += ["## plots", "", *(f"![{name}](plots/{name})" for name, _ in charts), ""]
+        html += ["<h2>plots</h2><div class='plots'>", *(chart for _, chart in charts), "</div>"]
+    if others:
+        md += ["## all metrics", ""]
+        html.append("<h2>all metrics</h2>")
+        for s in others:
+            md += [f"### {s.title}", "", *s.markdown, ""]
+            html += [f"<details><summary>{escape(s.title)}</summary>", *s.html, "</details>"]
+    for s in sections[1 + len(main):]:
+        md += [f"## {s.title}", "", *s.markdown, ""]
+        html += [f"<h2>{escape(s.title)}</h2>", *s.html]
+    html.append("</body></html>")
+    (out / "report.md").write_text("\n".join(md), encoding="utf-8")
+    (out / "report.html").write_text("\n".join(html), encoding="utf-8")
+    return out / "report.html"

@@ -1,0 +1,194 @@
+"""Run an experiment: choose the run folder, skip what is done, hand jobs to a backend, write results.
+
+The driver keeps at most `workers` episodes in flight, and within that at most `concurrency[endpoint]`
+controllers talking to one model endpoint at once. Each finished episode is written at once by the
+driver (video, Parquet, then its line in `episodes.jsonl`); a failed one is written as a line with its
+error and the run goes on. `--resume` repairs a torn last line and runs only the episodes without a
+line, so a run killed at any moment ends, once resumed, with every episode exactly once.
+"""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from dataclasses import asdict, dataclass, field, replace
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+from rich.console import Console
+
+from rtarena.errors import UserError
+from rtarena.eval import manifest
+from rtarena.eval.backends import make_backend
+from rtarena.eval.episodes import EpisodeJob, episode_extra
+from rtarena.eval.experiment import Experiment, endpoint_of
+from rtarena.eval.progress import RunProgress
+from rtarena.eval.store import done_keys, repair_tail, write_episode, write_failure
+from rtarena.runtime.records import jsonable
+
+
+@dataclass
+class RunResult:
+    run_id: str
+    run_dir: Path
+    lines: list[dict[str, Any]] = field(default_factory=list)  # this session's lines, in finishing order
+    skipped: int = 0
+
+    @property
+    def failed(self) -> int:
+        return sum(line.get("status") != "ok" for line in self.lines)
+
+
+def job_to_dict(job: EpisodeJob) -> dict[str, Any]:
+    return {"key": job.key, **json.loads(json.dumps(jsonable(asdict(job))))}
+
+
+def job_from_dict(data: dict[str, Any]) -> EpisodeJob:
+    fields = {k: v for k, v in data.items() if k != "key"}
+    fields["agent_specs"] = tuple(fields["agent_specs"])
+    return EpisodeJob(**fields)
+
+
+def endpoint_load(job: EpisodeJob) -> Counter:
+    """Controllers per model endpoint in one episode (consecutive `team:` slots are one controller)."""
+    load: Counter = Counter()
+    previous = None
+    for spec in job.agent_specs:
+        endpoint = endpoint_of(spec)
+        if endpoint and not (spec.startswith("team:") and spec == previous):
+            load[endpoint] += 1
+        previous = spec
+    return load
+
+
+def new_run_id(name: str, out: Path) -> str:
+    stamp = datetime.now().strftime("%Y%m%d-%H%M%S")
+    run_id, n = f"{name}-{stamp}", 2
+    while (out / run_id).exists():
+        run_id, n = f"{name}-{stamp}-{n}", n + 1
+    return run_id
+
+
+def latest_run(out: Path, name: str) -> Path | None:
+    """The most recently started run of experiment `name` under `out`."""
+    found = []
+    for config in out.glob("*/config.json"):
+        data = manifest.read_json(config)
+        if data.get("experiment", {}).get("name") == name:
+            found.append((config.stat().st_mtime, config.parent))
+    return max(found)[1] if found else None
+
+
+def choose_run_dir(experiment: Experiment, run_id: str | None, resume: bool, console: Console) -> tuple[Path, str]:
+    out = Path(experiment.out)
+    if run_id is None and resume:
+        found = latest_run(out, experiment.name)
+        if found is not None:
+            return found, found.name
+        console.print(f"no earlier run of {experiment.name!r} under {out}/: starting a new one")
+    run_id = run_id or new_run_id(experiment.name, out)
+    run_dir = out / run_id
+    if not resume and (run_dir / "episodes.jsonl").exists():
+        raise UserError(f"{run_dir} already holds episodes; add --resume to finish it or choose another --run-id",
+                        field="--run-id")
+    return run_dir, run_id
+
+
+def run_jobs(jobs: list[EpisodeJob], run_dir: Path, run_id: str, config: dict[str, Any], *, workers: int = 0,
+             ray: str | None = None, resume: bool = False, concurrency: dict[str, int] | None = None,
+             console: Console | None = None) -> RunResult:
+    """Run every job not yet recorded in `run_dir` and write each as it finishes."""
+    console = console or Console(stderr=True)
+    run_dir.mkdir(parents=True, exist_ok=True)
+    keys = [job.key for job in jobs]
+    duplicates = [k for k, n in Counter(keys).items() if n > 1]
+    if duplicates:
+        raise UserError(f"two episodes share the key {duplicates[0]!r}; give cells distinct names", field="experiment")
+    if resume:
+        dropped = repair_tail(run_dir)
+        if dropped:
+            console.print(f"dropped a torn last line of {dropped} bytes from {run_dir / 'episodes.jsonl'}")
+        done = done_keys(run_dir)
+    else:
+        done = set()
+    pending = [job for job in jobs if job.key not in done]
+    result = RunResult(run_id, run_dir, skipped=len(jobs) - len(pending))
+    if resume and result.skipped:
+        console.print(f"resuming {run_dir}: {result.skipped} episodes already recorded, {len(pending)} to run")
+    if not pending:
+        return result
+    backend = make_backend(workers, ray)
+    limits = dict(concurrency or {})
+    try:
+        manifest.start_session(run_dir, run_id, config, [job_to_dict(j) for j in jobs], backend.describe(), resume)
+        in_flight: dict[str, EpisodeJob] = {}
+        usage: Counter = Counter()
+        with RunProgress(console, run_id, len(jobs), result.skipped, backend.name) as progress:
+            while pending or in_flight:
+                while len(in_flight) < backend.workers:
+                    job = next((j for j in pending if fits(endpoint_load(j), usage, limits)), None)
+                    if job is None:
+                        break
+                    pending.remove(job)
+                    in_flight[job.key] = job
+                    usage.update(endpoint_load(job))
+                    backend.submit(job)
+                    progress.started(job.key)
+                for job, payload in backend.poll(timeout=0.25):
+                    in_flight.pop(job.key, None)
+                    usage.subtract(endpoint_load(job))
+                    line = record(run_dir, run_id, job, payload)
+                    result.lines.append(line)
+                    progress.finished(job.key, line)
+    finally:
+        backend.close()
+    manifest.finish_session(run_dir, {"episodes_run": len(result.lines), "episodes_failed": result.failed})
+    return result
+
+
+def fits(load: Counter, usage: Counter, limits: dict[str, int]) -> bool:
+    """Whether an episode may start now; one that alone exceeds a limit may run when its endpoint is idle."""
+    for endpoint, n in load.items():
+        limit = limits.get(endpoint)
+        if limit is not None and usage[endpoint] > 0 and usage[endpoint] + n > limit:
+            return False
+    return True
+
+
+def record(run_dir: Path, run_id: str, job: EpisodeJob, payload: dict[str, Any]) -> dict[str, Any]:
+    """Write one finished (or failed) episode; returns its line."""
+    base = {"run_id": run_id, "worker": payload.get("worker", {}), "worker_seconds": payload.get("worker_seconds")}
+    if payload.get("ok"):
+        outcome = payload["outcome"]
+        extra = {**episode_extra(job, outcome), **base}
+        return write_episode(run_dir, job.key, outcome.result, extra, slot_specs=outcome.slot_specs,
+                             video=outcome.video)
+    details = {"env_id": job.env_id, "seed": job.seed, "label": job.label, "agent_specs": list(job.agent_specs),
+               "env_kwargs": job.env_kwargs, "clock": {"clock": job.clock, **job.clock_settings}, **job.tags,
+               **base, "traceback": payload.get("traceback", "")}
+    return write_failure(run_dir, job.key, payload.get("error", "unknown error"), details)
+
+
+def run_experiment(experiment: Experiment, *, run_id: str | None = None, resume: bool = False, workers: int = 0,
+                   ray: str | None = None, video: bool | None = None, console: Console | None = None) -> RunResult:
+    """Run an experiment file's episodes into `OUT/<run_id>/`."""
+    console = console or Console(stderr=True)
+    run_dir, run_id = choose_run_dir(experiment, run_id, resume, console)
+    jobs = experiment.jobs()
+    if video is not None:
+        jobs = [replace(j, video=video) for j in jobs]
+    return run_jobs(jobs, run_dir, run_id, experiment.to_dict(), workers=workers or (experiment.workers or 0),
+                    ray=ray, resume=resume, concurrency=experiment.concurrency, console=console)
+
+
+def resume_run_dir(run_dir: Path, *, workers: int = 0, ray: str | None = None,
+                   console: Console | None = None) -> RunResult:
+    """Finish a run from its own `config.json` (`rtarena run runs/<run_id> --resume`)."""
+    stored = manifest.read_json(run_dir / manifest.CONFIG)
+    if not stored.get("jobs"):
+        raise UserError(f"{run_dir} has no config.json with jobs: not a run folder of `rtarena run`", field="RUN")
+    jobs = [job_from_dict(j) for j in stored["jobs"]]
+    config = stored.get("experiment", {})
+    return run_jobs(jobs, run_dir, stored.get("run_id", run_dir.name), config, workers=workers or (config.get("workers")
+                    or 0), ray=ray, resume=True, concurrency=config.get("concurrency") or {}, console=console)

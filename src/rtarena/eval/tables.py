@@ -1,0 +1,112 @@
+"""The numbers of reports and leaderboards, computed by DuckDB over the runs' Parquet files.
+
+The unit of a standard error is the episode: an agent spec that drives several bodies in one episode
+(four `heuristic` bots in a coop match) is first averaged over its bodies, then over episodes, and the
+standard error is `stddev_samp / sqrt(n)` over those per-episode values (none for n = 1).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Any
+
+from rtarena.eval.query import columns
+
+# The research system's headline metrics, in the order reports show them (those an env does not
+# produce are skipped); every other numeric column is listed under "all metrics".
+MAIN_METRICS = ("score", "return", "win", "coins", "kills", "deaths", "accuracy", "survival",
+                "incoming_hit_rate", "effective_action_frequency", "wall_latency_p50_s", "wall_latency_p90_s",
+                "decision_delay_p50_s", "tokens_out", "invalid_decisions")
+NOT_METRICS = {"seed", "delay_ms", "steps"}
+NUMERIC = ("DOUBLE", "FLOAT", "BIGINT", "INTEGER", "HUGEINT", "SMALLINT", "TINYINT", "UBIGINT", "UINTEGER",
+           "BOOLEAN", "DECIMAL", "REAL")
+CELL = ("agent", "level", "clock_name", "obs")
+CELL_SQL = ("agent_label AS agent", "coalesce(level, replace(env_id, '/', '-')) AS level",
+            "coalesce(clock_name, clock) AS clock_name", "coalesce(obs, '') AS obs")
+
+
+@dataclass(frozen=True)
+class Stat:
+    n: int
+    mean: float | None
+    se: float | None
+
+    def text(self) -> str:
+        if self.mean is None:
+            return "—"
+        return fmt(self.mean) + (f" ± {self.se:.2g}" if self.se is not None else "")
+
+
+def fmt(value: float | None) -> str:
+    if value is None or not math.isfinite(value):
+        return "—"
+    return f"{value:.4g}"
+
+
+def metric_names(con: Any) -> list[str]:
+    """Numeric columns of the `agents` view, headline metrics first."""
+    numeric = [name for name, kind in columns(con, "agents")
+               if kind.split("(")[0] in NUMERIC and name not in NOT_METRICS]
+    return [m for m in MAIN_METRICS if m in numeric] + sorted(m for m in numeric if m not in MAIN_METRICS)
+
+
+def main_metric(metrics: list[str]) -> str:
+    for name in ("score", "return"):
+        if name in metrics:
+            return name
+    return metrics[0]
+
+
+def _q(name: str) -> str:
+    return '"' + name.replace('"', '""') + '"'
+
+
+def cell_stats(con: Any, metrics: list[str], where: str = "true") -> list[dict[str, Any]]:
+    """One dict per cell (agent, level, clock_name, obs): the cell's keys, `delay_ms`, and a `Stat` per metric."""
+    per_episode = ", ".join(f"avg({_q(m)}::DOUBLE) AS {_q(m)}" for m in metrics)
+    stats = ", ".join(f"count({_q(m)}) AS {_q('n_' + m)}, avg({_q(m)}) AS {_q('mean_' + m)}, "
+                      f"stddev_samp({_q(m)}) / sqrt(count({_q(m)})) AS {_q('se_' + m)}" for m in metrics)
+    sql = f"""
+        WITH per_episode AS (
+            SELECT run_id, episode, {', '.join(CELL_SQL)}, any_value(coalesce(delay_ms, 0)) AS delay_ms,
+                   {per_episode}
+            FROM agents WHERE {where} GROUP BY ALL)
+        SELECT agent, level, clock_name, obs, any_value(delay_ms) AS delay_ms, {stats}
+        FROM per_episode GROUP BY agent, level, clock_name, obs
+        ORDER BY level, agent, any_value(delay_ms), clock_name, obs
+    """
+    cursor = con.execute(sql)
+    names = [d[0] for d in cursor.description]
+    out = []
+    for row in cursor.fetchall():
+        data = dict(zip(names, row, strict=True))
+        cell = {k: data[k] for k in (*CELL, "delay_ms")}
+        for m in metrics:
+            se = data[f"se_{m}"]
+            cell[m] = Stat(int(data[f"n_{m}"]), data[f"mean_{m}"], se if se is not None and math.isfinite(se) else None)
+        out.append(cell)
+    return out
+
+
+def latency_boxes(con: Any) -> dict[str, tuple[float, ...]]:
+    """Per agent: P5, P25, P50, P75, P95 of decision wall latency in milliseconds."""
+    names = {name for name, _ in columns(con, "decisions")}
+    if "wall_latency_s" not in names:
+        return {}
+    rows = con.execute("""
+        WITH ctl AS (SELECT DISTINCT run_id, episode, controller, agent_label FROM agents)
+        SELECT ctl.agent_label, quantile_cont(d.wall_latency_s * 1000, [0.05, 0.25, 0.5, 0.75, 0.95])
+        FROM decisions d JOIN ctl USING (run_id, episode, controller)
+        GROUP BY 1 ORDER BY 1
+    """).fetchall()
+    return {label: tuple(q) for label, q in rows if q is not None}
+
+
+def episode_counts(con: Any) -> list[tuple[str, int, int]]:
+    """Per run: episodes ok and failed."""
+    return con.execute("""
+        SELECT run_id, count(*) FILTER (WHERE coalesce(status, 'ok') = 'ok'),
+               count(*) FILTER (WHERE status = 'error')
+        FROM episodes GROUP BY run_id ORDER BY run_id
+    """).fetchall()
