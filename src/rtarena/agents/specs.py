@@ -31,7 +31,8 @@ AGENT_KINDS: list[AgentKind] = [
     AgentKind(
         "heuristic",
         "the env family's scripted bot; `heuristic:easy|medium|hard` where the family has difficulties",
-        by_family={"classic": "rtarena.agents.scripted.cartpole:CartPoleBalancer"},
+        by_family={"classic": "rtarena.agents.scripted.cartpole:CartPoleBalancer",
+                   "arena": "rtarena.agents.scripted.arena:HeuristicBot"},
     ),
     AgentKind(
         "llm",
