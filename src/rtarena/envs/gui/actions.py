@@ -30,7 +30,7 @@ def click_xy(x: float, y: float) -> None:
     """Left-click the viewport point (x, y), in screenshot pixels from the top-left corner."""
 
 
-def type(mark: int, text: str) -> None:  # noqa: A001 - the action's public name
+def type(mark: int, text: str) -> None:
     """Click the field labelled `mark`, select its content and replace it with `text`."""
 
 

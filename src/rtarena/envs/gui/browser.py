@@ -11,10 +11,11 @@ from __future__ import annotations
 
 import asyncio
 import atexit
+import contextlib
 import os
 import threading
 from collections.abc import Awaitable, Callable
-from typing import Any, TypeVar
+from typing import Any, ClassVar, TypeVar
 
 from rtarena.errors import UserError
 
@@ -47,8 +48,8 @@ def chromium_path(executable_path: str | None = None) -> str:
 class BrowserHost:
     """A daemon thread with an asyncio loop that owns Playwright and one Chromium browser."""
 
-    _shared: dict[str, BrowserHost] = {}
-    _shared_lock = threading.Lock()
+    _shared: ClassVar[dict[str, BrowserHost]] = {}
+    _shared_lock: ClassVar[threading.Lock] = threading.Lock()
 
     def __init__(self, executable_path: str) -> None:
         self.executable_path = executable_path
@@ -114,10 +115,9 @@ class BrowserHost:
         """Close the browser and stop the thread; a later `shared()` starts a new host."""
         if not self._thread.is_alive():
             return
-        try:
+        # a browser that already died must not stop the interpreter's exit
+        with contextlib.suppress(Exception):
             asyncio.run_coroutine_threadsafe(self._shutdown(), self.loop).result(15)
-        except Exception:  # a browser that already died must not stop the interpreter's exit
-            pass
         self.loop.call_soon_threadsafe(self.loop.stop)
         self._thread.join(timeout=5)
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import math
 from pathlib import Path
@@ -104,7 +105,8 @@ class BrowserTaskEnv(RealtimeParallelEnv):
         self.render_mode = render_mode
         self.screenshot_dir = Path(screenshot_dir) if screenshot_dir else None
         self.screenshots_per_episode = int(screenshots_per_episode)
-        self.host = BrowserHost.shared(executable_path)  # fails here, in one line, without Chromium
+        self.executable_path = executable_path
+        self._host: BrowserHost | None = None  # found on first reset, so building an env needs no browser
         self.possible_agents = [AGENT]
         self.agents = []
         width, height = self.viewport
@@ -121,6 +123,13 @@ class BrowserTaskEnv(RealtimeParallelEnv):
         self._page: Any = None
         self._episode = 0
         self._reset_counters()
+
+    @property
+    def host(self) -> BrowserHost:
+        """The shared browser thread; raises the one-line install hint when Chromium is missing."""
+        if self._host is None:
+            self._host = BrowserHost.shared(self.executable_path)
+        return self._host
 
     # -- spaces and contract ------------------------------------------------------------------------
     def observation_space(self, agent: str) -> spaces.Dict:
@@ -205,11 +214,9 @@ class BrowserTaskEnv(RealtimeParallelEnv):
         return self._last_pixels
 
     def close(self) -> None:
-        if self._context is not None:
-            try:
-                self.host.call(self._aclose)
-            except Exception:  # the browser may be gone at interpreter exit
-                pass
+        if self._context is not None and self._host is not None:
+            with contextlib.suppress(Exception):  # the browser may be gone at interpreter exit
+                self._host.call(self._aclose)
 
     # -- page access (the oracle and tests) ---------------------------------------------------------
     def oracle_action(self) -> str:

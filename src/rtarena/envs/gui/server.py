@@ -15,7 +15,7 @@ PAGES_DIR = Path(__file__).with_name("pages")
 
 
 class _QuietHandler(http.server.SimpleHTTPRequestHandler):
-    def log_message(self, format: str, *args) -> None:  # noqa: A002 - the base class's name
+    def log_message(self, format: str, *args) -> None:
         pass
 
     def end_headers(self) -> None:
