@@ -1,0 +1,168 @@
+"""Top-down pictures of the arena: the agents' minimap and the spectator's view.
+
+Both are north-up (x to the right, y up) and start from the same static layer: the obstacles
+rasterised once per layout (walls light grey, crates brown). The minimap then adds only what an agent
+may know from it (the toxic zone, turrets, coins, ammo boxes; never other players); the agent's own
+arrow is drawn per agent by `hud.draw_minimap`. The spectator view adds everything: players in their
+team colours with their heading, chickens, shells in flight, shots and turret locks.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from rtarena.envs.arena.render import draw
+from rtarena.envs.arena.render.scene import (
+    MAT_BOUNDARY,
+    MAT_CRATE,
+    MAT_WALL,
+    TEAM_COLOURS,
+    HeightGrid,
+)
+
+FLOOR_RGB = np.array([62, 66, 60], dtype=np.uint8)
+MATERIAL_RGB = {MAT_WALL: (205, 205, 212), MAT_CRATE: (176, 122, 64), MAT_BOUNDARY: (160, 86, 70)}
+ZONE = (165.0, 60.0, 215.0)
+
+
+def static_layer(grid: HeightGrid, pixels: int) -> np.ndarray:
+    """(pixels, pixels, 3) uint8: the floor `[0, size_m]^2` with its obstacles, north up.
+
+    Every obstacle cell marks the pixel it falls in (so a thin wall never vanishes when the picture is
+    coarser than the grid), and every pixel also samples the cell under its centre (so none is left
+    empty when the picture is finer than the grid)."""
+    size = grid.size_m
+    img = np.empty((pixels, pixels, 3), dtype=np.uint8)
+    img[:] = FLOOR_RGB
+    code = np.zeros((pixels, pixels), dtype=np.int16)  # material + 1 of the tallest thing seen
+    best = np.zeros((pixels, pixels), dtype=np.float32)
+    ny, nx = grid.heights.shape
+    cx = grid.x0 + (np.arange(nx) + 0.5) * grid.cell_m
+    cy = grid.y0 + (np.arange(ny) + 0.5) * grid.cell_m
+    iy, ix = np.nonzero(grid.heights > 0)
+    wx, wy = cx[ix], cy[iy]
+    keep = (wx >= 0) & (wx < size) & (wy >= 0) & (wy < size)
+    iy, ix, wx, wy = iy[keep], ix[keep], wx[keep], wy[keep]
+    px = np.clip((wx / size * pixels).astype(np.int64), 0, pixels - 1)
+    py = np.clip(((size - wy) / size * pixels).astype(np.int64), 0, pixels - 1)
+    h = grid.heights[iy, ix]
+    order = np.argsort(h, kind="stable")  # taller last, so it wins
+    best[py[order], px[order]] = h[order]
+    code[py[order], px[order]] = grid.material[iy, ix][order].astype(np.int16) + 1
+    centres = (np.arange(pixels) + 0.5) / pixels * size
+    sx = np.clip(((centres - grid.x0) / grid.cell_m).astype(np.int64), 0, nx - 1)
+    sy = np.clip(((size - centres - grid.y0) / grid.cell_m).astype(np.int64), 0, ny - 1)
+    sample_h = grid.heights[np.ix_(sy, sx)]
+    sample_m = grid.material[np.ix_(sy, sx)].astype(np.int16) + 1
+    use = (sample_h > best) & (sample_h > 0)
+    code = np.where(use, sample_m, code)
+    for mat, rgb in MATERIAL_RGB.items():
+        img[code == mat + 1] = rgb
+    return img
+
+
+class MapPainter:
+    """Draws minimaps and spectator views of one layout (the static layer is cached per size)."""
+
+    def __init__(self, grid: HeightGrid) -> None:
+        self.grid = grid
+        self.size_m = grid.size_m
+        self._static: dict[int, np.ndarray] = {}
+
+    def static(self, pixels: int) -> np.ndarray:
+        if pixels not in self._static:
+            self._static[pixels] = static_layer(self.grid, pixels)
+        return self._static[pixels]
+
+    def scale(self, pixels: int) -> float:
+        return pixels / self.size_m
+
+    def _zone(self, img: np.ndarray, world, k: float) -> None:
+        zone = world.zone
+        if zone.enabled:
+            cx, cy = float(zone.center[0]) * k, (self.size_m - float(zone.center[1])) * k
+            draw.outside_circle(img, cx, cy, float(zone.radius_m) * k, *ZONE, 0.35)
+            draw.ring(img, cx, cy, float(zone.radius_m) * k, max(1.0, img.shape[0] / 120), *ZONE, 1.0)
+
+    def _items(self, img: np.ndarray, world, k: float) -> None:
+        s = self.size_m
+        dot = max(1.2, 0.55 * k)
+        for x, y, _z in world.coins.pos[world.coins.active]:
+            draw.disc(img, x * k, (s - y) * k, dot, 250.0, 205.0, 40.0, 1.0)
+        for x, y, _z in world.ammo.pos[world.ammo.active]:
+            half = max(1, round(0.6 * k))
+            cx, cy = int(x * k), int((s - y) * k)
+            draw.rect(img, cx - half, cy - half, cx + half + 1, cy + half + 1, 110.0, 200.0, 70.0, 1.0)
+        t = world.turrets
+        for j in range(len(t.alive)):
+            x, y = float(t.pos[j, 0]) * k, (s - float(t.pos[j, 1])) * k
+            if not t.alive[j]:
+                draw.disc(img, x, y, max(1.2, 0.5 * k), 90.0, 90.0, 90.0, 1.0)
+                continue
+            draw.disc(img, x, y, max(2.0, 0.9 * k), *_health_rgb(float(t.health[j]) / t.max_health), 1.0)
+            draw.disc(img, x, y, max(1.0, 0.5 * k), 210.0, 40.0, 40.0, 1.0)
+
+    def minimap(self, world, pixels: int) -> np.ndarray:
+        """What the minimap shows this step (without the viewer's own arrow): never other players."""
+        img = self.static(pixels).copy()
+        k = self.scale(pixels)
+        self._zone(img, world, k)
+        self._items(img, world, k)
+        return img
+
+    def spectator(self, world, pixels: int, events=(), names=()) -> np.ndarray:
+        """Everything, for people watching: players, chickens, shells, shots, turret locks."""
+        img = self.static(pixels).copy()
+        k = self.scale(pixels)
+        s = self.size_m
+        self._zone(img, world, k)
+        self._items(img, world, k)
+        for x, y, _z in world.chickens.pos[world.chickens.alive]:
+            draw.disc(img, x * k, (s - y) * k, max(1.0, 0.35 * k), 245.0, 245.0, 235.0, 1.0)
+        p = world.players
+        t = world.turrets
+        for j in np.flatnonzero(t.alive & (t.target >= 0)):
+            i = int(t.target[j])
+            draw.line(img, t.pos[j, 0] * k, (s - t.pos[j, 1]) * k, p.pos[i, 0] * k, (s - p.pos[i, 1]) * k, 1.0,
+                      255.0, 60.0, 50.0, 0.5)
+        for j in range(len(t.alive)):
+            if t.alive[j]:
+                bx, by = math.cos(t.barrel_yaw[j]), math.sin(t.barrel_yaw[j])
+                x, y = t.pos[j, 0] * k, (s - t.pos[j, 1]) * k
+                draw.line(img, x, y, x + bx * 1.6 * k, y - by * 1.6 * k, max(1.0, 0.25 * k), 30.0, 30.0, 30.0, 1.0)
+        index = {name: i for i, name in enumerate(names)}
+        for e in events:
+            if e.get("type") == "shot" and e.get("shooter") in index:
+                i = index[e["shooter"]]
+                x, y = p.pos[i, 0] * k, (s - p.pos[i, 1]) * k
+                reach = 12.0 * k
+                draw.line(img, x, y, x + math.cos(p.yaw[i]) * reach, y - math.sin(p.yaw[i]) * reach, 1.0,
+                          255.0, 235.0, 120.0, 0.8)
+        for x, y, _z in world.projectiles.pos:
+            draw.disc(img, x * k, (s - y) * k, max(1.0, 0.3 * k), 255.0, 140.0, 40.0, 1.0)
+        radius = max(2.0, p.radius_m * 1.6 * k)
+        for i in range(len(p)):
+            x, y = p.pos[i, 0] * k, (s - p.pos[i, 1]) * k
+            if not p.alive[i]:
+                d = radius * 0.8
+                draw.line(img, x - d, y - d, x + d, y + d, 1.5, 120.0, 120.0, 120.0, 1.0)
+                draw.line(img, x - d, y + d, x + d, y - d, 1.5, 120.0, 120.0, 120.0, 1.0)
+                continue
+            colour = TEAM_COLOURS[int(p.team[i]) % len(TEAM_COLOURS)]
+            draw.disc(img, x, y, radius + 1.0, 15.0, 15.0, 15.0, 1.0)
+            draw.disc(img, x, y, radius, float(colour[0]), float(colour[1]), float(colour[2]), 1.0)
+            hx, hy = math.cos(p.yaw[i]), -math.sin(p.yaw[i])
+            draw.line(img, x, y, x + hx * radius * 2.2, y + hy * radius * 2.2, max(1.0, radius * 0.45),
+                      255.0, 255.0, 255.0, 1.0)
+        return img
+
+
+def _health_rgb(fraction: float) -> tuple[float, float, float]:
+    """The turrets' ring colours: green above 60 %, yellow above 30 %, red below."""
+    if fraction > 0.6:
+        return 40.0, 205.0, 60.0
+    if fraction > 0.3:
+        return 245.0, 212.0, 40.0
+    return 232.0, 42.0, 30.0

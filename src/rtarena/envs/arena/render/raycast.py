@@ -1,0 +1,364 @@
+"""The compiled first-person renderer: a column raycaster over a height grid, billboard sprites and a
+metric depth buffer.
+
+One view is drawn in three passes:
+
+1. **Columns.** Each screen column casts one ray through the height grid (a DDA walk, cell by cell).
+   The ray passes through *runs* of cells of equal height; at the end of a run the run's top (floor,
+   crate top) is drawn, and where the next run is taller its front face is drawn from the old height
+   up to the new one. Everything is drawn front to back and only into rows still free, and since every
+   obstacle is solid from the floor up, the free rows of a column are always the rows above some line:
+   one integer per column is the whole occlusion state. A crate therefore hides the floor behind it
+   but not a wall that rises above its top, and the walk stops as soon as nothing farther could show.
+2. **Sprites.** Billboards are drawn with a per-pixel depth test against pass 1.
+3. **Toxic zone.** The zone's boundary is a translucent purple cylinder: pixels behind it are tinted.
+
+Depth is the distance along the view direction in the floor plane (the planar depth a depth camera
+reports, in metres), the same value for every pixel of a flat billboard; the sky reads `far_m`.
+Pitch shifts the horizon (y-shearing), so vertical lines stay vertical, as in classic raycasters.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from numba import njit
+
+from rtarena.envs.arena.render.scene import (
+    C_FOV,
+    C_PITCH,
+    C_SELF,
+    C_X,
+    C_Y,
+    C_YAW,
+    C_Z,
+    CHICKEN,
+    FLASH,
+    MAT_BOUNDARY,
+    S_B,
+    S_G,
+    S_H,
+    S_KIND,
+    S_OWNER,
+    S_P0,
+    S_P1,
+    S_P2,
+    S_R,
+    S_W,
+    S_X,
+    S_Y,
+    S_Z,
+    SHELL,
+    TURRET,
+)
+from rtarena.envs.arena.render.sky import SKY_AZIMUTHS, SKY_ELEVATIONS, SKY_MAX_TAN
+from rtarena.envs.arena.render.sprites import sprite_pixel
+from rtarena.envs.arena.render.surfaces import FOG_RGB, ZONE_RGB, face_colour, fog, top_colour
+
+MAX_PITCH_RAD = math.radians(75.0)
+ZONE_WALL_M = 6.0  # drawn height of the zone's boundary
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _put(rgb, depth, r, c, cr, cg, cb, d):
+    rgb[r, c, 0] = np.uint8(min(255.0, max(0.0, cr)))
+    rgb[r, c, 1] = np.uint8(min(255.0, max(0.0, cg)))
+    rgb[r, c, 2] = np.uint8(min(255.0, max(0.0, cb)))
+    depth[r, c] = d
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _fog_k(cr, cg, cb, s):
+    return (cr * s + FOG_RGB[0] * (1.0 - s), cg * s + FOG_RGB[1] * (1.0 - s), cb * s + FOG_RGB[2] * (1.0 - s))
+
+
+@njit(cache=True, nogil=True)
+def _draw_top(rgb, depth, c, yfree, h, mat, t0, t1, px, py, rdx, rdy, eye, hor, f, zx, zy, zr2, fog_m, row_t,
+              row_s):
+    """The horizontal top (height `h`) of a run of cells between ray distances t0 and t1.
+
+    For the floor (h = 0) a row's distance and fog depend only on the row: `row_t`/`row_s` hold them.
+    """
+    if eye <= h + 1e-4:
+        return yfree
+    dz = eye - h
+    ya = hor + f * dz / t1
+    yb = hor + f * dz / t0 if t0 > 1e-6 else 1e9
+    r0 = max(math.ceil(ya - 0.5), 0)
+    r1 = min(math.ceil(min(yb, 1e8) - 0.5), yfree)
+    if r1 <= r0:
+        return yfree
+    floor = h == 0.0
+    for r in range(r0, r1):
+        if floor:
+            t = row_t[r]
+            fs = row_s[r]
+        else:
+            t = f * dz / (r + 0.5 - hor)
+            fs = math.exp(-t / fog_m)
+        wx = px + t * rdx
+        wy = py + t * rdy
+        cr, cg, cb = top_colour(mat, wx, wy, t, zx, zy, zr2)
+        cr, cg, cb = _fog_k(cr, cg, cb, fs)
+        _put(rgb, depth, r, c, cr, cg, cb, t)
+    return r0
+
+
+@njit(cache=True, nogil=True)
+def _draw_face(rgb, depth, c, yfree, h_lo, h_hi, t, u, mat, side, eye, hor, f, fog_m):
+    """A vertical face at ray distance t from height h_lo to h_hi."""
+    ya = hor + f * (eye - h_hi) / t
+    yb = hor + f * (eye - h_lo) / t
+    r0 = max(math.ceil(ya - 0.5), 0)
+    r1 = min(math.ceil(yb - 0.5), yfree)
+    if r1 <= r0:
+        return yfree
+    k = t / f
+    fs = math.exp(-t / fog_m)
+    for r in range(r0, r1):
+        z = eye - (r + 0.5 - hor) * k
+        cr, cg, cb = face_colour(mat, u, z, side, t)
+        cr, cg, cb = _fog_k(cr, cg, cb, fs)
+        _put(rgb, depth, r, c, cr, cg, cb, t)
+    return r0
+
+
+@njit(cache=True, nogil=True)
+def render_view(heights, material, skip, gp, cam, sprites, zone, sky, rgb, depth, far_m, fog_m):
+    """Draw one camera's view into `rgb` (H, W, 3) uint8 and `depth` (H, W) float32 metres.
+
+    `gp` is `HeightGrid.params()`, `cam` one camera row, `sprites` the sprite table, `zone` the
+    array `(centre x, centre y, radius, enabled)` and `sky` the table of `sky.sky_table()`.
+    """
+    H = depth.shape[0]
+    W = depth.shape[1]
+    ny = heights.shape[0]
+    nx = heights.shape[1]
+    gx0 = gp[0]
+    gy0 = gp[1]
+    cell = gp[2]
+    out_h = gp[3]
+    h_max = gp[4]
+    px = float(cam[C_X])
+    py = float(cam[C_Y])
+    eye = float(cam[C_Z])
+    yaw = float(cam[C_YAW])
+    pitch = min(max(float(cam[C_PITCH]), -MAX_PITCH_RAD), MAX_PITCH_RAD)
+    tan_half = math.tan(0.5 * float(cam[C_FOV]))
+    dx = math.cos(yaw)
+    dy = math.sin(yaw)
+    rx = dy  # the camera's right: forward x up
+    ry = -dx
+    f = 0.5 * W / tan_half
+    hor = 0.5 * H + f * math.tan(pitch)
+    gx = (px - gx0) / cell
+    gy = (py - gy0) / cell
+    zx = float(zone[0])
+    zy = float(zone[1])
+    zr2 = float(zone[2]) * float(zone[2]) if zone[3] > 0.5 else -1.0
+    # the floor's distance and fog per row (the same for every column)
+    row_t = np.empty(H, dtype=np.float64)
+    row_s = np.empty(H, dtype=np.float64)
+    for r in range(H):
+        below = r + 0.5 - hor
+        if below > 1e-9 and eye > 0.0:
+            row_t[r] = f * eye / below
+            row_s[r] = math.exp(-row_t[r] / fog_m)
+        else:
+            row_t[r] = far_m
+            row_s[r] = 0.0
+
+    # -- pass 1: columns ---------------------------------------------------------------------------
+    for c in range(W):
+        k = ((2.0 * c + 1.0) / W - 1.0) * tan_half
+        rdx = dx + rx * k
+        rdy = dy + ry * k
+        mx = math.floor(gx)
+        my = math.floor(gy)
+        ddx = abs(cell / rdx) if abs(rdx) > 1e-12 else 1e+30
+        ddy = abs(cell / rdy) if abs(rdy) > 1e-12 else 1e+30
+        if rdx < 0:
+            stepx = -1
+            sdx = (gx - mx) * ddx
+        else:
+            stepx = 1
+            sdx = (mx + 1.0 - gx) * ddx
+        if rdy < 0:
+            stepy = -1
+            sdy = (gy - my) * ddy
+        else:
+            stepy = 1
+            sdy = (my + 1.0 - gy) * ddy
+        if 0 <= mx < nx and 0 <= my < ny:
+            cur_h = float(heights[my, mx])
+            cur_m = material[my, mx]
+        else:
+            cur_h = 0.0
+            cur_m = 0
+        t_run = 0.0
+        yfree = H
+        while True:
+            if sdx < sdy:
+                t = sdx
+                sdx += ddx
+                mx += stepx
+                side = 0
+            else:
+                t = sdy
+                sdy += ddy
+                my += stepy
+                side = 1
+            if t >= far_m:
+                yfree = _draw_top(rgb, depth, c, yfree, cur_h, cur_m, t_run, far_m, px, py, rdx, rdy, eye,
+                                  hor, f, zx, zy, zr2, fog_m, row_t, row_s)
+                break
+            outside = not (0 <= mx < nx and 0 <= my < ny)
+            if outside:
+                h2 = out_h
+                m2 = MAT_BOUNDARY
+            else:
+                h2 = float(heights[my, mx])
+                m2 = material[my, mx]
+            if h2 != cur_h or outside:
+                yfree = _draw_top(rgb, depth, c, yfree, cur_h, cur_m, t_run, t, px, py, rdx, rdy, eye,
+                                  hor, f, zx, zy, zr2, fog_m, row_t, row_s)
+                if h2 > cur_h:
+                    u = py + t * rdy if side == 0 else px + t * rdx
+                    yfree = _draw_face(rgb, depth, c, yfree, cur_h, h2, t, u, m2, side, eye, hor, f, fog_m)
+                if outside:
+                    break
+                cur_h = h2
+                cur_m = m2
+                t_run = t
+                # nothing farther can reach a free row: stop walking
+                limit = hor if eye >= h_max else hor + f * (eye - h_max) / t
+                if yfree - 0.5 < limit:
+                    break
+            else:
+                # inside a same-height square of radius k: jump to where the ray leaves it
+                kk = skip[my, mx]
+                if kk >= 2:
+                    tx = (mx + kk + 1.0 - gx) * ddx if stepx > 0 else (gx - (mx - kk)) * ddx
+                    ty = (my + kk + 1.0 - gy) * ddy if stepy > 0 else (gy - (my - kk)) * ddy
+                    tj = min(tx, ty) * 0.999999
+                    if tj > t:
+                        mx = math.floor(gx + tj * rdx / cell)
+                        my = math.floor(gy + tj * rdy / cell)
+                        sdx = (mx + 1.0 - gx) * ddx if stepx > 0 else (gx - mx) * ddx
+                        sdy = (my + 1.0 - gy) * ddy if stepy > 0 else (gy - my) * ddy
+        # the rest of the column is sky
+        ia = int((math.atan2(rdy, rdx) + math.pi) * (SKY_AZIMUTHS / (2.0 * math.pi))) % SKY_AZIMUTHS
+        norm = math.sqrt(rdx * rdx + rdy * rdy)
+        for r in range(yfree):
+            tan_el = (hor - (r + 0.5)) / (f * norm)
+            if tan_el <= 0.0:
+                rgb[r, c, 0] = np.uint8(FOG_RGB[0])
+                rgb[r, c, 1] = np.uint8(FOG_RGB[1])
+                rgb[r, c, 2] = np.uint8(FOG_RGB[2])
+            else:
+                ie = min(int(math.sqrt(tan_el / SKY_MAX_TAN) * SKY_ELEVATIONS), SKY_ELEVATIONS - 1)
+                rgb[r, c, 0] = sky[ia, ie, 0]
+                rgb[r, c, 1] = sky[ia, ie, 1]
+                rgb[r, c, 2] = sky[ia, ie, 2]
+            depth[r, c] = far_m
+
+    # -- pass 2: sprites ---------------------------------------------------------------------------
+    own = int(cam[C_SELF])
+    for s in range(sprites.shape[0]):
+        if own >= 0 and int(sprites[s, S_OWNER]) == own:
+            continue
+        vx = sprites[s, S_X] - px
+        vy = sprites[s, S_Y] - py
+        t = vx * dx + vy * dy
+        if t < 0.15 or t >= far_m:
+            continue
+        lat = vx * rx + vy * ry
+        w = float(sprites[s, S_W])
+        h = float(sprites[s, S_H])
+        z0 = float(sprites[s, S_Z])
+        cx = 0.5 * W + f * lat / t
+        half = 0.5 * f * w / t
+        top = hor + f * (eye - z0 - h) / t
+        bot = hor + f * (eye - z0) / t
+        c0 = max(math.ceil(cx - half - 0.5), 0)
+        c1 = min(math.ceil(cx + half - 0.5), W)
+        r0 = max(math.ceil(top - 0.5), 0)
+        r1 = min(math.ceil(bot - 0.5), H)
+        if c0 >= c1 or r0 >= r1:
+            continue
+        kind = int(sprites[s, S_KIND])
+        p0 = float(sprites[s, S_P0])
+        p1 = float(sprites[s, S_P1])
+        p2 = float(sprites[s, S_P2])
+        view_lat = 0.0
+        view_along = 0.0
+        if kind == TURRET:
+            bx = math.cos(p1)
+            by = math.sin(p1)
+            view_lat = 0.78 * (bx * rx + by * ry)
+            view_along = bx * dx + by * dy
+        elif kind == CHICKEN:
+            view_lat = math.cos(p0) * rx + math.sin(p0) * ry
+        cr0 = float(sprites[s, S_R])
+        cg0 = float(sprites[s, S_G])
+        cb0 = float(sprites[s, S_B])
+        m_per_px = t / f
+        for c in range(c0, c1):
+            mu = (c + 0.5 - cx) * m_per_px
+            for r in range(r0, r1):
+                if depth[r, c] <= t:
+                    continue
+                mv = (bot - (r + 0.5)) * m_per_px
+                hit, cr, cg, cb, glow = sprite_pixel(kind, mu, mv, w, h, cr0, cg0, cb0, p0, p1, p2,
+                                                     view_lat, view_along)
+                if hit:
+                    if not glow:
+                        cr, cg, cb = fog(cr, cg, cb, t, fog_m)
+                    _put(rgb, depth, r, c, cr, cg, cb, t)
+
+    # -- pass 3: the toxic zone's boundary -----------------------------------------------------------
+    if zone[3] > 0.5:
+        R = float(zone[2])
+        ox = px - zone[0]
+        oy = py - zone[1]
+        cc = ox * ox + oy * oy - R * R
+        for c in range(W):
+            k = ((2.0 * c + 1.0) / W - 1.0) * tan_half
+            rdx = dx + rx * k
+            rdy = dy + ry * k
+            a = rdx * rdx + rdy * rdy
+            b = 2.0 * (ox * rdx + oy * rdy)
+            disc = b * b - 4.0 * a * cc
+            if disc <= 0.0:
+                continue
+            sq = math.sqrt(disc)
+            for root in range(2):
+                t = (-b - sq) / (2.0 * a) if root == 0 else (-b + sq) / (2.0 * a)
+                if t <= 0.05 or t >= far_m:
+                    continue
+                ya = hor + f * (eye - ZONE_WALL_M) / t
+                yb = hor + f * eye / t
+                ra = max(math.ceil(ya - 0.5), 0)
+                rb = min(math.ceil(yb - 0.5), H)
+                for r in range(ra, rb):
+                    if depth[r, c] <= t:
+                        continue
+                    z = eye - (r + 0.5 - hor) * t / f
+                    alpha = 0.6 - 0.45 * z / ZONE_WALL_M
+                    if z < 0.25:
+                        alpha = 0.85
+                    keep = 1.0 - alpha
+                    rgb[r, c, 0] = np.uint8(min(255.0, rgb[r, c, 0] * keep + ZONE_RGB[0] * alpha))
+                    rgb[r, c, 1] = np.uint8(min(255.0, rgb[r, c, 1] * keep + ZONE_RGB[1] * alpha))
+                    rgb[r, c, 2] = np.uint8(min(255.0, rgb[r, c, 2] * keep + ZONE_RGB[2] * alpha))
+
+
+@njit(cache=True, nogil=True)
+def render_range(heights, material, skip, gp, cams, sprites, zone, sky, rgb, depth, far_m, fog_m, start, stop):
+    """Render cameras `start..stop` into `rgb[i]`/`depth[i]`; one call per worker thread."""
+    for i in range(start, stop):
+        render_view(heights, material, skip, gp, cams[i], sprites, zone, sky, rgb[i], depth[i], far_m, fog_m)
+
+
+__all__ = ["FLASH", "SHELL", "render_range", "render_view"]

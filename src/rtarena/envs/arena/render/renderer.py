@@ -1,0 +1,314 @@
+"""`ArenaRenderer`: every agent's first-person view (RGB + depth, HUD, minimap) in one batch call.
+
+The batch is split into chunks that run in a thread pool; each chunk is one call into compiled code
+that releases the GIL (`nogil`), so the chunks really run in parallel and the calling thread (the env
+loop of the wall clock, say) is never blocked by rendering in another env.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+import os
+from collections.abc import Iterable, Sequence
+from concurrent.futures import ThreadPoolExecutor
+
+import numpy as np
+
+from rtarena.envs.arena.render.draw import FONT
+from rtarena.envs.arena.render.hud import (
+    H_ALIVE,
+    H_AMMO,
+    H_AMMO_MAX,
+    H_FIRED,
+    H_HEALTH,
+    H_HEALTH_FRAC,
+    H_HIT,
+    H_HURT,
+    H_MINIMAP,
+    H_SCORE,
+    H_SHOW,
+    H_TIME_LEFT,
+    H_X,
+    H_Y,
+    H_YAW,
+    HUD_FIELDS,
+    minimap_layout,
+    overlay_range,
+)
+from rtarena.envs.arena.render.maps import MapPainter
+from rtarena.envs.arena.render.raycast import render_range
+from rtarena.envs.arena.render.scene import (
+    AMMO,
+    CAMERA_FIELDS,
+    CHICKEN,
+    COIN,
+    FLASH,
+    PLAYER,
+    SHELL,
+    SPRITE_FIELDS,
+    TEAM_COLOURS,
+    TURRET,
+    HeightGrid,
+    grid_from_world,
+    sprite_rows,
+)
+from rtarena.envs.arena.render.sky import sky_table
+from rtarena.errors import UserError
+
+MIN_WIDTH, MAX_WIDTH = 84, 640
+
+
+def parse_resolution(resolution) -> tuple[int, int]:
+    """`128` -> (128, 128); `(320, 240)` -> width 320, height 240. Widths from 84 to 640 px."""
+    if isinstance(resolution, (int, np.integer)) and not isinstance(resolution, bool):
+        width = height = int(resolution)
+    elif isinstance(resolution, (tuple, list)) and len(resolution) == 2:
+        try:
+            width, height = int(resolution[0]), int(resolution[1])
+        except (TypeError, ValueError):
+            raise UserError(f"resolution must be an int or (width, height), got {resolution!r}",
+                            field="resolution") from None
+    else:
+        raise UserError(f"resolution must be an int or (width, height), got {resolution!r}", field="resolution")
+    if not MIN_WIDTH <= width <= MAX_WIDTH:
+        raise UserError(f"resolution width must be {MIN_WIDTH}..{MAX_WIDTH} px, got {width}", field="resolution")
+    if not 48 <= height <= 2 * MAX_WIDTH:
+        raise UserError(f"resolution height must be 48..{2 * MAX_WIDTH} px, got {height}", field="resolution")
+    return width, height
+
+
+def default_threads() -> int:
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except AttributeError:  # not on Linux
+        return max(1, os.cpu_count() or 1)
+
+
+class ArenaRenderer:
+    """Renders a `World` for any set of its players.
+
+    `width`/`height` in pixels, `fov_deg` the horizontal field of view (the same as the world's
+    visibility rule), `threads` the worker threads of a batch (default: the CPUs this process may use).
+    Depth is in metres; the sky and anything beyond `far_m` read `far_m`.
+    """
+
+    def __init__(
+        self,
+        world,
+        width: int = 128,
+        height: int = 128,
+        fov_deg: float = 90.0,
+        threads: int | None = None,
+        far_m: float | None = None,
+        fog_m: float | None = None,
+        cell_m: float = 0.25,
+    ) -> None:
+        self.width, self.height = parse_resolution((width, height))
+        self.fov = math.radians(float(fov_deg))
+        self.cell_m = cell_m
+        self.far_m = float(far_m) if far_m is not None else round(float(world.size_m) * 1.5, 3)
+        self.fog_m = float(fog_m) if fog_m is not None else 0.8 * float(world.size_m)
+        self.threads = int(threads) if threads else default_threads()
+        self._pool = ThreadPoolExecutor(self.threads, thread_name_prefix="arena-render") if self.threads > 1 else None
+        self.sky = sky_table()
+        self.grid: HeightGrid | None = None
+        self._layout_key: bytes | None = None
+        self.maps: MapPainter | None = None
+        self.set_world(world)
+
+    # -- the scene --------------------------------------------------------------------------------
+    def set_world(self, world) -> None:
+        """Rebuild the height grid when the world's obstacles differ from the last ones seen."""
+        key = np.ascontiguousarray(world.obstacles.boxes, dtype=np.float64).tobytes() + np.asarray(
+            world.obstacles.kind).tobytes() + str(world.size_m).encode()
+        if key != self._layout_key:
+            self.grid = grid_from_world(world, cell_m=self.cell_m)
+            self.maps = MapPainter(self.grid)
+            self._layout_key = key
+
+    def sprite_table(self, world, events: Iterable[dict] = (), names: Sequence[str] = ()) -> np.ndarray:
+        """Every billboard of this instant: players, coins, ammo, chickens, turrets, shells, flashes."""
+        t_s = float(world.time_s)
+        parts = []
+        p = world.players
+        alive = np.flatnonzero(p.alive)
+        if len(alive):
+            colours = TEAM_COLOURS[p.team[alive] % len(TEAM_COLOURS)]
+            rows = sprite_rows(PLAYER, p.pos[alive], 0.8, p.height_m, colours, owner=alive)
+            rows[:, 10] = (p.pos[alive, 0] + p.pos[alive, 1]) * 2.2  # leg swing follows the feet
+            parts.append(rows)
+        coins = world.coins
+        live = np.flatnonzero(coins.active)
+        if len(live):
+            xyz = coins.pos[live].copy()
+            xyz[:, 2] -= 0.225
+            parts.append(sprite_rows(COIN, xyz, 0.45, 0.45, (0, 0, 0), p0=t_s * 3.0 + live * 0.7))
+        ammo = world.ammo
+        if ammo.active.any():
+            parts.append(sprite_rows(AMMO, ammo.pos[ammo.active], 0.7, 0.45, (0, 0, 0)))
+        ch = world.chickens
+        live = np.flatnonzero(ch.alive)
+        if len(live):
+            parts.append(sprite_rows(CHICKEN, ch.pos[live], 0.6, 0.56, (0, 0, 0), p0=ch.yaw[live],
+                                     p1=t_s * 14.0 + live * 1.3))
+        tu = world.turrets
+        if len(tu.alive):
+            health = np.where(tu.alive, tu.health / tu.max_health, -1.0)
+            parts.append(sprite_rows(TURRET, tu.pos, 1.8, 1.7, (0, 0, 0), p0=health, p1=tu.barrel_yaw,
+                                     p2=(tu.target >= 0) & tu.alive))
+        shells = world.projectiles.pos
+        if len(shells):
+            xyz = shells.copy()
+            xyz[:, 2] -= 0.15
+            parts.append(sprite_rows(SHELL, xyz, 0.3, 0.3, (0, 0, 0)))
+        flashes = self._flashes(world, events, names)
+        if len(flashes):
+            parts.append(flashes)
+        if not parts:
+            return np.zeros((0, SPRITE_FIELDS), dtype=np.float32)
+        return np.concatenate(parts)
+
+    def _flashes(self, world, events, names) -> np.ndarray:
+        index = {name: i for i, name in enumerate(names)}
+        p, tu = world.players, world.turrets
+        rows = []
+        for e in events:
+            kind = e.get("type")
+            if kind == "shot" and e.get("shooter") in index:
+                i = index[e["shooter"]]
+                yaw = float(p.yaw[i])
+                fx, fy, rx, ry = math.cos(yaw), math.sin(yaw), math.sin(yaw), -math.cos(yaw)
+                x = p.pos[i, 0] + 0.7 * fx + 0.22 * rx
+                y = p.pos[i, 1] + 0.7 * fy + 0.22 * ry
+                z = p.pos[i, 2] + p.eye_height_m - 0.45
+                rows.append(sprite_rows(FLASH, [(x, y, z)], 0.45, 0.45, (0, 0, 0), p0=len(rows), owner=i))
+            elif kind == "turret_fire":
+                j = int(e.get("turret", -1))
+                if 0 <= j < len(tu.alive):
+                    b = float(tu.barrel_yaw[j])
+                    x = tu.pos[j, 0] + 0.9 * math.cos(b)
+                    y = tu.pos[j, 1] + 0.9 * math.sin(b)
+                    rows.append(sprite_rows(FLASH, [(x, y, tu.pos[j, 2] + 0.9)], 0.5, 0.5, (0, 0, 0), p0=j))
+        return np.concatenate(rows) if rows else np.zeros((0, SPRITE_FIELDS), dtype=np.float32)
+
+    def camera_table(self, world, indices: Sequence[int]) -> np.ndarray:
+        p = world.players
+        idx = np.asarray(indices, dtype=np.int64)
+        table = np.zeros((len(idx), CAMERA_FIELDS), dtype=np.float32)
+        table[:, 0] = p.pos[idx, 0]
+        table[:, 1] = p.pos[idx, 1]
+        table[:, 2] = p.pos[idx, 2] + p.eye_height_m
+        table[:, 3] = p.yaw[idx]
+        table[:, 4] = p.pitch[idx]
+        table[:, 5] = self.fov
+        table[:, 6] = idx
+        return table
+
+    def hud_table(self, world, indices: Sequence[int], scores=None, flags: Sequence[dict] | None = None,
+                  show: bool = True) -> np.ndarray:
+        """One HUD row per rendered player. `flags[k]` may hold `hit`, `hurt` and `fired` booleans."""
+        p = world.players
+        idx = np.asarray(indices, dtype=np.int64)
+        hud = np.zeros((len(idx), HUD_FIELDS), dtype=np.float64)
+        hud[:, H_SHOW] = 1.0 if show else 0.0
+        hud[:, H_HEALTH] = p.health[idx]
+        hud[:, H_HEALTH_FRAC] = p.health[idx] / p.max_health
+        hud[:, H_AMMO] = p.ammo[idx]
+        hud[:, H_AMMO_MAX] = p.ammo_max
+        hud[:, H_SCORE] = 0.0 if scores is None else np.asarray(scores, dtype=np.float64)[idx]
+        hud[:, H_TIME_LEFT] = world.time_left_s
+        hud[:, H_MINIMAP] = p.minimap_open[idx]
+        hud[:, H_X] = p.pos[idx, 0]
+        hud[:, H_Y] = p.pos[idx, 1]
+        hud[:, H_YAW] = p.yaw[idx]
+        hud[:, H_ALIVE] = p.alive[idx]
+        if flags is not None:
+            for k, f in enumerate(flags):
+                hud[k, H_HIT] = bool(f.get("hit"))
+                hud[k, H_HURT] = bool(f.get("hurt"))
+                hud[k, H_FIRED] = bool(f.get("fired"))
+        return hud
+
+    # -- rendering --------------------------------------------------------------------------------
+    def render(
+        self,
+        world,
+        indices: Sequence[int] | None = None,
+        events: Iterable[dict] = (),
+        names: Sequence[str] = (),
+        hud: np.ndarray | None = None,
+        sprites: np.ndarray | None = None,
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """Render players `indices` (default: all): `(rgb (N, H, W, 3) uint8, depth (N, H, W) float32)`.
+
+        `hud` is a `hud_table` (None: no HUD and no minimap)."""
+        if indices is None:
+            indices = range(len(world.players))
+        cams = self.camera_table(world, indices)
+        if sprites is None:
+            sprites = self.sprite_table(world, events, names)
+        return self.render_cameras(world, cams, sprites, hud)
+
+    def render_cameras(self, world, cams: np.ndarray, sprites: np.ndarray, hud: np.ndarray | None = None):
+        """The core batch call, for any camera table (tests and benchmarks place cameras freely)."""
+        n = len(cams)
+        rgb = np.empty((n, self.height, self.width, 3), dtype=np.uint8)
+        depth = np.empty((n, self.height, self.width), dtype=np.float32)
+        if n == 0:
+            return rgb, depth
+        grid = self.grid
+        zone = world.zone
+        zone_arr = np.array([zone.center[0], zone.center[1], zone.radius_m, 1.0 if zone.enabled else 0.0])
+        gp = grid.params()
+        cams = np.ascontiguousarray(cams, dtype=np.float32)
+        sprites = np.ascontiguousarray(sprites, dtype=np.float32)
+        mm_x0, mm_y0, mm_size = minimap_layout(self.width, self.height)
+        if hud is not None and (hud[:, H_MINIMAP] > 0.5).any():
+            minimap = self.maps.minimap(world, mm_size)
+        else:
+            minimap = np.zeros((0, 0, 3), dtype=np.uint8)
+        mm_scale = mm_size / grid.size_m
+
+        def work(start: int, stop: int) -> None:
+            render_range(grid.heights, grid.material, grid.skip, gp, cams, sprites, zone_arr, self.sky, rgb, depth,
+                         self.far_m, self.fog_m, start, stop)
+            if hud is not None:
+                overlay_range(rgb, hud, FONT, minimap, mm_x0, mm_y0, mm_scale, grid.size_m, start, stop)
+
+        if self._pool is None or n == 1:
+            work(0, n)
+        else:
+            chunks = min(n, self.threads * 4)
+            bounds = np.linspace(0, n, chunks + 1).astype(int)
+            futures = [self._pool.submit(work, int(a), int(b)) for a, b in itertools.pairwise(bounds)
+                       if b > a]
+            for future in futures:
+                future.result()
+        return rgb, depth
+
+    def minimap_view(self, world, index: int) -> np.ndarray:
+        """The minimap picture alone for player `index`, with its own arrow (what the inset shows)."""
+        from rtarena.envs.arena.render.hud import draw_minimap
+
+        _, _, size = minimap_layout(self.width, self.height)
+        base = self.maps.minimap(world, size)
+        img = np.zeros_like(base)
+        p = world.players
+        draw_minimap(img, base, 0, 0, float(p.pos[index, 0]), float(p.pos[index, 1]), float(p.yaw[index]),
+                     size / self.grid.size_m, self.grid.size_m)
+        return img
+
+    def spectator(self, world, pixels: int = 256, events: Iterable[dict] = (), names: Sequence[str] = ()):
+        return self.maps.spectator(world, pixels, list(events), names)
+
+    def close(self) -> None:
+        if self._pool is not None:
+            self._pool.shutdown(wait=True)
+            self._pool = None
+
+
+def depth_image(depth: np.ndarray, max_m: float = 50.0) -> np.ndarray:
+    """A depth map as a grey picture for people: near is bright, `max_m` and beyond black."""
+    near = 1.0 - np.clip(np.asarray(depth, dtype=np.float32) / max_m, 0.0, 1.0)
+    return (255.0 * near ** 1.5).astype(np.uint8)
