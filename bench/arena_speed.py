@@ -15,9 +15,9 @@ import time
 
 os.environ.setdefault("NUMBA_NUM_THREADS", "1")
 
-import numpy as np  # noqa: E402
+import numpy as np
 
-import rtarena  # noqa: E402
+import rtarena
 
 
 def measure(env_id: str, steps: int, seed: int = 0, **kwargs) -> float:

@@ -30,7 +30,7 @@ import numpy as np
 from rtarena.agents.base import Agent, AgentContext, Decision
 from rtarena.agents.scripted.arena_planner import GridPlanner
 from rtarena.envs.arena.layout import team_of
-from rtarena.envs.arena.observations.state import block, state_index
+from rtarena.envs.arena.observations.state import block
 from rtarena.errors import UserError
 
 

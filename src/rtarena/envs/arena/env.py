@@ -56,7 +56,7 @@ class ArenaEnv(RealtimeParallelEnv):
         obs: Iterable[str] | str = ("text", "state"),
         overrides: Mapping[str, Any] | None = None,
         disable: Iterable[str] = (),
-        map: Mapping[str, Any] | str | Path | None = None,  # noqa: A002 - the user-facing name
+        map: Mapping[str, Any] | str | Path | None = None,
         render_mode: str | None = None,
     ) -> None:
         super().__init__()

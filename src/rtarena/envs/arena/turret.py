@@ -179,7 +179,8 @@ class TurretSystem:
         # The shell flies along the barrel (yaw) and toward the target's height (pitch).
         flat = math.hypot(delta[0], delta[1])
         yaw = world.turrets.barrel_yaw[t]
-        direction = np.array([math.cos(yaw) * flat, math.sin(yaw) * flat, delta[2]]) / max(1e-9, math.hypot(flat, delta[2]))
+        length = max(1e-9, math.hypot(flat, delta[2]))
+        direction = np.array([math.cos(yaw) * flat, math.sin(yaw) * flat, delta[2]]) / length
         shells = world.projectiles
         shells.pos = np.vstack([shells.pos, muzzle])
         shells.vel = np.vstack([shells.vel, direction * self.speed])

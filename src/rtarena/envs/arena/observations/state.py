@@ -6,7 +6,7 @@ is all zeros (its `present` entry is 0). The layout, block by block (`STATE_LAYO
 
 | block | slots x fields | fields |
 |---|---|---|
-| self | 1 x 24 | time_left, health, ammo, score, x, y, z, sin_yaw, cos_yaw, pitch, on_ground, can_fire, zone_enabled, in_zone, zone_distance, zone_sin, zone_cos, zone_radius, next_shrink, zone_target_radius, minimap_open, teammates_alive, opponents_alive, coins_left |
+| self | 1 x 24 | `SELF_FIELDS` (below): time, health, ammo, score, pose, zone, minimap, head counts |
 | events | 1 x 8 | hit_by_player, hit_by_turret, zone_damage, picked_coin, picked_ammo, my_shot_hit, killed, dry_fire |
 | players | 8 x 8 | present, distance, sin, cos, rise, enemy, health, facing_me |
 | coins | 8 x 4 | present, distance, sin, cos |

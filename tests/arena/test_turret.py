@@ -1,0 +1,62 @@
+"""Turrets: lock on in range, turn at a finite rate, fire once aimed; a mover makes them miss."""
+
+from __future__ import annotations
+
+import numpy as np
+from tests.arena.helpers import action, arena, of, run
+
+from rtarena.envs.arena.turret import health_colour
+
+TURRET = (50, 50)
+
+
+def test_turret_hits_a_player_who_stands_still():
+    env, _ = arena(spawns=[(50, 62)], turrets=[TURRET])
+    events = run(env, 24)  # 6 s standing
+    assert of(events, "turret_lock", target="p0")
+    assert len(of(events, "turret_fire")) >= 3
+    assert len(of(events, "turret_shell_hit", target="p0")) >= 3
+    assert env.world.players.health[0] < env.world.players.max_health
+
+
+def test_turret_misses_a_player_who_keeps_moving():
+    env, _ = arena(spawns=[(50, 62)], turrets=[TURRET], overrides={"turret.range_m": 40.0})
+    events = run(env, 20, action(move_x=1))  # strafe across the line of fire for 5 s
+    assert len(of(events, "turret_fire")) >= 3
+    assert not of(events, "turret_shell_hit")
+    assert env.world.players.health[0] == env.world.players.max_health
+
+
+def test_turret_drops_its_lock_when_the_player_leaves_range():
+    env, _ = arena(spawns=[(50, 62)], turrets=[TURRET], overrides={"turret.range_m": 15.0})
+    run(env, 2)
+    assert env.world.turrets.target[0] == 0
+    events = run(env, 12, action(move_y=1))  # walk backward, away from the turret
+    assert of(events, "turret_unlock", target="p0")
+    assert env.world.turrets.target[0] == -1
+
+
+def test_turret_turns_at_a_finite_rate():
+    env, _ = arena(spawns=[(50, 62)], turrets=[TURRET], overrides={"turret.turn_deg_s": 40.0})
+    want = np.arctan2(62 - 50, 0)
+    env.world.turrets.barrel_yaw[0] = want + np.pi  # pointing the other way
+    run(env, 1)  # 0.25 s at 40 deg/s turns 10 degrees at most
+    error = abs((env.world.turrets.barrel_yaw[0] - want + np.pi) % (2 * np.pi) - np.pi)
+    assert np.degrees(error) > 165
+
+
+def test_turret_is_destructible_and_never_respawns():
+    env, _ = arena(spawns=[(50, 58)], turrets=[TURRET], overrides={"turret.damage": 0.0})
+    events = run(env, 60, action(fire=1))
+    assert of(events, "turret_destroyed", shooter="p0")
+    assert not env.world.turrets.alive[0]
+    assert env.points[0] == env.rules.points.turret
+    fired = len(of(events, "turret_fire"))
+    events = run(env, 40)
+    assert not env.world.turrets.alive[0] and not of(events, "turret_fire")
+    assert fired > 0
+
+
+def test_health_colours():
+    assert [health_colour(f) for f in (1.0, 0.7, 0.5, 0.34, 0.2, 0.0)] == ["green", "green", "yellow", "yellow",
+                                                                          "red", "red"]
