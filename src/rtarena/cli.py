@@ -8,6 +8,7 @@ from typing import Annotated
 
 import typer
 from rich.console import Console
+from rich.markup import escape
 from rich.table import Table
 
 from rtarena.errors import UserError
@@ -33,7 +34,8 @@ def list_envs() -> None:
 
 
 RUN_FLAG_DEFAULTS = {"agent": None, "clock": "token", "dt": None, "kappa": None, "overhead": None, "delay_ms": 0.0,
-                     "obs_every": 1, "max_steps": 500, "seeds": 1, "seed_start": 0, "out": Path("runs/latest")}
+                     "obs_every": 1, "max_steps": 500, "seeds": 1, "seed_start": 0, "out": Path("runs/latest"),
+                     "map": None, "disable": None}
 
 
 @app.command()
@@ -55,7 +57,11 @@ def run(
     seed_start: Annotated[int, typer.Option("--seed-start", help="first seed")] = 0,
     out: Annotated[Path, typer.Option(help="output folder")] = Path("runs/latest"),
     preset: Annotated[str | None, typer.Option("--preset", help="a bundled experiment (see `rtarena presets`)")] = None,
-    set_: Annotated[list[str] | None, typer.Option("--set", help="KEY=VALUE for the experiment's \\[params]")] = None,
+    set_: Annotated[list[str] | None, typer.Option("--set", help="KEY=VALUE for the experiment's \\[params]; for an "
+                    "arena ENV_ID a game rule SECTION.KEY=VALUE (turret.range_m=30)")] = None,
+    map_: Annotated[str | None, typer.Option("--map", help="arena: a map file or procedural:SEED[:STYLE]")] = None,
+    disable: Annotated[list[str] | None, typer.Option(
+        "--disable", help="arena: features to switch off, e.g. chickens,toxic_zone,hud")] = None,
     ray: Annotated[str | None, typer.Option(
         "--ray", is_flag=False, flag_value="local", metavar="[ADDRESS]",
         help="run on Ray: a private local cluster, or the cluster at ADDRESS (needs rtarena\\[ray])")] = None,
@@ -70,7 +76,8 @@ def run(
     from rtarena.eval.commands import RunOptions, run_command
 
     flags = {"agent": agent, "clock": clock, "dt": dt, "kappa": kappa, "overhead": overhead, "delay_ms": delay_ms,
-             "obs_every": obs_every, "max_steps": max_steps, "seeds": seeds, "seed_start": seed_start, "out": out}
+             "obs_every": obs_every, "max_steps": max_steps, "seeds": seeds, "seed_start": seed_start, "out": out,
+             "map": map_, "disable": disable}
     changed = ["--" + k.replace("_", "-") for k, v in flags.items() if v != RUN_FLAG_DEFAULTS[k]]
     options = RunOptions(preset, tuple(set_ or ()), ray, resume, workers, video, run_id)
     run_command(target, flags, changed, options, console)
@@ -156,7 +163,7 @@ def main() -> None:
     try:
         app(standalone_mode=False)
     except UserError as error:
-        console.print(f"[red]error:[/red] {error}", highlight=False)
+        console.print(f"[red]error:[/red] {escape(str(error))}", highlight=False, soft_wrap=True)
         sys.exit(2)
     except typer.Exit as done:
         sys.exit(done.exit_code)

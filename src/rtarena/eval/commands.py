@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from rich.console import Console
-from rich.table import Table
+from rich.table import Column, Table
 
 from rtarena.errors import UserError
 from rtarena.eval.experiment import experiment_from_flags, load_experiment, plain_keys
@@ -72,8 +72,6 @@ def run_command(target: str | None, flags: dict[str, Any], changed_flags: list[s
         return result
     if target is None:
         raise UserError("give an env id, an experiment file or --preset NAME (see `rtarena presets`)", field="TARGET")
-    if options.params:
-        raise UserError("--set applies to experiment files and presets", field="--set")
     return run_flags(target, flags, options, console, err)
 
 
@@ -86,6 +84,11 @@ def run_flags(env_id: str, flags: dict[str, Any], options: RunOptions, console: 
 
     env_spec(env_id)
     env_kwargs = {"dt": check_dt(flags["dt"])} if flags["dt"] is not None else {}
+    from rtarena.envs.arena.customize import arena_kwargs
+
+    # --map, --set SECTION.KEY=VALUE and --disable customise an arena level (checked before any episode)
+    custom = arena_kwargs(env_id, flags.get("map"), options.params, flags.get("disable") or ())
+    env_kwargs.update(custom)
     settings = {"kappa": flags["kappa"], "overhead": flags["overhead"], "delay_s": flags["delay_ms"] / 1000.0,
                 "obs_every": flags["obs_every"]}
     make_clock(flags["clock"], **dict(settings))  # validate once, before any episode runs
@@ -102,6 +105,10 @@ def run_flags(env_id: str, flags: dict[str, Any], options: RunOptions, console: 
     out = Path(flags["out"])
     experiment = experiment_from_flags(env_id, specs, flags["clock"], settings, env_kwargs, seeds,
                                        flags["max_steps"], str(out))
+    if custom:
+        from dataclasses import replace as _replace
+
+        experiment = _replace(experiment, envs=(_replace(experiment.envs[0], kwargs=custom),))
     jobs = plain_keys(experiment.jobs())
     if options.video:
         from dataclasses import replace
@@ -134,7 +141,8 @@ def print_run(result: RunResult, console: Console) -> None:
 
 
 def presets_command(console: Console) -> None:
-    table = Table("preset", "description", "parameters (--set KEY=VALUE)", title="presets (rtarena run --preset NAME)")
+    table = Table(Column("preset", no_wrap=True), "description", "parameters (--set KEY=VALUE)",
+                  title="presets (rtarena run --preset NAME)")
     for name in preset_names():
         description, params = preset_summary(name)
         table.add_row(name, description, ", ".join(f"{k}={v}" for k, v in params.items()))

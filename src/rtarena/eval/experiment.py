@@ -9,7 +9,8 @@ params = { model = "qwen2.5-7b", base_url = "http://127.0.0.1:8765/v1" }   # `{m
 
 [[envs]]
 id = "arena/coop-v0"
-overrides = { num_agents = 4 }      # env keyword arguments (level overrides)
+kwargs = { num_agents = 8 }         # env keyword arguments
+overrides = { "turret.count" = 2 }   # level rule overrides (the env's `overrides` argument)
 
 [[agents]]                          # a line-up: one spec for every slot, or one per slot
 name = "model-vs-bots"
@@ -56,16 +57,20 @@ def agent_label(spec: str) -> str:
 
 
 def endpoint_of(spec: str) -> str | None:
-    """The model endpoint a spec talks to (the text after `@`), or None for local agents."""
-    return spec.split("@", 1)[1] if "@" in spec else None
+    """The model endpoint a spec talks to (`llm:MODEL@BASE_URL,k=v` -> BASE_URL), or None for local agents."""
+    return spec.split("@", 1)[1].split(",", 1)[0] if "@" in spec else None
 
 
 @dataclass(frozen=True)
 class EnvEntry:
     name: str
     id: str
+    kwargs: dict[str, Any] = field(default_factory=dict)
     overrides: dict[str, Any] = field(default_factory=dict)
     lineups: tuple[str, ...] = ()  # empty: every line-up
+
+    def env_kwargs(self) -> dict[str, Any]:
+        return {**self.kwargs, **({"overrides": self.overrides} if self.overrides else {})}
 
 
 @dataclass(frozen=True)
@@ -128,7 +133,7 @@ class Experiment:
         jobs = []
         for index, seed in enumerate(self.seeds):
             for env, lineup, clock, modality in self.cells():
-                env_kwargs = dict(env.overrides)
+                env_kwargs = env.env_kwargs()
                 if clock.dt is not None:
                     env_kwargs["dt"] = clock.dt
                 if modality is not None:
@@ -146,7 +151,8 @@ class Experiment:
             "name": self.name, "description": self.description, "source": self.source,
             "seeds": list(self.seeds), "max_steps": self.max_steps, "out": self.out, "workers": self.workers,
             "video": self.video, "params": self.params, "concurrency": self.concurrency,
-            "envs": [{"name": e.name, "id": e.id, "overrides": e.overrides, "lineups": list(e.lineups)}
+            "envs": [{"name": e.name, "id": e.id, "kwargs": e.kwargs, "overrides": e.overrides,
+                      "lineups": list(e.lineups)}
                      for e in self.envs],
             "agents": [{"name": lu.name, "slots": list(lu.slots)} for lu in self.lineups],
             "clocks": [{"name": c.name, "clock": c.clock, "dt": c.dt, "delay_ms": c.delay_ms,
@@ -277,16 +283,19 @@ def _envs(top: Fields, source: str, lineup_names: set[str]) -> tuple[EnvEntry, .
         name = f.str("name", safe_name(env_id.split("/")[-1]))
         if not NAME.match(name):
             f.fail("name", f"must use only letters, digits, _ + -, got {show(name)}")
+        kwargs = f.sub("kwargs", {})
+        for reserved, where in (("dt", "[[clocks]] dt"), ("obs", "`observations`"), ("render_mode", "--video"),
+                                ("overrides", "the entry's own `overrides` table")):
+            if reserved in kwargs:
+                f.fail(f"kwargs.{reserved}", f"is set by {where}, not kwargs")
         overrides = f.sub("overrides", {})
-        if "dt" in overrides or "obs" in overrides:
-            f.fail("overrides", "dt and obs are set by [[clocks]] and `observations`, not overrides")
         chosen = f.list("lineups", [])
         for j, lineup in enumerate(chosen):
             if lineup not in lineup_names:
                 f.fail(f"lineups[{j}]", f"no [[agents]] entry is named {show(lineup)} "
                                         f"(known: {', '.join(sorted(lineup_names))})")
         f.done()
-        entries.append(EnvEntry(name, env_id, overrides, tuple(chosen)))
+        entries.append(EnvEntry(name, env_id, kwargs, overrides, tuple(chosen)))
     _unique(entries, "envs", top)
     return tuple(entries)
 
@@ -383,12 +392,12 @@ def check_against_registries(experiment: Experiment) -> None:
         except UserError as error:
             raise UserError(str(error).removeprefix("env_id: "), source=source, field=f"envs[{i}].id") from None
         try:
-            instance = make(env.id, **env.overrides)
+            instance = make(env.id, **env.env_kwargs())
         except UserError as error:
             raise UserError(str(error), source=source, field=f"envs[{i}]") from None
         except TypeError as error:
-            raise UserError(f"the env does not accept these overrides: {error}", source=source,
-                            field=f"envs[{i}].overrides") from None
+            raise UserError(f"the env does not accept these arguments: {error}", source=source,
+                            field=f"envs[{i}].kwargs") from None
         slot_counts[env.name] = len(instance.possible_agents)
         instance.close()
     for env, lineup, _, _ in experiment.cells():

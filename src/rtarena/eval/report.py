@@ -19,7 +19,15 @@ from typing import Any
 
 from rtarena.eval import svg
 from rtarena.eval.query import connect, run_dirs
-from rtarena.eval.tables import Stat, cell_stats, episode_counts, latency_boxes, main_metric, metric_names
+from rtarena.eval.tables import (
+    REPORT_METRICS,
+    Stat,
+    cell_stats,
+    episode_counts,
+    latency_boxes,
+    main_metric,
+    metric_names,
+)
 
 CSS = """
 body{font-family:system-ui,-apple-system,Segoe UI,sans-serif;margin:2rem auto;max-width:1100px;color:#222;
@@ -180,8 +188,7 @@ def build_report(runs: list[str | Path], out: Path | None = None, root: str | Pa
     cells = cell_stats(con, metrics) if metrics else []
     headline = main_metric(metrics) if metrics else ""
     sections = [_runs_section(con, dirs)]
-    main = [m for m in metrics if m in ("score", "return", "win", "coins", "kills", "accuracy", "survival",
-                                        "effective_action_frequency", "wall_latency_p50_s", "tokens_out")]
+    main = [m for m in metrics if m in REPORT_METRICS or (m == "return" and "score" not in metrics)]
     for metric in main:
         sections.append(metric_table(metric, cells))
     charts = plots(con, cells, headline) if cells else []

@@ -15,10 +15,13 @@ from rtarena.eval.query import columns
 
 # The research system's headline metrics, in the order reports show them (those an env does not
 # produce are skipped); every other numeric column is listed under "all metrics".
-MAIN_METRICS = ("score", "return", "win", "coins", "kills", "deaths", "accuracy", "survival",
+MAIN_METRICS = ("score", "return", "result", "coins", "kills", "deaths", "accuracy", "survival",
                 "incoming_hit_rate", "effective_action_frequency", "wall_latency_p50_s", "wall_latency_p90_s",
                 "decision_delay_p50_s", "tokens_out", "invalid_decisions")
-NOT_METRICS = {"seed", "delay_ms", "steps"}
+NOT_METRICS = {"seed", "delay_ms", "steps", "team"}
+# What a report shows as its own tables (the rest go under "all metrics"); `result` is 1 win, 0.5 draw, 0 loss.
+REPORT_METRICS = ("score", "result", "coins", "kills", "accuracy", "survival", "incoming_hit_rate",
+                  "effective_action_frequency", "wall_latency_p50_s", "tokens_out")
 NUMERIC = ("DOUBLE", "FLOAT", "BIGINT", "INTEGER", "HUGEINT", "SMALLINT", "TINYINT", "UBIGINT", "UINTEGER",
            "BOOLEAN", "DECIMAL", "REAL")
 CELL = ("agent", "level", "clock_name", "obs")

@@ -153,9 +153,11 @@ class VideoRecorder:
         self.writer = None
         self.size: tuple[int, int] | None = None
         self.frames = 0
+        self.panel_lines = MAX_LINES
 
     def wrap(self, env: Any, controllers: dict[Any, Agent]) -> tuple[Any, dict[Any, Agent]]:
         wrapped = {}
+        self.panel_lines = min(MAX_LINES, 1 + len(controllers))
         for key, agent in controllers.items():
             label = key if isinstance(key, str) else "team(" + ",".join(key) + ")"
             wrapped[key] = TimedAgent(agent, label, self.log)
@@ -174,9 +176,9 @@ class VideoRecorder:
                   f"step {self.step_index}", TEXT), *self.log.lines()]
         width = frame.shape[1]
         line_h = self.font.get_linesize() + 2
-        panel = self.pygame.Surface((width, line_h * MAX_LINES + 6))
+        panel = self.pygame.Surface((width, line_h * self.panel_lines + 6))
         panel.fill(PANEL_BG)
-        for i, (text, colour) in enumerate(lines[:MAX_LINES]):
+        for i, (text, colour) in enumerate(lines[:self.panel_lines]):
             panel.blit(self.font.render(text, True, colour), (6, 4 + i * line_h))
         pixels = np.transpose(self.pygame.surfarray.array3d(panel), (1, 0, 2))
         out = np.concatenate([frame, pixels], axis=0)
