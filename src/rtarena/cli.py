@@ -159,6 +159,117 @@ def serve_policy(
           fault=fault, overrides=",".join(setting or []), echo=console.print)
 
 
+map_app = typer.Typer(no_args_is_help=True, help="Arena maps: generate, validate, render (format: docs/maps.md).")
+app.add_typer(map_app, name="map")
+
+
+@map_app.command("generate")
+def map_generate(
+    out: Annotated[Path, typer.Argument(help="the map file to write (.toml or .json)")],
+    seed: Annotated[int, typer.Option(help="random seed: the same seed gives the same map")] = 0,
+    style: Annotated[str, typer.Option(help="open | rooms | maze")] = "open",
+    level: Annotated[str | None, typer.Option(help="fit the map to an arena level id (size, counts, symmetry)")]
+    = None,
+    players: Annotated[int | None, typer.Option(help="number of spawns")] = None,
+    size: Annotated[float | None, typer.Option("--size", help="arena side, metres")] = None,
+    density: Annotated[float | None, typer.Option(help="share of the floor under obstacles (0..0.5)")] = None,
+    crate_ratio: Annotated[float | None, typer.Option("--crate-ratio", help="share of obstacles that are crates")]
+    = None,
+    coins: Annotated[int | None, typer.Option(help="coins")] = None,
+    turrets: Annotated[int | None, typer.Option(help="turrets")] = None,
+    ammo: Annotated[int | None, typer.Option(help="ammo areas")] = None,
+    symmetric: Annotated[bool | None, typer.Option("--symmetric/--no-symmetric", help="mirror-symmetric layout")]
+    = None,
+) -> None:
+    """Generate a procedural map (every coin and spawn reachable) and write it."""
+    from rtarena.envs.arena.maps.tools import generate_command
+
+    path, data = generate_command(out, seed, style, level, players, size_m=size, density=density,
+                                  crate_ratio=crate_ratio, coins=coins, turrets=turrets, ammo=ammo,
+                                  symmetric=symmetric)
+    console.print(f"{path}: {len(data['obstacles'])} obstacles, {len(data['spawns'])} spawns, "
+                  f"{len(data['coins'])} coins, {len(data['turrets'])} turrets")
+
+
+@map_app.command("validate")
+def map_validate(
+    maps: Annotated[list[str], typer.Argument(help="map files (or procedural:SEED[:STYLE])")],
+    level: Annotated[str | None, typer.Option(help="check against an arena level id (size, players, jump)")] = None,
+    players: Annotated[int | None, typer.Option(help="players the map must have spawns for")] = None,
+) -> None:
+    """Check maps: one line per problem (file: field: what), exit 1 when there is any."""
+    from rtarena.envs.arena.maps.tools import validate_command
+
+    problems = validate_command(maps, level, players)
+    for problem in problems:
+        typer.echo(problem.line())
+    if problems:
+        raise typer.Exit(1)
+    typer.echo(f"{len(maps)} map(s) valid")
+
+
+@map_app.command("render")
+def map_render(
+    source: Annotated[str, typer.Argument(help="a map file or procedural:SEED[:STYLE]")],
+    out: Annotated[Path, typer.Option(help="the PNG to write")] = Path("map.png"),
+    px_per_m: Annotated[float, typer.Option("--px-per-m", help="pixels per metre")] = 6.0,
+    level: Annotated[str | None, typer.Option(help="for procedural maps: the level to fit")] = None,
+) -> None:
+    """Write a top-down PNG preview of a map."""
+    from rtarena.envs.arena.maps.tools import render_command
+
+    console.print(str(render_command(source, out, px_per_m, level)))
+
+
+@app.command()
+def edit(
+    map_file: Annotated[Path | None, typer.Argument(help="the map to edit (created on save if missing)")] = None,
+    level: Annotated[str, typer.Option(help="arena level the map is checked against")] = "arena/coop-v0",
+    port: Annotated[int, typer.Option(help="port on 127.0.0.1 (0: any free port)")] = 8765,
+    open_browser: Annotated[bool, typer.Option("--open/--no-open", help="open the page in a browser")] = True,
+) -> None:
+    """The map editor: a page on 127.0.0.1 to paint obstacles, place things, generate, preview and save."""
+    from rtarena.editor.server import serve
+
+    serve(map_file, level=level, port=port, open_browser=open_browser, console=console)
+
+
+@app.command()
+def play(
+    env_id: Annotated[str, typer.Argument(help="an arena level id, e.g. arena/competitive-v0")],
+    agent: Annotated[list[str] | None, typer.Option(
+        "--agent", help="per slot in order: human[:wasd|arrows|ijkl|numpad], heuristic, llm:... (rest: heuristic)")]
+    = None,
+    map_: Annotated[str | None, typer.Option("--map", help="a map file or procedural:SEED[:STYLE]")] = None,
+    set_: Annotated[list[str] | None, typer.Option("--set", help="game rule SECTION.KEY=VALUE")] = None,
+    disable: Annotated[list[str] | None, typer.Option("--disable", help="e.g. chickens,toxic_zone,hud")] = None,
+    dt: Annotated[float | None, typer.Option(help="simulated seconds per step (0.05 multiples)")] = 0.1,
+    seed: Annotated[int, typer.Option(help="episode seed")] = 0,
+    max_steps: Annotated[int | None, typer.Option("--max-steps", help="step limit (default: the time limit)")]
+    = None,
+    scale: Annotated[int, typer.Option(help="window pixels per rendered pixel")] = 2,
+    out: Annotated[Path, typer.Option(help="where the match is recorded")] = Path("runs/play"),
+    script: Annotated[str | None, typer.Option(help="timed keys for demos/tests: '0.5:+w 2:-w'", hidden=True)]
+    = None,
+) -> None:
+    """Play an arena level in a window: up to four people at one keyboard, split-screen, in real time."""
+    from rtarena.play import needs_display
+    from rtarena.play import play as play_match
+
+    why = needs_display()
+    if why:
+        raise UserError(why, field="play")
+    outcome = play_match(env_id, agent, map=map_, sets=tuple(set_ or ()), disable=tuple(disable or ()), dt=dt,
+                         seed=seed, max_steps=max_steps, scale=scale, out=out, script=script)
+    table = Table("agent", "spec", "return", "walked m")
+    for agent_id, numbers in outcome.line["agents"].items():
+        spec = outcome.line.get("agent_specs", [""] * 99)[list(outcome.line["agents"]).index(agent_id)]
+        walked = outcome.walked_m.get(agent_id)
+        table.add_row(agent_id, spec, f"{numbers['return']:.2f}", "" if walked is None else f"{walked:.2f}")
+    console.print(table)
+    console.print(f"recorded in {out}")
+
+
 def main() -> None:
     try:
         app(standalone_mode=False)

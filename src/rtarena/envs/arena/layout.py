@@ -176,7 +176,10 @@ def _generate_obstacles(rules: Rules, rng: np.random.Generator) -> tuple[np.ndar
 
 def make_layout(rules: Rules, num_players: int, rng: np.random.Generator, game_map: dict | None = None) -> Layout:
     """The episode's layout: the map's entries where given, generated from the rules and `rng` elsewhere."""
-    given = game_map or {}
+    sections = {"coins": "coins", "turrets": "turret", "ammo": "ammo", "chickens": "chickens", "ammo_areas": "ammo",
+                "chicken_areas": "chickens"}
+    # A disabled feature stays off even where the map places it.
+    given = {k: v for k, v in (game_map or {}).items() if k not in sections or rules.enabled(sections[k])}
     size = float(given.get("size_m", rules.arena.size_m))
     if "obstacles" in given:
         boxes, kinds = given["obstacles"], given["obstacle_kind"]

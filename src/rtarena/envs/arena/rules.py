@@ -20,6 +20,8 @@ LEVELS_DIR = Path(__file__).with_name("levels")
 
 # Features `disable=` can switch off, and how: a section whose `enabled` flag goes false.
 DISABLEABLE = ("coins", "ammo", "chickens", "turret", "toxic_zone")
+# Features of the renderer, not of the world: `disable=("hud",)` makes `rules.enabled("hud")` false.
+RENDER_FEATURES = ("hud",)
 DISABLE_ALIASES = {"turrets": "turret", "zone": "toxic_zone", "ammo_boxes": "ammo", "crates": "crates",
                    "walls": "walls"}
 
@@ -62,7 +64,7 @@ class Rules:
         return copy.deepcopy(self._data)
 
     def enabled(self, section: str) -> bool:
-        return bool(self._data[section].get("enabled", True))
+        return bool(self._data.get(section, {}).get("enabled", True))
 
 
 def _coerce(value: Any, old: Any, where: str, source: str) -> Any:
@@ -122,9 +124,11 @@ def load_rules(
         name = DISABLE_ALIASES.get(feature, feature)
         if name in ("crates", "walls"):
             data["layout"][name] = 0
+        elif name in RENDER_FEATURES:
+            data[name] = {"enabled": False}
         elif name in DISABLEABLE:
             data[name]["enabled"] = False
         else:
-            known = ", ".join(sorted({*DISABLEABLE, "crates", "walls"}))
+            known = ", ".join(sorted({*DISABLEABLE, *RENDER_FEATURES, "crates", "walls"}))
             raise UserError(f"cannot disable {feature!r}; features are: {known}", source=source)
     return Rules(data, source)

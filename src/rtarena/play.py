@@ -1,0 +1,283 @@
+"""`rtarena play ENV_ID`: up to four people at one keyboard, split-screen, against bots or models.
+
+Threads. The window must live on the main thread (SDL wants its events pumped there), while the runtime's
+wall-clock loop steps the env on the thread that calls `run_match`. So the match runs in a worker thread
+and the main thread runs the window:
+
+- the window pumps key events into `agents.human.KEYBOARD`, which the human agents read when they act;
+- the env is wrapped so that after every reset and step (on the match thread, with the world consistent)
+  the humans' first-person views are rendered and handed to the window as the latest frames;
+- closing the window (or Esc) asks the wrapper to end the episode at the next step (truncation), so the
+  match is recorded like any other: same records, same metrics, written to `--out`.
+
+`script` replays timed key events (`"0.5:+w 2.0:-w"`: at 0.5 s press `w`, at 2.0 s release it) for
+demos and tests; they travel through the same event queue as real key presses.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from rtarena.agents.human import KEYBOARD, LAYOUT_ORDER, HumanAgent
+from rtarena.errors import UserError
+
+MAX_HUMANS = 4
+STATUS_PX = 22
+
+
+@dataclass
+class PlayResult:
+    """What a play session leaves: the match, its episode line, and how far each human walked (m)."""
+
+    result: Any
+    line: dict[str, Any]
+    humans: dict[str, str]  # env agent -> keyboard layout
+    walked_m: dict[str, float] = field(default_factory=dict)
+
+
+def parse_script(text: str | None) -> list[tuple[float, bool, str]]:
+    """`"0.5:+w 2:-w"` -> [(0.5, True, "w"), (2.0, False, "w")] (time in wall seconds from the start)."""
+    out = []
+    for item in (text or "").replace(",", " ").split():
+        when, sep, key = item.partition(":")
+        try:
+            t = float(when)
+        except ValueError:
+            t = -1.0
+        if not sep or t < 0 or len(key) < 2 or key[0] not in "+-":
+            raise UserError(f"a key script item is SECONDS:+KEY or SECONDS:-KEY, got {item!r}", field="--script")
+        out.append((t, key[0] == "+", key[1:].replace("_", " ")))  # left_shift -> "left shift"
+    return sorted(out, key=lambda e: e[0])
+
+
+class _Frames:
+    """The latest rendered views and status, handed from the match thread to the window."""
+
+    def __init__(self) -> None:
+        self.lock = threading.Lock()
+        self.views: list[np.ndarray] = []
+        self.status = "starting"
+        self.version = 0
+
+    def publish(self, views: list[np.ndarray], status: str) -> None:
+        with self.lock:
+            self.views, self.status = views, status
+            self.version += 1
+
+    def latest(self) -> tuple[list[np.ndarray], str, int]:
+        with self.lock:
+            return self.views, self.status, self.version
+
+
+class _Watched:
+    """The env, seen by the runtime as itself, plus a render hook after reset/step and a stop request."""
+
+    def __init__(self, env: Any, humans: list[int], frames: _Frames, resolution: tuple[int, int]) -> None:
+        self._env, self._humans, self._frames = env, humans, frames
+        self._resolution = resolution
+        self._renderer = None
+        self.stop = threading.Event()
+        self.walked = np.zeros(len(humans))
+        self._last: np.ndarray | None = None
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._env, name)
+
+    def reset(self, *args: Any, **kwargs: Any):
+        out = self._env.reset(*args, **kwargs)
+        self._show()
+        return out
+
+    def step(self, actions):
+        obs, rewards, terms, truncs, infos = self._env.step(actions)
+        if self.stop.is_set():
+            truncs = {a: True for a in truncs}
+            self._env.agents = []
+        self._show()
+        return obs, rewards, terms, truncs, infos
+
+    def _show(self) -> None:
+        world = self._env.world
+        if not self._humans or world is None:
+            return
+        pos = world.players.pos[self._humans, :2].copy()
+        if self._last is not None:
+            self.walked += np.hypot(*(pos - self._last).T)
+        self._last = pos
+        from rtarena.envs.arena.render.renderer import ArenaRenderer
+
+        if self._renderer is None:
+            width, height = self._resolution
+            self._renderer = ArenaRenderer(world, width, height, fov_deg=float(self._env.rules.players.fov_deg),
+                                           threads=1)
+        else:
+            self._renderer.set_world(world)
+        scores = getattr(self._env, "points", None)
+        hud = self._renderer.hud_table(world, self._humans, scores=scores, show=self._env.rules.enabled("hud"))
+        rgb, _ = self._renderer.render(world, self._humans, hud=hud)
+        status = f"t {world.time_s:5.1f} s   left {world.time_left_s:5.1f} s"
+        self._frames.publish(list(rgb), status)
+
+    def close(self) -> None:
+        if self._renderer is not None:
+            self._renderer.close()
+        self._env.close()
+
+
+def _grid(count: int) -> tuple[int, int]:
+    return {1: (1, 1), 2: (2, 1)}.get(count, (2, 2))
+
+
+def _window_loop(frames: _Frames, watched: _Watched, done: threading.Event, names: list[str],
+                 script: list[tuple[float, bool, str]], view_px: tuple[int, int], fps: float) -> None:
+    """The main-thread loop: pump events (real and scripted) into KEYBOARD and draw the latest views."""
+    import pygame
+
+    pygame.display.init()
+    pygame.font.init()
+    cols, rows = _grid(len(names))
+    w, h = view_px
+    screen = pygame.display.set_mode((cols * w, rows * (h + STATUS_PX)))
+    pygame.display.set_caption("rtarena play: " + ", ".join(names))
+    font = pygame.font.Font(None, 20)
+    clock = pygame.time.Clock()
+    start = time.perf_counter()
+    pending = list(script)
+    try:
+        while not done.is_set():
+            now = time.perf_counter() - start
+            while pending and pending[0][0] <= now:
+                _, down, key = pending.pop(0)
+                code = pygame.key.key_code(key)
+                pygame.event.post(pygame.event.Event(pygame.KEYDOWN if down else pygame.KEYUP, key=code, mod=0))
+            for event in pygame.event.get():
+                if event.type == pygame.QUIT or (event.type == pygame.KEYDOWN and event.key == pygame.K_ESCAPE):
+                    watched.stop.set()
+                elif event.type == pygame.KEYDOWN:
+                    KEYBOARD.press(pygame.key.name(event.key))
+                elif event.type == pygame.KEYUP:
+                    KEYBOARD.release(pygame.key.name(event.key))
+            views, status, _ = frames.latest()
+            screen.fill((0, 0, 0))
+            for k, name in enumerate(names):
+                x, y = (k % cols) * w, (k // cols) * (h + STATUS_PX)
+                if k < len(views):
+                    view = views[k]
+                    surface = pygame.surfarray.make_surface(np.ascontiguousarray(view.transpose(1, 0, 2)))
+                    if surface.get_size() != (w, h):
+                        surface = pygame.transform.scale(surface, (w, h))
+                    screen.blit(surface, (x, y))
+                label = font.render(f"{name}   {status}", True, (230, 230, 230))
+                screen.blit(label, (x + 4, y + h + 4))
+            pygame.display.flip()
+            clock.tick(fps)
+    finally:
+        pygame.display.quit()
+
+
+def assign_slots(env: Any, specs: list[str]) -> tuple[list[str], dict[str, str]]:
+    """One spec per env slot: the given ones in order, then `heuristic`; humans get layouts in order."""
+    slots = list(env.possible_agents)
+    specs = list(specs or ["human"])
+    if len(specs) > len(slots):
+        raise UserError(f"{len(specs)} --agent specs for {len(slots)} slots", field="--agent")
+    specs += ["heuristic"] * (len(slots) - len(specs))
+    humans: dict[str, str] = {}
+    free_layouts = [lay for lay in LAYOUT_ORDER if f"human:{lay}" not in specs]
+    for i, spec in enumerate(specs):
+        if spec == "human" or spec.startswith("human:"):
+            layout = spec.partition(":")[2] or free_layouts.pop(0)
+            if layout in humans.values():
+                raise UserError(f"two humans share the keyboard layout {layout!r}", field="--agent")
+            humans[slots[i]] = layout
+            specs[i] = f"human:{layout}"
+    if len(humans) > MAX_HUMANS:
+        raise UserError(f"at most {MAX_HUMANS} humans share one keyboard, got {len(humans)}", field="--agent")
+    return specs, humans
+
+
+def play(env_id: str, agents: list[str] | None = None, *, map: str | None = None,
+         sets: tuple[str, ...] = (), disable: tuple[str, ...] = (), dt: float | None = None, seed: int = 0,
+         max_steps: int | None = None, resolution: tuple[int, int] = (320, 240), scale: int = 2,
+         out: Path | None = Path("runs/play"), script: str | None = None, fps: float = 30.0) -> PlayResult:
+    """Play one episode of an arena level in a window; returns when it ends or the window is closed."""
+    from rtarena.agents.specs import build_agent, parse_spec
+    from rtarena.envs.arena.customize import arena_kwargs
+    from rtarena.envs.registry import env_spec, make
+    from rtarena.runtime.match import run_match
+
+    spec = env_spec(env_id)
+    if spec.family != "arena":
+        raise UserError(f"`rtarena play` plays arena levels, not {env_id!r}", field="ENV_ID")
+    kwargs = arena_kwargs(env_id, map, sets, disable)
+    if dt is not None:
+        kwargs["dt"] = dt
+    events = parse_script(script)
+    env = make(env_id, **kwargs)
+    specs, humans = assign_slots(env, agents or [])
+    controllers = {}
+    for agent_id, text in zip(env.possible_agents, specs, strict=True):
+        parsed = parse_spec(text)
+        controllers[agent_id] = HumanAgent(humans[agent_id]) if agent_id in humans else build_agent(parsed, "arena")
+        controllers[agent_id].name = text
+    human_ids = list(humans)
+    frames = _Frames()
+    watched = _Watched(env, [env.possible_agents.index(a) for a in human_ids], frames, resolution)
+    steps = int(max_steps) if max_steps else round(float(env.rules.arena.time_limit_s) / float(env.dt)) + 1
+    done = threading.Event()
+    outcome: dict[str, Any] = {}
+
+    def match() -> None:
+        try:
+            outcome["result"] = run_match(watched, controllers, clock="wall", seed=seed, max_steps=steps,
+                                          env_id=env_id)
+        except BaseException as error:  # handed to the main thread, raised there
+            outcome["error"] = error
+        finally:
+            done.set()
+
+    KEYBOARD.clear()
+    thread = threading.Thread(target=match, name="rtarena-play-match", daemon=True)
+    thread.start()
+    names = [f"{a} ({humans[a]})" for a in human_ids]
+    view_px = (resolution[0] * scale, resolution[1] * scale)
+    try:
+        if names:
+            _window_loop(frames, watched, done, names, events, view_px, fps)
+        thread.join()
+    except KeyboardInterrupt:
+        watched.stop.set()
+        thread.join()
+    finally:
+        for agent in controllers.values():
+            agent.close()
+        watched.close()
+    if "error" in outcome:
+        raise outcome["error"]
+    result = outcome["result"]
+    extra = {"agent_specs": specs, "env_kwargs": {k: v for k, v in kwargs.items()}, "humans": humans,
+             "label": "play"}
+    if out is not None:
+        from rtarena.eval.store import episode_key, write_episode
+
+        line = write_episode(Path(out), episode_key(env_id, seed, f"play{int(time.time())}"), result, extra)
+    else:
+        line = {**result.summary(), **extra}
+    walked = {a: round(float(d), 3) for a, d in zip(human_ids, watched.walked, strict=True)}
+    return PlayResult(result, line, humans, walked)
+
+
+def needs_display() -> str | None:
+    """Why no window can open here (None when one can)."""
+    if os.environ.get("SDL_VIDEODRIVER") in ("dummy", "offscreen"):
+        return None
+    if os.name == "posix" and not (os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY")):
+        return "no display: set DISPLAY (or run under xvfb-run), or SDL_VIDEODRIVER=dummy for a hidden window"
+    return None
