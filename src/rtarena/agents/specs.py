@@ -50,6 +50,8 @@ AGENT_KINDS: list[AgentKind] = [
         "the agentic framework (several reasoning rounds per step): `agentic:MODEL@BASE_URL[,rounds=3,...]`",
         "rtarena.agents.llm.agentic.agent:AgenticAgent",
     ),
+    AgentKind("human", "a person at the keyboard (`rtarena play`): `human[:wasd|arrows|ijkl|numpad]`",
+              "rtarena.agents.human:make_human"),
 ]
 
 
