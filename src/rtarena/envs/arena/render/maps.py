@@ -142,7 +142,7 @@ class MapPainter:
                           255.0, 235.0, 120.0, 0.8)
         for x, y, _z in world.projectiles.pos:
             draw.disc(img, x * k, (s - y) * k, max(1.0, 0.3 * k), 255.0, 140.0, 40.0, 1.0)
-        radius = max(2.0, p.radius_m * 1.6 * k)
+        radius = max(3.0, p.radius_m * 1.6 * k)
         for i in range(len(p)):
             x, y = p.pos[i, 0] * k, (s - p.pos[i, 1]) * k
             if not p.alive[i]:

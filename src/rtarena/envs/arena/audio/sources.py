@@ -1,0 +1,216 @@
+"""Where sounds come from: each step's sound sources, derived from the world's events and motion.
+
+A `SoundSource` is a kind of sound (`SOUND_KINDS`), where it was emitted and when (sim seconds).
+Events give gunshots, dry clicks, hits, pickups, turret locks, fire and destruction, and shot
+chickens; motion gives footsteps (one per stride of a player walking on the ground) and chicken clucks
+(every chicken clucks now and then, on its own rhythm). `Hearing` keeps what it needs from one step to
+the next (where players were, how far they walked), and says in words what each player heard:
+"gunshot 35 deg left, about 12 m".
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+SOUND_KINDS = ("gunshot", "dry_fire", "footstep", "coin", "ammo", "turret_lock", "turret_fire", "hit",
+               "hit_metal", "explosion", "chicken", "squawk")
+KIND_INDEX = {name: i for i, name in enumerate(SOUND_KINDS)}
+# Loudness at 1 m (linear amplitude); the gain at distance d is loudness / max(d, 1).
+LOUDNESS = {"gunshot": 1.0, "dry_fire": 0.25, "footstep": 0.3, "coin": 0.45, "ammo": 0.45, "turret_lock": 0.6,
+            "turret_fire": 1.0, "hit": 0.6, "hit_metal": 0.7, "explosion": 1.0, "chicken": 0.35, "squawk": 0.6}
+# A sound is heard (and said in the text) when its gain is above this (40 dB below a gunshot at 1 m).
+AUDIBLE_GAIN = 0.01
+STRIDE_M = 1.5
+CLUCK_EVERY_S = 2.7
+SPEED_OF_SOUND_M_S = 343.0
+
+
+@dataclass(frozen=True)
+class SoundSource:
+    kind: str
+    x: float
+    y: float
+    z: float
+    t_s: float  # sim time of emission
+    emitter: int = -1  # the player who made it (-1: not a player)
+
+    @property
+    def loudness(self) -> float:
+        return LOUDNESS[self.kind]
+
+
+def source_table(sources: Sequence[SoundSource]) -> np.ndarray:
+    """(S, 7) float64: kind index, x, y, z, emission time, loudness, emitter (for the compiled mixer)."""
+    table = np.zeros((len(sources), 7), dtype=np.float64)
+    for k, s in enumerate(sources):
+        table[k] = (KIND_INDEX[s.kind], s.x, s.y, s.z, s.t_s, s.loudness, s.emitter)
+    return table
+
+
+class Hearing:
+    """Turns each step of a world into sound sources; create one per env and call `update` every step."""
+
+    def __init__(self) -> None:
+        self._world_id: int | None = None
+        self.sources: list[SoundSource] = []
+        self.t0_s = 0.0
+        self.t1_s = 0.0
+
+    def reset(self, world) -> None:
+        self._world_id = id(world)
+        p = world.players
+        self._last_pos = p.pos[:, :2].copy()
+        self._walked = np.zeros(len(p))
+        self._last_t = float(world.time_s)
+        self.sources = []
+        self.t0_s = self.t1_s = float(world.time_s)
+
+    def update(self, world, events: Iterable[dict], names: Sequence[str]) -> list[SoundSource]:
+        """The sources emitted since the previous update (the step just simulated)."""
+        if self._world_id != id(world) or float(world.time_s) < self._last_t:
+            self.reset(world)
+            return self.sources
+        t0, t1 = self._last_t, float(world.time_s)
+        index = {name: i for i, name in enumerate(names)}
+        out = [*self._from_events(world, events, index), *self._footsteps(world, t0, t1),
+               *self._clucks(world, t0, t1)]
+        out.sort(key=lambda s: s.t_s)
+        self.sources, self.t0_s, self.t1_s, self._last_t = out, t0, t1, t1
+        return out
+
+    def _from_events(self, world, events, index) -> list[SoundSource]:
+        p, tu, ch = world.players, world.turrets, world.chickens
+        eye = p.eye_height_m
+        out = []
+
+        def at_player(kind: str, name, t: float, dz: float = eye) -> None:
+            if name in index:
+                i = index[name]
+                out.append(SoundSource(kind, float(p.pos[i, 0]), float(p.pos[i, 1]), float(p.pos[i, 2]) + dz, t, i))
+
+        def at_turret(kind: str, j, t: float) -> None:
+            j = int(j)
+            if 0 <= j < len(tu.pos):
+                out.append(SoundSource(kind, float(tu.pos[j, 0]), float(tu.pos[j, 1]), float(tu.barrel_height_m), t))
+
+        for e in events:
+            kind, t = e.get("type"), float(e.get("t_s", world.time_s))
+            if kind == "shot":
+                at_player("gunshot", e.get("shooter"), t)
+            elif kind == "dry_fire":
+                at_player("dry_fire", e.get("agent"), t)
+            elif kind in ("hit", "turret_shell_hit"):
+                at_player("hit", e.get("target"), t, 1.2)
+            elif kind == "turret_hit":
+                at_turret("hit_metal", e.get("turret"), t)
+            elif kind == "turret_destroyed":
+                at_turret("explosion", e.get("turret"), t)
+            elif kind == "turret_lock":
+                at_turret("turret_lock", e.get("turret"), t)
+            elif kind == "turret_fire":
+                at_turret("turret_fire", e.get("turret"), t)
+            elif kind == "coin":
+                at_player("coin", e.get("agent"), t, 0.5)
+            elif kind == "ammo_pickup":
+                at_player("ammo", e.get("agent"), t, 0.5)
+            elif kind == "chicken_shot":
+                j = int(e.get("chicken", -1))
+                if 0 <= j < len(ch.pos):
+                    out.append(SoundSource("squawk", float(ch.pos[j, 0]), float(ch.pos[j, 1]), 0.4, t))
+        return out
+
+    def _footsteps(self, world, t0: float, t1: float) -> list[SoundSource]:
+        p = world.players
+        pos = p.pos[:, :2]
+        moved = np.hypot(*(pos - self._last_pos).T)
+        moved[~p.alive | ~p.on_ground | (moved > 5.0 * max(t1 - t0, 1e-9) * 4)] = 0.0  # no teleports
+        before = self._walked.copy()
+        self._walked += moved
+        self._last_pos = pos.copy()
+        out = []
+        for i in np.flatnonzero(np.floor(self._walked / STRIDE_M) > np.floor(before / STRIDE_M)):
+            first = (math.floor(before[i] / STRIDE_M) + 1) * STRIDE_M
+            for k in range(int(self._walked[i] // STRIDE_M - before[i] // STRIDE_M)):
+                frac = (first + k * STRIDE_M - before[i]) / max(moved[i], 1e-9)
+                out.append(SoundSource("footstep", float(pos[i, 0]), float(pos[i, 1]), float(p.pos[i, 2]),
+                                       t0 + min(max(frac, 0.0), 1.0) * (t1 - t0), int(i)))
+        return out
+
+    def _clucks(self, world, t0: float, t1: float) -> list[SoundSource]:
+        ch = world.chickens
+        out = []
+        for j in np.flatnonzero(ch.alive):
+            phase = (j * 0.61803) % 1.0 * CLUCK_EVERY_S
+            k0 = math.floor((t0 + phase) / CLUCK_EVERY_S)
+            k1 = math.floor((t1 + phase) / CLUCK_EVERY_S)
+            for k in range(k0 + 1, k1 + 1):
+                out.append(SoundSource("chicken", float(ch.pos[j, 0]), float(ch.pos[j, 1]), 0.4,
+                                       k * CLUCK_EVERY_S - phase))
+        return out
+
+    # -- words ------------------------------------------------------------------------------------
+    def heard(self, world, i: int) -> list[tuple[str, float, float]]:
+        """What player i heard this step from others: (kind, bearing in radians, + left; distance m),
+        loudest first, one entry per kind and emitter."""
+        p = world.players
+        x, y, yaw = float(p.pos[i, 0]), float(p.pos[i, 1]), float(p.yaw[i])
+        best: dict[tuple[str, int, int], tuple[float, str, float, float]] = {}
+        for k, s in enumerate(self.sources):
+            if s.emitter == i:
+                continue
+            d = math.hypot(s.x - x, s.y - y)
+            gain = s.loudness / max(d, 1.0)
+            if gain < AUDIBLE_GAIN:
+                continue
+            bearing = (math.atan2(s.y - y, s.x - x) - yaw + math.pi) % (2 * math.pi) - math.pi
+            key = (s.kind, s.emitter, k if s.emitter < 0 else -1)
+            if key not in best or gain > best[key][0]:
+                best[key] = (gain, s.kind, bearing, d)
+        ranked = sorted(best.values(), key=lambda v: -v[0])
+        return [(kind, bearing, d) for _g, kind, bearing, d in ranked]
+
+    def describe(self, world, i: int, limit: int = 6) -> str:
+        """One line for the text observation, e.g. `Heard: gunshot, 35 deg left, about 12 m.`"""
+        heard = self.heard(world, i)
+        if not heard:
+            return "Heard: nothing."
+        parts = [f"{kind.replace('_', ' ')}, {_bearing_words(b)}, about {_round_m(d)} m"
+                 for kind, b, d in heard[:limit]]
+        more = f" (and {len(heard) - limit} more)" if len(heard) > limit else ""
+        return "Heard: " + "; ".join(parts) + more + "."
+
+
+def _bearing_words(bearing: float) -> str:
+    deg = math.degrees(bearing)
+    if abs(deg) < 5:
+        return "ahead"
+    if abs(deg) > 175:
+        return "behind"
+    return f"{abs(deg):.0f} deg {'left' if deg > 0 else 'right'}"
+
+
+def _round_m(d: float) -> int:
+    return max(1, round(d)) if d < 10 else 5 * round(d / 5)
+
+
+def hearing_of(env) -> Hearing:
+    """The env's `Hearing`, brought up to date with its latest step (once per step, however often
+    asked): the audio and text observations share it."""
+    hearing = env.__dict__.get("_hearing")
+    if hearing is None:
+        hearing = env.__dict__["_hearing"] = Hearing()
+    world = env.world
+    key = (id(world), float(world.time_s))
+    if env.__dict__.get("_hearing_key") != key:
+        env.__dict__["_hearing_key"] = key
+        hearing.update(world, env.log.step, env.possible_agents)
+    return hearing
+
+
+def heard_line(env, i: int) -> str:
+    """The text observation's line about sounds for player i."""
+    return hearing_of(env).describe(env.world, i)
