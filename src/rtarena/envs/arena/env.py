@@ -42,11 +42,14 @@ class ArenaEnv(RealtimeParallelEnv):
     Keyword arguments: `num_agents` (default from the level file), `dt` (simulated seconds per step,
     a whole multiple of `arena.substep_s`), `obs` (observation modalities), `overrides` (`{"section.key":
     value}`), `disable` (features to switch off: chickens, turret, coins, ammo, toxic_zone, crates, walls),
-    `map` (a layout dict or a JSON/TOML map file; see `layout.py`), `render_mode` (for the renderer).
+    `map` (a layout dict or a JSON/TOML map file; see `layout.py`), `render_mode` (`rgb_array` or `human`,
+    see `render/observations.py`); for the `rgb`/`depth`/`minimap`/`audio` modalities: `resolution` (128 or
+    `(width, height)`), `hud`, `sample_rate` (Hz), `render_threads`.
     """
 
     level_file: ClassVar[str] = "basic.toml"
-    metadata: ClassVar[dict[str, Any]] = {"render_modes": [], "name": "arena", "is_parallelizable": True,
+    metadata: ClassVar[dict[str, Any]] = {"render_modes": ["rgb_array", "human"], "name": "arena",
+                                          "is_parallelizable": True,
                                           "render_fps": 4}
 
     def __init__(
@@ -58,8 +61,15 @@ class ArenaEnv(RealtimeParallelEnv):
         disable: Iterable[str] = (),
         map: Mapping[str, Any] | str | Path | None = None,
         render_mode: str | None = None,
+        resolution: int | tuple[int, int] = 128,
+        hud: bool = True,
+        sample_rate: int = 16000,
+        render_threads: int | None = None,
     ) -> None:
         super().__init__()
+        # options of the rgb/depth/minimap/audio modalities and render modes (envs/arena/render, audio)
+        self.sense_options = {"resolution": resolution, "hud": hud, "sample_rate": sample_rate,
+                              "render_threads": render_threads}
         self.rules: Rules = load_rules(self.level_file, overrides, disable)
         count = int(num_agents if num_agents is not None else self.rules.players.count)
         if count < 1:
@@ -76,6 +86,10 @@ class ArenaEnv(RealtimeParallelEnv):
         if self.game_map and self.game_map.get("zone_rules"):  # the map's zone schedule; overrides still win
             self.rules = load_rules(self.level_file, {**self.game_map["zone_rules"], **(overrides or {})}, disable)
         self.render_mode = render_mode
+        if render_mode is not None:
+            from rtarena.envs.arena.render.observations import EnvRenderer
+
+            self.renderer = EnvRenderer(self, render_mode)
         names = (obs,) if isinstance(obs, str) else tuple(obs)
         if not names:
             raise UserError("obs must name at least one modality", field="obs")
