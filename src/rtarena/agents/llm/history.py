@@ -79,9 +79,11 @@ class History:
         for turn in self.turns:
             if not isinstance(turn.user, list):
                 continue
-            for i, part in enumerate(turn.user):
+            parts = list(turn.user)  # a new list: prompts already handed out keep what they showed
+            for i, part in enumerate(parts):
                 if count and is_image(part):
-                    turn.user[i] = dict(placeholder)
+                    parts[i] = dict(placeholder)
                     count -= 1
+            turn.user = parts
             if not count:
                 return

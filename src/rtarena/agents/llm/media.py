@@ -30,7 +30,8 @@ def image_part(pixels: Any, size: int = 256, fmt: str = "png") -> dict[str, Any]
         image = image.resize((width, height), Image.Resampling.BILINEAR)
     buffer = io.BytesIO()
     if fmt == "jpeg":
-        image.convert("RGB").save(buffer, format="JPEG", quality=85)
+        image = image if image.mode in ("RGB", "L") else image.convert("RGB")  # JPEG has no alpha
+        image.save(buffer, format="JPEG", quality=85)
     else:
         image.save(buffer, format="PNG", optimize=False)
     data = base64.b64encode(buffer.getvalue()).decode("ascii")
