@@ -81,3 +81,12 @@ def test_the_api_key_is_never_kept_or_recorded(server, spec, monkeypatch):
     result = run_match(make("classic/cartpole-v0"), agent, clock="paused", seed=0, max_steps=3)
     assert "sk-secret-123" not in repr(result)
     assert np.all([d.valid for d in result.decisions])
+
+
+def test_closing_an_agent_logs_one_summary_line(server, spec, caplog):
+    agent = LLMAgent(spec(server.url(fault="garbage")))
+    run_match(make("classic/cartpole-v0"), agent, clock="paused", seed=0, max_steps=4)
+    with caplog.at_level("WARNING"):
+        agent.close()
+    assert [r.getMessage() for r in caplog.records] == [
+        "llm: 4 of 4 decisions failed and played the default action (unparsed=4)"]

@@ -16,6 +16,7 @@ from typing import Any
 
 from rtarena.agents.base import Agent, AgentContext, Decision
 from rtarena.agents.llm.client import ChatClient, Completion
+from rtarena.agents.llm.failures import FailureTally
 from rtarena.agents.llm.history import History
 from rtarena.agents.llm.options import LLMOptions, parse_llm_options
 from rtarena.agents.llm.parsing import THINK, Parsed, parser_for
@@ -71,6 +72,13 @@ def decision_from(completion: Completion, parsed: Parsed, default: Any, extra: d
     )
 
 
+def log_failures(agent: Any) -> None:
+    """Log the agent's failure summary line (a warning, so it shows without any logging set up)."""
+    line = agent.tally.line(getattr(agent, "name", type(agent).__name__))
+    if line:
+        log.warning(line)
+
+
 def assistant_memory(text: str, valid: bool) -> str:
     """What a past reply looks like in the history: its answer without the reasoning."""
     answer = THINK.sub("", text or "").strip()
@@ -86,6 +94,7 @@ class LLMAgent(Agent):
         self.options = option if isinstance(option, LLMOptions) else parse_llm_options(option, kind)
         self.skill = self.options.skill_text()
         self.client = ChatClient(self.options)
+        self.tally = FailureTally()
 
     def new_history(self) -> History:
         o = self.options
@@ -110,7 +119,9 @@ class LLMAgent(Agent):
         decision = decision_from(completion, parsed, self.default)
         chosen = self.parser.format(decision.action)
         self.history.record(self.turn, user, assistant_memory(completion.text, decision.valid), chosen)
+        self.tally.note(decision.error)
         return decision
 
     def close(self) -> None:
         self.client.close()
+        log_failures(self)

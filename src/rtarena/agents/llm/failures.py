@@ -45,3 +45,25 @@ def failure_line(result: Any) -> str:
         return f"{len(decisions)} decisions, none failed"
     kinds = ", ".join(f"{kind}={n}" for kind, n in counts.items())
     return f"{len(decisions)} decisions, {failed} failed and played the default action ({kinds})"
+
+
+class FailureTally:
+    """Counts an agent's decisions and failures across its life, for the line it logs when closed."""
+
+    def __init__(self) -> None:
+        self.decisions = 0
+        self.kinds: Counter[str] = Counter()
+
+    def note(self, error: str | None) -> None:
+        self.decisions += 1
+        kind = failure_kind(error)
+        if kind:
+            self.kinds[kind] += 1
+
+    def line(self, name: str) -> str | None:
+        """`llm:m@url: 12 of 40 decisions failed and played the default action (timeout=12)`, or None."""
+        failed = sum(self.kinds.values())
+        if not failed:
+            return None
+        kinds = ", ".join(f"{k}={n}" for k, n in sorted(self.kinds.items(), key=lambda kv: (-kv[1], kv[0])))
+        return f"{name}: {failed} of {self.decisions} decisions failed and played the default action ({kinds})"

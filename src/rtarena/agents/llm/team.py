@@ -11,8 +11,9 @@ from __future__ import annotations
 from typing import Any
 
 from rtarena.agents.base import Agent, AgentContext, Decision
-from rtarena.agents.llm.agent import action_names, assistant_memory, completion_extra
+from rtarena.agents.llm.agent import action_names, assistant_memory, completion_extra, log_failures
 from rtarena.agents.llm.client import ChatClient
+from rtarena.agents.llm.failures import FailureTally
 from rtarena.agents.llm.history import History
 from rtarena.agents.llm.options import LLMOptions, parse_llm_options
 from rtarena.agents.llm.parsing import TeamParser, parser_for
@@ -29,6 +30,7 @@ class TeamLLMAgent(Agent):
         self.options = option if isinstance(option, LLMOptions) else parse_llm_options(option, "team:llm")
         self.skill = self.options.skill_text()
         self.client = ChatClient(self.options)
+        self.tally = FailureTally()
 
     def reset(self, context: AgentContext) -> None:
         super().reset(context)
@@ -64,10 +66,12 @@ class TeamLLMAgent(Agent):
         )
         self.history.record(self.turn, user, assistant_memory(completion.text, decision.valid),
                             self.parser.format(actions))
+        self.tally.note(decision.error)
         return decision
 
     def close(self) -> None:
         self.client.close()
+        log_failures(self)
 
 
 def build_team(option: str | None = None) -> Agent:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from rtarena.agents.base import Agent, AgentContext, Decision
-from rtarena.agents.llm.agent import action_names, assistant_memory, completion_extra
+from rtarena.agents.llm.agent import action_names, assistant_memory, completion_extra, log_failures
 from rtarena.agents.llm.agentic.context import ContextBuilder
 from rtarena.agents.llm.agentic.execution import ActionExecutor
 from rtarena.agents.llm.agentic.feedback import Feedback
@@ -13,6 +13,7 @@ from rtarena.agents.llm.agentic.memory import Memory
 from rtarena.agents.llm.agentic.perception import Perception
 from rtarena.agents.llm.agentic.planning import Plan, Planner
 from rtarena.agents.llm.client import ChatClient
+from rtarena.agents.llm.failures import FailureTally
 from rtarena.agents.llm.history import History
 from rtarena.agents.llm.options import LLMOptions, parse_llm_options
 from rtarena.agents.llm.parsing import parser_for
@@ -28,6 +29,7 @@ class AgenticAgent(Agent):
         self.options = option if isinstance(option, LLMOptions) else parse_llm_options(option, "agentic")
         self.skill = self.options.skill_text()
         self.client = ChatClient(self.options)
+        self.tally = FailureTally()
         self.planner = planner or Planner(self.client, self.options.rounds, self.options.timeout)
         self.perception = Perception(self.options)
 
@@ -59,6 +61,7 @@ class AgenticAgent(Agent):
             self.memory.remember(completion.text)
         self.memory.history.record(self.turn, user, assistant_memory(plan.final.text, decision.valid), action_text)
         self.feedback.after(decision, action_text)
+        self.tally.note(decision.error)
         return decision
 
     def _decision(self, plan: Plan) -> Decision:
@@ -83,3 +86,4 @@ class AgenticAgent(Agent):
 
     def close(self) -> None:
         self.client.close()
+        log_failures(self)
