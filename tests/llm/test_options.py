@@ -61,3 +61,19 @@ def test_specs_table_builds_llm_team_and_agentic_agents(tmp_path):
         build_agent("llm:m@http://127.0.0.1:9/v1,skill=/no/such/file")
     with pytest.raises(UserError, match="needs a model"):
         build_agent("llm")
+
+
+def test_price_table_gives_a_cost_per_decision(tmp_path, server):
+    from rtarena.agents.llm.client import ChatClient
+
+    table = tmp_path / "prices.toml"
+    table.write_text('"scripted-heuristic" = { input = 1.0, output = 1000.0 }\n')
+    options = parse_llm_options(f"scripted-heuristic@{server.base_url},prices={table}")
+    assert (options.price_in, options.price_out) == (1.0, 1000.0)
+    done = ChatClient(options).complete([{"role": "user", "content": "hello there"}])
+    assert done.cost_usd == pytest.approx((done.tokens_in * 1.0 + done.tokens_out * 1000.0) / 1e6)
+    assert parse_llm_options(f"scripted-heuristic@{server.base_url},prices={table},price_out=2").price_out == 2.0
+    with pytest.raises(UserError, match="no `input` and `output` prices for model 'other'"):
+        parse_llm_options(f"other@{server.base_url},prices={table}")
+    with pytest.raises(UserError, match="cannot read price table"):
+        parse_llm_options(f"m@{server.base_url},prices={tmp_path / 'none.toml'}")

@@ -29,7 +29,7 @@ from rtarena.policy_server.faults import FAULTS, GARBAGE
 from rtarena.policy_server.policies import POLICIES, answer
 
 FILLER_WORD = "think"  # one token under the counting rule
-BATCH_S = 0.005  # filler tokens due within this long go out in one event
+BATCH_S = 0.02  # filler tokens due within this long go out in one event (50 events per second at most)
 
 
 @dataclass(frozen=True)
@@ -215,15 +215,17 @@ class _Handler(BaseHTTPRequestHandler):
         sent = 0
         while sent < filler:
             if settings.filler_rate > 0:
+                # token k is due at first + k / rate; events are at least BATCH_S apart
                 due = min(filler, int((time.monotonic() - first) * settings.filler_rate) + 1)
-                if due <= sent:
-                    _sleep_until(first + sent / settings.filler_rate)
-                    continue
-                due = min(filler, max(due, sent + int(BATCH_S * settings.filler_rate)))
+                if due > sent:
+                    emit(due - sent)
+                    sent = due
+                if sent < filler:
+                    _sleep_until(max(first + sent / settings.filler_rate, time.monotonic() + BATCH_S))
             else:
                 due = min(filler, sent + 512)
-            emit(due - sent)
-            sent = due
+                emit(due - sent)
+                sent = due
 
     def _stream(self, meta: dict, settings: ServerSettings, received: float, filler: int, text: str,
                 finish: str, usage: dict | None, cut: bool) -> None:

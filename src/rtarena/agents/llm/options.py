@@ -30,6 +30,7 @@ agentic:MODEL[@BASE_URL][,KEY=VALUE]...
 | `retries` | int >= 0 | 2 | retries after a 429, 5xx or connection failure, if time allows |
 | `stream` | true/false | true | stream the reply (time to first token is measured only then) |
 | `price_in`, `price_out` | USD per million tokens | none | to report a cost per decision |
+| `prices` | TOML file path | none | price table, `"MODEL" = { input = 0.15, output = 0.6 }` (USD per Mtok) |
 | `rounds` | int >= 1 | 3 | agentic only: reasoning rounds allowed per step |
 
 Example: `llm:scripted-heuristic@http://127.0.0.1:8000/v1,temperature=0.2,max_tokens=256,modalities=text+rgb`.
@@ -72,6 +73,7 @@ class LLMOptions:
     stream: bool = True
     price_in: float | None = None
     price_out: float | None = None
+    prices: str | None = None
     rounds: int = 3
 
     def skill_text(self) -> str | None:
@@ -151,6 +153,7 @@ CONVERTERS = {
     "stream": _bool,
     "price_in": _number(float, 0.0),
     "price_out": _number(float, 0.0),
+    "prices": _text,
     "rounds": _number(int, 1),
 }
 assert set(CONVERTERS) == {f.name for f in fields(LLMOptions)} - {"model", "base_url"}
@@ -184,9 +187,31 @@ def parse_llm_options(option: str | None, kind: str = "llm") -> LLMOptions:
         settings["fold"] = min(LLMOptions.fold, settings["history"])
     if "image_fold" not in settings and settings.get("images"):
         settings["image_fold"] = min(LLMOptions.image_fold, settings["images"])
+    if "prices" in settings:
+        settings.update(price_table(str(settings["prices"]), model, settings))
     options = LLMOptions(model=model, base_url=base_url.rstrip("/") if at else None, **settings)
     if options.fold > max(options.history, 1) and options.history:
         raise UserError(f"fold ({options.fold}) must not exceed history ({options.history})", field=where)
     if options.images and options.image_fold > options.images:
         raise UserError(f"image_fold ({options.image_fold}) must not exceed images ({options.images})", field=where)
     return options
+
+
+def price_table(path: str, model: str, settings: dict[str, object]) -> dict[str, float]:
+    """The model's `price_in`/`price_out` from a TOML price table (explicit `price_in=`/`price_out=` win)."""
+    import tomllib
+
+    try:
+        table = tomllib.loads(Path(path).read_text(encoding="utf-8"))
+    except OSError as error:
+        raise UserError(f"cannot read price table: {error.strerror}", source=path, field="prices") from None
+    except tomllib.TOMLDecodeError as error:
+        raise UserError(f"not valid TOML: {error}", source=path, field="prices") from None
+    row = table.get(model)
+    if not isinstance(row, dict) or not {"input", "output"} <= set(row):
+        raise UserError(f"no `input` and `output` prices for model {model!r}", source=path, field="prices")
+    out = {}
+    for key, name in (("price_in", "input"), ("price_out", "output")):
+        if key not in settings:
+            out[key] = _number(float, 0.0)(f"{model}.{name}", str(row[name]))
+    return out
