@@ -2,7 +2,8 @@
 
 An agent's rating is the mean over levels of its per-level mean (each level counts the same, however many
 episodes it has); its standard error combines the per-level ones, `sqrt(sum se_i^2) / k`. Only levels an
-agent played count for it, so the `levels` column says how comparable two rows are.
+agent played count for it, and a rating over fewer levels is not comparable to one over more: agents that
+played more of the levels rank first, then by rating.
 """
 
 from __future__ import annotations
@@ -56,7 +57,7 @@ def leaderboard(runs: list[str | Path] = (), root: str | Path = "runs", metric: 
         ses = [se for *_, se in levels if se is not None and math.isfinite(se)]
         se = math.sqrt(sum(s * s for s in ses)) / len(levels) if len(ses) == len(levels) else None
         table.append((rating, agent, se, {lv: m for lv, _, m, _ in levels}, sum(n for _, n, _, _ in levels)))
-    table.sort(key=lambda r: (-r[0], r[1]))
+    table.sort(key=lambda r: (-len(r[3]), -r[0], r[1]))
     return metric, [Row(i + 1, agent, rating, se, levels, n)
                     for i, (rating, agent, se, levels, n) in enumerate(table)]
 

@@ -25,7 +25,6 @@ from rtarena.eval.tables import (
     cell_stats,
     episode_counts,
     latency_boxes,
-    main_metric,
     metric_names,
 )
 
@@ -80,9 +79,25 @@ def metric_table(metric: str, cells: list[dict[str, Any]]) -> Section:
     return section
 
 
-def plots(con: Any, cells: list[dict[str, Any]], metric: str) -> list[tuple[str, str]]:
+def headline(cells: list[dict[str, Any]], metrics: list[str]) -> tuple[str, list[dict[str, Any]]]:
+    """The metric plots show: each level's `score`, or its `return` where a level has no score
+    (cart-pole next to the arena); returns its label and the cells with it under the key "headline"."""
+    chosen = [m for m in ("score", "return") if m in metrics] or metrics[:1]
+    out, used = [], []
+    for c in cells:
+        stat = next((c[m] for m in chosen if c[m].mean is not None), c[chosen[0]])
+        name = next((m for m in chosen if c[m].mean is not None), chosen[0])
+        used.append(name)
+        out.append({**c, "headline": stat})
+    names = [m for m in chosen if m in used]
+    return (names[0] if len(names) == 1 else " / ".join(names)), out
+
+
+def plots(con: Any, cells: list[dict[str, Any]], metrics: list[str]) -> list[tuple[str, str]]:
     """(file name, SVG) for every plot the data supports."""
     out = []
+    label, cells = headline(cells, metrics)
+    metric = "headline"
     agents = list(dict.fromkeys(c["agent"] for c in cells))
     levels = list(dict.fromkeys(c["level"] for c in cells))
     delays = sorted({c["delay_ms"] for c in cells})
@@ -92,7 +107,7 @@ def plots(con: Any, cells: list[dict[str, Any]], metric: str) -> list[tuple[str,
             name = c["agent"] if len(levels) == 1 else f"{c['agent']} @ {c['level']}"
             if c[metric].mean is not None:
                 series.setdefault(name, []).append((c["delay_ms"], c[metric].mean, c[metric].se))
-        out.append(("score-vs-delay.svg", svg.line_chart(f"{metric} against injected delay", metric,
+        out.append(("score-vs-delay.svg", svg.line_chart(f"{label} against injected delay", label,
                                                          "injected delay (ms)", series)))
     boxes = latency_boxes(con)
     if boxes:
@@ -105,7 +120,8 @@ def plots(con: Any, cells: list[dict[str, Any]], metric: str) -> list[tuple[str,
     for clock in list(dict.fromkeys(c["clock_name"] for c in cells))[:4]:
         chosen = [c for c in cells if c["clock_name"] == clock]
         values = _pooled(chosen, "level", metric)
-        out.append((f"levels-{clock}.svg", svg.bar_chart(f"{metric} per level ({clock})", metric, levels, agents,
+        out.append((f"levels-{clock}.svg", svg.bar_chart(f"{label} per level ({clock})", label,
+                                                         list(dict.fromkeys(c["level"] for c in chosen)), agents,
                                                          values)))
     return out
 
@@ -186,12 +202,11 @@ def build_report(runs: list[str | Path], out: Path | None = None, root: str | Pa
     con = connect(dirs)
     metrics = metric_names(con)
     cells = cell_stats(con, metrics) if metrics else []
-    headline = main_metric(metrics) if metrics else ""
     sections = [_runs_section(con, dirs)]
     main = [m for m in metrics if m in REPORT_METRICS or (m == "return" and "score" not in metrics)]
     for metric in main:
         sections.append(metric_table(metric, cells))
-    charts = plots(con, cells, headline) if cells else []
+    charts = plots(con, cells, metrics) if cells else []
     (out / "plots").mkdir(exist_ok=True)
     for name, chart in charts:
         (out / "plots" / name).write_text(chart, encoding="utf-8")

@@ -1,0 +1,129 @@
+"""Reports, leaderboard and query: the numbers match DuckDB over the Parquet files, and the HTML page
+opens in headless Chromium without errors and shows its tables and plots."""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+
+import duckdb
+import pytest
+
+from rtarena.eval.experiment import load_experiment, parse_experiment
+from rtarena.eval.leaderboard import leaderboard
+from rtarena.eval.report import build_report
+from rtarena.eval.runner import run_experiment
+
+from .helpers import cartpole_experiment, rtarena_cli
+
+CHROMIUM = "/usr/bin/chromium"
+
+
+@pytest.fixture(scope="module")
+def runs(tmp_path_factory) -> Path:
+    """A cart-pole run (3 agents x 2 delays x 4 seeds) and a small 4-body arena run, under one root."""
+    folder = tmp_path_factory.mktemp("report")
+    cartpole = load_experiment(cartpole_experiment(folder, name="cp", seeds=4, max_steps=150,
+                                                   agents=("heuristic", "random", "noop")))
+    run_experiment(cartpole, run_id="cp", workers=2)
+    arena = parse_experiment({"name": "coop", "out": str(folder / "runs"), "seeds": 3, "max_steps": 40,
+                              "envs": ["arena/coop-v0"], "agents": ["heuristic", "random"],
+                              "clocks": [{"name": "turn-based", "clock": "paused", "dt": 0.25}]})
+    run_experiment(arena, run_id="coop", workers=2)
+    return folder / "runs"
+
+
+def expected(root: Path, metric: str) -> dict[tuple[str, str, str], tuple[int, float, float | None]]:
+    """Mean ± s.e. per (agent, level, clock setting), written independently of the report's SQL."""
+    rows = duckdb.execute(f"""
+        WITH per_episode AS (
+            SELECT episode, agent_label, level, clock_name, avg("{metric}") AS v
+            FROM read_parquet('{root}/*/agents/*.parquet', union_by_name = true)
+            GROUP BY episode, agent_label, level, clock_name)
+        SELECT agent_label, level, clock_name, count(v), avg(v), stddev_samp(v) / sqrt(count(v))
+        FROM per_episode WHERE v IS NOT NULL GROUP BY ALL
+    """).fetchall()
+    return {(a, lv, c): (n, mean, se) for a, lv, c, n, mean, se in rows}
+
+
+def test_html_report_opens_in_chromium_and_matches_duckdb(runs, tmp_path):
+    from playwright.sync_api import sync_playwright
+
+    html = build_report(["cp", "coop"], out=tmp_path / "report", root=runs)
+    markdown = html.with_suffix(".md").read_text()
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox"])
+        page = browser.new_page(viewport={"width": 1200, "height": 900})
+        problems: list[str] = []
+        page.on("console", lambda m: problems.append(m.text) if m.type == "error" else None)
+        page.on("pageerror", lambda e: problems.append(str(e)))
+        page.on("requestfailed", lambda r: problems.append(f"failed to load {r.url}"))
+        page.goto(html.resolve().as_uri())
+        page.wait_for_load_state("load")
+        assert problems == []
+        assert page.locator("table.metric").count() >= 4
+        charts = page.locator("svg.chart")
+        assert charts.count() >= 4
+        for i in range(charts.count()):
+            box = charts.nth(i).bounding_box()
+            assert box and box["width"] > 300 and box["height"] > 150
+        assert page.locator("svg.chart rect.bar").count() > 0 and page.locator("svg.chart polyline.line").count() > 0
+        assert page.locator("svg[aria-label='score / return against injected delay']").count() == 1
+        for metric in ("return", "score"):
+            cells = page.locator(f"table.metric[data-metric='{metric}'] td[data-clock]").evaluate_all(
+                "tds => tds.map(td => ({agent: td.parentElement.dataset.agent, level: td.parentElement.dataset.level,"
+                " clock: td.dataset.clock, n: td.dataset.n, mean: td.dataset.mean, se: td.dataset.se,"
+                " text: td.textContent}))")
+            want = expected(runs, metric)
+            shown = [c for c in cells if c["n"] != "0"]
+            assert len(shown) == len(want) > 0
+            for cell in shown:
+                n, mean, se = want[(cell["agent"], cell["level"], cell["clock"])]
+                assert int(cell["n"]) == n
+                assert math.isclose(float(cell["mean"]), mean, rel_tol=1e-12, abs_tol=1e-12)
+                if se is None or math.isnan(se):
+                    assert cell["se"] == "" and "±" not in cell["text"]
+                else:
+                    assert math.isclose(float(cell["se"]), se, rel_tol=1e-9, abs_tol=1e-12)
+                    assert cell["text"] == f"{mean:.4g} ± {se:.2g}"
+                    assert cell["text"] in markdown
+        browser.close()
+    # the coop level: four bodies per episode, but the unit of the standard error is the episode
+    assert {n for (_, level, _), (n, _, _) in expected(runs, "score").items() if level == "coop-v0"} == {3}
+    for plot in ("score-vs-delay", "latency", "action-frequency", "levels-turn-based"):
+        assert (html.parent / "plots" / f"{plot}.svg").exists()
+
+
+def test_report_command_and_failures_section(runs, tmp_path):
+    done = rtarena_cli("report", "cp", "--root", str(runs), "--out", str(tmp_path / "r"))
+    assert done.returncode == 0, done.stderr
+    text = (tmp_path / "r" / "report.md").read_text()
+    assert "## return" in text and "| heuristic | cartpole-v0 |" in text and "![" in text
+
+
+def test_leaderboard_ranks_agents_across_runs(runs):
+    metric, rows = leaderboard([], root=runs, metric="return", clock="turn-based")
+    assert metric == "return"
+    order = [r.agent for r in rows]
+    assert order.index("heuristic") == 0 and order.index("random") < order.index("noop")
+    heuristic = rows[0]
+    assert set(heuristic.levels) == {"cartpole-v0", "coop-v0"}
+    assert math.isclose(heuristic.rating, sum(heuristic.levels.values()) / 2)
+    done = rtarena_cli("leaderboard", "--root", str(runs), "--metric", "return")
+    assert done.returncode == 0 and "heuristic" in done.stdout
+    bad = rtarena_cli("leaderboard", "--root", str(runs), "--metric", "nope")
+    assert bad.returncode == 2 and "no metric 'nope'" in bad.stdout
+
+
+def test_query_sees_every_run(runs):
+    done = rtarena_cli("query", "SELECT run_id, count(*) AS n FROM episodes GROUP BY 1 ORDER BY 1", "--root",
+                       str(runs), "--format", "csv")
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.splitlines() == ["run_id,n", "coop,6", "cp,24"]
+    joined = rtarena_cli("query", "SELECT count(*) FROM decisions d JOIN agents a USING (run_id, episode, "
+                         "controller) WHERE a.run_id = 'cp'", "--root", str(runs), "--format", "csv")
+    assert joined.returncode == 0, joined.stderr
+    total = duckdb.execute(f"SELECT count(*) FROM '{runs}/cp/decisions/*.parquet'").fetchone()[0]
+    assert joined.stdout.splitlines()[1] == str(total)
+    bad = rtarena_cli("query", "SELECT nope FROM agents", "--root", str(runs))
+    assert bad.returncode == 2 and len(bad.stdout.strip().splitlines()) == 1

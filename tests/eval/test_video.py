@@ -1,0 +1,40 @@
+"""Videos: one MP4 per episode, a frame per env step, the clock and each decision stamped on the frames."""
+
+from __future__ import annotations
+
+import imageio_ffmpeg
+import numpy as np
+
+from rtarena.eval.episodes import EpisodeJob
+from rtarena.eval.runner import run_jobs
+
+from .helpers import lines
+
+
+def read_video(path):
+    reader = imageio_ffmpeg.read_frames(str(path))
+    meta = next(reader)
+    width, height = meta["size"]
+    frames = [np.frombuffer(f, dtype=np.uint8).reshape(height, width, 3) for f in reader]
+    return meta, frames
+
+
+def test_mp4_per_episode_with_stamped_panel(tmp_path):
+    jobs = [EpisodeJob("classic/cartpole-v0", ("heuristic",), "token", seed, 40,
+                       clock_settings={"kappa": 1000.0, "overhead_s": 0.01}, video=seed == 0) for seed in range(2)]
+    run_dir = tmp_path / "run"
+    run_jobs(jobs, run_dir, "run", {"name": "v"}, workers=2)
+    episodes = {e["seed"]: e for e in lines(run_dir)}
+    assert episodes[0]["video"] == "videos/classic__cartpole-v0__seed00000.mp4"
+    assert "video" not in episodes[1] and not (run_dir / "videos" / f"{jobs[1].key}.mp4").exists()
+    meta, frames = read_video(run_dir / episodes[0]["video"])
+    assert meta["fps"] == 50.0  # played at simulated speed: dt = 0.02 s
+    assert episodes[0]["steps"] == 40 and len(frames) == 41  # the reset frame and one per step
+    height, width = frames[0].shape[:2]
+    assert width == 600 and height > 400 and height % 2 == 0  # cart-pole's 600x400 view plus the panel
+    scene, panel = frames[10][:400], frames[10][400:]
+    assert panel.mean() < 80 and panel.max() > 200  # a dark panel with bright text on it
+    assert scene.mean() > 200  # gymnasium's white cart-pole scene
+    # the stamp changes with time: sim time and the decision line differ between frames
+    assert np.abs(frames[5][400:].astype(int) - frames[30][400:].astype(int)).sum() > 0
+    assert np.abs(frames[5][:400].astype(int) - frames[30][:400].astype(int)).sum() > 0
