@@ -164,3 +164,13 @@ def test_episode_metrics_have_every_documented_field():
                 "survival", "alive_at_end"):
         assert key in m
     assert isinstance(env, ArenaEnv)
+
+
+def test_survival_counts_the_time_limit_when_everyone_died():
+    from tests.arena.helpers import arena, run
+
+    env, _ = arena(spawns=[(50, 62)], turrets=[(50, 50)], overrides={"turret.damage": 50.0})
+    run(env, 40)
+    m = env.episode_metrics()["p0"]
+    assert m["deaths"] == 1 and not m["alive_at_end"]
+    assert m["survival"] == env.world.players.death_time_s[0] / env.rules.arena.time_limit_s < 0.05

@@ -5,7 +5,8 @@ score (the level's normalised score), points, outcome, coins, kills, deaths, tur
 chickens, shots (trigger pulls that fired a round), hits (shots that hit anything), accuracy = hits /
 shots, incoming_shots (player shots aimed at a plus turret shells fired at a, plus shells that hit a while
 aimed at someone else), incoming_hits (player hits and shell hits on a), incoming_hit_rate =
-incoming_hits / incoming_shots, damage_taken, zone_damage, survival = time alive / episode time,
+incoming_hits / incoming_shots, damage_taken, zone_damage, survival = time alive / episode time (the time
+limit when the episode ended with nobody alive),
 alive_at_end. Ratios with a zero denominator are None.
 """
 
@@ -62,7 +63,9 @@ def episode_metrics(env: Any) -> dict[str, dict[str, Any]]:
             count[e["agent"]]["dry_fires"] += 1
         elif kind == "ammo_pickup":
             count[e["agent"]]["ammo_pickups"] += 1
-    duration = world.time_s
+    # An episode cut short because nobody was left alive counts as lasting its full time limit: otherwise
+    # a lone player who dies early would have "survived the whole episode".
+    duration = world.time_s if world.players.alive.any() else max(world.time_s, world.time_limit_s)
     out: dict[str, dict[str, Any]] = {}
     p = world.players
     for i, a in enumerate(names):
