@@ -194,7 +194,7 @@ def _bearing_words(bearing: float) -> str:
 
 
 def _round_m(d: float) -> int:
-    return max(1, round(d)) if d < 10 else 5 * round(d / 5)
+    return max(1, round(d)) if d < 20 else 5 * round(d / 5)
 
 
 def hearing_of(env) -> Hearing:

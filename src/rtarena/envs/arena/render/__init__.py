@@ -2,9 +2,12 @@
 
 `ArenaRenderer` renders every agent's view of a `World` in one batch call (compiled, GIL-free, in a
 thread pool). Importing this package registers the `rgb`, `depth` and `minimap` observation modalities
-with the arena env (see `observations.py` here).
+with the arena env (`observations.py` here), which also provides the env's render modes.
 """
 
+from rtarena.envs.arena.render import observations as _observations  # registers the modalities
 from rtarena.envs.arena.render.renderer import ArenaRenderer, depth_image, parse_resolution
+from rtarena.envs.arena.render.samples import save_level_samples
 
-__all__ = ["ArenaRenderer", "depth_image", "parse_resolution"]
+__all__ = ["ArenaRenderer", "depth_image", "parse_resolution", "save_level_samples"]
+del _observations

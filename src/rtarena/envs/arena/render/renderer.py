@@ -61,7 +61,9 @@ MIN_WIDTH, MAX_WIDTH = 84, 640
 
 def parse_resolution(resolution) -> tuple[int, int]:
     """`128` -> (128, 128); `(320, 240)` -> width 320, height 240. Widths from 84 to 640 px."""
-    if isinstance(resolution, (int, np.integer)) and not isinstance(resolution, bool):
+    if isinstance(resolution, bool):
+        raise UserError(f"resolution must be an int or (width, height), got {resolution!r}", field="resolution")
+    if isinstance(resolution, (int, np.integer)):
         width = height = int(resolution)
     elif isinstance(resolution, (tuple, list)) and len(resolution) == 2:
         try:

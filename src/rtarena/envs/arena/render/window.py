@@ -26,7 +26,7 @@ class HumanWindow:
         if self.closed:
             return
         h, w = frame.shape[:2]
-        scale = max(1, self.min_width // max(w, 1))
+        scale = min(4, max(1, -(-self.min_width // max(w, 1))))  # small frames are shown enlarged
         size = (w * scale, h * scale)
         if self.screen is None or self.screen.get_size() != size:
             if not pg.display.get_init():

@@ -1,0 +1,73 @@
+"""Sample frames of every level, for `make demo` and the README: what an agent sees and hears.
+
+`save_level_samples(out_dir)` writes, per level, `<level>-rgb.png` (an agent's first-person view with
+its HUD), `<level>-depth.png` (the same view's depth, near bright), `<level>-minimap.png` (the view
+with the minimap open), `<level>-spectator.png` (the top-down view beside every agent's view) and
+`<level>-audio.wav` (the agent's stereo sound over the steps played), after a few seconds of play by
+a fixed sequence of actions.
+"""
+
+from __future__ import annotations
+
+import wave
+from pathlib import Path
+
+import numpy as np
+
+from rtarena.envs.arena.render.png import write_png
+
+LEVELS = ("arena/basic-v0", "arena/coop-v0", "arena/competitive-v0", "arena/mixed-v0")
+
+
+def _actions(env, step: int, minimap: bool) -> dict:
+    # walk forward, sweep the view left and right, fire now and then
+    yaw = 1 if (step // 6) % 2 == 0 else 2
+    return {a: np.array([0, 2, yaw, 0, int(step % 4 == 0), 0, int(minimap)]) for a in env.agents}
+
+
+def write_wav(path: str | Path, stereo: np.ndarray, sample_rate: int) -> Path:
+    """Write (samples, 2) float audio in [-1, 1] as 16-bit PCM WAV."""
+    path = Path(path)
+    pcm = (np.clip(stereo, -1.0, 1.0) * 32767).astype("<i2")
+    with wave.open(str(path), "wb") as w:
+        w.setnchannels(2)
+        w.setsampwidth(2)
+        w.setframerate(int(sample_rate))
+        w.writeframes(pcm.tobytes())
+    return path
+
+
+def save_level_samples(out_dir: str | Path = "demo-out/senses", resolution=(320, 240), steps: int = 12,
+                       seed: int = 0, levels=LEVELS) -> list[Path]:
+    """Play each level briefly and save its sample frames and sound under `out_dir`; returns the paths."""
+    import rtarena
+    from rtarena.envs.arena.render.renderer import depth_image
+
+    out = Path(out_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    written: list[Path] = []
+    for level in levels:
+        name = level.split("/")[1].removesuffix("-v0")
+        env = rtarena.make(level, obs=("rgb", "depth", "audio"), resolution=resolution, render_mode="rgb_array")
+        env.reset(seed=seed)
+        sound = []
+        for step in range(steps):
+            obs, *_ = env.step(_actions(env, step, minimap=False))
+            if not env.agents:
+                break
+            sound.append(obs[env.agents[0]]["audio"])
+        agent = env.agents[0] if env.agents else env.possible_agents[0]
+        last = obs.get(agent, {})
+        if "rgb" in last:
+            written.append(write_png(out / f"{name}-rgb.png", last["rgb"]))
+            written.append(write_png(out / f"{name}-depth.png", depth_image(last["depth"])))
+        written.append(write_png(out / f"{name}-spectator.png", env.render()))
+        if env.agents:
+            obs, *_ = env.step(_actions(env, steps, minimap=True))
+            if agent in obs:
+                written.append(write_png(out / f"{name}-minimap.png", obs[agent]["rgb"]))
+        if sound:
+            rate = env.sense_options["sample_rate"]
+            written.append(write_wav(out / f"{name}-audio.wav", np.concatenate(sound), rate))
+        env.close()
+    return written
