@@ -6,9 +6,11 @@
     Toxic zone: inside, edge 20.0 m away; next shrink in 15 s (to radius 30 m).
     Minimap: closed.
     Just now: hit by turret 1 (-15 health); picked up 18 ammo.
+    Heard: gunshot, 35 deg left, about 12 m; footstep, 80 deg right, about 6 m.
 
 Bearings are relative to the heading ("ahead" within 3 degrees); distances are in metres in the floor
-plane. The minimap line lists what the minimap shows when the minimap action was taken this step.
+plane. The minimap line lists what the minimap shows when the minimap action was taken this step. The
+"Heard" line says what the `audio` observation carries (others' sounds, loudest first; `audio/sources.py`).
 Only ASCII is used (the observation space is a Gymnasium `Text` over printable characters).
 """
 
@@ -20,6 +22,7 @@ from typing import Any
 
 from gymnasium import spaces
 
+from rtarena.envs.arena.audio.sources import heard_line
 from rtarena.envs.arena.minimap import minimap_view
 from rtarena.envs.arena.observations import register_modality
 from rtarena.envs.arena.turret import health_colour
@@ -122,6 +125,7 @@ class TextObservation:
         lines.append(self._minimap(i))
         said = [w for w in (event_words(e, me) for e in env.events_of(me)) if w]
         lines.append("Just now: " + ("; ".join(dict.fromkeys(said)) if said else "nothing happened") + ".")
+        lines.append(heard_line(env, i))  # sounds, as in the audio observation (envs/arena/audio)
         text = "\n".join(lines)
         return text[:MAX_TEXT]
 
