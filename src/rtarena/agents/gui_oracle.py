@@ -8,6 +8,7 @@ at different prices (the deliberation-cost example).
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 from rtarena.agents.base import Agent, AgentContext, Decision
@@ -27,11 +28,40 @@ class GuiOracleAgent(Agent):
         if not hasattr(env, "oracle_action"):
             raise TypeError(f"the gui oracle needs a browser task env, got {type(context.env).__name__}")
         self.env = env
+        clock = context.clock
+        # Simulated seconds from deciding to committing, when the clock says so in advance (token, paused).
+        self.delay_s = float(clock.get("delay_s") or 0.0)
+        if clock.get("clock") == "token":
+            self.delay_s += float(clock.get("overhead_s") or 0.0) + self.tokens_out / float(clock["kappa"])
+        self.visible_at_s = -1.0
 
     def act(self, observation: Any) -> Decision:
+        # A costly decision lands a step or more after the observation it was made on, so the next
+        # observation may not show it yet; deciding again on that stale picture would repeat it (two bids,
+        # two paddle moves). The oracle waits until its last action can be seen.
+        now = self._observed_s(observation)
+        if now < self.visible_at_s - 1e-9:
+            return Decision(action="wait()", tokens_out=self.tokens_out, tokens_source="scripted")
         action = self.env.oracle_action()
+        if action.strip() != "wait()":
+            dt = self.context.dt
+            applied_step = math.ceil(round((now + self.delay_s) / dt, 6))
+            self.visible_at_s = (applied_step + 1) * dt
         return Decision(action=action, tokens_out=self.tokens_out, tokens_source="scripted")
 
+    def _observed_s(self, observation: Any) -> float:
+        if isinstance(observation, dict) and "time" in observation:
+            return float(observation["time"][0])
+        return float(self.env.elapsed_s)
 
-def make_oracle(**kwargs: Any) -> GuiOracleAgent:
-    return GuiOracleAgent(**kwargs)
+
+def make_oracle(option: str | None = None) -> GuiOracleAgent:
+    """The `--agent oracle[:TOKENS]` factory: `oracle:300` declares 300 output tokens per decision."""
+    from rtarena.errors import UserError
+
+    if option is None:
+        return GuiOracleAgent()
+    text = option.removeprefix("tokens=")
+    if not text.isdigit():
+        raise UserError(f"oracle takes a whole number of tokens per decision, got {option!r}", field="--agent")
+    return GuiOracleAgent(tokens_out=int(text))

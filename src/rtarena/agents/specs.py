@@ -27,12 +27,20 @@ class AgentKind:
 
 AGENT_KINDS: list[AgentKind] = [
     AgentKind("noop", "always the env's default action", "rtarena.agents.base:NoopAgent"),
-    AgentKind("random", "uniformly random actions, seeded", "rtarena.agents.base:RandomAgent"),
+    AgentKind("random", "uniformly random actions, seeded", "rtarena.agents.base:RandomAgent",
+              by_family={"web": "rtarena.agents.gui_random:GuiRandomAgent",
+                         "gui-games": "rtarena.agents.gui_random:GuiRandomAgent"}),
     AgentKind(
         "heuristic",
         "the env family's scripted bot; `heuristic:easy|medium|hard` where the family has difficulties",
         by_family={"classic": "rtarena.agents.scripted.cartpole:CartPoleBalancer",
                    "arena": "rtarena.agents.scripted.arena:HeuristicBot"},
+    ),
+    AgentKind(
+        "oracle",
+        "a browser task's own solution (privileged); `oracle:TOKENS` declares output tokens per decision",
+        by_family={"web": "rtarena.agents.gui_oracle:make_oracle",
+                   "gui-games": "rtarena.agents.gui_oracle:make_oracle"},
     ),
     AgentKind(
         "llm",

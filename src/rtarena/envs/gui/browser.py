@@ -38,9 +38,8 @@ def chromium_path(executable_path: str | None = None) -> str:
     path = executable_path or os.environ.get("RTARENA_CHROMIUM") or DEFAULT_CHROMIUM
     if not (os.path.isfile(path) and os.access(path, os.X_OK)):
         raise UserError(
-            f"Chromium not found at {path}; install it with `apt-get install chromium` "
-            "(or point RTARENA_CHROMIUM at a Chromium binary)",
-            field="chromium",
+            f"Chromium is missing: install it with `apt-get install chromium` (looked for {path}; "
+            "RTARENA_CHROMIUM may point at another binary)",
         )
     return path
 

@@ -13,7 +13,7 @@ from gymnasium import spaces
 
 from rtarena.envs.base import RealtimeParallelEnv
 from rtarena.envs.gui import actions as gui_actions
-from rtarena.envs.gui.browser import BrowserHost
+from rtarena.envs.gui.browser import BrowserHost, chromium_path
 from rtarena.envs.gui.server import PageServer
 from rtarena.envs.gui.som import decode, draw_marks, save_jpeg
 from rtarena.envs.gui.spec import TaskSpec, load_spec
@@ -21,7 +21,7 @@ from rtarena.errors import UserError
 
 AGENT = "user"
 MODALITIES = ("screenshot", "marks", "goal", "time", "text")
-DEFAULT_OBSERVE = ("screenshot", "marks", "goal", "time")
+DEFAULT_OBS = ("screenshot", "marks", "goal", "time")
 T0_ISO = "2025-03-14T09:00:00Z"  # page time at reset: every episode starts at the same instant
 TEXT_CHARSET = "".join(chr(c) for c in range(32, 127)) + "\n\t"
 MAX_TEXT = 200_000
@@ -40,7 +40,7 @@ class BrowserTaskEnv(RealtimeParallelEnv):
     the page receives with the task's parameters.
 
     ## Observation
-    A dict with the modalities chosen by `observe` (default all but `text`):
+    A dict with the modalities chosen by `obs` (default all but `text`):
     - `screenshot`: uint8 (H, W, 3), the viewport, with the Set-of-Marks drawn when `som=True`;
     - `marks`: JSON text, a list of `{id, role, text, box: [x, y, w, h], actions, checked?}` for the
       elements that can be used now (visible, enabled, not covered);
@@ -77,7 +77,7 @@ class BrowserTaskEnv(RealtimeParallelEnv):
         time_limit_s: float | None = None,
         viewport: tuple[int, int] | None = None,
         som: bool = True,
-        observe: tuple[str, ...] = DEFAULT_OBSERVE,
+        obs: tuple[str, ...] | list[str] = DEFAULT_OBS,
         params: dict[str, Any] | None = None,
         screenshot_dir: str | Path | None = None,
         screenshots_per_episode: int = 5,
@@ -95,29 +95,29 @@ class BrowserTaskEnv(RealtimeParallelEnv):
                             field="dt")
         self.viewport = tuple(viewport or spec.viewport)
         self.params = {**spec.params, **(params or {})}
-        unknown = [m for m in observe if m not in MODALITIES]
-        if unknown or not observe:
+        unknown = [m for m in obs if m not in MODALITIES]
+        if unknown or not obs:
             raise UserError(f"unknown observation modality {unknown!r}; choose from {', '.join(MODALITIES)}",
-                            field="observe")
-        self.observe = tuple(observe)
+                            field="obs")
+        self.observe = tuple(obs)
         self.som = som
         self.jpeg_quality = int(jpeg_quality)
         self.render_mode = render_mode
         self.screenshot_dir = Path(screenshot_dir) if screenshot_dir else None
         self.screenshots_per_episode = int(screenshots_per_episode)
-        self.executable_path = executable_path
-        self._host: BrowserHost | None = None  # found on first reset, so building an env needs no browser
+        self.executable_path = chromium_path(executable_path)  # one clear line now if Chromium is missing
+        self._host: BrowserHost | None = None  # the browser itself starts on the first reset
         self.possible_agents = [AGENT]
         self.agents = []
         width, height = self.viewport
-        obs = {
+        all_spaces = {
             "screenshot": spaces.Box(0, 255, (height, width, 3), np.uint8),
             "marks": spaces.Text(max_length=MAX_TEXT, min_length=0, charset=TEXT_CHARSET),
             "goal": spaces.Text(max_length=4000, min_length=0, charset=TEXT_CHARSET),
             "time": spaces.Box(0.0, np.inf, (2,), np.float32),
             "text": spaces.Text(max_length=MAX_TEXT, min_length=0, charset=TEXT_CHARSET),
         }
-        self._observation_space = spaces.Dict({k: obs[k] for k in self.observe})
+        self._observation_space = spaces.Dict({k: all_spaces[k] for k in self.observe})
         self._action_space = gui_actions.action_space()
         self._context: Any = None
         self._page: Any = None
@@ -154,6 +154,11 @@ class BrowserTaskEnv(RealtimeParallelEnv):
             "failed_actions": float(self._counts["failed_actions"]),
             "malformed_actions": float(self._counts["malformed_actions"]),
         }}
+
+    @property
+    def elapsed_s(self) -> float:
+        """Simulated seconds since reset (page time)."""
+        return self._elapsed()
 
     @property
     def goal(self) -> str:
@@ -223,6 +228,10 @@ class BrowserTaskEnv(RealtimeParallelEnv):
         """The task's own solution for the page as it is now (privileged: reads the page's state)."""
         return self.host.call(self._aeval, "RT.oracleAction()")
 
+    def capture(self) -> np.ndarray:
+        """The viewport as it is now, without marks and without advancing page time."""
+        return decode(self.host.call(self._acapture))
+
     def page_eval(self, expression: str) -> Any:
         """Evaluate a JS expression in the page (for tests and debugging; takes no page time)."""
         return self.host.call(self._aeval, expression)
@@ -285,6 +294,9 @@ class BrowserTaskEnv(RealtimeParallelEnv):
         if "screenshot" in self.observe or self.screenshot_dir is not None:
             shot = await self._page.screenshot(type="jpeg", quality=self.jpeg_quality)
         return snap, shot
+
+    async def _acapture(self) -> bytes:
+        return await self._page.screenshot(type="png")
 
     async def _aeval(self, expression: str) -> Any:
         return await self._page.evaluate(expression)

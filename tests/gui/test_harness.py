@@ -1,0 +1,57 @@
+"""The harness around the tasks: missing Chromium, task files, screenshots per episode, agent specs."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import pytest
+
+import rtarena
+from rtarena.agents.gui_random import GuiRandomAgent
+from rtarena.agents.specs import build_agent
+from rtarena.envs.gui import BrowserTaskEnv, load_spec
+from rtarena.errors import UserError
+
+
+def test_missing_chromium_is_one_clear_line(tmp_path):
+    with pytest.raises(UserError) as error:
+        BrowserTaskEnv("auction", executable_path=str(tmp_path / "no-chromium"))
+    message = str(error.value)
+    assert "apt-get install chromium" in message and "\n" not in message
+
+
+def test_missing_chromium_from_the_cli(tmp_path):
+    code = ("import sys; from rtarena.cli import main; sys.argv = ['rtarena', 'run', 'web/auction-v0', '--agent', "
+            f"'oracle', '--clock', 'paused', '--out', {str(tmp_path / 'out')!r}]; main()")
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120,
+                          env={"RTARENA_CHROMIUM": str(tmp_path / "none"), "PATH": "/usr/bin:/bin"})
+    assert proc.returncode != 0 and "Traceback" not in proc.stdout + proc.stderr
+    lines = (proc.stdout + proc.stderr).strip().splitlines()
+    assert len(lines) == 1 and "apt-get install chromium" in lines[0]
+
+
+def test_task_file_errors_name_file_and_field(tmp_path):
+    bad = tmp_path / "bad.toml"
+    bad.write_text('title = "x"\npage = "web/auction.html"\ngoal = "g"\ndeadline = 3\n')
+    with pytest.raises(UserError, match=r"bad.toml: deadline: unknown field"):
+        load_spec(str(bad))
+    with pytest.raises(UserError, match="known tasks"):
+        load_spec("no-such-task")
+
+
+def test_screenshots_saved_per_episode(tmp_path, gui_env):
+    env = gui_env("web/limit-v0", obs=("marks",), screenshot_dir=tmp_path, screenshots_per_episode=4)
+    rtarena.run_match(env, build_agent("oracle", "web"), clock="paused", seed=7)
+    saved = sorted((tmp_path / "limit-seed7").glob("step*.jpg"))
+    assert 2 <= len(saved) <= 5 and saved[0].name == "step0000.jpg"
+
+
+def test_agent_specs_for_gui_families(gui_env):
+    assert build_agent("oracle:300", "web").tokens_out == 300
+    assert isinstance(build_agent("random", "gui-games"), GuiRandomAgent)
+    with pytest.raises(UserError):
+        build_agent("oracle:lots", "web")
+    env = gui_env("web/cinema-v0", obs=("marks",))
+    result = rtarena.run_match(env, build_agent("random", "web"), clock="paused", seed=0, max_steps=12)
+    assert result.agents["user"]["malformed_actions"] == 0 and result.agents["user"]["gui_actions"] > 0
