@@ -204,7 +204,7 @@ def map_validate(
     for problem in problems:
         typer.echo(problem.line())
     if problems:
-        raise typer.Exit(1)
+        sys.exit(1)  # (typer.Exit's code is swallowed by main's standalone_mode=False)
     typer.echo(f"{len(maps)} map(s) valid")
 
 
