@@ -63,7 +63,7 @@ def run(
     disable: Annotated[list[str] | None, typer.Option(
         "--disable", help="arena: features to switch off, e.g. chickens,toxic_zone,hud")] = None,
     ray: Annotated[str | None, typer.Option(
-        "--ray", is_flag=False, flag_value="local", metavar="[ADDRESS]",
+        "--ray", metavar="[ADDRESS]",
         help="run on Ray: a private local cluster, or the cluster at ADDRESS (needs rtarena\\[ray])")] = None,
     resume: Annotated[bool, typer.Option("--resume", help="finish an interrupted run: only missing episodes")] = False,
     workers: Annotated[int, typer.Option("--workers", help="episodes at once (0: one per CPU; 1 for ENV_ID)")] = 0,
@@ -272,7 +272,9 @@ def play(
 
 def main() -> None:
     try:
-        app(standalone_mode=False)
+        from rtarena.eval.commands import normalise_argv
+
+        app(args=normalise_argv(sys.argv[1:]), standalone_mode=False)
     except UserError as error:
         console.print(f"[red]error:[/red] {escape(str(error))}", highlight=False, soft_wrap=True)
         sys.exit(2)
@@ -284,7 +286,7 @@ def main() -> None:
     except Exception as error:  # click usage errors arrive here in non-standalone mode
         import click
 
-        if isinstance(error, click.ClickException):
+        if isinstance(error, (click.ClickException, typer.TyperException)) and hasattr(error, "show"):
             error.show()
             sys.exit(error.exit_code)
         raise

@@ -184,3 +184,13 @@ def test_endpoint_limits_count_controllers():
     assert fits(endpoint_load(solo), {"http://h/v1": 1}, limits)
     assert not fits(endpoint_load(solo), {"http://h/v1": 2}, limits)
     assert fits({"http://h/v1": 5}, {"http://h/v1": 0}, limits)  # too big alone: runs when the endpoint is idle
+
+
+def test_ray_flag_takes_an_optional_address():
+    from rtarena.eval.commands import normalise_argv
+
+    assert normalise_argv(["run", "x.toml", "--ray"]) == ["run", "x.toml", "--ray", "local"]
+    assert normalise_argv(["run", "--ray", "x.toml"]) == ["run", "--ray", "local", "x.toml"]
+    assert normalise_argv(["run", "x.toml", "--ray", "--resume"]) == ["run", "x.toml", "--ray", "local", "--resume"]
+    assert normalise_argv(["run", "x.toml", "--ray", "10.0.0.2:6379"]) == ["run", "x.toml", "--ray", "10.0.0.2:6379"]
+    assert normalise_argv(["run", "x.toml", "--ray", "auto"]) == ["run", "x.toml", "--ray", "auto"]

@@ -35,6 +35,19 @@ class RunOptions:
     run_id: str | None = None
 
 
+def normalise_argv(argv: list[str]) -> list[str]:
+    """Let `--ray` go without a value (typer's options cannot have an optional value): a bare `--ray`, or one
+    followed by something that is not a Ray address, means `--ray local`."""
+    out = list(argv)
+    for i, arg in enumerate(out):
+        if arg == "--ray":
+            after = out[i + 1] if i + 1 < len(out) else None
+            if after is None or not (after in ("auto", "local") or ":" in after):
+                out.insert(i + 1, "local")
+            break
+    return out
+
+
 def parse_params(pairs: tuple[str, ...]) -> dict[str, str]:
     out = {}
     for pair in pairs:

@@ -1,0 +1,92 @@
+"""The same experiment on a Ray cluster (a head and a worker node started here) and on the local pool.
+
+The cluster lives in a network namespace of its own (`unshare -n`, `lo` up) so that all of Ray's traffic
+stays on loopback; every Ray process gets the same `RAY_AUTH_MODE` and usage stats off; one cluster is
+shared by the tests of this module (starting one takes about 10 s here).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+import pytest
+
+from rtarena.eval.experiment import load_experiment
+from rtarena.eval.runner import run_experiment
+
+from .helpers import RTARENA, cartpole_experiment, comparable, lines
+
+HARNESS = Path(__file__).with_name("ray_harness.py")
+
+
+class Cluster:
+    """Talks to `ray_harness.py`: each command runs inside the cluster's network namespace."""
+
+    def __init__(self) -> None:
+        self.temp = tempfile.mkdtemp(prefix="rtr-", dir="/tmp")  # socket paths must stay short
+        env = {**os.environ, "RAY_AUTH_MODE": "disabled", "RAY_USAGE_STATS_ENABLED": "0"}
+        self.process = subprocess.Popen(["unshare", "-n", sys.executable, str(HARNESS), self.temp],
+                                        stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, env=env)
+        ready = self.process.stdout.readline().split()
+        if not ready or ready[0] != "READY":
+            self.close()
+            raise RuntimeError(f"the Ray cluster did not start: {ready}")
+        self.address = ready[1]
+
+    def run(self, *argv: str) -> dict:
+        self.process.stdin.write(json.dumps(list(argv)) + "\n")
+        self.process.stdin.flush()
+        return json.loads(self.process.stdout.readline())
+
+    def close(self) -> None:
+        if self.process.stdin:
+            self.process.stdin.close()
+        self.process.wait(timeout=120)
+        shutil.rmtree(self.temp, ignore_errors=True)
+
+
+@pytest.fixture(scope="module")
+def cluster():
+    if os.geteuid() != 0 or shutil.which("unshare") is None:
+        pytest.fail("the Ray tests need root and unshare(1) to give the cluster its own network namespace")
+    started = Cluster()
+    yield started
+    started.close()
+
+
+def test_forty_episodes_on_ray_equal_the_local_pool(cluster, tmp_path):
+    path = cartpole_experiment(tmp_path, name="forty", seeds=10, max_steps=200)  # 2 agents x 2 clocks x 10
+    local = run_experiment(load_experiment(path), run_id="local", workers=2)
+    done = cluster.run(*RTARENA, "run", str(path), "--ray", cluster.address, "--run-id", "ray")
+    assert done["rc"] == 0, done["stdout"] + done["stderr"]
+    ray_dir = tmp_path / "runs" / "ray"
+    on_ray = {e["episode"]: e for e in lines(ray_dir)}
+    on_pool = {e["episode"]: e for e in lines(local.run_dir)}
+    assert len(on_ray) == len(on_pool) == 40
+    assert {k: comparable(e) for k, e in on_ray.items()} == {k: comparable(e) for k, e in on_pool.items()}
+    assert all(on_ray[k]["records_sha256"] == on_pool[k]["records_sha256"] for k in on_pool)
+    backend = json.loads((ray_dir / "run.json").read_text())["sessions"][0]["backend"]
+    assert backend["backend"] == "ray" and backend["nodes"] == 2 and backend["cluster_cpus"] == 2
+    assert len({e["worker"]["pid"] for e in on_ray.values()}) >= 2  # both nodes' workers took episodes
+
+
+def test_resume_on_ray_after_a_partial_run(cluster, tmp_path):
+    path = cartpole_experiment(tmp_path, name="part", seeds=3, max_steps=100)
+    run_dir = tmp_path / "runs" / "part"
+    run_dir.mkdir(parents=True)
+    full = load_experiment(path).jobs()
+    # pretend an earlier run finished the first four episodes on the local pool, then died
+    first = run_experiment(load_experiment(path), run_id="part", workers=1)
+    kept = [line for line in (run_dir / "episodes.jsonl").read_text().splitlines()][:4]
+    (run_dir / "episodes.jsonl").write_text("\n".join(kept) + "\n" + '{"episode": "torn')
+    assert len(first.lines) == len(full) == 12
+    done = cluster.run(*RTARENA, "run", str(path), "--ray", cluster.address, "--run-id", "part", "--resume")
+    assert done["rc"] == 0, done["stdout"] + done["stderr"]
+    keys = [e["episode"] for e in lines(run_dir)]
+    assert sorted(keys) == sorted(job.key for job in full) and len(keys) == 12
