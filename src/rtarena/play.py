@@ -148,11 +148,13 @@ def _window_loop(frames: _Frames, watched: _Watched, done: threading.Event, name
     pygame.display.set_caption("rtarena play: " + ", ".join(names))
     font = pygame.font.Font(None, 20)
     clock = pygame.time.Clock()
-    start = time.perf_counter()
+    start = None  # the script's clock starts with the first frame, when the match is under way
     pending = list(script)
     try:
         while not done.is_set():
-            now = time.perf_counter() - start
+            if start is None and frames.latest()[2]:
+                start = time.perf_counter()
+            now = time.perf_counter() - start if start is not None else -1.0
             while pending and pending[0][0] <= now:
                 _, down, key = pending.pop(0)
                 code = pygame.key.key_code(key)
