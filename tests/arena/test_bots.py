@@ -76,3 +76,14 @@ def test_difficulties_and_the_agent_spec():
     assert build_agent("heuristic", family="arena").difficulty == "medium"
     with pytest.raises(UserError, match="difficulty"):
         HeuristicBot("nightmare")
+
+
+def test_a_hard_bot_outscores_easy_ones():
+    hard, easy = [], []
+    for seed in range(8):
+        seat = seed % 4
+        controllers = [HeuristicBot("hard" if i == seat else "easy") for i in range(4)]
+        result = _match("arena/competitive-v0", controllers, seed, overrides={"arena.time_limit_s": 60.0})
+        hard.append(result.agents[f"p{seat}"]["points"])
+        easy += [m["points"] for a, m in result.agents.items() if a != f"p{seat}"]
+    assert np.mean(hard) > 1.5 * np.mean(easy)

@@ -43,9 +43,9 @@ class Difficulty:
 
 
 DIFFICULTIES = {
-    "easy": Difficulty(reaction_s=0.75, aim_noise_deg=8.0, dodge=False, chickens=False),
-    "medium": Difficulty(reaction_s=0.35, aim_noise_deg=4.0, dodge=True, chickens=True),
-    "hard": Difficulty(reaction_s=0.1, aim_noise_deg=1.5, dodge=True, chickens=True),
+    "easy": Difficulty(reaction_s=1.0, aim_noise_deg=14.0, dodge=False, chickens=False),
+    "medium": Difficulty(reaction_s=0.4, aim_noise_deg=5.0, dodge=True, chickens=True),
+    "hard": Difficulty(reaction_s=0.0, aim_noise_deg=1.0, dodge=True, chickens=True),
 }
 LOW_AMMO = 5
 CELL_M = 1.0
