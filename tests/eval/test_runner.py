@@ -103,6 +103,11 @@ def test_sigkill_mid_run_then_resume_gives_every_episode_exactly_once(tmp_path):
     assert {e["episode"]: comparable(e) for e in lines(run_dir)} == reference
     manifest = json.loads((run_dir / "run.json").read_text())
     assert [s["resume"] for s in manifest["sessions"]] == [False, True]
+    # a finished run resumed by its folder (from its own config.json) has nothing left to do
+    again = rtarena_cli("run", str(run_dir), "--resume", cwd=tmp_path)
+    assert again.returncode == 0 and "0 episodes ok" in again.stdout and f"{total} already recorded" in again.stdout
+    refused = rtarena_cli("run", str(run_dir), cwd=tmp_path)
+    assert refused.returncode == 2 and "add --resume" in refused.stdout
 
 
 def test_plain_run_resumes_into_its_out_folder(tmp_path):

@@ -38,3 +38,15 @@ def test_mp4_per_episode_with_stamped_panel(tmp_path):
     # the stamp changes with time: sim time and the decision line differ between frames
     assert np.abs(frames[5][400:].astype(int) - frames[30][400:].astype(int)).sum() > 0
     assert np.abs(frames[5][:400].astype(int) - frames[30][:400].astype(int)).sum() > 0
+
+
+def test_report_links_the_videos(tmp_path):
+    from rtarena.eval.report import build_report
+
+    jobs = [EpisodeJob("classic/cartpole-v0", ("noop",), "paused", 0, 20, video=True)]
+    run_dir = tmp_path / "runs" / "v"
+    run_jobs(jobs, run_dir, "v", {"name": "v"}, workers=1)
+    html = build_report(["v"], out=tmp_path / "report", root=tmp_path / "runs")
+    link = "../runs/v/videos/classic__cartpole-v0__seed00000.mp4"
+    assert f'href="{link}"' in html.read_text() and (html.parent / link).resolve().is_file()
+    assert f"]({link})" in html.with_suffix(".md").read_text()
