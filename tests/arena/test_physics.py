@@ -102,3 +102,11 @@ def test_dt_must_be_a_multiple_of_the_substep():
     with pytest.raises(UserError, match="dt"):
         rtarena.make("arena/basic-v0", dt=0.123)
     assert rtarena.make("arena/basic-v0", dt=0.1).substeps == 2
+
+
+def test_the_documented_example_action_moves_left_and_fires():
+    env, _ = arena(spawns=[(50, 40)])
+    _north(env)  # facing +y, so left is -x
+    *_, infos = env.step({"p0": np.array([1, 0, 0, 0, 1, 0, 0])})
+    assert env.world.players.pos[0, 0] < 50 and env.world.players.pos[0, 1] == pytest.approx(40)
+    assert [e for e in infos["p0"]["events"] if e["type"] == "shot"]

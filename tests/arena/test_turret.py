@@ -60,3 +60,15 @@ def test_turret_is_destructible_and_never_respawns():
 def test_health_colours():
     assert [health_colour(f) for f in (1.0, 0.7, 0.5, 0.34, 0.2, 0.0)] == ["green", "green", "yellow", "yellow",
                                                                           "red", "red"]
+
+
+def test_being_hit_shows_in_text_and_state():
+    from rtarena.envs.arena.observations.state import state_index
+
+    env, _ = arena(spawns=[(50, 62)], turrets=[TURRET])
+    for _ in range(40):
+        obs, _, _, _, infos = env.step({"p0": np.zeros(7, dtype=np.int64)})
+        if of(infos["p0"]["events"], "turret_shell_hit"):
+            break
+    assert "hit by turret 0" in obs["p0"]["text"]
+    assert obs["p0"]["state"][state_index("events", "hit_by_turret")] == 1.0
