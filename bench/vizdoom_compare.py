@@ -1,0 +1,163 @@
+"""Frames per second per core, side by side in one run: the arena's renderer versus ViZDoom.
+
+    .venv/bin/python bench/vizdoom_compare.py [--seconds 5]
+
+Both run pinned to one CPU core (ViZDoom's engine process inherits the pinning). ViZDoom plays its
+`deathmatch` scenario (software renderer, 1 tic per action, random buttons); the arena plays
+`arena/coop-v0` with random actions. Frames per second are measured for:
+
+- `env, 1 agent`: one env step = one frame, world simulation included (ViZDoom's `make_action`
+  likewise runs the game for a tic and renders one frame);
+- `batch of 16`: sixteen agents per env step, frames = 16 x steps (ViZDoom renders one view per
+  game instance, so its row is the same as above);
+- `renderer`: the arena's renderer alone, one view per call (the world held still but turning), for
+  the cost of pixels without the arena's world simulation (which ViZDoom's rate includes for Doom's).
+
+At 160x120 and 320x240, with and without a depth buffer. Needs `pip install 'rtarena[bench]'`
+(ViZDoom from PyPI).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import time
+
+RESOLUTIONS = ((160, 120), (320, 240))
+
+
+def vizdoom_fps(width: int, height: int, depth: bool, seconds: float) -> float:
+    import random
+
+    import vizdoom as vzd
+
+    game = vzd.DoomGame()
+    game.load_config(os.path.join(vzd.scenarios_path, "deathmatch.cfg"))
+    game.set_screen_resolution(getattr(vzd.ScreenResolution, f"RES_{width}X{height}"))
+    game.set_screen_format(vzd.ScreenFormat.RGB24)
+    game.set_depth_buffer_enabled(depth)
+    game.set_window_visible(False)
+    game.set_sound_enabled(False)
+    game.set_mode(vzd.Mode.PLAYER)
+    game.init()
+    n_buttons = game.get_available_buttons_size()
+    rng = random.Random(0)
+    frames = 0
+    for _ in range(20):  # warm up
+        game.make_action([rng.random() < 0.3 for _ in range(n_buttons)], 1)
+    start = time.perf_counter()
+    while time.perf_counter() - start < seconds:
+        if game.is_episode_finished():
+            game.new_episode()
+        game.make_action([rng.random() < 0.3 for _ in range(n_buttons)], 1)
+        state = game.get_state()
+        if state is not None:
+            _ = state.screen_buffer
+            if depth:
+                _ = state.depth_buffer
+        frames += 1
+    elapsed = time.perf_counter() - start
+    game.close()
+    return frames / elapsed
+
+
+def arena_fps(width: int, height: int, depth: bool, seconds: float, agents: int) -> float:
+    import numpy as np
+
+    from rtarena.envs.arena.levels import CoopLevel
+
+    obs = ("rgb", "depth") if depth else ("rgb",)
+    env = CoopLevel(num_agents=agents, obs=obs, resolution=(width, height), render_threads=1)
+    env.reset(seed=0)
+    rng = np.random.default_rng(0)
+    nvec = np.array([3, 3, 3, 3, 2, 2, 2])
+
+    def act():
+        return {a: rng.integers(0, nvec) for a in env.agents}
+
+    for _ in range(5):
+        env.step(act())
+    frames, start = 0, time.perf_counter()
+    while time.perf_counter() - start < seconds:
+        if not env.agents:
+            env.reset(seed=frames)
+        n = len(env.agents)
+        env.step(act())
+        frames += n
+    return frames / (time.perf_counter() - start)
+
+
+def renderer_fps(width: int, height: int, depth: bool, seconds: float, agents: int) -> float:
+    """The arena's renderer alone (views of a real level, HUD on), `agents` views per call."""
+    from rtarena.envs.arena.levels import CoopLevel
+    from rtarena.envs.arena.render.renderer import ArenaRenderer
+
+    env = CoopLevel(num_agents=agents)
+    env.reset(seed=0)
+    world = env.world
+    renderer = ArenaRenderer(world, width, height, threads=1)
+    indices = list(range(agents))
+    hud = renderer.hud_table(world, indices)
+    renderer.render(world, indices, hud=hud)
+    frames, start = 0, time.perf_counter()
+    while time.perf_counter() - start < seconds:
+        world.players.yaw += 0.05  # keep the views changing
+        renderer.render(world, indices, hud=hud)  # depth is always computed (sprites need it)
+        frames += agents
+    return frames / (time.perf_counter() - start)
+
+
+def child(kind: str, width: int, height: int, depth: bool, seconds: float, agents: int) -> None:
+    os.sched_setaffinity(0, {sorted(os.sched_getaffinity(0))[0]})
+    if kind == "vizdoom":
+        fps = vizdoom_fps(width, height, depth, seconds)
+    elif kind == "renderer":
+        fps = renderer_fps(width, height, depth, seconds, agents)
+    else:
+        fps = arena_fps(width, height, depth, seconds, agents)
+    print(json.dumps({"fps": fps}))
+
+
+def measure(kind: str, width: int, height: int, depth: bool, seconds: float, agents: int = 1) -> float:
+    out = subprocess.run([sys.executable, __file__, "--child", kind, str(width), str(height), str(int(depth)),
+                          str(seconds), str(agents)], capture_output=True, text=True, check=True)
+    return json.loads(out.stdout.strip().splitlines()[-1])["fps"]
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--seconds", type=float, default=5.0)
+    parser.add_argument("--child", nargs=6)
+    args = parser.parse_args()
+    if args.child:
+        kind, w, h, d, s, n = args.child
+        child(kind, int(w), int(h), d == "1", float(s), int(n))
+        return 0
+    try:
+        import vizdoom  # noqa: F401
+    except ImportError:
+        print("ViZDoom is not installed: pip install 'rtarena[bench]'")
+        return 1
+    # compile the arena's kernels once, outside the timings
+    measure("arena", 160, 120, True, 0.5)
+    print(f"frames/s on one core ({args.seconds:g} s per cell); ratio = arena / ViZDoom")
+    print(f"load average: {os.getloadavg()[0]:.1f}")
+    print("| resolution | depth | ViZDoom | arena env, 1 agent | ratio | arena env, 16 agents | ratio "
+          "| arena renderer | ratio |")
+    print("|---|---|---|---|---|---|---|---|---|")
+    for width, height in RESOLUTIONS:
+        for depth in (False, True):
+            vz = measure("vizdoom", width, height, depth, args.seconds)
+            one = measure("arena", width, height, depth, args.seconds, 1)
+            many = measure("arena", width, height, depth, args.seconds, 16)
+            alone = measure("renderer", width, height, depth, args.seconds, 1)
+            print(f"| {width}x{height} | {'yes' if depth else 'no'} | {vz:,.0f} | {one:,.0f} | {one / vz:.1f}x "
+                  f"| {many:,.0f} | {many / vz:.1f}x | {alone:,.0f} | {alone / vz:.1f}x |", flush=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
