@@ -122,7 +122,12 @@ class ArenaRenderer:
     # -- the scene --------------------------------------------------------------------------------
     def set_world(self, world) -> None:
         """Rebuild the height grid when the world's obstacles differ from the last ones seen."""
-        key = np.ascontiguousarray(world.obstacles.boxes, dtype=np.float64).tobytes() + np.asarray(
+        boxes = world.obstacles.boxes
+        quick = (id(boxes), len(boxes), float(np.sum(boxes)), float(world.size_m))  # cheap, every step
+        if quick == getattr(self, "_quick_key", None):
+            return
+        self._quick_key = quick
+        key = np.ascontiguousarray(boxes, dtype=np.float64).tobytes() + np.asarray(
             world.obstacles.kind).tobytes() + str(world.size_m).encode()
         if key != self._layout_key:
             self.grid = grid_from_world(world, cell_m=self.cell_m)
@@ -310,7 +315,8 @@ class ArenaRenderer:
             self._pool = None
 
 
-def depth_image(depth: np.ndarray, max_m: float = 50.0) -> np.ndarray:
-    """A depth map as a grey picture for people: near is bright, `max_m` and beyond black."""
-    near = 1.0 - np.clip(np.asarray(depth, dtype=np.float32) / max_m, 0.0, 1.0)
-    return (255.0 * near ** 1.5).astype(np.uint8)
+def depth_image(depth: np.ndarray, max_m: float = 80.0) -> np.ndarray:
+    """A depth map as a grey picture for people: near is bright, `max_m` and beyond black (logarithmic,
+    so near and far both keep some contrast)."""
+    d = np.clip(np.asarray(depth, dtype=np.float32), 0.0, max_m)
+    return (255.0 * (1.0 - np.log1p(d) / np.log1p(max_m))).astype(np.uint8)

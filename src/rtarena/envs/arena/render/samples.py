@@ -3,8 +3,9 @@
 `save_level_samples(out_dir)` writes, per level, `<level>-rgb.png` (an agent's first-person view with
 its HUD), `<level>-depth.png` (the same view's depth, near bright), `<level>-minimap.png` (the view
 with the minimap open), `<level>-spectator.png` (the top-down view beside every agent's view) and
-`<level>-audio.wav` (the agent's stereo sound over the steps played), after a few seconds of play by
-a fixed sequence of actions.
+`<level>-audio.wav` (the agent's stereo sound over the steps played) and `<level>-sheet.png` (RGB,
+depth, minimap view and the spectator's map side by side), after a few seconds of play by a fixed
+sequence of actions.
 """
 
 from __future__ import annotations
@@ -23,6 +24,21 @@ def _actions(env, step: int, minimap: bool) -> dict:
     # walk forward, sweep the view left and right, fire now and then
     yaw = 1 if (step // 6) % 2 == 0 else 2
     return {a: np.array([0, 2, yaw, 0, int(step % 4 == 0), 0, int(minimap)]) for a in env.agents}
+
+
+def _grey(image: np.ndarray) -> np.ndarray:
+    return np.repeat(image[..., None], 3, axis=2)
+
+
+def _side_by_side(images: list[np.ndarray], gap: int = 4) -> np.ndarray:
+    height = max(i.shape[0] for i in images)
+    width = sum(i.shape[1] for i in images) + gap * (len(images) - 1)
+    sheet = np.full((height, width, 3), 255, dtype=np.uint8)
+    x = 0
+    for image in images:
+        sheet[:image.shape[0], x:x + image.shape[1]] = image
+        x += image.shape[1] + gap
+    return sheet
 
 
 def write_wav(path: str | Path, stereo: np.ndarray, sample_rate: int) -> Path:
@@ -62,10 +78,15 @@ def save_level_samples(out_dir: str | Path = "demo-out/senses", resolution=(320,
             written.append(write_png(out / f"{name}-rgb.png", last["rgb"]))
             written.append(write_png(out / f"{name}-depth.png", depth_image(last["depth"])))
         written.append(write_png(out / f"{name}-spectator.png", env.render()))
+        spectator = env.__dict__["_senses"].renderer.spectator(env.world, resolution[1], env.log.step,
+                                                                  env.possible_agents)
         if env.agents:
             obs, *_ = env.step(_actions(env, steps, minimap=True))
             if agent in obs:
                 written.append(write_png(out / f"{name}-minimap.png", obs[agent]["rgb"]))
+                if "rgb" in last:
+                    sheet = [last["rgb"], _grey(depth_image(last["depth"])), obs[agent]["rgb"], spectator]
+                    written.append(write_png(out / f"{name}-sheet.png", _side_by_side(sheet)))
         if sound:
             rate = env.sense_options["sample_rate"]
             written.append(write_wav(out / f"{name}-audio.wav", np.concatenate(sound), rate))
