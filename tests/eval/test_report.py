@@ -21,29 +21,32 @@ CHROMIUM = "/usr/bin/chromium"
 
 @pytest.fixture(scope="module")
 def runs(tmp_path_factory) -> Path:
-    """A cart-pole run (3 agents x 2 delays x 4 seeds) and a small 4-body arena run, under one root."""
+    """A cart-pole run (3 agents x 2 delays x 4 seeds) and a small 4-body arena run in which `heuristic`
+    plays in two line-ups, under one root."""
     folder = tmp_path_factory.mktemp("report")
     cartpole = load_experiment(cartpole_experiment(folder, name="cp", seeds=4, max_steps=150,
                                                    agents=("heuristic", "random", "noop")))
     run_experiment(cartpole, run_id="cp", workers=2)
     arena = parse_experiment({"name": "coop", "out": str(folder / "runs"), "seeds": 3, "max_steps": 40,
-                              "envs": ["arena/coop-v0"], "agents": ["heuristic", "random"],
+                              "envs": ["arena/coop-v0"],
+                              "agents": ["heuristic", "random",
+                                         {"name": "half", "slots": ["random", "random", "heuristic", "heuristic"]}],
                               "clocks": [{"name": "turn-based", "clock": "paused", "dt": 0.25}]})
     run_experiment(arena, run_id="coop", workers=2)
     return folder / "runs"
 
 
-def expected(root: Path, metric: str) -> dict[tuple[str, str, str], tuple[int, float, float | None]]:
-    """Mean ± s.e. per (agent, level, clock setting), written independently of the report's SQL."""
+def expected(root: Path, metric: str) -> dict[tuple[str, str, str, str], tuple[int, float, float | None]]:
+    """Mean ± s.e. per (agent, line-up, level, clock setting), written independently of the report's SQL."""
     rows = duckdb.execute(f"""
         WITH per_episode AS (
-            SELECT episode, agent_label, level, clock_name, avg("{metric}") AS v
+            SELECT episode, agent_label, lineup, level, clock_name, avg("{metric}") AS v
             FROM read_parquet('{root}/*/agents/*.parquet', union_by_name = true)
-            GROUP BY episode, agent_label, level, clock_name)
-        SELECT agent_label, level, clock_name, count(v), avg(v), stddev_samp(v) / sqrt(count(v))
+            GROUP BY episode, agent_label, lineup, level, clock_name)
+        SELECT agent_label, lineup, level, clock_name, count(v), avg(v), stddev_samp(v) / sqrt(count(v))
         FROM per_episode WHERE v IS NOT NULL GROUP BY ALL
     """).fetchall()
-    return {(a, lv, c): (n, mean, se) for a, lv, c, n, mean, se in rows}
+    return {(a, lu, lv, c): (n, mean, se) for a, lu, lv, c, n, mean, se in rows}
 
 
 def test_html_report_opens_in_chromium_and_matches_duckdb(runs, tmp_path):
@@ -71,14 +74,15 @@ def test_html_report_opens_in_chromium_and_matches_duckdb(runs, tmp_path):
         assert page.locator("svg[aria-label='score / return against injected delay']").count() == 1
         for metric in ("return", "score"):
             cells = page.locator(f"table.metric[data-metric='{metric}'] td[data-clock]").evaluate_all(
-                "tds => tds.map(td => ({agent: td.parentElement.dataset.agent, level: td.parentElement.dataset.level,"
+                "tds => tds.map(td => ({agent: td.parentElement.dataset.agent, lineup: td.parentElement.dataset.lineup,"
+                " level: td.parentElement.dataset.level,"
                 " clock: td.dataset.clock, n: td.dataset.n, mean: td.dataset.mean, se: td.dataset.se,"
                 " text: td.textContent}))")
             want = expected(runs, metric)
             shown = [c for c in cells if c["n"] != "0"]
             assert len(shown) == len(want) > 0
             for cell in shown:
-                n, mean, se = want[(cell["agent"], cell["level"], cell["clock"])]
+                n, mean, se = want[(cell["agent"], cell["lineup"], cell["level"], cell["clock"])]
                 assert int(cell["n"]) == n
                 assert math.isclose(float(cell["mean"]), mean, rel_tol=1e-12, abs_tol=1e-12)
                 if se is None or math.isnan(se):
@@ -89,7 +93,9 @@ def test_html_report_opens_in_chromium_and_matches_duckdb(runs, tmp_path):
                     assert cell["text"] in markdown
         browser.close()
     # the coop level: four bodies per episode, but the unit of the standard error is the episode
-    assert {n for (_, level, _), (n, _, _) in expected(runs, "score").items() if level == "coop-v0"} == {3}
+    assert {n for (_, _, level, _), (n, _, _) in expected(runs, "score").items() if level == "coop-v0"} == {3}
+    assert {(a, lu) for a, lu, level, _ in expected(runs, "score") if level == "coop-v0"} == {
+        ("heuristic", "heuristic"), ("heuristic", "half"), ("random", "random"), ("random", "half")}
     for plot in ("score-vs-delay", "latency", "action-frequency", "levels-turn-based"):
         assert (html.parent / "plots" / f"{plot}.svg").exists()
 
@@ -99,6 +105,7 @@ def test_report_command_and_failures_section(runs, tmp_path):
     assert done.returncode == 0, done.stderr
     text = (tmp_path / "r" / "report.md").read_text()
     assert "## return" in text and "| heuristic | cartpole-v0 |" in text and "![" in text
+    assert "| agent | level | turn-based | delay-60ms |" in text  # columns in the experiment's order
 
 
 def test_leaderboard_ranks_agents_across_runs(runs):
@@ -119,7 +126,7 @@ def test_query_sees_every_run(runs):
     done = rtarena_cli("query", "SELECT run_id, count(*) AS n FROM episodes GROUP BY 1 ORDER BY 1", "--root",
                        str(runs), "--format", "csv")
     assert done.returncode == 0, done.stderr
-    assert done.stdout.splitlines() == ["run_id,n", "coop,6", "cp,24"]
+    assert done.stdout.splitlines() == ["run_id,n", "coop,9", "cp,24"]
     joined = rtarena_cli("query", "SELECT count(*) FROM decisions d JOIN agents a USING (run_id, episode, "
                          "controller) WHERE a.run_id = 'cp'", "--root", str(runs), "--format", "csv")
     assert joined.returncode == 0, joined.stderr

@@ -40,7 +40,8 @@ def leaderboard(runs: list[str | Path] = (), root: str | Path = "runs", metric: 
     where = "coalesce(clock_name, clock) = ?" if clock else "true"
     rows = con.execute(f"""
         WITH per_episode AS (
-            SELECT run_id, episode, {CELL_SQL[0]}, {CELL_SQL[1]}, {CELL_SQL[2]}, avg({_q(metric)}::DOUBLE) AS v
+            SELECT run_id, episode, {CELL_SQL["agent"]}, {CELL_SQL["level"]}, {CELL_SQL["clock_name"]},
+                   avg({_q(metric)}::DOUBLE) AS v
             FROM agents WHERE {where} GROUP BY ALL)
         SELECT agent, level, count(v), avg(v), stddev_samp(v) / sqrt(count(v))
         FROM per_episode GROUP BY agent, level ORDER BY agent, level

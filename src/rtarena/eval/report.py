@@ -53,11 +53,37 @@ def _cell_attrs(stat: Stat) -> str:
     return f'data-n="{stat.n}" data-mean="{num(stat.mean)}" data-se="{num(stat.se)}" title="n = {stat.n}"'
 
 
-def metric_table(metric: str, cells: list[dict[str, Any]]) -> Section:
-    """Rows agent x level (x modality), one column per clock setting."""
-    clocks = list(dict.fromkeys(c["clock_name"] for c in cells))
+def needs_lineup(cells: list[dict[str, Any]]) -> bool:
+    """Whether some agent plays one level in several line-ups (then rows must say which)."""
+    seen: dict[tuple, set] = {}
+    for c in cells:
+        seen.setdefault((c["agent"], c["level"]), set()).add(c["lineup"])
+    return any(len(v) > 1 for v in seen.values())
+
+
+def who(cells: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Cells with a `who` label for plot series: the agent, and its line-up where that is ambiguous."""
+    ambiguous = needs_lineup(cells)
+    return [{**c, "who": f"{c['agent']} ({c['lineup']})" if ambiguous else c["agent"]} for c in cells]
+
+
+def clock_order(dirs: list[Path]) -> list[str]:
+    """Clock settings in the order the experiments list them (columns follow it)."""
+    order: list[str] = []
+    for d in dirs:
+        config = json.loads((d / "config.json").read_text()) if (d / "config.json").exists() else {}
+        for clock in config.get("experiment", {}).get("clocks", []):
+            if clock.get("name") not in order:
+                order.append(clock.get("name"))
+    return order
+
+
+def metric_table(metric: str, cells: list[dict[str, Any]], order: tuple[str, ...] = ()) -> Section:
+    """Rows agent x level (x line-up, x modality), one column per clock setting."""
+    clocks = sorted(dict.fromkeys(c["clock_name"] for c in cells),
+                    key=lambda c: order.index(c) if c in order else len(order))
     with_obs = any(c["obs"] for c in cells)
-    keys = ["agent", "level"] + (["obs"] if with_obs else [])
+    keys = ["agent"] + (["lineup"] if needs_lineup(cells) else []) + ["level"] + (["obs"] if with_obs else [])
     rows: dict[tuple, dict[str, Stat]] = {}
     for c in cells:
         rows.setdefault(tuple(c[k] for k in keys), {})[c["clock_name"]] = c[metric]
@@ -96,15 +122,15 @@ def headline(cells: list[dict[str, Any]], metrics: list[str]) -> tuple[str, list
 def plots(con: Any, cells: list[dict[str, Any]], metrics: list[str]) -> list[tuple[str, str]]:
     """(file name, SVG) for every plot the data supports."""
     out = []
-    label, cells = headline(cells, metrics)
+    label, cells = headline(who(cells), metrics)
     metric = "headline"
-    agents = list(dict.fromkeys(c["agent"] for c in cells))
+    agents = list(dict.fromkeys(c["who"] for c in cells))
     levels = list(dict.fromkeys(c["level"] for c in cells))
     delays = sorted({c["delay_ms"] for c in cells})
     if len(delays) > 1:
         series: dict[str, list] = {}
         for c in cells:
-            name = c["agent"] if len(levels) == 1 else f"{c['agent']} @ {c['level']}"
+            name = c["who"] if len(levels) == 1 else f"{c['who']} @ {c['level']}"
             if c[metric].mean is not None:
                 series.setdefault(name, []).append((c["delay_ms"], c[metric].mean, c[metric].se))
         out.append(("score-vs-delay.svg", svg.line_chart(f"{label} against injected delay", label,
@@ -133,7 +159,7 @@ def _pooled(cells: list[dict[str, Any]], group: str, metric: str) -> dict[tuple[
     for c in cells:
         stat = c[metric]
         if stat.mean is not None:
-            values.setdefault((c[group], c["agent"]), (stat.mean, stat.se))
+            values.setdefault((c[group], c["who"]), (stat.mean, stat.se))
     return values
 
 
@@ -204,13 +230,14 @@ def build_report(runs: list[str | Path], out: Path | None = None, root: str | Pa
     cells = cell_stats(con, metrics) if metrics else []
     sections = [_runs_section(con, dirs)]
     main = [m for m in metrics if m in REPORT_METRICS or (m == "return" and "score" not in metrics)]
+    order = tuple(clock_order(dirs))
     for metric in main:
-        sections.append(metric_table(metric, cells))
+        sections.append(metric_table(metric, cells, order))
     charts = plots(con, cells, metrics) if cells else []
     (out / "plots").mkdir(exist_ok=True)
     for name, chart in charts:
         (out / "plots" / name).write_text(chart, encoding="utf-8")
-    others = [metric_table(m, cells) for m in metrics if m not in main]
+    others = [metric_table(m, cells, order) for m in metrics if m not in main]
     sections += _failures_and_videos(con, dirs, out)
     title = "rtarena report: " + ", ".join(d.name for d in dirs)
     md = [f"# {title}", "", "Mean ± standard error over episodes (n in the HTML tooltips).", ""]

@@ -24,9 +24,10 @@ REPORT_METRICS = ("score", "result", "coins", "kills", "accuracy", "survival", "
                   "effective_action_frequency", "wall_latency_p50_s", "tokens_out")
 NUMERIC = ("DOUBLE", "FLOAT", "BIGINT", "INTEGER", "HUGEINT", "SMALLINT", "TINYINT", "UBIGINT", "UINTEGER",
            "BOOLEAN", "DECIMAL", "REAL")
-CELL = ("agent", "level", "clock_name", "obs")
-CELL_SQL = ("agent_label AS agent", "coalesce(level, replace(env_id, '/', '-')) AS level",
-            "coalesce(clock_name, clock) AS clock_name", "coalesce(obs, '') AS obs")
+CELL = ("agent", "lineup", "level", "clock_name", "obs")
+CELL_SQL = {"agent": "agent_label AS agent", "lineup": "coalesce(lineup, '') AS lineup",
+            "level": "coalesce(level, regexp_extract(env_id, '[^/]+$')) AS level",
+            "clock_name": "coalesce(clock_name, clock) AS clock_name", "obs": "coalesce(obs, '') AS obs"}
 
 
 @dataclass(frozen=True)
@@ -66,18 +67,20 @@ def _q(name: str) -> str:
 
 
 def cell_stats(con: Any, metrics: list[str], where: str = "true") -> list[dict[str, Any]]:
-    """One dict per cell (agent, level, clock_name, obs): the cell's keys, `delay_ms`, and a `Stat` per metric."""
+    """One dict per cell (agent, line-up, level, clock setting, modality): its keys, `delay_ms`, and a `Stat`
+    per metric. The same spec in two line-ups of a level (a bot against bots, a bot against a model) is two
+    cells."""
     per_episode = ", ".join(f"avg({_q(m)}::DOUBLE) AS {_q(m)}" for m in metrics)
     stats = ", ".join(f"count({_q(m)}) AS {_q('n_' + m)}, avg({_q(m)}) AS {_q('mean_' + m)}, "
                       f"stddev_samp({_q(m)}) / sqrt(count({_q(m)})) AS {_q('se_' + m)}" for m in metrics)
     sql = f"""
         WITH per_episode AS (
-            SELECT run_id, episode, {', '.join(CELL_SQL)}, any_value(coalesce(delay_ms, 0)) AS delay_ms,
+            SELECT run_id, episode, {', '.join(CELL_SQL.values())}, any_value(coalesce(delay_ms, 0)) AS delay_ms,
                    {per_episode}
             FROM agents WHERE {where} GROUP BY ALL)
-        SELECT agent, level, clock_name, obs, any_value(delay_ms) AS delay_ms, {stats}
-        FROM per_episode GROUP BY agent, level, clock_name, obs
-        ORDER BY level, agent, any_value(delay_ms), clock_name, obs
+        SELECT {', '.join(CELL)}, any_value(delay_ms) AS delay_ms, {stats}
+        FROM per_episode GROUP BY {', '.join(CELL)}
+        ORDER BY level, agent, lineup, any_value(delay_ms), clock_name, obs
     """
     cursor = con.execute(sql)
     names = [d[0] for d in cursor.description]
