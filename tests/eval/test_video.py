@@ -50,3 +50,26 @@ def test_report_links_the_videos(tmp_path):
     link = "../runs/v/videos/classic__cartpole-v0__seed00000.mp4"
     assert f'href="{link}"' in html.read_text() and (html.parent / link).resolve().is_file()
     assert f"]({link})" in html.with_suffix(".md").read_text()
+
+
+def test_arena_video_shows_the_spectator_view_and_every_controller(tmp_path):
+    jobs = [EpisodeJob("arena/coop-v0", ("heuristic",), "paused", 0, 8, env_kwargs={"dt": 0.25}, video=True)]
+    run_dir = tmp_path / "run"
+    run_jobs(jobs, run_dir, "run", {"name": "v"}, workers=1)
+    (episode,) = lines(run_dir)
+    meta, frames = read_video(run_dir / episode["video"])
+    assert meta["fps"] == 4.0 and len(frames) == 9
+    import rtarena
+
+    env = rtarena.make("arena/coop-v0", render_mode="rgb_array")
+    env.reset(seed=0)
+    view = env.render()
+    env.close()
+    scale = 2 if view.shape[1] < 560 else 1
+    height, width = frames[0].shape[:2]
+    assert width == view.shape[1] * scale and height > view.shape[0] * scale
+    panel = frames[4][view.shape[0] * scale:]
+    # one line for the clock and one per controller (p0..p3): five bands of text in the panel
+    rows_with_text = np.flatnonzero((panel.max(axis=(1, 2)) > 200))
+    bands = 1 + int(np.sum(np.diff(rows_with_text) > 3))
+    assert bands == 5

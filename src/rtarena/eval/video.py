@@ -33,6 +33,7 @@ PANEL_BG = (16, 18, 24)
 TEXT = (235, 235, 235)
 THINKING = (255, 196, 64)
 MAX_LINES = 8
+SMALL_WIDTH = 560
 
 
 def _need(module: str, extra: str = "video"):
@@ -169,7 +170,10 @@ class VideoRecorder:
         if frame is None:
             raise UserError(f"env {getattr(self.env, 'spec_id', '?')} rendered nothing in rgb_array mode",
                             field="--video")
-        self.write(self.stamp(np.asarray(frame, dtype=np.uint8)[..., :3]))
+        frame = np.asarray(frame, dtype=np.uint8)[..., :3]
+        if frame.shape[1] < SMALL_WIDTH:  # small renders (the arena's 128 px views) get 2x, nearest neighbour
+            frame = frame.repeat(2, axis=0).repeat(2, axis=1)
+        self.write(self.stamp(frame))
 
     def stamp(self, frame: np.ndarray) -> np.ndarray:
         lines = [(f"sim {self.log.sim_s:.2f} s   wall {time.perf_counter() - self.wall_origin:.2f} s   "
