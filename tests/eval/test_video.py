@@ -70,6 +70,6 @@ def test_arena_video_shows_the_spectator_view_and_every_controller(tmp_path):
     assert width == view.shape[1] * scale and height > view.shape[0] * scale
     panel = frames[4][view.shape[0] * scale:]
     # one line for the clock and one per controller (p0..p3): five bands of text in the panel
-    rows_with_text = np.flatnonzero((panel.max(axis=(1, 2)) > 200))
+    rows_with_text = np.flatnonzero(panel.max(axis=(1, 2)) > 200)
     bands = 1 + int(np.sum(np.diff(rows_with_text) > 3))
     assert bands == 5
