@@ -76,3 +76,23 @@ def test_observation_modalities_become_content_parts():
 def test_team_message_puts_each_teammate_under_its_id():
     text = team_message({"p0": {"text": "a"}, "p2": {"text": "b"}}, 1, ("text",))
     assert text == "Turn 1. Observation:\n### p0\na\n### p2\nb"
+
+
+def test_arena_pixels_reach_the_server_as_data_urls(server):
+    from rtarena.runtime import run_match
+
+    env = make("arena/basic-v0", obs=("text", "rgb"))
+    agent = LLMAgent(f"scripted-heuristic@{server.base_url},modalities=text+rgb,image_size=64")
+    sent, complete = [], agent.client.complete
+
+    def recording(messages, **kw):
+        sent.append(messages)
+        return complete(messages, **kw)
+
+    agent.client.complete = recording
+    result = run_match(env, agent, clock="paused", seed=0, max_steps=3)
+    assert all(d.valid for d in result.decisions)  # the server still reads the text part
+    parts = sent[-1][-1]["content"]
+    assert [p["type"] for p in parts] == ["text", "image_url"]
+    picture = Image.open(io.BytesIO(base64.b64decode(parts[1]["image_url"]["url"].split(",", 1)[1])))
+    assert picture.format == "PNG" and max(picture.size) == 64
