@@ -15,12 +15,16 @@ from rtarena.envs.arena.pickups import random_free_point
 from rtarena.envs.arena.rules import Rules
 from rtarena.envs.arena.world import World
 
+DRAW_BLOCK = 20  # sub-steps of random numbers drawn at once
+
 
 class Flock:
     def __init__(self, rules: Rules) -> None:
         c = rules.chickens
         self.speed = float(c.speed_m_s)
         self.turn_every = float(c.turn_every_s)
+        self._world: World | None = None
+        self._draw_at = 0
 
     def step(self, world: World, log: EventLog, rng: np.random.Generator, h: float) -> None:
         ch = world.chickens
@@ -33,9 +37,14 @@ class Flock:
             ch.pos[k, :2] = random_free_point(world, rng, areas=world.chicken_areas, index=int(k))
             ch.alive[k] = True
             log.emit("chicken_respawn", chicken=int(k))
-        # Random draws every sub-step (used or not) keep the random stream independent of what happens.
-        new_yaw = rng.uniform(-np.pi, np.pi, size=len(ch.alive))
-        new_turn = rng.uniform(0.5, 1.5, size=len(ch.alive)) * self.turn_every
+        # Draws for every sub-step (used or not), in blocks of sub-steps, keep the random stream independent
+        # of what happens and of dt.
+        if self._world is not world or self._draw_at == DRAW_BLOCK:
+            shape = (DRAW_BLOCK, len(ch.alive))
+            self._world, self._draw_at = world, 0
+            self._draws = (rng.uniform(-np.pi, np.pi, size=shape), rng.uniform(0.5, 1.5, size=shape) * self.turn_every)
+        new_yaw, new_turn = self._draws[0][self._draw_at], self._draws[1][self._draw_at]
+        self._draw_at += 1
         wander(ch.pos, ch.yaw, ch.alive, ch.turn_in_s, new_yaw, new_turn, self.speed * h, h, world.size_m,
                ch.radius_m, world.obstacles.boxes)
 

@@ -22,6 +22,7 @@ from rtarena.envs.arena.rules import Rules
 from rtarena.envs.arena.visibility import blocked, first_obstacle_t
 from rtarena.envs.arena.world import Projectiles, World
 
+DRAW_BLOCK = 20  # sub-steps of random numbers drawn at once
 HEALTH_BANDS = ((2 / 3, "green"), (1 / 3, "yellow"), (0.0, "red"))
 
 
@@ -143,20 +144,31 @@ class TurretSystem:
         self.interval_s = float(tu.fire_interval_s)
         self.damage = float(tu.damage)
         self.speed = float(tu.shell_speed_m_s)
+        self._world: World | None = None
+        self._draws: tuple[np.ndarray, np.ndarray] | None = None
+        self._draw_at = 0
 
     def step(self, world: World, log: EventLog, rng: np.random.Generator, h: float) -> None:
         turrets, players = world.turrets, world.players
         if len(turrets.alive) == 0:
             return
-        muzzles = turrets.pos.copy()
-        muzzles[:, 2] += turrets.barrel_height_m
+        if self._world is not world:  # a new episode: turrets do not move, their muzzles are fixed
+            self._world, self._draws = world, None
+            self._muzzles = turrets.pos.copy()
+            self._muzzles[:, 2] += turrets.barrel_height_m
+        muzzles = self._muzzles
         seen = turret_sight(muzzles, turrets.alive, players.pos, players.alive, players.height_m * 0.5,
                             players.eye_height_m, self.range_m, world.obstacles.boxes, world.obstacles.kind)
         centres = players.pos.copy()
         centres[:, 2] += players.height_m * 0.5
         turrets.cooldown_s -= h
-        rates = rng.uniform(-self.idle_turn, self.idle_turn, size=len(turrets.alive))
-        waits = rng.uniform(1.0, 3.0, size=len(turrets.alive))
+        # Random numbers come in blocks of sub-steps (not env steps), so the stream is the same whatever dt.
+        if self._draws is None or self._draw_at == len(self._draws[0]):
+            shape = (DRAW_BLOCK, len(turrets.alive))
+            self._draws = (rng.uniform(-self.idle_turn, self.idle_turn, size=shape), rng.uniform(1.0, 3.0, size=shape))
+            self._draw_at = 0
+        rates, waits = self._draws[0][self._draw_at], self._draws[1][self._draw_at]
+        self._draw_at += 1
         unlocked, locked, fired = think(turrets.pos, muzzles, turrets.barrel_yaw, turrets.alive, turrets.target,
                                         turrets.cooldown_s, turrets.wander_rate, turrets.wander_in_s, seen,
                                         players.pos, centres, rates, waits, self.turn * h, self.tolerance,
