@@ -40,13 +40,13 @@ class GuiOracleAgent(Agent):
         # observation may not show it yet; deciding again on that stale picture would repeat it (two bids,
         # two paddle moves). The oracle waits until its last action can be seen.
         now = self._observed_s(observation)
-        if now < self.visible_at_s - 1e-9:
+        if now < self.visible_at_s - 1e-4:  # observed times are float32
             return Decision(action="wait()", tokens_out=self.tokens_out, tokens_source="scripted")
-        action = self.env.oracle_action()
+        dt = self.context.dt
+        applied_s = math.ceil(round((now + self.delay_s) / dt, 4)) * dt  # the step that will apply it
+        action = self.env.oracle_action(lead_s=applied_s - now, period_s=applied_s + dt - now)
         if action.strip() != "wait()":
-            dt = self.context.dt
-            applied_step = math.ceil(round((now + self.delay_s) / dt, 6))
-            self.visible_at_s = (applied_step + 1) * dt
+            self.visible_at_s = applied_s + dt
         return Decision(action=action, tokens_out=self.tokens_out, tokens_source="scripted")
 
     def _observed_s(self, observation: Any) -> float:

@@ -224,9 +224,11 @@ class BrowserTaskEnv(RealtimeParallelEnv):
                 self._host.call(self._aclose)
 
     # -- page access (the oracle and tests) ---------------------------------------------------------
-    def oracle_action(self) -> str:
-        """The task's own solution for the page as it is now (privileged: reads the page's state)."""
-        return self.host.call(self._aeval, "RT.oracleAction()")
+    def oracle_action(self, lead_s: float = 0.0, period_s: float | None = None) -> str:
+        """The task's own solution for the page as it is now (privileged: reads the page's state), planned
+        for an action applied `lead_s` page seconds from now by a solver acting every `period_s`."""
+        period = float(period_s if period_s is not None else self.dt)
+        return self.host.call(self._aeval, f"RT.oracleAction({float(lead_s)!r}, {period!r})")
 
     def capture(self) -> np.ndarray:
         """The viewport as it is now, without marks and without advancing page time."""

@@ -110,9 +110,14 @@ const RT = (() => {
     return JSON.stringify(out);
   }
   function solve(fn) { oracle = fn; }
-  function oracleAction() { try { return task.done ? "wait()" : (oracle() || "wait()"); } catch (e) { return "wait()"; } }
+  // lead: page seconds from now until the action will be applied (a costly decision lands later);
+  // a solver that cares reads it as RT.lead and plans for that moment.
+  const api = {};
+  // period: page seconds between the solver's decisions taking effect (dt when thinking is free).
+  function oracleAction(lead, period) { api.lead = Math.max(0, lead || 0); api.period = period || cfg.dt || 0.25;
+    try { return task.done ? "wait()" : (oracle() || "wait()"); } catch (e) { return "wait()"; } }
   const q = (s) => JSON.stringify(String(s)); // a quoted string argument for an action
 
-  return { cfg, params, random, int, pick, shuffle, now, event, progress, finish, vars, task,
-    $, $$, h, fmt, countdown, marks, id, snapshot, solve, oracleAction, q };
+  return Object.assign(api, { cfg, params, random, int, pick, shuffle, now, event, progress, finish, vars, task,
+    $, $$, h, fmt, countdown, marks, id, snapshot, solve, oracleAction, q, lead: 0, period: 0.25 });
 })();
