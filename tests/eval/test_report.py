@@ -9,10 +9,11 @@ from pathlib import Path
 import duckdb
 import pytest
 
+from rtarena.eval.episodes import EpisodeJob
 from rtarena.eval.experiment import load_experiment, parse_experiment
 from rtarena.eval.leaderboard import leaderboard
 from rtarena.eval.report import build_report
-from rtarena.eval.runner import run_experiment
+from rtarena.eval.runner import run_experiment, run_jobs
 
 from .helpers import cartpole_experiment, rtarena_cli
 
@@ -33,6 +34,8 @@ def runs(tmp_path_factory) -> Path:
                                          {"name": "half", "slots": ["random", "random", "heuristic", "heuristic"]}],
                               "clocks": [{"name": "turn-based", "clock": "paused", "dt": 0.25}]})
     run_experiment(arena, run_id="coop", workers=2)
+    broken = EpisodeJob("classic/cartpole-v0", ("noop",), "paused", 0, 10, env_kwargs={"bogus": 1}, label="broken")
+    run_jobs([broken], folder / "runs" / "cp", "cp", {"name": "cp"}, workers=1, resume=True)
     return folder / "runs"
 
 
@@ -65,6 +68,11 @@ def test_html_report_opens_in_chromium_and_matches_duckdb(runs, tmp_path):
         page.wait_for_load_state("load")
         assert problems == []
         assert page.locator("table.metric").count() >= 4
+        failures = page.locator("table.failures tr").all_inner_texts()
+        assert len(failures) == 2 and "classic__cartpole-v0__seed00000__broken" in failures[1]
+        assert "bogus" in failures[1]
+        runs_table = page.locator("table.runs tr").all_inner_texts()
+        assert any(row.split("\t")[:4] == ["cp", "cp", "24", "1"] for row in runs_table), runs_table
         charts = page.locator("svg.chart")
         assert charts.count() >= 4
         for i in range(charts.count()):
@@ -126,7 +134,7 @@ def test_query_sees_every_run(runs):
     done = rtarena_cli("query", "SELECT run_id, count(*) AS n FROM episodes GROUP BY 1 ORDER BY 1", "--root",
                        str(runs), "--format", "csv")
     assert done.returncode == 0, done.stderr
-    assert done.stdout.splitlines() == ["run_id,n", "coop,9", "cp,24"]
+    assert done.stdout.splitlines() == ["run_id,n", "coop,9", "cp,25"]
     joined = rtarena_cli("query", "SELECT count(*) FROM decisions d JOIN agents a USING (run_id, episode, "
                          "controller) WHERE a.run_id = 'cp'", "--root", str(runs), "--format", "csv")
     assert joined.returncode == 0, joined.stderr

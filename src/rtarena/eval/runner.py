@@ -10,6 +10,7 @@ line, so a run killed at any moment ends, once resumed, with every episode exact
 from __future__ import annotations
 
 import json
+import os
 from collections import Counter
 from dataclasses import asdict, dataclass, field, replace
 from datetime import datetime
@@ -120,6 +121,10 @@ def run_jobs(jobs: list[EpisodeJob], run_dir: Path, run_id: str, config: dict[st
         return result
     backend = make_backend(workers, ray)
     limits = dict(concurrency or {})
+    cpus = os.cpu_count() or 1
+    if backend.workers > cpus and any(job.clock == "wall" for job in pending):
+        console.print(f"note: {backend.workers} episodes at once on {cpus} CPUs; wall-clock episodes share the "
+                      "CPUs and their timing suffers (use --workers to limit)", highlight=False)
     try:
         manifest.start_session(run_dir, run_id, config, [job_to_dict(j) for j in jobs], backend.describe(), resume)
         in_flight: dict[str, EpisodeJob] = {}
@@ -141,6 +146,10 @@ def run_jobs(jobs: list[EpisodeJob], run_dir: Path, run_id: str, config: dict[st
                     line = record(run_dir, run_id, job, payload)
                     result.lines.append(line)
                     progress.finished(job.key, line)
+    except KeyboardInterrupt:
+        console.print(f"interrupted: {result.skipped + len(result.lines)} of {len(jobs)} episodes are recorded in "
+                      f"{run_dir}; add --resume to run the rest", highlight=False)
+        raise
     finally:
         backend.close()
     manifest.finish_session(run_dir, {"episodes_run": len(result.lines), "episodes_failed": result.failed})
