@@ -121,6 +121,10 @@ class ArenaEnv(RealtimeParallelEnv):
         """Player i's score so far, normalised to [0, 1]."""
         raise NotImplementedError
 
+    def scores(self) -> np.ndarray:
+        """Every player's score (levels may vectorise this)."""
+        return np.array([self.score(i) for i in range(len(self.possible_agents))], dtype=float)
+
     def outcome(self, i: int) -> str:
         """"win", "draw" or "loss" for player i, judged now."""
         raise NotImplementedError

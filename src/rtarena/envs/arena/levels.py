@@ -43,6 +43,10 @@ class BasicLevel(ArenaEnv):
         total = len(self.world.coins.active)
         return float(self.coins_taken[i] / total) if total else 0.0
 
+    def scores(self) -> np.ndarray:
+        total = len(self.world.coins.active)
+        return self.coins_taken / total if total else np.zeros(len(self.possible_agents))
+
     def outcome(self, i: int) -> str:
         return "win" if len(self.world.coins.active) and not self.world.coins.active.any() else "loss"
 
@@ -76,6 +80,12 @@ class CoopLevel(BasicLevel):
         total = len(self.world.coins.active)
         return float(self.coins_taken[self.team_members(i)].sum() / total) if total else 0.0
 
+    def scores(self) -> np.ndarray:
+        total = len(self.world.coins.active)
+        teams = self.world.players.team
+        by_team = np.bincount(teams, weights=self.coins_taken, minlength=int(teams.max()) + 1)
+        return by_team[teams] / total if total else np.zeros(len(teams))
+
 
 class CompetitiveLevel(ArenaEnv):
     """Four players, each for itself, score with coins, kills, turrets and chickens.
@@ -107,6 +117,12 @@ class CompetitiveLevel(ArenaEnv):
     def score(self, i: int) -> float:
         members = self.team_members(i)
         return float(min(1.0, self.points[members].sum() / self.max_points(len(members))))
+
+    def scores(self) -> np.ndarray:
+        teams = self.world.players.team
+        sizes = np.bincount(teams)
+        best = np.array([self.max_points(int(k)) for k in sizes[teams]])
+        return np.minimum(1.0, self.side_points()[teams] / best)
 
     def outcome(self, i: int) -> str:
         sides = self.side_points()

@@ -81,94 +81,130 @@ def _angle(bearing: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return np.sin(bearing), np.cos(bearing)
 
 
+def _nearest(visible: np.ndarray, dist: np.ndarray, slots: int) -> tuple[np.ndarray, np.ndarray]:
+    """Per row, the column indices of the `slots` nearest visible things (nearest first) and which of those
+    slots are filled."""
+    n, k = visible.shape
+    masked = np.where(visible, dist, np.inf)
+    order = np.argsort(masked, axis=1, kind="stable")[:, :slots]
+    if k < slots:
+        order = np.hstack([order, np.zeros((n, slots - k), dtype=order.dtype)])
+    present = np.zeros((n, slots), dtype=bool)
+    if k:
+        present = np.isfinite(np.take_along_axis(masked, order, axis=1))
+        present[:, k:] = False  # padding columns
+    return order, present
+
+
 class StateObservation:
-    """Builds the state vector of each player from the world and its perception."""
+    """Builds the state vectors of all players at once (after each step), then hands out rows."""
 
     def __init__(self, env: Any) -> None:
         self.env = env
         self.space = spaces.Box(-1.0, 1.0, shape=(STATE_SIZE,), dtype=np.float32)
 
-    def prepare(self) -> None:
-        world = self.env.world
-        self._minimap = minimap_view(world, 0) if len(world.players) else None
-
     def build(self, i: int) -> np.ndarray:
+        return self._matrix[i].copy()
+
+    def _rows(self, out: np.ndarray, name: str) -> np.ndarray:
+        start, slots, width = BLOCKS[name]
+        return out[:, start:start + slots * width].reshape(len(out), slots, width)
+
+    def _seen(self, out: np.ndarray, name: str, visible: np.ndarray, relation: tuple[np.ndarray, ...]):
+        """Fill present, distance, sin, cos of a block; returns the chosen columns and the filled mask."""
+        dist, bearing, _rise = relation
+        rows = self._rows(out, name)
+        order, present = _nearest(visible, dist, rows.shape[1])
+        if not visible.shape[1]:
+            return order, present, rows
+        b = np.take_along_axis(bearing, order, axis=1)
+        rows[:, :, 0] = present
+        rows[:, :, 1] = np.where(present, np.take_along_axis(dist, order, axis=1) / self._view_range, 0.0)
+        rows[:, :, 2] = np.where(present, np.sin(b), 0.0)
+        rows[:, :, 3] = np.where(present, np.cos(b), 0.0)
+        return order, present, rows
+
+    def prepare(self) -> None:
         env, world = self.env, self.env.world
-        p, rules = world.players, env.rules
-        out = np.zeros(STATE_SIZE, dtype=np.float64)
-        size, vr = world.size_m, float(rules.players.view_range_m)
-        view = env.view(i)
-        zone = env.zone_report(i)
-        team = p.team[i]
-        others = p.alive.copy()
-        others[i] = False
-        n = max(1, len(p) - 1)
-        coins_total = max(1, len(world.coins.active))
-        next_shrink = zone["next_shrink_in_s"]
-        out[:len(SELF_FIELDS)] = (
-            world.time_left_s / world.time_limit_s, p.health[i] / p.max_health, p.ammo[i] / max(1, p.ammo_max),
-            env.score(i), p.pos[i, 0] / size, p.pos[i, 1] / size, p.pos[i, 2] / 3.0, math.sin(p.yaw[i]),
-            math.cos(p.yaw[i]), p.pitch[i] / math.radians(float(rules.players.pitch_limit_deg)),
-            float(p.on_ground[i]), float(p.fire_cooldown_s[i] <= 0 and p.ammo[i] > 0), float(world.zone.enabled),
-            float(zone["inside"]), zone["distance_m"] / size, math.sin(zone["bearing"]), math.cos(zone["bearing"]),
-            world.zone.radius_m / size,
-            min(1.0, next_shrink / world.time_limit_s) if math.isfinite(next_shrink) else 1.0,
-            world.zone.target_radius_m / size, float(p.minimap_open[i]),
-            np.count_nonzero(others & (p.team == team)) / n, np.count_nonzero(others & (p.team != team)) / n,
-            np.count_nonzero(world.coins.active) / coins_total,
-        )
-        flags = env.event_flags(i)
-        if flags:
-            start = BLOCKS["events"][0]
+        p, rules, zone = world.players, env.rules, world.zone
+        n = len(p)
+        size = world.size_m
+        self._view_range = float(rules.players.view_range_m)
+        out = np.zeros((n, STATE_SIZE), dtype=np.float64)
+        me = out[:, :len(SELF_FIELDS)]
+        me[:, 0] = world.time_left_s / world.time_limit_s
+        me[:, 1] = p.health / p.max_health
+        me[:, 2] = p.ammo / max(1, p.ammo_max)
+        me[:, 3] = env.scores()
+        me[:, 4:6] = p.pos[:, :2] / size
+        me[:, 6] = p.pos[:, 2] / 3.0
+        me[:, 7], me[:, 8] = np.sin(p.yaw), np.cos(p.yaw)
+        me[:, 9] = p.pitch / math.radians(float(rules.players.pitch_limit_deg))
+        me[:, 10] = p.on_ground
+        me[:, 11] = (p.fire_cooldown_s <= 0) & (p.ammo > 0)
+        me[:, 12] = zone.enabled
+        to_centre = zone.center - p.pos[:, :2]
+        d = np.hypot(to_centre[:, 0], to_centre[:, 1])
+        inside = (d <= zone.radius_m) | (not zone.enabled)
+        bearing = (np.arctan2(to_centre[:, 1], to_centre[:, 0]) - p.yaw + np.pi) % (2 * np.pi) - np.pi
+        me[:, 13] = inside
+        me[:, 14] = np.where(inside, 0.0, d - zone.radius_m) / size
+        me[:, 15], me[:, 16] = np.sin(bearing), np.cos(bearing)
+        me[:, 17] = zone.radius_m / size
+        shrink_in = max(0.0, zone.next_shrink_s - world.time_s) if zone.enabled else math.inf
+        me[:, 18] = min(1.0, shrink_in / world.time_limit_s) if math.isfinite(shrink_in) else 1.0
+        me[:, 19] = zone.target_radius_m / size
+        me[:, 20] = p.minimap_open
+        alive_by_team = np.bincount(p.team[p.alive], minlength=int(p.team.max()) + 1) if n else np.zeros(1)
+        others = max(1, n - 1)
+        me[:, 21] = (alive_by_team[p.team] - p.alive) / others
+        me[:, 22] = (p.alive.sum() - alive_by_team[p.team]) / others
+        me[:, 23] = np.count_nonzero(world.coins.active) / max(1, len(world.coins.active))
+        events_at = BLOCKS["events"][0]
+        for agent in env._routed:
+            i = env.agent_index[agent]
+            flags = env.event_flags(i)
             for k, name in enumerate(EVENT_FIELDS):
-                out[start + k] = float(flags.get(name, False))
+                out[i, events_at + k] = float(flags.get(name, False))
 
-        def fill(name: str, seen, extra=()) -> np.ndarray | None:
-            start, slots, width = BLOCKS[name]
-            k = min(slots, len(seen.index))
-            if not k:
-                return None
-            rows = out[start:start + slots * width].reshape(slots, width)
-            rows[:k, 0] = 1.0
-            rows[:k, 1] = seen.dist[:k] / vr
-            rows[:k, 2] = np.sin(seen.bearing[:k])
-            rows[:k, 3] = np.cos(seen.bearing[:k])
-            return rows[:k]
+        seen, rel = env.perception, env.perception.relations
+        order, present, rows = self._seen(out, "players", seen.players, rel["players"])
+        if n:
+            j = order
+            back = np.arctan2(p.pos[:, None, 1] - p.pos[j, 1], p.pos[:, None, 0] - p.pos[j, 0]) - p.yaw[j]
+            rows[:, :, 4] = np.where(present, np.take_along_axis(rel["players"][2], j, axis=1) / 5.0, 0.0)
+            rows[:, :, 5] = present & (p.team[j] != p.team[:, None])
+            rows[:, :, 6] = np.where(present, p.health[j] / p.max_health, 0.0)
+            rows[:, :, 7] = np.where(present, np.cos(back), 0.0)
+        self._seen(out, "coins", seen.coins, rel["coins"])
+        self._seen(out, "chickens", seen.chickens, rel["chickens"])
+        self._seen(out, "ammo", seen.ammo, rel["ammo"])
+        tu = world.turrets
+        order, present, rows = self._seen(out, "turrets", seen.turrets, rel["turrets"])
+        if len(tu.alive):
+            rows[:, :, 4] = np.where(present, tu.health[order] / tu.max_health, 0.0)
+            rows[:, :, 5] = present & (tu.target[order] == np.arange(n)[:, None])
 
-        rows = fill("players", view.players)
-        if rows is not None:
-            idx = view.players.index[:len(rows)]
-            back = np.arctan2(p.pos[i, 1] - p.pos[idx, 1], p.pos[i, 0] - p.pos[idx, 0]) - p.yaw[idx]
-            rows[:, 4] = view.players.rise[:len(rows)] / 5.0
-            rows[:, 5] = p.team[idx] != team
-            rows[:, 6] = p.health[idx] / p.max_health
-            rows[:, 7] = np.cos(back)
-        fill("coins", view.coins)
-        fill("chickens", view.chickens)
-        fill("ammo", view.ammo)
-        rows = fill("turrets", view.turrets)
-        if rows is not None:
-            idx = view.turrets.index[:len(rows)]
-            rows[:, 4] = world.turrets.health[idx] / world.turrets.max_health
-            rows[:, 5] = world.turrets.target[idx] == i
-        if p.minimap_open[i] and self._minimap is not None:
-            mm = self._minimap
-            me = p.pos[i, :2]
+        viewers = np.flatnonzero(p.minimap_open)
+        if len(viewers):
+            mm = minimap_view(world, int(viewers[0]))
+            mine = p.pos[viewers, :2]
             for name, points, extra in (("map_coins", mm.coins, None), ("map_turrets", mm.turrets, mm.turret_health),
                                         ("map_ammo", mm.ammo, None)):
-                start, slots, width = BLOCKS[name]
                 if not len(points):
                     continue
-                d = points - me
-                order = np.argsort(d[:, 0] * d[:, 0] + d[:, 1] * d[:, 1], kind="stable")[:slots]
-                rows = out[start:start + slots * width].reshape(slots, width)
-                k = len(order)
-                rows[:k, 0] = 1.0
-                rows[:k, 1:3] = points[order] / size
+                rows = self._rows(out, name)
+                dist = np.hypot(mine[:, None, 0] - points[None, :, 0], mine[:, None, 1] - points[None, :, 1])
+                order, present = _nearest(np.ones_like(dist, dtype=bool), dist, rows.shape[1])
+                k = min(rows.shape[1], len(points))
+                order, present = order[:, :k], present[:, :k]
+                rows[viewers, :k, 0] = present
+                rows[viewers, :k, 1] = points[order, 0] / size
+                rows[viewers, :k, 2] = points[order, 1] / size
                 if extra is not None:
-                    rows[:k, 3] = extra[order]
+                    rows[viewers, :k, 3] = extra[order]
         np.clip(out, -1.0, 1.0, out=out)
-        return out.astype(np.float32)
+        self._matrix = out.astype(np.float32)
 
 
 register_modality("state", StateObservation)
