@@ -5,6 +5,7 @@ decentralized control."""
 from __future__ import annotations
 
 from dataclasses import replace
+from itertools import pairwise
 
 from rtarena.eval.presets import load_preset
 from rtarena.eval.report import build_report
@@ -51,3 +52,19 @@ def test_centralized_vs_decentralized_preset_with_model_agents(tmp_path):
     for episode in episodes.values():
         model_agents = [a for a, spec in episode["slot_specs"].items() if "llm:" in spec]
         assert all(episode["agents"][a]["tokens_out"] > 0 for a in model_agents)
+
+
+def test_endpoint_limit_keeps_episodes_on_one_endpoint_apart(tmp_path):
+    from rtarena.eval.experiment import parse_experiment
+    from rtarena.policy_server.server import PolicyServer
+
+    with PolicyServer() as server:
+        table = {"name": "limited", "out": str(tmp_path / "runs"), "seeds": 3, "max_steps": 6,
+                 "envs": ["arena/basic-v0"], "clocks": [{"clock": "paused", "dt": 0.25}],
+                 "agents": [f"llm:scripted-heuristic@{server.base_url}"], "concurrency": {server.base_url: 1}}
+        result = run_experiment(parse_experiment(table), run_id="limited", workers=2)
+    episodes = lines(result.run_dir)
+    assert result.failed == 0 and len(episodes) == 3
+    spans = sorted((e["worker"]["started_unix_s"], e["worker"]["finished_unix_s"]) for e in episodes)
+    # two workers, but one episode at a time on that endpoint: the spans never overlap
+    assert all(earlier[1] <= later[0] for earlier, later in pairwise(spans))

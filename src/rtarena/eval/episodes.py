@@ -142,10 +142,12 @@ def run_episode(job: EpisodeJob, out_dir: Path | None = None,
 def execute_job(job: EpisodeJob) -> dict[str, Any]:
     """Run one job in a worker; return a payload for the driver to write. Never raises."""
     started = time.time()
-    where = {"host": socket.gethostname(), "pid": os.getpid()}
+    where = {"host": socket.gethostname(), "pid": os.getpid(), "started_unix_s": started}
     try:
         outcome = play_episode(job)
     except Exception as error:
+        where["finished_unix_s"] = time.time()
         return {"key": job.key, "ok": False, "error": f"{type(error).__name__}: {error}",
                 "traceback": traceback.format_exc(limit=8), "worker": where, "worker_seconds": time.time() - started}
+    where["finished_unix_s"] = time.time()
     return {"key": job.key, "ok": True, "outcome": outcome, "worker": where, "worker_seconds": time.time() - started}
