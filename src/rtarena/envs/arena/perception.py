@@ -26,7 +26,11 @@ class Perception:
     turrets: np.ndarray
     chickens: np.ndarray
     ammo: np.ndarray
-    relations: dict[str, tuple[np.ndarray, ...]]
+    relations: dict[str, tuple[np.ndarray, ...]]  # per kind: (N, K) distances, bearings, rises
+    ordered: dict[str, tuple[np.ndarray, np.ndarray]]  # per kind: visible columns nearest first, and counts
+
+
+KINDS = ("players", "coins", "turrets", "chickens", "ammo")
 
 
 def perceive(world: World, rules: Rules) -> Perception:
@@ -55,7 +59,9 @@ def perceive(world: World, rules: Rules) -> Perception:
     relations = {name: relation(feet, yaw, pts) for name, pts in (
         ("players", p.pos), ("coins", world.coins.pos), ("turrets", world.turrets.pos),
         ("chickens", world.chickens.pos), ("ammo", world.ammo.pos))}
-    return Perception(body | head, coins, turrets, chickens, ammo, relations)
+    visible = {"players": body | head, "coins": coins, "turrets": turrets, "chickens": chickens, "ammo": ammo}
+    ordered = {kind: nearest_first(visible[kind], relations[kind][0]) for kind in KINDS}
+    return Perception(*(visible[kind] for kind in KINDS), relations, ordered)
 
 
 @dataclass
@@ -78,14 +84,17 @@ def relation(origins: np.ndarray, yaws: np.ndarray, points: np.ndarray) -> tuple
     return dist, bearing, points[None, :, 2] - origins[:, None, 2]
 
 
-def sightings(relations: tuple[np.ndarray, ...], visible_row: np.ndarray, i: int) -> Sightings:
-    index = np.flatnonzero(visible_row)
+def nearest_first(visible: np.ndarray, dist: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Per viewer, the columns of visible things nearest first (`(N, K)`, valid up to `count[i]`)."""
+    order = np.argsort(np.where(visible, dist, np.inf), axis=1, kind="stable")
+    return order, visible.sum(axis=1)
+
+
+def sightings(relations: tuple[np.ndarray, ...], ordered: tuple[np.ndarray, np.ndarray], i: int) -> Sightings:
+    order, count = ordered
+    index = order[i, :count[i]]
     dist_all, bearing_all, rise_all = relations
-    dist = dist_all[i, index]
-    if len(index) > 1:
-        order = np.argsort(dist, kind="stable")
-        index, dist = index[order], dist[order]
-    return Sightings(index, dist, bearing_all[i, index], rise_all[i, index])
+    return Sightings(index, dist_all[i, index], bearing_all[i, index], rise_all[i, index])
 
 
 @dataclass
@@ -100,11 +109,5 @@ class AgentView:
 
 
 def agent_view(world: World, seen: Perception, i: int) -> AgentView:
-    rel = seen.relations
-    return AgentView(
-        players=sightings(rel["players"], seen.players[i], i),
-        coins=sightings(rel["coins"], seen.coins[i], i),
-        turrets=sightings(rel["turrets"], seen.turrets[i], i),
-        chickens=sightings(rel["chickens"], seen.chickens[i], i),
-        ammo=sightings(rel["ammo"], seen.ammo[i], i),
-    )
+    rel, order = seen.relations, seen.ordered
+    return AgentView(**{kind: sightings(rel[kind], order[kind], i) for kind in KINDS})

@@ -133,17 +133,21 @@ class TextObservation:
         env, world = self.env, self.env.world
         view, p, tu = env.view(i), world.players, world.turrets
         parts = []
-        for j, d, b in list(zip(view.players.index, view.players.dist, view.players.bearing, strict=True))[:MAX_LISTED]:
-            role = "teammate" if p.team[j] == p.team[i] else "enemy"
-            parts.append(f"{role} {env.possible_agents[j]} (team {p.team[j]}, health {p.health[j]:.0f}) "
-                         f"{d:.1f} m, {bearing_words(b)}")
-        for t, d, b in list(zip(view.turrets.index, view.turrets.dist, view.turrets.bearing, strict=True))[:MAX_LISTED]:
+
+        def listed(seen) -> list[tuple[int, float, str]]:
+            k = min(MAX_LISTED, len(seen.index))
+            return list(zip(seen.index[:k].tolist(), seen.dist[:k].tolist(),
+                            map(bearing_words, seen.bearing[:k].tolist()), strict=True))
+
+        my_team = p.team[i]
+        for j, d, b in listed(view.players):
+            role = "teammate" if p.team[j] == my_team else "enemy"
+            parts.append(f"{role} {env.possible_agents[j]} (team {p.team[j]}, health {p.health[j]:.0f}) {d:.1f} m, {b}")
+        for t, d, b in listed(view.turrets):
             lock = ", locked on you" if tu.target[t] == i else ""
-            parts.append(f"turret {t} (health {health_colour(tu.health[t] / tu.max_health)}{lock}) "
-                         f"{d:.1f} m, {bearing_words(b)}")
+            parts.append(f"turret {t} (health {health_colour(tu.health[t] / tu.max_health)}{lock}) {d:.1f} m, {b}")
         for name, seen in (("coin", view.coins), ("ammo box", view.ammo), ("chicken", view.chickens)):
-            for d, b in list(zip(seen.dist, seen.bearing, strict=True))[:MAX_LISTED]:
-                parts.append(f"{name} {d:.1f} m, {bearing_words(b)}")
+            parts.extend(f"{name} {d:.1f} m, {b}" for _, d, b in listed(seen))
         return "; ".join(parts)
 
     def _zone(self, i: int) -> str:
