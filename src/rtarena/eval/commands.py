@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from rich.console import Console
+from rich.markup import escape
 from rich.table import Column, Table
 
 from rtarena.errors import UserError
@@ -143,14 +144,38 @@ def run_flags(env_id: str, flags: dict[str, Any], options: RunOptions, console: 
     return result
 
 
+def print_summary(run_dir: Path, console: Console, limit: int = 40) -> None:
+    """The run's headline metric per cell (mean ± s.e. over its episodes)."""
+    from rtarena.eval.query import connect
+    from rtarena.eval.report import headline
+    from rtarena.eval.tables import cell_stats, metric_names
+
+    con = connect([run_dir])
+    metrics = metric_names(con)
+    if not metrics:
+        return
+    label, cells = headline(cell_stats(con, [m for m in ("score", "return") if m in metrics] or metrics[:1]), metrics)
+    table = Table("agent", "line-up", "level", "clock", "obs", "n", label, title=f"{run_dir.name}")
+    for c in cells[:limit]:
+        table.add_row(c["agent"], c["lineup"], c["level"], c["clock_name"], c["obs"], str(c["headline"].n),
+                      c["headline"].text())
+    console.print(table)
+    if len(cells) > limit:
+        console.print(f"... {len(cells) - limit} more cells: see the report")
+
+
 def print_run(result: RunResult, console: Console) -> None:
+    if (result.run_dir / "agents").exists():
+        print_summary(result.run_dir, console)
     ok = len(result.lines) - result.failed
     console.print(f"run {result.run_id}: {ok} episodes ok, {result.failed} failed"
-                  + (f", {result.skipped} already recorded" if result.skipped else "") + f"  -> {result.run_dir}")
+                  + (f", {result.skipped} already recorded" if result.skipped else "") + f"  -> {result.run_dir}",
+                  soft_wrap=True)
     if result.failed:
         first = next(line for line in result.lines if line.get("status") != "ok")
-        console.print(f"[red]first failure:[/red] {first['episode']}: {first.get('error')}", highlight=False)
-    console.print(f"report: rtarena report {result.run_dir}")
+        console.print(f"[red]first failure:[/red] {escape(first['episode'])}: {escape(str(first.get('error')))}",
+                      highlight=False, soft_wrap=True)
+    console.print(f"report: rtarena report {result.run_dir}", soft_wrap=True)
 
 
 def presets_command(console: Console) -> None:
