@@ -196,3 +196,40 @@ def test_resolutions_accepted():
     assert parse_resolution(128) == (128, 128)
     assert parse_resolution((320, 240)) == (320, 240)
     assert parse_resolution([84, 84]) == (84, 84)
+
+
+def test_rendering_releases_the_gil():
+    import threading
+
+    world = make_world(players=[(5.0 + i, 10.0 + i, 10.0 * i) for i in range(32)],
+                       walls=[(30.0, 5.0, 31.0, 40.0)], crates=[(20.0, 20.0, 22.0, 21.0)])
+    renderer = ArenaRenderer(world, 320, 240, threads=1)
+    cams = renderer.camera_table(world, range(32))
+    sprites = renderer.sprite_table(world)
+    renderer.render_cameras(world, cams, sprites)  # compiled already; time one batch
+    done = threading.Event()
+    inside = threading.Event()
+
+    def work():
+        inside.set()
+        renderer.render_cameras(world, cams, sprites)
+        done.set()
+
+    thread = threading.Thread(target=work)
+    thread.start()
+    inside.wait()
+    count = 0
+    while not done.is_set():  # this thread keeps running Python while the other one renders
+        count += 1
+    thread.join()
+    assert count > 10_000
+
+
+@pytest.mark.parametrize("yaw", [0.0, 90.0, 180.0, 270.0, 45.0])
+def test_cameras_on_cell_edges_next_to_walls_render(yaw):
+    # eyes exactly on grid lines (and on box faces) are the degenerate cases of a grid walk
+    world = make_world(players=[(20.0, 25.0, yaw), (21.0, 24.0, yaw), (19.0, 26.0, yaw)],
+                       walls=[(21.0, 20.0, 22.0, 30.0)], crates=[(18.0, 26.0, 19.0, 27.0)])
+    renderer = ArenaRenderer(world, 96, 96, threads=1)
+    _rgb, depth = renderer.render(world)
+    assert np.isfinite(depth).all() and (depth > 0).all()

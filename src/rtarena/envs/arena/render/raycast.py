@@ -36,6 +36,7 @@ from rtarena.envs.arena.render.scene import (
     CHICKEN,
     FLASH,
     MAT_BOUNDARY,
+    MAT_CRATE,
     S_B,
     S_G,
     S_H,
@@ -54,13 +55,13 @@ from rtarena.envs.arena.render.scene import (
 )
 from rtarena.envs.arena.render.sky import SKY_AZIMUTHS, SKY_ELEVATIONS, SKY_MAX_TAN
 from rtarena.envs.arena.render.sprites import sprite_pixel
-from rtarena.envs.arena.render.surfaces import FOG_RGB, ZONE_RGB, face_colour, fog, top_colour
+from rtarena.envs.arena.render.surfaces import FOG_RGB, ZONE_RGB, fog, hash01, top_colour
 
 MAX_PITCH_RAD = math.radians(75.0)
 ZONE_WALL_M = 6.0  # drawn height of the zone's boundary
 
 
-@njit(cache=True, nogil=True, inline="always")
+@njit(cache=True, nogil=True, inline="always", fastmath=True, error_model="numpy")
 def _put(rgb, depth, r, c, cr, cg, cb, d):
     rgb[r, c, 0] = np.uint8(min(255.0, max(0.0, cr)))
     rgb[r, c, 1] = np.uint8(min(255.0, max(0.0, cg)))
@@ -68,18 +69,15 @@ def _put(rgb, depth, r, c, cr, cg, cb, d):
     depth[r, c] = d
 
 
-@njit(cache=True, nogil=True, inline="always")
+@njit(cache=True, nogil=True, inline="always", fastmath=True, error_model="numpy")
 def _fog_k(cr, cg, cb, s):
     return (cr * s + FOG_RGB[0] * (1.0 - s), cg * s + FOG_RGB[1] * (1.0 - s), cb * s + FOG_RGB[2] * (1.0 - s))
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, fastmath=True, error_model="numpy")
 def _draw_top(rgb, depth, c, yfree, h, mat, t0, t1, px, py, rdx, rdy, eye, hor, f, zx, zy, zr2, fog_m, row_t,
               row_s):
-    """The horizontal top (height `h`) of a run of cells between ray distances t0 and t1.
-
-    For the floor (h = 0) a row's distance and fog depend only on the row: `row_t`/`row_s` hold them.
-    """
+    """The horizontal top (height `h`) of a run of cells between ray distances t0 and t1."""
     if eye <= h + 1e-4:
         return yfree
     dz = eye - h
@@ -89,14 +87,12 @@ def _draw_top(rgb, depth, c, yfree, h, mat, t0, t1, px, py, rdx, rdy, eye, hor, 
     r1 = min(math.ceil(min(yb, 1e8) - 0.5), yfree)
     if r1 <= r0:
         return yfree
-    floor = h == 0.0
+    if h == 0.0:
+        _draw_floor(rgb, depth, c, r0, r1, px, py, rdx, rdy, zx, zy, zr2, row_t, row_s)
+        return r0
     for r in range(r0, r1):
-        if floor:
-            t = row_t[r]
-            fs = row_s[r]
-        else:
-            t = f * dz / (r + 0.5 - hor)
-            fs = math.exp(-t / fog_m)
+        t = f * dz / (r + 0.5 - hor)
+        fs = math.exp(-t / fog_m)
         wx = px + t * rdx
         wy = py + t * rdy
         cr, cg, cb = top_colour(mat, wx, wy, t, zx, zy, zr2)
@@ -105,9 +101,59 @@ def _draw_top(rgb, depth, c, yfree, h, mat, t0, t1, px, py, rdx, rdy, eye, hor, 
     return r0
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, fastmath=True, error_model="numpy")
+def _draw_floor(rgb, depth, c, r0, r1, px, py, rdx, rdy, zx, zy, zr2, row_t, row_s):
+    """Floor rows r0..r1 of column c: 2 m tiles with grout lines fading with distance, purple outside
+    the zone (the same picture as `surfaces.floor_colour`). A tile's colour is computed once per run of
+    pixels on it (neighbouring rows mostly fall on the same tile)."""
+    last_ix = -(1 << 40)
+    last_iy = -(1 << 40)
+    br = bg = bb = 0.0
+    for r in range(r0, r1):
+        t = row_t[r]
+        s = row_s[r]
+        wx = px + t * rdx
+        wy = py + t * rdy
+        fx = wx * 0.5
+        fy = wy * 0.5
+        ix = math.floor(fx)
+        iy = math.floor(fy)
+        if ix != last_ix or iy != last_iy:
+            v = 0.88 + 0.16 * hash01(ix, iy, 7)
+            if (ix + iy) & 1:
+                v *= 0.93
+            br = 150.0 * v
+            bg = 142.0 * v
+            bb = 122.0 * v
+            last_ix = ix
+            last_iy = iy
+        cr = br
+        cg = bg
+        cb = bb
+        if fx - ix < 0.035 or fy - iy < 0.035:
+            k = 1.0 - 0.35 * max(0.0, 1.0 - t * (1.0 / 45.0))
+            cr *= k
+            cg *= k
+            cb *= k
+        if zr2 >= 0.0:
+            ddx = wx - zx
+            ddy = wy - zy
+            if ddx * ddx + ddy * ddy > zr2:
+                cr = cr * 0.55 + ZONE_RGB[0] * 0.45
+                cg = cg * 0.55 + ZONE_RGB[1] * 0.45
+                cb = cb * 0.55 + ZONE_RGB[2] * 0.45
+        q = 1.0 - s
+        rgb[r, c, 0] = np.uint8(min(255.0, cr * s + FOG_RGB[0] * q))
+        rgb[r, c, 1] = np.uint8(min(255.0, cg * s + FOG_RGB[1] * q))
+        rgb[r, c, 2] = np.uint8(min(255.0, cb * s + FOG_RGB[2] * q))
+        depth[r, c] = t
+
+
+@njit(cache=True, nogil=True, fastmath=True, error_model="numpy")
 def _draw_face(rgb, depth, c, yfree, h_lo, h_hi, t, u, mat, side, eye, hor, f, fog_m):
-    """A vertical face at ray distance t from height h_lo to h_hi."""
+    """A vertical face at ray distance t from height h_lo to h_hi: courses of blocks (walls, boundary
+    bricks) or planks (crates) with mortar lines (the picture of `surfaces.face_colour`). Along a column
+    only the course changes, so a block's colour is computed once per course and reused."""
     ya = hor + f * (eye - h_hi) / t
     yb = hor + f * (eye - h_lo) / t
     r0 = max(math.ceil(ya - 0.5), 0)
@@ -116,15 +162,63 @@ def _draw_face(rgb, depth, c, yfree, h_lo, h_hi, t, u, mat, side, eye, hor, f, f
         return yfree
     k = t / f
     fs = math.exp(-t / fog_m)
+    fq = 1.0 - fs
+    contrast = max(0.0, 1.0 - t / 50.0)
+    shade = 0.78 if side == 1 else 1.0
+    if mat == MAT_CRATE:
+        course_m, length_m, offset, fz_line, fu_line = 0.25, 1.0, 0.0, 0.08, 0.04
+        base_r, base_g, base_b, v0, v1, salt = 170.0, 118.0, 62.0, 0.85, 0.2, 3
+    elif mat == MAT_BOUNDARY:
+        course_m, length_m, offset, fz_line, fu_line = 0.25, 0.5, 0.5, 0.1, 0.05
+        base_r, base_g, base_b, v0, v1, salt = 150.0, 72.0, 58.0, 0.85, 0.25, 5
+    else:
+        course_m, length_m, offset, fz_line, fu_line = 0.5, 1.0, 0.5, 0.06, 0.03
+        base_r, base_g, base_b, v0, v1, salt = 158.0, 162.0, 170.0, 0.86, 0.2, 11
+    inv_course = 1.0 / course_m
+    last = -(1 << 40)
+    br = bg = bb = mr = mg = mb = 0.0
+    vertical = False
     for r in range(r0, r1):
-        z = eye - (r + 0.5 - hor) * k
-        cr, cg, cb = face_colour(mat, u, z, side, t)
-        cr, cg, cb = _fog_k(cr, cg, cb, fs)
-        _put(rgb, depth, r, c, cr, cg, cb, t)
+        zz = (eye - (r + 0.5 - hor) * k) * inv_course
+        course = math.floor(zz)
+        if course != last:
+            bu = u / length_m + offset * (course & 1)
+            col = math.floor(bu)
+            v = (v0 + v1 * hash01(col, course, salt)) * shade
+            cr = base_r * v
+            cg = base_g * v
+            cb = base_b * v
+            if mat == MAT_BOUNDARY:  # light mortar
+                m = 0.3 * contrast
+                lr = 185.0 * shade * m + cr * (1 - m)
+                lg = 178.0 * shade * m + cg * (1 - m)
+                lb = 165.0 * shade * m + cb * (1 - m)
+            else:  # dark joints
+                m = 1.0 - (0.45 if mat == MAT_CRATE else 0.4) * contrast
+                lr = cr * m
+                lg = cg * m
+                lb = cb * m
+            br = cr * fs + FOG_RGB[0] * fq
+            bg = cg * fs + FOG_RGB[1] * fq
+            bb = cb * fs + FOG_RGB[2] * fq
+            mr = lr * fs + FOG_RGB[0] * fq
+            mg = lg * fs + FOG_RGB[1] * fq
+            mb = lb * fs + FOG_RGB[2] * fq
+            vertical = bu - col < fu_line
+            last = course
+        if vertical or zz - course < fz_line:
+            rgb[r, c, 0] = np.uint8(min(255.0, mr))
+            rgb[r, c, 1] = np.uint8(min(255.0, mg))
+            rgb[r, c, 2] = np.uint8(min(255.0, mb))
+        else:
+            rgb[r, c, 0] = np.uint8(min(255.0, br))
+            rgb[r, c, 1] = np.uint8(min(255.0, bg))
+            rgb[r, c, 2] = np.uint8(min(255.0, bb))
+        depth[r, c] = t
     return r0
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, fastmath=True, error_model="numpy")
 def render_view(heights, material, skip, gp, cam, sprites, zone, sky, rgb, depth, far_m, fog_m):
     """Draw one camera's view into `rgb` (H, W, 3) uint8 and `depth` (H, W) float32 metres.
 
@@ -168,6 +262,10 @@ def render_view(heights, material, skip, gp, cam, sprites, zone, sky, rgb, depth
         else:
             row_t[r] = far_m
             row_s[r] = 0.0
+    sky_row = np.empty(H, dtype=np.float64)  # sqrt of the pixel's height above the horizon, px
+    for r in range(H):
+        above = hor - (r + 0.5)
+        sky_row[r] = math.sqrt(above) if above > 0.0 else -1.0
 
     # -- pass 1: columns ---------------------------------------------------------------------------
     for c in range(W):
@@ -209,6 +307,7 @@ def render_view(heights, material, skip, gp, cam, sprites, zone, sky, rgb, depth
                 sdy += ddy
                 my += stepy
                 side = 1
+            t = max(t, 1e-4)  # a camera exactly on a cell edge meets that edge at t = 0
             if t >= far_m:
                 yfree = _draw_top(rgb, depth, c, yfree, cur_h, cur_m, t_run, far_m, px, py, rdx, rdy, eye,
                                   hor, f, zx, zy, zr2, fog_m, row_t, row_s)
@@ -247,17 +346,18 @@ def render_view(heights, material, skip, gp, cam, sprites, zone, sky, rgb, depth
                         my = math.floor(gy + tj * rdy / cell)
                         sdx = (mx + 1.0 - gx) * ddx if stepx > 0 else (gx - mx) * ddx
                         sdy = (my + 1.0 - gy) * ddy if stepy > 0 else (gy - my) * ddy
-        # the rest of the column is sky
+        # the rest of the column is sky: table row = sqrt(tan(elevation) / max) * rows, and
+        # tan(elevation) = (hor - y) / (f * |ray|), so the square root splits into a row and a column part
         ia = int((math.atan2(rdy, rdx) + math.pi) * (SKY_AZIMUTHS / (2.0 * math.pi))) % SKY_AZIMUTHS
-        norm = math.sqrt(rdx * rdx + rdy * rdy)
+        col_k = SKY_ELEVATIONS / math.sqrt(math.sqrt(rdx * rdx + rdy * rdy) * f * SKY_MAX_TAN)
         for r in range(yfree):
-            tan_el = (hor - (r + 0.5)) / (f * norm)
-            if tan_el <= 0.0:
+            above = sky_row[r]
+            if above <= 0.0:
                 rgb[r, c, 0] = np.uint8(FOG_RGB[0])
                 rgb[r, c, 1] = np.uint8(FOG_RGB[1])
                 rgb[r, c, 2] = np.uint8(FOG_RGB[2])
             else:
-                ie = min(int(math.sqrt(tan_el / SKY_MAX_TAN) * SKY_ELEVATIONS), SKY_ELEVATIONS - 1)
+                ie = min(int(above * col_k), SKY_ELEVATIONS - 1)
                 rgb[r, c, 0] = sky[ia, ie, 0]
                 rgb[r, c, 1] = sky[ia, ie, 1]
                 rgb[r, c, 2] = sky[ia, ie, 2]
@@ -354,7 +454,7 @@ def render_view(heights, material, skip, gp, cam, sprites, zone, sky, rgb, depth
                     rgb[r, c, 2] = np.uint8(min(255.0, rgb[r, c, 2] * keep + ZONE_RGB[2] * alpha))
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, fastmath=True, error_model="numpy")
 def render_range(heights, material, skip, gp, cams, sprites, zone, sky, rgb, depth, far_m, fog_m, start, stop):
     """Render cameras `start..stop` into `rgb[i]`/`depth[i]`; one call per worker thread."""
     for i in range(start, stop):

@@ -16,12 +16,12 @@ from numba import njit
 from rtarena.envs.arena.render.scene import AMMO, CHICKEN, COIN, FLASH, PLAYER, SHELL, TURRET
 
 
-@njit(cache=True, nogil=True, inline="always")
+@njit(cache=True, nogil=True, inline="always", fastmath=True, error_model="numpy")
 def _in_circle(x, y, cx, cy, r):
     return (x - cx) * (x - cx) + (y - cy) * (y - cy) < r * r
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, fastmath=True, error_model="numpy")
 def sprite_pixel(kind, mu, mv, w, h, cr, cg, cb, p0, p1, p2, view_lat, view_along):
     """Return `(covered, r, g, b, emissive)`.
 

@@ -18,7 +18,7 @@ FOG_RGB = (188.0, 198.0, 212.0)
 ZONE_RGB = (150.0, 40.0, 190.0)
 
 
-@njit(cache=True, nogil=True, inline="always")
+@njit(cache=True, nogil=True, inline="always", fastmath=True, error_model="numpy")
 def hash01(ix, iy, salt):
     """A repeatable pseudo-random number in [0, 1) for an integer cell."""
     h = (ix * 374761393 + iy * 668265263 + salt * 982451653) & 0xFFFFFFFF
@@ -26,14 +26,14 @@ def hash01(ix, iy, salt):
     return ((h ^ (h >> 16)) & 0xFFFF) / 65536.0
 
 
-@njit(cache=True, nogil=True, inline="always")
+@njit(cache=True, nogil=True, inline="always", fastmath=True, error_model="numpy")
 def fog(r, g, b, dist, fog_m):
     """Blend toward the haze colour with distance (exponential fog)."""
     s = math.exp(-dist / fog_m)
     return r * s + FOG_RGB[0] * (1.0 - s), g * s + FOG_RGB[1] * (1.0 - s), b * s + FOG_RGB[2] * (1.0 - s)
 
 
-@njit(cache=True, nogil=True, inline="always")
+@njit(cache=True, nogil=True, inline="always", fastmath=True, error_model="numpy")
 def floor_colour(wx, wy, dist, zx, zy, zr2):
     """Floor tiles of 2 m with grout lines that fade with distance (no shimmer far away); purple tint
     outside the toxic zone (centre `zx, zy`, squared radius `zr2`, negative when there is none).
@@ -67,7 +67,7 @@ def floor_colour(wx, wy, dist, zx, zy, zr2):
     return r, g, b
 
 
-@njit(cache=True, nogil=True, inline="always")
+@njit(cache=True, nogil=True, inline="always", fastmath=True, error_model="numpy")
 def face_colour(mat, u, z, side, dist):
     """A vertical face: `u` runs along the face (metres), `z` is the height; `side` 1 faces north/south
     and is drawn darker, so corners read."""
@@ -109,7 +109,7 @@ def face_colour(mat, u, z, side, dist):
     return r, g, b
 
 
-@njit(cache=True, nogil=True, inline="always")
+@njit(cache=True, nogil=True, inline="always", fastmath=True, error_model="numpy")
 def top_colour(mat, wx, wy, dist, zx, zy, zr2):
     """The horizontal top of a cell run: the floor, or the top of a crate or wall."""
     if mat == MAT_FLOOR:
@@ -128,7 +128,7 @@ def top_colour(mat, wx, wy, dist, zx, zy, zr2):
     return 120.0, 80.0, 70.0
 
 
-@njit(cache=True, nogil=True, inline="always")
+@njit(cache=True, nogil=True, inline="always", fastmath=True, error_model="numpy")
 def sky_colour(azimuth, elevation):
     """Sky by direction: a gradient from haze at the horizon to blue overhead, with clouds fixed to the
     world's directions (so turning is visible even in an open field)."""
