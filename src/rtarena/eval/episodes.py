@@ -7,9 +7,11 @@ may sit on another machine) and never raises, so one failing episode cannot stop
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import os
 import socket
+import sys
 import time
 import traceback
 from collections.abc import Callable
@@ -143,6 +145,9 @@ def execute_job(job: EpisodeJob) -> dict[str, Any]:
     """Run one job in a worker; return a payload for the driver to write. Never raises."""
     started = time.time()
     where = {"host": socket.gethostname(), "pid": os.getpid(), "started_unix_s": started}
+    if "ray" in sys.modules:  # a Ray task: say which node ran it
+        with contextlib.suppress(Exception):
+            where["ray_node"] = sys.modules["ray"].get_runtime_context().get_node_id()
     try:
         outcome = play_episode(job)
     except Exception as error:
