@@ -32,6 +32,8 @@ def _nice_ticks(lo: float, hi: float, n: int = 5) -> list[float]:
 
 
 def _fmt(v: float) -> str:
+    if float(v).is_integer() and abs(v) < 1e6:
+        return str(int(v))
     return f"{v:.3g}"
 
 
