@@ -11,6 +11,7 @@ from __future__ import annotations
 import ast
 import inspect
 import string
+import warnings
 from dataclasses import dataclass
 from typing import Any
 
@@ -76,7 +77,9 @@ def parse(text: str) -> list[GuiAction]:
     if not source:
         return [GuiAction("wait", ())]
     try:
-        tree = ast.parse(source, mode="exec")
+        with warnings.catch_warnings():  # model text may hold odd escapes ("\$"); only the parse result counts
+            warnings.simplefilter("ignore")
+            tree = ast.parse(source, mode="exec")
     except SyntaxError as error:
         raise ActionError(f"not a call list: {error.msg}") from None
     calls = []

@@ -25,6 +25,8 @@ DEFAULT_CHROMIUM = "/usr/bin/chromium"
 CHROMIUM_ARGS = (
     "--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
     "--disable-sync", "--no-first-run", "--disable-quic",
+    # identical pixels for identical pages (partial raster left corner pixels differing between two runs)
+    "--disable-partial-raster", "--force-color-profile=srgb",
 )
 CALL_TIMEOUT_S = 60.0
 

@@ -114,7 +114,7 @@ class BrowserTaskEnv(RealtimeParallelEnv):
             "screenshot": spaces.Box(0, 255, (height, width, 3), np.uint8),
             "marks": spaces.Text(max_length=MAX_TEXT, min_length=0, charset=TEXT_CHARSET),
             "goal": spaces.Text(max_length=4000, min_length=0, charset=TEXT_CHARSET),
-            "time": spaces.Box(0.0, np.inf, (2,), np.float32),
+            "time": spaces.Box(0.0, np.float32(self.time_limit_s + self.dt), (2,), np.float32),
             "text": spaces.Text(max_length=MAX_TEXT, min_length=0, charset=TEXT_CHARSET),
         }
         self._observation_space = spaces.Dict({k: all_spaces[k] for k in self.observe})
