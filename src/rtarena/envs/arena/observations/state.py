@@ -28,6 +28,7 @@ from typing import Any
 
 import numpy as np
 from gymnasium import spaces
+from numba import njit
 
 from rtarena.envs.arena.minimap import minimap_view
 from rtarena.envs.arena.observations import register_modality
@@ -81,21 +82,6 @@ def _angle(bearing: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return np.sin(bearing), np.cos(bearing)
 
 
-def _nearest(visible: np.ndarray, dist: np.ndarray, slots: int) -> tuple[np.ndarray, np.ndarray]:
-    """Per row, the column indices of the `slots` nearest visible things (nearest first) and which of those
-    slots are filled."""
-    n, k = visible.shape
-    masked = np.where(visible, dist, np.inf)
-    order = np.argsort(masked, axis=1, kind="stable")[:, :slots]
-    if k < slots:
-        order = np.hstack([order, np.zeros((n, slots - k), dtype=order.dtype)])
-    present = np.zeros((n, slots), dtype=bool)
-    if k:
-        present = np.isfinite(np.take_along_axis(masked, order, axis=1))
-        present[:, k:] = False  # padding columns
-    return order, present
-
-
 class StateObservation:
     """Builds the state vectors of all players at once (after each step), then hands out rows."""
 
@@ -106,105 +92,142 @@ class StateObservation:
     def build(self, i: int) -> np.ndarray:
         return self._matrix[i].copy()
 
-    def _rows(self, out: np.ndarray, name: str) -> np.ndarray:
-        start, slots, width = BLOCKS[name]
-        return out[:, start:start + slots * width].reshape(len(out), slots, width)
-
-    def _seen(self, out: np.ndarray, name: str, visible: np.ndarray, relation: tuple[np.ndarray, ...]):
-        """Fill present, distance, sin, cos of a block; returns the chosen columns and the filled mask."""
-        dist, bearing, _rise = relation
-        rows = self._rows(out, name)
-        order, present = _nearest(visible, dist, rows.shape[1])
-        if not visible.shape[1]:
-            return order, present, rows
-        b = np.take_along_axis(bearing, order, axis=1)
-        rows[:, :, 0] = present
-        rows[:, :, 1] = np.where(present, np.take_along_axis(dist, order, axis=1) / self._view_range, 0.0)
-        rows[:, :, 2] = np.where(present, np.sin(b), 0.0)
-        rows[:, :, 3] = np.where(present, np.cos(b), 0.0)
-        return order, present, rows
-
     def prepare(self) -> None:
         env, world = self.env, self.env.world
         p, rules, zone = world.players, env.rules, world.zone
         n = len(p)
         size = world.size_m
-        self._view_range = float(rules.players.view_range_m)
         out = np.zeros((n, STATE_SIZE), dtype=np.float64)
-        me = out[:, :len(SELF_FIELDS)]
-        me[:, 0] = world.time_left_s / world.time_limit_s
-        me[:, 1] = p.health / p.max_health
-        me[:, 2] = p.ammo / max(1, p.ammo_max)
-        me[:, 3] = env.scores()
-        me[:, 4:6] = p.pos[:, :2] / size
-        me[:, 6] = p.pos[:, 2] / 3.0
-        me[:, 7], me[:, 8] = np.sin(p.yaw), np.cos(p.yaw)
-        me[:, 9] = p.pitch / math.radians(float(rules.players.pitch_limit_deg))
-        me[:, 10] = p.on_ground
-        me[:, 11] = (p.fire_cooldown_s <= 0) & (p.ammo > 0)
-        me[:, 12] = zone.enabled
-        to_centre = zone.center - p.pos[:, :2]
-        d = np.hypot(to_centre[:, 0], to_centre[:, 1])
-        inside = (d <= zone.radius_m) | (not zone.enabled)
-        bearing = (np.arctan2(to_centre[:, 1], to_centre[:, 0]) - p.yaw + np.pi) % (2 * np.pi) - np.pi
-        me[:, 13] = inside
-        me[:, 14] = np.where(inside, 0.0, d - zone.radius_m) / size
-        me[:, 15], me[:, 16] = np.sin(bearing), np.cos(bearing)
-        me[:, 17] = zone.radius_m / size
         shrink_in = max(0.0, zone.next_shrink_s - world.time_s) if zone.enabled else math.inf
-        me[:, 18] = min(1.0, shrink_in / world.time_limit_s) if math.isfinite(shrink_in) else 1.0
-        me[:, 19] = zone.target_radius_m / size
-        me[:, 20] = p.minimap_open
-        alive_by_team = np.bincount(p.team[p.alive], minlength=int(p.team.max()) + 1) if n else np.zeros(1)
-        others = max(1, n - 1)
-        me[:, 21] = (alive_by_team[p.team] - p.alive) / others
-        me[:, 22] = (p.alive.sum() - alive_by_team[p.team]) / others
-        me[:, 23] = np.count_nonzero(world.coins.active) / max(1, len(world.coins.active))
+        _fill_self(out, p.pos, p.yaw, p.pitch, p.health, p.ammo, p.team, p.alive, p.on_ground, p.fire_cooldown_s,
+                   p.minimap_open, np.asarray(env.scores(), dtype=np.float64), world.time_left_s / world.time_limit_s,
+                   p.max_health, max(1, p.ammo_max), size, math.radians(float(rules.players.pitch_limit_deg)),
+                   zone.enabled, zone.center[0], zone.center[1], zone.radius_m,
+                   min(1.0, shrink_in / world.time_limit_s) if math.isfinite(shrink_in) else 1.0,
+                   zone.target_radius_m, np.count_nonzero(world.coins.active) / max(1, len(world.coins.active)))
         events_at = BLOCKS["events"][0]
         for agent in env._routed:
             i = env.agent_index[agent]
             flags = env.event_flags(i)
             for k, name in enumerate(EVENT_FIELDS):
                 out[i, events_at + k] = float(flags.get(name, False))
-
-        seen, rel = env.perception, env.perception.relations
-        order, present, rows = self._seen(out, "players", seen.players, rel["players"])
-        if n:
-            j = order
-            back = np.arctan2(p.pos[:, None, 1] - p.pos[j, 1], p.pos[:, None, 0] - p.pos[j, 0]) - p.yaw[j]
-            rows[:, :, 4] = np.where(present, np.take_along_axis(rel["players"][2], j, axis=1) / 5.0, 0.0)
-            rows[:, :, 5] = present & (p.team[j] != p.team[:, None])
-            rows[:, :, 6] = np.where(present, p.health[j] / p.max_health, 0.0)
-            rows[:, :, 7] = np.where(present, np.cos(back), 0.0)
-        self._seen(out, "coins", seen.coins, rel["coins"])
-        self._seen(out, "chickens", seen.chickens, rel["chickens"])
-        self._seen(out, "ammo", seen.ammo, rel["ammo"])
-        tu = world.turrets
-        order, present, rows = self._seen(out, "turrets", seen.turrets, rel["turrets"])
-        if len(tu.alive):
-            rows[:, :, 4] = np.where(present, tu.health[order] / tu.max_health, 0.0)
-            rows[:, :, 5] = present & (tu.target[order] == np.arange(n)[:, None])
-
-        viewers = np.flatnonzero(p.minimap_open)
-        if len(viewers):
-            mm = minimap_view(world, int(viewers[0]))
-            mine = p.pos[viewers, :2]
-            for name, points, extra in (("map_coins", mm.coins, None), ("map_turrets", mm.turrets, mm.turret_health),
-                                        ("map_ammo", mm.ammo, None)):
-                if not len(points):
-                    continue
-                rows = self._rows(out, name)
-                dist = np.hypot(mine[:, None, 0] - points[None, :, 0], mine[:, None, 1] - points[None, :, 1])
-                order, present = _nearest(np.ones_like(dist, dtype=bool), dist, rows.shape[1])
-                k = min(rows.shape[1], len(points))
-                order, present = order[:, :k], present[:, :k]
-                rows[viewers, :k, 0] = present
-                rows[viewers, :k, 1] = points[order, 0] / size
-                rows[viewers, :k, 2] = points[order, 1] / size
-                if extra is not None:
-                    rows[viewers, :k, 3] = extra[order]
+        seen, view_range = env.perception, float(rules.players.view_range_m)
+        for name in ("players", "coins", "turrets", "chickens", "ammo"):
+            start, slots, width = BLOCKS[name]
+            dist, bearing, rise = seen.relations[name]
+            order, count = seen.ordered[name]
+            _fill_seen(out, start, width, slots, dist, bearing, order, count, view_range)
+            if name == "players":
+                _fill_players(out, start, width, slots, order, count, rise, p.pos, p.yaw, p.team, p.health,
+                              p.max_health)
+            elif name == "turrets":
+                _fill_turrets(out, start, width, slots, order, count, world.turrets.health, world.turrets.target,
+                              world.turrets.max_health)
+        if p.minimap_open.any():
+            mm = minimap_view(world, int(np.argmax(p.minimap_open)))
+            for name, points, extra in (("map_coins", mm.coins, _NONE), ("map_turrets", mm.turrets, mm.turret_health),
+                                        ("map_ammo", mm.ammo, _NONE)):
+                start, slots, width = BLOCKS[name]
+                _fill_map(out, start, width, slots, p.minimap_open, p.pos,
+                          np.ascontiguousarray(points, dtype=np.float64), np.asarray(extra, dtype=np.float64), size)
         np.clip(out, -1.0, 1.0, out=out)
         self._matrix = out.astype(np.float32)
+
+
+_NONE = np.zeros(0)
+
+
+@njit(cache=True)
+def _fill_self(out, pos, yaw, pitch, health, ammo, team, alive, on_ground, cooldown, minimap_open, scores, time_frac,
+               max_health, ammo_max, size, pitch_limit, zone_enabled, cx, cy, radius, shrink_frac, target_radius,
+               coins_frac):
+    n = pos.shape[0]
+    if n == 0:
+        return
+    teams = np.zeros(team.max() + 1)
+    total = 0
+    for i in range(n):
+        if alive[i]:
+            teams[team[i]] += 1
+            total += 1
+    others = max(1, n - 1)
+    for i in range(n):
+        dx, dy = cx - pos[i, 0], cy - pos[i, 1]
+        d = math.sqrt(dx * dx + dy * dy)
+        inside = d <= radius or not zone_enabled
+        bearing = (math.atan2(dy, dx) - yaw[i] + math.pi) % (2 * math.pi) - math.pi
+        row = out[i]
+        row[0], row[1], row[2], row[3] = time_frac, health[i] / max_health, ammo[i] / ammo_max, scores[i]
+        row[4], row[5], row[6] = pos[i, 0] / size, pos[i, 1] / size, pos[i, 2] / 3.0
+        row[7], row[8], row[9] = math.sin(yaw[i]), math.cos(yaw[i]), pitch[i] / pitch_limit
+        row[10] = 1.0 if on_ground[i] else 0.0
+        row[11] = 1.0 if (cooldown[i] <= 0 and ammo[i] > 0) else 0.0
+        row[12] = 1.0 if zone_enabled else 0.0
+        row[13] = 1.0 if inside else 0.0
+        row[14] = 0.0 if inside else (d - radius) / size
+        row[15], row[16], row[17] = math.sin(bearing), math.cos(bearing), radius / size
+        row[18], row[19] = shrink_frac, target_radius / size
+        row[20] = 1.0 if minimap_open[i] else 0.0
+        mine = 1 if alive[i] else 0
+        row[21] = (teams[team[i]] - mine) / others
+        row[22] = (total - teams[team[i]]) / others
+        row[23] = coins_frac
+
+
+@njit(cache=True)
+def _fill_seen(out, start, width, slots, dist, bearing, order, count, view_range):
+    for i in range(out.shape[0]):
+        for s in range(min(slots, count[i])):
+            k = order[i, s]
+            at = start + s * width
+            out[i, at] = 1.0
+            out[i, at + 1] = dist[i, k] / view_range
+            out[i, at + 2] = math.sin(bearing[i, k])
+            out[i, at + 3] = math.cos(bearing[i, k])
+
+
+@njit(cache=True)
+def _fill_players(out, start, width, slots, order, count, rise, pos, yaw, team, health, max_health):
+    for i in range(out.shape[0]):
+        for s in range(min(slots, count[i])):
+            j = order[i, s]
+            at = start + s * width
+            out[i, at + 4] = rise[i, j] / 5.0
+            out[i, at + 5] = 1.0 if team[j] != team[i] else 0.0
+            out[i, at + 6] = health[j] / max_health
+            out[i, at + 7] = math.cos(math.atan2(pos[i, 1] - pos[j, 1], pos[i, 0] - pos[j, 0]) - yaw[j])
+
+
+@njit(cache=True)
+def _fill_turrets(out, start, width, slots, order, count, health, target, max_health):
+    for i in range(out.shape[0]):
+        for s in range(min(slots, count[i])):
+            t = order[i, s]
+            at = start + s * width
+            out[i, at + 4] = health[t] / max_health
+            out[i, at + 5] = 1.0 if target[t] == i else 0.0
+
+
+@njit(cache=True)
+def _fill_map(out, start, width, slots, viewers, pos, points, extra, size):
+    m = points.shape[0]
+    if m == 0:
+        return
+    d = np.empty(m)
+    for i in range(out.shape[0]):
+        if not viewers[i]:
+            continue
+        for k in range(m):
+            d[k] = math.hypot(pos[i, 0] - points[k, 0], pos[i, 1] - points[k, 1])
+        order = np.argsort(d, kind="mergesort")
+        for s in range(min(slots, m)):
+            k = order[s]
+            at = start + s * width
+            out[i, at] = 1.0
+            out[i, at + 1] = points[k, 0] / size
+            out[i, at + 2] = points[k, 1] / size
+            if extra.shape[0]:
+                out[i, at + 3] = extra[k]
 
 
 register_modality("state", StateObservation)
