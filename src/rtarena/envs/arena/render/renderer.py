@@ -14,6 +14,7 @@ from collections.abc import Iterable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
+from numba import njit
 
 from rtarena.envs.arena.render.draw import FONT
 from rtarena.envs.arena.render.hud import (
@@ -45,6 +46,19 @@ from rtarena.envs.arena.render.scene import (
     COIN,
     FLASH,
     PLAYER,
+    S_B,
+    S_G,
+    S_H,
+    S_KIND,
+    S_OWNER,
+    S_P0,
+    S_P1,
+    S_P2,
+    S_R,
+    S_W,
+    S_X,
+    S_Y,
+    S_Z,
     SHELL,
     SPRITE_FIELDS,
     TEAM_COLOURS,
@@ -136,45 +150,21 @@ class ArenaRenderer:
 
     def sprite_table(self, world, events: Iterable[dict] = (), names: Sequence[str] = ()) -> np.ndarray:
         """Every billboard of this instant: players, coins, ammo, chickens, turrets, shells, flashes."""
-        t_s = float(world.time_s)
-        parts = []
-        p = world.players
-        alive = np.flatnonzero(p.alive)
-        if len(alive):
-            colours = TEAM_COLOURS[p.team[alive] % len(TEAM_COLOURS)]
-            rows = sprite_rows(PLAYER, p.pos[alive], 0.8, p.height_m, colours, owner=alive)
-            rows[:, 10] = (p.pos[alive, 0] + p.pos[alive, 1]) * 2.2  # leg swing follows the feet
-            parts.append(rows)
-        coins = world.coins
-        live = np.flatnonzero(coins.active)
-        if len(live):
-            xyz = coins.pos[live].copy()
-            xyz[:, 2] -= 0.225
-            parts.append(sprite_rows(COIN, xyz, 0.45, 0.45, (0, 0, 0), p0=t_s * 3.0 + live * 0.7))
-        ammo = world.ammo
-        if ammo.active.any():
-            parts.append(sprite_rows(AMMO, ammo.pos[ammo.active], 0.7, 0.45, (0, 0, 0)))
-        ch = world.chickens
-        live = np.flatnonzero(ch.alive)
-        if len(live):
-            parts.append(sprite_rows(CHICKEN, ch.pos[live], 0.6, 0.56, (0, 0, 0), p0=ch.yaw[live],
-                                     p1=t_s * 14.0 + live * 1.3))
-        tu = world.turrets
-        if len(tu.alive):
-            health = np.where(tu.alive, tu.health / tu.max_health, -1.0)
-            parts.append(sprite_rows(TURRET, tu.pos, 1.8, 1.7, (0, 0, 0), p0=health, p1=tu.barrel_yaw,
-                                     p2=(tu.target >= 0) & tu.alive))
-        shells = world.projectiles.pos
-        if len(shells):
-            xyz = shells.copy()
-            xyz[:, 2] -= 0.15
-            parts.append(sprite_rows(SHELL, xyz, 0.3, 0.3, (0, 0, 0)))
+        p, coins, ammo, ch, tu = world.players, world.coins, world.ammo, world.chickens, world.turrets
+        health = tu.health / tu.max_health if len(tu.alive) else np.zeros(0)
+        table = _fill_sprites(
+            np.asarray(p.pos, np.float64), np.asarray(p.alive, np.bool_), np.asarray(p.team, np.int64),
+            float(p.height_m), TEAM_COLOURS,
+            np.asarray(coins.pos, np.float64).reshape(-1, 3), np.asarray(coins.active, np.bool_),
+            np.asarray(ammo.pos, np.float64).reshape(-1, 3), np.asarray(ammo.active, np.bool_),
+            np.asarray(ch.pos, np.float64).reshape(-1, 3), np.asarray(ch.yaw, np.float64),
+            np.asarray(ch.alive, np.bool_),
+            np.asarray(tu.pos, np.float64).reshape(-1, 3), np.asarray(health, np.float64),
+            np.asarray(tu.barrel_yaw, np.float64), np.asarray(tu.alive, np.bool_),
+            np.asarray(tu.target, np.int64),
+            np.asarray(world.projectiles.pos, np.float64).reshape(-1, 3), float(world.time_s))
         flashes = self._flashes(world, events, names)
-        if len(flashes):
-            parts.append(flashes)
-        if not parts:
-            return np.zeros((0, SPRITE_FIELDS), dtype=np.float32)
-        return np.concatenate(parts)
+        return np.concatenate([table, flashes]) if len(flashes) else table
 
     def _flashes(self, world, events, names) -> np.ndarray:
         index = {name: i for i, name in enumerate(names)}
@@ -313,6 +303,62 @@ class ArenaRenderer:
         if self._pool is not None:
             self._pool.shutdown(wait=True)
             self._pool = None
+
+
+@njit(cache=True)
+def _fill_sprites(ppos, palive, pteam, pheight, team_colours, coin_pos, coin_active, ammo_pos, ammo_active,
+                  ch_pos, ch_yaw, ch_alive, tu_pos, tu_health, tu_barrel, tu_alive, tu_target, shells, t_s):
+    """The sprite table (see `scene.py` for its columns), filled in one compiled pass."""
+    n = (palive.sum() + coin_active.sum() + ammo_active.sum() + ch_alive.sum() + len(tu_alive)
+         + shells.shape[0])
+    out = np.zeros((n, SPRITE_FIELDS), dtype=np.float32)
+    out[:, S_OWNER] = -1.0
+    k = 0
+    for i in range(len(palive)):
+        if palive[i]:
+            team = pteam[i] % team_colours.shape[0]
+            out[k, S_KIND] = PLAYER
+            out[k, S_X], out[k, S_Y], out[k, S_Z] = ppos[i, 0], ppos[i, 1], ppos[i, 2]
+            out[k, S_W], out[k, S_H] = 0.8, pheight
+            out[k, S_R], out[k, S_G], out[k, S_B] = team_colours[team, 0], team_colours[team, 1], team_colours[team, 2]
+            out[k, S_P1] = (ppos[i, 0] + ppos[i, 1]) * 2.2  # leg swing follows the feet
+            out[k, S_OWNER] = i
+            k += 1
+    for j in range(len(coin_active)):
+        if coin_active[j]:
+            out[k, S_KIND] = COIN
+            out[k, S_X], out[k, S_Y], out[k, S_Z] = coin_pos[j, 0], coin_pos[j, 1], coin_pos[j, 2] - 0.225
+            out[k, S_W], out[k, S_H] = 0.45, 0.45
+            out[k, S_P0] = t_s * 3.0 + j * 0.7  # spin
+            k += 1
+    for j in range(len(ammo_active)):
+        if ammo_active[j]:
+            out[k, S_KIND] = AMMO
+            out[k, S_X], out[k, S_Y], out[k, S_Z] = ammo_pos[j, 0], ammo_pos[j, 1], ammo_pos[j, 2]
+            out[k, S_W], out[k, S_H] = 0.7, 0.45
+            k += 1
+    for j in range(len(ch_alive)):
+        if ch_alive[j]:
+            out[k, S_KIND] = CHICKEN
+            out[k, S_X], out[k, S_Y], out[k, S_Z] = ch_pos[j, 0], ch_pos[j, 1], ch_pos[j, 2]
+            out[k, S_W], out[k, S_H] = 0.6, 0.56
+            out[k, S_P0] = ch_yaw[j]
+            out[k, S_P1] = t_s * 14.0 + j * 1.3  # legs
+            k += 1
+    for j in range(len(tu_alive)):
+        out[k, S_KIND] = TURRET
+        out[k, S_X], out[k, S_Y], out[k, S_Z] = tu_pos[j, 0], tu_pos[j, 1], tu_pos[j, 2]
+        out[k, S_W], out[k, S_H] = 1.8, 1.7
+        out[k, S_P0] = tu_health[j] if tu_alive[j] else -1.0  # -1: destroyed
+        out[k, S_P1] = tu_barrel[j]
+        out[k, S_P2] = 1.0 if (tu_alive[j] and tu_target[j] >= 0) else 0.0
+        k += 1
+    for j in range(shells.shape[0]):
+        out[k, S_KIND] = SHELL
+        out[k, S_X], out[k, S_Y], out[k, S_Z] = shells[j, 0], shells[j, 1], shells[j, 2] - 0.15
+        out[k, S_W], out[k, S_H] = 0.3, 0.3
+        k += 1
+    return out
 
 
 def depth_image(depth: np.ndarray, max_m: float = 80.0) -> np.ndarray:
