@@ -45,7 +45,7 @@ def main() -> None:
     rtarena.make("web/auction-v0").reset(seed=0)  # launch the browser outside the measurements
     print(f"{'env':24s} {'observation':28s} {'reset ms':>9s} {'step ms':>8s}")
     for env_id in ("web/auction-v0", "gui-games/breakout-v0"):
-        for label, kwargs in (("screenshot+SoM (default)", {}), ("screenshot, no SoM", {"som": False}),
+        for label, kwargs in (("som+marks+goal+time+text", {}), ("rgb (no marks drawn)", {"obs": ("rgb",)}),
                               ("marks+goal+time only", {"obs": ("marks", "goal", "time")})):
             reset_ms, step_ms = step_cost(env_id, args.steps, **kwargs)
             print(f"{env_id:24s} {label:28s} {reset_ms:9.1f} {step_ms:8.1f}")

@@ -46,8 +46,7 @@ def test_malformed_counted_and_treated_as_wait(gui_env):
 
 
 def test_observation_fits_its_space_and_marks_are_drawn(gui_env):
-    env = gui_env("web/hotel-v0")
-    plain = gui_env("web/hotel-v0", som=False)
+    env = gui_env("web/hotel-v0", obs=("som", "rgb", "marks", "goal", "time", "text"))
     observations, _ = env.reset(seed=3)
     obs = observations["user"]
     assert env.observation_space("user").contains(obs)
@@ -57,10 +56,11 @@ def test_observation_fits_its_space_and_marks_are_drawn(gui_env):
         assert set(mark) >= {"id", "role", "text", "box", "actions"}
     assert "Confirm booking" not in [m["text"] for m in marks]  # disabled: not interactable yet
     assert "hold expires" in obs["goal"] and obs["time"].tolist() == [0.0, env.time_limit_s]
-    bare = plain.reset(seed=3)[0]["user"]["screenshot"]
+    bare = obs["rgb"]
     x, y, w, h = marks[0]["box"]
-    assert (obs["screenshot"] != bare).any(axis=2)[y:y + h, x:x + w].any()  # the box is drawn ...
-    assert (obs["screenshot"][300:, 600:] == bare[300:, 600:]).all()  # ... and nothing far from marks
+    assert (obs["som"] != bare).any(axis=2)[y:y + h, x:x + w].any()  # the box is drawn ...
+    assert (obs["som"][300:, 600:] == bare[300:, 600:]).all()  # ... and nothing far from marks
+    assert f"[{marks[0]['id']}] radio unchecked" in obs["text"] and "Choose your room" in obs["text"]
 
 
 def test_modal_covers_marks(gui_env):

@@ -18,7 +18,7 @@ def test_frozen_page_then_exact_dt(gui_env):
     observations, _ = env.reset(seed=5)
     assert env.page_eval(PROBE)
     before = env.page_eval(READ)
-    shot = observations["user"]["screenshot"]
+    shot = observations["user"]["som"]
     time.sleep(1.5)  # real time passes; the page must not notice
     assert env.page_eval(READ) == before
     observations, *_ = env.step({"user": "wait()"})
@@ -32,7 +32,7 @@ def test_frozen_page_then_exact_dt(gui_env):
     # the ball (moved by a 10 ms timer) travelled exactly velocity * dt
     assert again[5] - before[5] == pytest.approx(before[7] * env.dt)
     assert again[6] - before[6] == pytest.approx(before[8] * env.dt)
-    assert not np.array_equal(observations["user"]["screenshot"], shot)  # and the picture moved with it
+    assert not np.array_equal(observations["user"]["som"], shot)  # and the picture moved with it
 
 
 def test_pixels_unchanged_while_frozen(gui_env):

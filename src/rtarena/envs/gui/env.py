@@ -5,6 +5,7 @@ from __future__ import annotations
 import contextlib
 import json
 import math
+import unicodedata
 from pathlib import Path
 from typing import Any, ClassVar
 
@@ -20,8 +21,9 @@ from rtarena.envs.gui.spec import TaskSpec, load_spec
 from rtarena.errors import UserError
 
 AGENT = "user"
-MODALITIES = ("screenshot", "marks", "goal", "time", "text")
-DEFAULT_OBS = ("screenshot", "marks", "goal", "time")
+MODALITIES = ("som", "rgb", "marks", "goal", "time", "text")
+DEFAULT_OBS = ("som", "marks", "goal", "time", "text")
+IMAGE_MODALITIES = ("som", "rgb")
 T0_ISO = "2025-03-14T09:00:00Z"  # page time at reset: every episode starts at the same instant
 TEXT_CHARSET = "".join(chr(c) for c in range(32, 127)) + "\n\t"
 MAX_TEXT = 200_000
@@ -40,18 +42,18 @@ class BrowserTaskEnv(RealtimeParallelEnv):
     the page receives with the task's parameters.
 
     ## Observation
-    A dict with the modalities chosen by `obs` (default all but `text`):
-    - `screenshot`: uint8 (H, W, 3), the viewport, with the Set-of-Marks drawn when `som=True`;
+    A dict with the modalities chosen by `obs` (default all but `rgb`):
+    - `som`: uint8 (H, W, 3), the viewport screenshot with the Set-of-Marks drawn on it: each usable
+      element outlined and labelled with its mark number; `rgb`: the same screenshot without marks;
     - `marks`: JSON text, a list of `{id, role, text, box: [x, y, w, h], actions, checked?}` for the
       elements that can be used now (visible, enabled, not covered);
     - `goal`: the task's goal text; `time`: float32 `[elapsed_s, left_s]` of simulated time;
-    - `text`: the page's visible text (for text-only agents).
+    - `text`: the goal, the time, one line per mark and the page's visible text, for reading.
 
     ## Action Space
-    A string of GUI calls, `click(mark)`, `click_xy(x, y)`, `type(mark, "text")`, `key("Enter")`,
-    `scroll(dx, dy)`, `wait()`, several per decision separated by `;` (see `describe()`). A string that
-    does not parse is executed as `wait()`, reported as a `malformed_action` event and counted in
-    `episode_metrics()`.
+    {actions}
+    GUI actions take no page time. A string that does not parse is executed as `wait()`, reported as a
+    `malformed_action` event and counted in `episode_metrics()`.
 
     ## Rewards and Score
     The reward is the increase of the task's progress in [0, 1], read from the page after each step, so
@@ -76,7 +78,6 @@ class BrowserTaskEnv(RealtimeParallelEnv):
         dt: float | None = None,
         time_limit_s: float | None = None,
         viewport: tuple[int, int] | None = None,
-        som: bool = True,
         obs: tuple[str, ...] | list[str] = DEFAULT_OBS,
         params: dict[str, Any] | None = None,
         screenshot_dir: str | Path | None = None,
@@ -100,7 +101,6 @@ class BrowserTaskEnv(RealtimeParallelEnv):
             raise UserError(f"unknown observation modality {unknown!r}; choose from {', '.join(MODALITIES)}",
                             field="obs")
         self.observe = tuple(obs)
-        self.som = som
         self.jpeg_quality = int(jpeg_quality)
         self.render_mode = render_mode
         self.screenshot_dir = Path(screenshot_dir) if screenshot_dir else None
@@ -111,7 +111,8 @@ class BrowserTaskEnv(RealtimeParallelEnv):
         self.agents = []
         width, height = self.viewport
         all_spaces = {
-            "screenshot": spaces.Box(0, 255, (height, width, 3), np.uint8),
+            "som": spaces.Box(0, 255, (height, width, 3), np.uint8),
+            "rgb": spaces.Box(0, 255, (height, width, 3), np.uint8),
             "marks": spaces.Text(max_length=MAX_TEXT, min_length=0, charset=TEXT_CHARSET),
             "goal": spaces.Text(max_length=4000, min_length=0, charset=TEXT_CHARSET),
             "time": spaces.Box(0.0, np.float32(self.time_limit_s + self.dt), (2,), np.float32),
@@ -293,7 +294,7 @@ class BrowserTaskEnv(RealtimeParallelEnv):
     async def _asnapshot(self):
         snap = json.loads(await self._page.evaluate(f"RT.snapshot({'true' if 'text' in self.observe else 'false'})"))
         shot = None
-        if "screenshot" in self.observe or self.screenshot_dir is not None:
+        if any(m in self.observe for m in IMAGE_MODALITIES) or self.screenshot_dir is not None:
             shot = await self._page.screenshot(type="jpeg", quality=self.jpeg_quality)
         return snap, shot
 
@@ -316,14 +317,13 @@ class BrowserTaskEnv(RealtimeParallelEnv):
         self._task = snap["task"]
         self._marks = snap["marks"]
         obs: dict[str, Any] = {}
-        pixels = None
         if shot is not None:
             pixels = decode(shot)
-            if self.som:
-                pixels = draw_marks(pixels, self._marks)
-            self._last_pixels = pixels
-        if "screenshot" in self.observe:
-            obs["screenshot"] = pixels
+            if "rgb" in self.observe:
+                obs["rgb"] = pixels
+            self._last_pixels = draw_marks(pixels, self._marks)
+            if "som" in self.observe:
+                obs["som"] = self._last_pixels
         if "marks" in self.observe:
             obs["marks"] = json.dumps(self._marks, ensure_ascii=True, separators=(",", ":"))
         if "goal" in self.observe:
@@ -332,8 +332,20 @@ class BrowserTaskEnv(RealtimeParallelEnv):
             elapsed = self._elapsed()
             obs["time"] = np.array([elapsed, max(0.0, self.time_limit_s - elapsed)], dtype=np.float32)
         if "text" in self.observe:
-            obs["text"] = _ascii(snap.get("text", ""))[:MAX_TEXT]
+            obs["text"] = _ascii(self._text_block(snap.get("text", "")))[:MAX_TEXT]
         return obs
+
+    def _text_block(self, page_text: str) -> str:
+        elapsed = self._elapsed()
+        lines = [f"Goal: {self._goal}",
+                 f"Time: {elapsed:.2f} s elapsed, {max(0.0, self.time_limit_s - elapsed):.2f} s left",
+                 "Marks (id, role, text, box x,y,w,h, actions):"]
+        for mark in self._marks:
+            checked = "" if "checked" not in mark else (" checked" if mark["checked"] else " unchecked")
+            lines.append(f"[{mark['id']}] {mark['role']}{checked} {json.dumps(mark['text'])} "
+                         f"at {tuple(mark['box'])} {'/'.join(mark['actions'])}")
+        lines += ["Page text:", page_text.strip()]
+        return "\n".join(lines)
 
     def _save_screenshot(self, obs: dict[str, Any], last: bool = False) -> None:
         """Keep a few screenshots per episode: the first, evenly spaced ones, and the last."""
@@ -355,16 +367,25 @@ class BrowserTaskEnv(RealtimeParallelEnv):
         return super().reset(seed=seed, options=options)
 
 
+BrowserTaskEnv.__doc__ = BrowserTaskEnv.__doc__.replace("{actions}", gui_actions.describe().replace("\n", "\n    "))
+
+
 def _quote(text: str) -> str:
     from urllib.parse import quote
 
     return quote(text, safe="")
 
 
+_PUNCTUATION = str.maketrans({"\u00b7": "-", "\u2013": "-", "\u2014": "-", "\u2212": "-", "\u2019": "'",
+                              "\u2018": "'", "\u201c": '"', "\u201d": '"', "\u00a0": " ", "\u2026": "...",
+                              "\u20ac": "EUR", "\u00d7": "x"})
+
+
 def _ascii(text: str) -> str:
-    """Text for a gymnasium Text space: printable ASCII, other characters escaped."""
-    escaped = text.encode("ascii", "backslashreplace").decode("ascii")
-    return "".join(c if (" " <= c <= "~") or c in "\n\t" else " " for c in escaped)
+    """Text for a gymnasium Text space: printable ASCII (accents dropped, common punctuation spelled)."""
+    plain = unicodedata.normalize("NFKD", text.translate(_PUNCTUATION))
+    return "".join(c if (" " <= c <= "~") or c in "\n\t" else ("" if unicodedata.combining(c) else "?")
+                   for c in plain)
 
 
 def make_task(task: str, **kwargs: Any) -> BrowserTaskEnv:
