@@ -145,9 +145,10 @@ def execute_job(job: EpisodeJob) -> dict[str, Any]:
     """Run one job in a worker; return a payload for the driver to write. Never raises."""
     started = time.time()
     where = {"host": socket.gethostname(), "pid": os.getpid(), "started_unix_s": started}
-    if "ray" in sys.modules:  # a Ray task: say which node ran it
+    ray = sys.modules.get("ray")
+    if ray is not None and ray.is_initialized():  # a Ray task: say which node ran it (never start Ray here)
         with contextlib.suppress(Exception):
-            where["ray_node"] = sys.modules["ray"].get_runtime_context().get_node_id()
+            where["ray_node"] = ray.get_runtime_context().get_node_id()
     try:
         outcome = play_episode(job)
     except Exception as error:
