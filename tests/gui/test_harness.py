@@ -55,3 +55,22 @@ def test_agent_specs_for_gui_families(gui_env):
     env = gui_env("web/cinema-v0", obs=("marks",))
     result = rtarena.run_match(env, build_agent("random", "web"), clock="paused", seed=0, max_steps=12)
     assert result.agents["user"]["malformed_actions"] == 0 and result.agents["user"]["gui_actions"] > 0
+
+
+def test_forked_worker_gets_its_own_browser_and_server(gui_env):
+    import multiprocessing
+
+    gui_env("web/auction-v0", obs=("marks",)).reset(seed=0)  # the parent has a browser and a page server
+    with multiprocessing.get_context("fork").Pool(1) as pool:
+        assert pool.apply(_oracle_success_in_child, ("web/document-v0",), ) == 1.0
+
+
+def _oracle_success_in_child(env_id: str) -> float:
+    from rtarena.agents.gui_oracle import GuiOracleAgent
+
+    env = rtarena.make(env_id, obs=("marks",))
+    try:
+        result = rtarena.run_match(env, GuiOracleAgent(), clock="paused", seed=0)
+        return result.agents["user"]["success"]
+    finally:
+        env.close()

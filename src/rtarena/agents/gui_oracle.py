@@ -33,6 +33,8 @@ class GuiOracleAgent(Agent):
         self.delay_s = float(clock.get("delay_s") or 0.0)
         if clock.get("clock") == "token":
             self.delay_s += float(clock.get("overhead_s") or 0.0) + self.tokens_out / float(clock["kappa"])
+        elif clock.get("clock") == "measured":
+            self.delay_s += 1e-3  # some wall time always passes: the action lands on the next step
         self.visible_at_s = -1.0
 
     def act(self, observation: Any) -> Decision:

@@ -54,6 +54,7 @@ class BrowserHost:
 
     def __init__(self, executable_path: str) -> None:
         self.executable_path = executable_path
+        self.pid = os.getpid()  # a forked worker must start its own thread and browser
         self.loop = asyncio.new_event_loop()
         self._playwright: Any = None
         self._browser: Any = None
@@ -67,7 +68,7 @@ class BrowserHost:
         path = chromium_path(executable_path)
         with cls._shared_lock:
             host = cls._shared.get(path)
-            if host is None or not host._thread.is_alive():
+            if host is None or host.pid != os.getpid() or not host._thread.is_alive():
                 host = cls._shared[path] = cls(path)
             return host
 
