@@ -109,6 +109,15 @@ def _draw_floor(rgb, depth, c, r0, r1, px, py, rdx, rdy, zx, zy, zr2, row_t, row
     last_ix = -(1 << 40)
     last_iy = -(1 << 40)
     br = bg = bb = 0.0
+    if zr2 >= 0.0:  # the zone is convex: if both ends of this stretch of floor are inside, all of it is
+        ta = row_t[r0]
+        tb = row_t[r1 - 1]
+        ax = px + ta * rdx - zx
+        ay = py + ta * rdy - zy
+        bx = px + tb * rdx - zx
+        by = py + tb * rdy - zy
+        if ax * ax + ay * ay <= zr2 and bx * bx + by * by <= zr2:
+            zr2 = -1.0
     for r in range(r0, r1):
         t = row_t[r]
         s = row_s[r]
