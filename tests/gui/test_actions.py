@@ -71,3 +71,10 @@ def test_modal_covers_marks(gui_env):
         observations, *_ = env.step({"user": "wait()"})
     texts = [m["text"] for m in json.loads(observations["user"]["marks"])]
     assert texts == ["Upgrade to Suite", "No thanks"]  # the offer covers the booking form
+
+
+def test_viewport_is_settable(gui_env):
+    env = gui_env("gui-games/snake-v0", viewport=(480, 360), obs=("rgb",))
+    observations, _ = env.reset(seed=0)
+    assert observations["user"]["rgb"].shape == (360, 480, 3)
+    assert env.observation_space("user")["rgb"].shape == (360, 480, 3)

@@ -33,13 +33,18 @@ class BrowserTaskEnv(RealtimeParallelEnv):
     """A browser task: a small site or canvas game, a goal with a deadline, and a scorer that reads the page.
 
     ## Description
-    The page runs in headless Chromium (Debian's `/usr/bin/chromium`, driven by Playwright). Its clock
-    (`Date`, `performance`, timers, `requestAnimationFrame`) is Playwright's fake clock: it never moves on
-    its own. `step()` first executes the agent's GUI actions (raw mouse and keyboard input at mark
-    centres, taking no page time), then advances page time by exactly `dt`. Under the `paused` and
-    `token` clocks the page is therefore frozen while the agent thinks; under `wall` the runtime steps
-    every `dt` of real time, so page time follows real time. All randomness comes from the seed, which
-    the page receives with the task's parameters.
+    You use a small web site or a canvas game in a real browser to reach the goal in the observation
+    (win an auction, book seats, buy under a price, eat apples ...) before its deadline, while the page
+    keeps changing: other bidders bid, seats and slots are taken, offers expire, pieces fall. What counts
+    is both which action and when.
+
+    The page runs in headless Chromium (Debian's `/usr/bin/chromium`, driven by Playwright) and its clock
+    (`Date`, `performance`, timers, `requestAnimationFrame`) is Playwright's fake clock, which never moves
+    on its own. `step()` first executes the GUI actions (raw mouse and keyboard input at mark centres,
+    taking no page time), then advances page time by exactly `dt`. Under the `paused` and `token` clocks
+    the page is therefore frozen while the agent thinks; under `wall` the runtime steps every `dt` of real
+    time, so page time follows real time. All randomness comes from the seed, which the page receives
+    with the task's parameters (`tasks/NAME.toml`).
 
     ## Observation
     A dict with the modalities chosen by `obs` (default all but `rgb`):
