@@ -121,3 +121,13 @@ def test_plain_run_resumes_into_its_out_folder(tmp_path):
     assert [e["seed"] for e in lines(out)] == [0, 1, 2, 3] or sorted(e["seed"] for e in lines(out)) == [0, 1, 2, 3]
     assert Counter(e["episode"] for e in lines(out)) == Counter(
         f"classic__cartpole-v0__seed{s:05d}" for s in range(4))
+
+
+def test_episodes_in_this_process_never_start_ray(tmp_path):
+    import ray
+
+    assert not ray.is_initialized()
+    run_jobs([EpisodeJob("classic/cartpole-v0", ("noop",), "paused", 0, 10)], tmp_path / "run", "run", {"name": "t"},
+             workers=1)
+    assert not ray.is_initialized()
+    assert "ray_node" not in lines(tmp_path / "run")[0]["worker"]
