@@ -142,9 +142,18 @@ def _register_with_ecosystem() -> None:
         if spec.id not in registration.parallel_registry:
             registration.register("parallel", spec.id, entry_point=_factory(spec.id))
         if spec.single_agent and spec.id not in gymnasium.registry:
-            gymnasium.register(
-                spec.id, entry_point="rtarena.envs.single_agent:SingleAgentView", kwargs={"env_id": spec.id}
-            )
+            # A plain function, not the class: gymnasium then takes the render modes from the built env
+            # instead of checking them against a class attribute shared by every view.
+            gymnasium.register(spec.id, entry_point=_single_agent_factory(spec.id))
+
+
+def _single_agent_factory(env_id: str):
+    def create(**kwargs: Any):
+        from rtarena.envs.single_agent import SingleAgentView
+
+        return SingleAgentView(env_id=env_id, **kwargs)
+
+    return create
 
 
 def _factory(env_id: str):
