@@ -17,7 +17,7 @@ from pathlib import Path
 
 from rich.console import Console
 
-from rtarena.eval.experiment import parse_experiment
+from rtarena.eval.experiment_file import parse_experiment
 from rtarena.eval.runner import run_experiment
 from rtarena.eval.store import read_episodes
 

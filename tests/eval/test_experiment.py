@@ -5,7 +5,8 @@ from __future__ import annotations
 import pytest
 
 from rtarena.errors import UserError
-from rtarena.eval.experiment import endpoint_of, load_experiment, parse_experiment
+from rtarena.eval.experiment import endpoint_of
+from rtarena.eval.experiment_file import load_experiment, parse_experiment
 from rtarena.eval.presets import load_preset, preset_names
 from rtarena.eval.runner import endpoint_load, fits
 

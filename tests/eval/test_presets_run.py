@@ -55,7 +55,7 @@ def test_centralized_vs_decentralized_preset_with_model_agents(tmp_path):
 
 
 def test_endpoint_limit_keeps_episodes_on_one_endpoint_apart(tmp_path):
-    from rtarena.eval.experiment import parse_experiment
+    from rtarena.eval.experiment_file import parse_experiment
     from rtarena.policy_server.server import PolicyServer
 
     with PolicyServer() as server:

@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from rtarena.eval.experiment import load_experiment
+from rtarena.eval.experiment_file import load_experiment
 from rtarena.eval.runner import run_experiment
 
 from .helpers import RTARENA, cartpole_experiment, comparable, lines

@@ -10,7 +10,7 @@ import duckdb
 import pytest
 
 from rtarena.eval.episodes import EpisodeJob
-from rtarena.eval.experiment import load_experiment, parse_experiment
+from rtarena.eval.experiment_file import load_experiment, parse_experiment
 from rtarena.eval.leaderboard import leaderboard
 from rtarena.eval.report import build_report
 from rtarena.eval.runner import run_experiment, run_jobs

@@ -12,7 +12,7 @@ from collections import Counter
 import duckdb
 
 from rtarena.eval.episodes import EpisodeJob
-from rtarena.eval.experiment import load_experiment
+from rtarena.eval.experiment_file import load_experiment
 from rtarena.eval.runner import run_experiment, run_jobs
 from rtarena.eval.store import done_keys, read_episodes, repair_tail
 

@@ -18,7 +18,8 @@ from rich.markup import escape
 from rich.table import Column, Table
 
 from rtarena.errors import UserError
-from rtarena.eval.experiment import experiment_from_flags, load_experiment, plain_keys
+from rtarena.eval.experiment import experiment_from_flags, plain_keys
+from rtarena.eval.experiment_file import load_experiment
 from rtarena.eval.presets import load_preset, preset_names, preset_summary
 from rtarena.eval.runner import RunResult, resume_run_dir, run_experiment, run_jobs
 

@@ -9,7 +9,8 @@ import difflib
 from pathlib import Path
 
 from rtarena.errors import UserError
-from rtarena.eval.experiment import Experiment, load_experiment, read_file
+from rtarena.eval.experiment import Experiment
+from rtarena.eval.experiment_file import load_experiment, read_file
 
 FOLDER = Path(__file__).parent / "presets"
 
