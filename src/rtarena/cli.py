@@ -14,7 +14,8 @@ from rich.table import Table
 from rtarena.errors import UserError
 
 app = typer.Typer(add_completion=False, no_args_is_help=True, help="rtarena: agents that must act in real time.")
-console = Console()
+# Piped output (CI logs, `make demo | tee`) gets a wide page instead of the 80 columns rich assumes.
+console = Console() if sys.stdout.isatty() else Console(width=120)
 
 
 @app.command("list")

@@ -27,7 +27,50 @@ def cartpole_section(out: Path, console: Console) -> None:
     console.print(f"cart-pole records: {out / 'cartpole'}/episodes.jsonl and decisions/*.parquet")
 
 
-SECTIONS = [cartpole_section]
+# (metric, header, format): headers stay short so the table fits an 80-column terminal
+ARENA_COLUMNS = [("score", "score", "{:.2f}"), ("coins", "coins", "{}"), ("kills", "kills", "{}"),
+                 ("deaths", "deaths", "{}"), ("accuracy", "acc", "{:.2f}"), ("incoming_hit_rate", "hit in", "{:.2f}"),
+                 ("survival", "surv", "{:.2f}"), ("effective_action_frequency", "act f", "{:.2f}"),
+                 ("outcome", "result", "{}")]
+
+
+def _cell(value, fmt: str) -> str:
+    return "-" if value is None else fmt.format(value)
+
+
+def arena_section(out: Path, console: Console) -> None:
+    """A cooperative match of heuristic bots (its metrics table), the same bots with a 1 s delay, and
+    heuristic bots against random players in the competitive level."""
+    matches = [
+        ("arena/coop-v0", ("heuristic",), "paused", 0.0, "coop, heuristic bots, paused clock"),
+        ("arena/coop-v0", ("heuristic",), "paused", 1.0, "coop, heuristic bots, 1 s injected delay"),
+        ("arena/competitive-v0", ("heuristic", "random", "heuristic", "random"), "paused", 0.0,
+         "competitive, heuristic bots (p0, p2) against random players (p1, p3)"),
+    ]
+    for env_id, specs, clock, delay_s, title in matches:
+        job = EpisodeJob(env_id, specs, clock, seed=0, max_steps=1200, clock_settings={"delay_s": delay_s},
+                         label=f"{clock}-delay{int(delay_s * 1000)}ms")
+        line = run_episode(job, out / "arena")
+        table = Table("agent", *(header for _, header, _ in ARENA_COLUMNS),
+                      title=f"{env_id}: {title} ({line['sim_seconds']:.1f} s simulated)")
+        for agent, metrics in line["agents"].items():
+            table.add_row(agent, *(_cell(metrics.get(name), fmt) for name, _, fmt in ARENA_COLUMNS))
+        console.print(table)
+    console.print("acc = hits / shots; hit in = hits taken / shots aimed at the agent; surv = fraction of the "
+                  "episode alive; act f = effective action frequency (docs/metrics.md)")
+    console.print(f"arena records: {out / 'arena'}/episodes.jsonl, decisions/, events/ (Parquet)")
+
+
+def senses_section(out: Path, console: Console) -> None:
+    """A sample of what an arena agent sees and hears in each level: RGB, depth, minimap, spectator."""
+    from rtarena.envs.arena.render.samples import save_level_samples
+
+    folder = out / "senses"
+    save_level_samples(folder)
+    console.print(f"sample frames (RGB, depth, minimap, spectator view, audio) of each level: {folder}")
+
+
+SECTIONS = [cartpole_section, arena_section, senses_section]
 
 
 def run_demo(out: Path, console: Console) -> None:
