@@ -1,15 +1,18 @@
-"""The compiled first-person renderer: a column raycaster over a height grid, billboard sprites and a
-metric depth buffer.
+"""The compiled first-person renderer: a column raycaster against the obstacle boxes, billboard
+sprites and a metric depth buffer.
 
 One view is drawn in three passes:
 
-1. **Columns.** Each screen column casts one ray through the height grid (a DDA walk, cell by cell).
-   The ray passes through *runs* of cells of equal height; at the end of a run the run's top (floor,
-   crate top) is drawn, and where the next run is taller its front face is drawn from the old height
-   up to the new one. Everything is drawn front to back and only into rows still free, and since every
-   obstacle is solid from the floor up, the free rows of a column are always the rows above some line:
-   one integer per column is the whole occlusion state. A crate therefore hides the floor behind it
-   but not a wall that rises above its top, and the walk stops as soon as nothing farther could show.
+1. **Columns.** The boxes are first culled to those in front of the camera, each with the screen
+   columns it can cover. Each column's ray is then intersected with its few boxes (slab tests, exact
+   edges, no grid), and walked from breakpoint to breakpoint: along the ray the height is that of the
+   tallest box the ray is in (0 on the open floor). Where the height drops or rises a *run* ends: the
+   run's top (floor, crate top) is drawn, and where the next run is taller its front face is drawn
+   from the old height up to the new one. Everything is drawn front to back and only into rows still
+   free, and since every obstacle is solid from the floor up, the free rows of a column are always the
+   rows above some line: one integer per column is the whole occlusion state. A crate therefore hides
+   the floor behind it but not a wall that rises above its top, and the walk stops as soon as nothing
+   farther could show.
 2. **Sprites.** Billboards are drawn with a per-pixel depth test against pass 1.
 3. **Toxic zone.** The zone's boundary is a translucent purple cylinder: pixels behind it are tinted.
 
@@ -228,21 +231,60 @@ def _draw_face(rgb, depth, c, yfree, h_lo, h_hi, t, u, mat, side, eye, hor, f, f
 
 
 @njit(cache=True, nogil=True, fastmath=True, error_model="numpy")
-def render_view(heights, material, skip, gp, cam, sprites, zone, sky, rgb, depth, far_m, fog_m):
+def _cull_boxes(boxes, px, py, dx, dy, rx, ry, f, W, far_m, cand, col0, col1):
+    """Keep the boxes in front of the camera and the screen columns each can cover; returns how many."""
+    n = 0
+    for b in range(boxes.shape[0]):
+        tmin = 1e30
+        tmax = -1e30
+        smin = 1e30
+        smax = -1e30
+        straddles = False
+        for corner in range(4):
+            x = boxes[b, 0] if corner & 1 == 0 else boxes[b, 2]
+            y = boxes[b, 1] if corner < 2 else boxes[b, 3]
+            vx = x - px
+            vy = y - py
+            t = vx * dx + vy * dy
+            tmin = min(tmin, t)
+            tmax = max(tmax, t)
+            if t > 1e-3:
+                sx = 0.5 * W + f * (vx * rx + vy * ry) / t
+                smin = min(smin, sx)
+                smax = max(smax, sx)
+            else:
+                straddles = True
+        if tmax <= 0.0 or tmin >= far_m:
+            continue
+        if straddles:
+            c0 = 0
+            c1 = W - 1
+        else:
+            c0 = max(0, math.floor(smin) - 1)
+            c1 = min(W - 1, math.floor(smax) + 1)
+            if c0 > c1:
+                continue
+        cand[n] = b
+        col0[n] = c0
+        col1[n] = c1
+        n += 1
+    return n
+
+
+@njit(cache=True, nogil=True, fastmath=True, error_model="numpy")
+def render_view(boxes, bounds, cam, sprites, zone, sky, rgb, depth, far_m, fog_m):
     """Draw one camera's view into `rgb` (H, W, 3) uint8 and `depth` (H, W) float32 metres.
 
-    `gp` is `HeightGrid.params()`, `cam` one camera row, `sprites` the sprite table, `zone` the
-    array `(centre x, centre y, radius, enabled)` and `sky` the table of `sky.sky_table()`.
+    `boxes` is the obstacle table `(M, 6)`: x0, y0, x1, y1, height, material (`scene.box_table`);
+    `bounds` = (lo, hi, outside height): beyond the square `[lo, hi]^2` everything counts as a wall;
+    `cam` one camera row, `sprites` the sprite table, `zone` the array `(centre x, centre y, radius,
+    enabled)` and `sky` the table of `sky.sky_table()`.
     """
     H = depth.shape[0]
     W = depth.shape[1]
-    ny = heights.shape[0]
-    nx = heights.shape[1]
-    gx0 = gp[0]
-    gy0 = gp[1]
-    cell = gp[2]
-    out_h = gp[3]
-    h_max = gp[4]
+    lo = bounds[0]
+    hi = bounds[1]
+    out_h = bounds[2]
     px = float(cam[C_X])
     py = float(cam[C_Y])
     eye = float(cam[C_Z])
@@ -255,11 +297,12 @@ def render_view(heights, material, skip, gp, cam, sprites, zone, sky, rgb, depth
     ry = -dx
     f = 0.5 * W / tan_half
     hor = 0.5 * H + f * math.tan(pitch)
-    gx = (px - gx0) / cell
-    gy = (py - gy0) / cell
     zx = float(zone[0])
     zy = float(zone[1])
     zr2 = float(zone[2]) * float(zone[2]) if zone[3] > 0.5 else -1.0
+    h_max = out_h
+    for b in range(boxes.shape[0]):
+        h_max = max(h_max, boxes[b, 4])
     # the floor's distance and fog per row (the same for every column)
     row_t = np.empty(H, dtype=np.float64)
     row_s = np.empty(H, dtype=np.float64)
@@ -275,86 +318,126 @@ def render_view(heights, material, skip, gp, cam, sprites, zone, sky, rgb, depth
     for r in range(H):
         above = hor - (r + 0.5)
         sky_row[r] = math.sqrt(above) if above > 0.0 else -1.0
+    M = boxes.shape[0]
+    cand = np.empty(M, dtype=np.int64)
+    col0 = np.empty(M, dtype=np.int64)
+    col1 = np.empty(M, dtype=np.int64)
+    n = _cull_boxes(boxes, px, py, dx, dy, rx, ry, f, W, far_m, cand, col0, col1)
+    # the boxes one ray passes through: entry and exit distance, height, material, entry side, box
+    hit_in = np.empty(n + 1, dtype=np.float64)
+    hit_out = np.empty(n + 1, dtype=np.float64)
+    hit_box = np.empty(n + 1, dtype=np.int64)
+    hit_side = np.empty(n + 1, dtype=np.int64)
 
     # -- pass 1: columns ---------------------------------------------------------------------------
     for c in range(W):
         k = ((2.0 * c + 1.0) / W - 1.0) * tan_half
         rdx = dx + rx * k
         rdy = dy + ry * k
-        mx = math.floor(gx)
-        my = math.floor(gy)
-        ddx = abs(cell / rdx) if abs(rdx) > 1e-12 else 1e+30
-        ddy = abs(cell / rdy) if abs(rdy) > 1e-12 else 1e+30
-        if rdx < 0:
-            stepx = -1
-            sdx = (gx - mx) * ddx
-        else:
-            stepx = 1
-            sdx = (mx + 1.0 - gx) * ddx
-        if rdy < 0:
-            stepy = -1
-            sdy = (gy - my) * ddy
-        else:
-            stepy = 1
-            sdy = (my + 1.0 - gy) * ddy
-        if 0 <= mx < nx and 0 <= my < ny:
-            cur_h = float(heights[my, mx])
-            cur_m = material[my, mx]
-        else:
-            cur_h = 0.0
-            cur_m = 0
-        t_run = 0.0
+        inv_x = 1.0 / rdx if abs(rdx) > 1e-12 else 1e30
+        inv_y = 1.0 / rdy if abs(rdy) > 1e-12 else 1e30
+        # where the ray leaves the world's square (beyond: a wall of `out_h`)
+        t_out = min((hi - px) * inv_x if rdx > 0 else (lo - px) * inv_x,
+                    (hi - py) * inv_y if rdy > 0 else (lo - py) * inv_y)
+        out_side = 0 if ((hi - px) * inv_x if rdx > 0 else (lo - px) * inv_x) <= t_out else 1
+        t_out = max(t_out, 1e-4)
+        nh = 0
+        for j in range(n):
+            if c < col0[j] or c > col1[j]:
+                continue
+            b = cand[j]
+            if abs(rdx) > 1e-12:
+                ta = (boxes[b, 0] - px) * inv_x
+                tb = (boxes[b, 2] - px) * inv_x
+                txn = min(ta, tb)
+                txf = max(ta, tb)
+            elif boxes[b, 0] <= px <= boxes[b, 2]:
+                txn = -1e30
+                txf = 1e30
+            else:
+                continue
+            if abs(rdy) > 1e-12:
+                ta = (boxes[b, 1] - py) * inv_y
+                tb = (boxes[b, 3] - py) * inv_y
+                tyn = min(ta, tb)
+                tyf = max(ta, tb)
+            elif boxes[b, 1] <= py <= boxes[b, 3]:
+                tyn = -1e30
+                tyf = 1e30
+            else:
+                continue
+            t_in = max(txn, tyn)
+            t_ex = min(txf, tyf)
+            if t_ex <= max(t_in, 0.0) or t_in >= t_out:
+                continue
+            # insert, keeping the hits sorted by entry distance
+            q = nh
+            while q > 0 and hit_in[q - 1] > t_in:
+                hit_in[q] = hit_in[q - 1]
+                hit_out[q] = hit_out[q - 1]
+                hit_box[q] = hit_box[q - 1]
+                hit_side[q] = hit_side[q - 1]
+                q -= 1
+            hit_in[q] = max(t_in, 0.0)
+            hit_out[q] = t_ex
+            hit_box[q] = b
+            hit_side[q] = 0 if txn >= tyn else 1
+            nh += 1
+        # walk the ray from breakpoint to breakpoint: the height along it is the tallest box it is in
         yfree = H
+        t = 0.0
+        cur_h = 0.0
+        cur_m = 0
+        for q in range(nh):
+            if hit_in[q] <= 1e-9 and boxes[hit_box[q], 4] > cur_h:  # the camera stands in (on) a box
+                cur_h = boxes[hit_box[q], 4]
+                cur_m = int(boxes[hit_box[q], 5])
+        t_run = 0.0
         while True:
-            if sdx < sdy:
-                t = sdx
-                sdx += ddx
-                mx += stepx
-                side = 0
-            else:
-                t = sdy
-                sdy += ddy
-                my += stepy
-                side = 1
-            t = max(t, 1e-4)  # a camera exactly on a cell edge meets that edge at t = 0
-            if t >= far_m:
-                yfree = _draw_top(rgb, depth, c, yfree, cur_h, cur_m, t_run, far_m, px, py, rdx, rdy, eye,
-                                  hor, f, zx, zy, zr2, fog_m, row_t, row_s)
+            tb = t_out
+            for q in range(nh):
+                if t + 1e-9 < hit_in[q] < tb:
+                    tb = hit_in[q]
+                if t + 1e-9 < hit_out[q] < tb:
+                    tb = hit_out[q]
+            if tb >= far_m:
+                yfree = _draw_top(rgb, depth, c, yfree, cur_h, cur_m, t_run, far_m, px, py, rdx, rdy, eye, hor, f,
+                                  zx, zy, zr2, fog_m, row_t, row_s)
                 break
-            outside = not (0 <= mx < nx and 0 <= my < ny)
-            if outside:
-                h2 = out_h
-                m2 = MAT_BOUNDARY
-            else:
-                h2 = float(heights[my, mx])
-                m2 = material[my, mx]
-            if h2 != cur_h or outside:
-                yfree = _draw_top(rgb, depth, c, yfree, cur_h, cur_m, t_run, t, px, py, rdx, rdy, eye,
-                                  hor, f, zx, zy, zr2, fog_m, row_t, row_s)
+            if tb >= t_out:
+                yfree = _draw_top(rgb, depth, c, yfree, cur_h, cur_m, t_run, t_out, px, py, rdx, rdy, eye, hor, f,
+                                  zx, zy, zr2, fog_m, row_t, row_s)
+                if out_h > cur_h:
+                    u = py + t_out * rdy if out_side == 0 else px + t_out * rdx
+                    yfree = _draw_face(rgb, depth, c, yfree, cur_h, out_h, t_out, u, MAT_BOUNDARY, out_side, eye,
+                                       hor, f, fog_m)
+                break
+            # the tallest box the ray is in just after tb
+            h2 = 0.0
+            m2 = 0
+            side2 = 0
+            for q in range(nh):
+                if hit_in[q] <= tb + 1e-9 and hit_out[q] > tb + 1e-9:
+                    hb = boxes[hit_box[q], 4]
+                    if hb > h2:
+                        h2 = hb
+                        m2 = int(boxes[hit_box[q], 5])
+                        side2 = hit_side[q]
+            if h2 != cur_h:
+                yfree = _draw_top(rgb, depth, c, yfree, cur_h, cur_m, t_run, tb, px, py, rdx, rdy, eye, hor, f,
+                                  zx, zy, zr2, fog_m, row_t, row_s)
                 if h2 > cur_h:
-                    u = py + t * rdy if side == 0 else px + t * rdx
-                    yfree = _draw_face(rgb, depth, c, yfree, cur_h, h2, t, u, m2, side, eye, hor, f, fog_m)
-                if outside:
-                    break
+                    u = py + tb * rdy if side2 == 0 else px + tb * rdx
+                    yfree = _draw_face(rgb, depth, c, yfree, cur_h, h2, max(tb, 1e-4), u, m2, side2, eye, hor, f,
+                                       fog_m)
                 cur_h = h2
                 cur_m = m2
-                t_run = t
+                t_run = tb
                 # nothing farther can reach a free row: stop walking
-                limit = hor if eye >= h_max else hor + f * (eye - h_max) / t
+                limit = hor if eye >= h_max else hor + f * (eye - h_max) / tb
                 if yfree - 0.5 < limit:
                     break
-            else:
-                # inside a same-height square of radius k: jump to where the ray leaves it
-                kk = skip[my, mx]
-                if kk >= 2:
-                    tx = (mx + kk + 1.0 - gx) * ddx if stepx > 0 else (gx - (mx - kk)) * ddx
-                    ty = (my + kk + 1.0 - gy) * ddy if stepy > 0 else (gy - (my - kk)) * ddy
-                    tj = min(tx, ty) * 0.999999
-                    if tj > t:
-                        mx = math.floor(gx + tj * rdx / cell)
-                        my = math.floor(gy + tj * rdy / cell)
-                        sdx = (mx + 1.0 - gx) * ddx if stepx > 0 else (gx - mx) * ddx
-                        sdy = (my + 1.0 - gy) * ddy if stepy > 0 else (gy - my) * ddy
+            t = tb
         # the rest of the column is sky: table row = sqrt(tan(elevation) / max) * rows, and
         # tan(elevation) = (hor - y) / (f * |ray|), so the square root splits into a row and a column part
         ia = int((math.atan2(rdy, rdx) + math.pi) * (SKY_AZIMUTHS / (2.0 * math.pi))) % SKY_AZIMUTHS
@@ -464,10 +547,10 @@ def render_view(heights, material, skip, gp, cam, sprites, zone, sky, rgb, depth
 
 
 @njit(cache=True, nogil=True, fastmath=True, error_model="numpy")
-def render_range(heights, material, skip, gp, cams, sprites, zone, sky, rgb, depth, far_m, fog_m, start, stop):
+def render_range(boxes, bounds, cams, sprites, zone, sky, rgb, depth, far_m, fog_m, start, stop):
     """Render cameras `start..stop` into `rgb[i]`/`depth[i]`; one call per worker thread."""
     for i in range(start, stop):
-        render_view(heights, material, skip, gp, cams[i], sprites, zone, sky, rgb[i], depth[i], far_m, fog_m)
+        render_view(boxes, bounds, cams[i], sprites, zone, sky, rgb[i], depth[i], far_m, fog_m)
 
 
 __all__ = ["FLASH", "SHELL", "render_range", "render_view"]

@@ -64,8 +64,10 @@ from rtarena.envs.arena.render.scene import (
     TEAM_COLOURS,
     TURRET,
     HeightGrid,
+    box_table,
     grid_from_world,
     sprite_rows,
+    world_bounds,
 )
 from rtarena.envs.arena.render.sky import sky_table
 from rtarena.errors import UserError
@@ -145,6 +147,8 @@ class ArenaRenderer:
             world.obstacles.kind).tobytes() + str(world.size_m).encode()
         if key != self._layout_key:
             self.grid = grid_from_world(world, cell_m=self.cell_m)
+            self.boxes = box_table(world)
+            self.bounds = world_bounds(world)
             self.maps = MapPainter(self.grid)
             self._layout_key = key
 
@@ -257,7 +261,6 @@ class ArenaRenderer:
         grid = self.grid
         zone = world.zone
         zone_arr = np.array([zone.center[0], zone.center[1], zone.radius_m, 1.0 if zone.enabled else 0.0])
-        gp = grid.params()
         cams = np.ascontiguousarray(cams, dtype=np.float32)
         sprites = np.ascontiguousarray(sprites, dtype=np.float32)
         mm_x0, mm_y0, mm_size = minimap_layout(self.width, self.height)
@@ -268,8 +271,8 @@ class ArenaRenderer:
         mm_scale = mm_size / grid.size_m
 
         def work(start: int, stop: int) -> None:
-            render_range(grid.heights, grid.material, grid.skip, gp, cams, sprites, zone_arr, self.sky, rgb, depth,
-                         self.far_m, self.fog_m, start, stop)
+            render_range(self.boxes, self.bounds, cams, sprites, zone_arr, self.sky, rgb, depth, self.far_m,
+                         self.fog_m, start, stop)
             if hud is not None:
                 overlay_range(rgb, hud, FONT, minimap, mm_x0, mm_y0, mm_scale, grid.size_m, start, stop)
 

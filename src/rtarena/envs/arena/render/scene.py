@@ -1,9 +1,11 @@
 """What the renderer draws, as flat numpy arrays the compiled kernels can read.
 
-The arena's `World` (envs/arena/world.py) is turned into three things here:
+The arena's `World` (envs/arena/world.py) is turned into these here:
 
+- a box table: the obstacles with their heights and materials, which the column raycaster casts
+  against (exact edges);
 - a `HeightGrid`: the obstacles rasterised on a fine grid of heights (metres) and materials, built once
-  per level layout, which the column raycaster walks;
+  per level layout, from which the minimap and spectator pictures are drawn;
 - a sprite table `(S, SPRITE_FIELDS)` float32: one row per billboard (players, coins, ammo boxes,
   chickens, turrets, shells, muzzle flashes), rebuilt every step;
 - a camera table `(N, CAMERA_FIELDS)` float32: one row per agent's eye, rebuilt every step.
@@ -17,7 +19,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-from numba import njit
 
 # -- materials of the height grid ----------------------------------------------------------------------
 MAT_FLOOR = 0
@@ -46,7 +47,8 @@ TEAM_COLOURS = np.array(
 
 @dataclass(frozen=True)
 class HeightGrid:
-    """Obstacles rasterised: `heights[iy, ix]` (metres, 0 = open floor) and `material[iy, ix]`.
+    """Obstacles rasterised (for the minimap and spectator pictures): `heights[iy, ix]` (metres, 0 = open
+    floor) and `material[iy, ix]`.
 
     Cell `(ix, iy)` covers `[x0 + ix*cell_m, x0 + (ix+1)*cell_m)` in x (likewise y). Everything outside
     the grid counts as a boundary wall `outside_height_m` tall, so every ray ends somewhere.
@@ -54,20 +56,12 @@ class HeightGrid:
 
     heights: np.ndarray  # (ny, nx) float32
     material: np.ndarray  # (ny, nx) uint8
-    skip: np.ndarray  # (ny, nx) int32: every cell within this Chebyshev distance has the same height
     x0: float
     y0: float
     cell_m: float
     outside_height_m: float
     max_height_m: float
     size_m: float  # the playable floor is [0, size_m]^2
-
-    def params(self) -> np.ndarray:
-        """The scalars the kernels need, packed: x0, y0, cell, outside height, max height, size."""
-        return np.array(
-            [self.x0, self.y0, self.cell_m, self.outside_height_m, self.max_height_m, self.size_m],
-            dtype=np.float64,
-        )
 
 
 def build_height_grid(
@@ -79,8 +73,7 @@ def build_height_grid(
 ) -> HeightGrid:
     """Rasterise axis-aligned boxes `(x0, y0, x1, y1, height)` with one material each (`MAT_*`).
 
-    A cell takes the tallest box that covers its centre. `cell_m` sets how finely box edges are
-    placed; 0.25 m keeps edges within 12.5 cm of the world's while a 100 m arena stays 0.7 MB.
+    A cell takes the tallest box that covers its centre; a box thinner than a cell still gets one.
     """
     boxes = np.asarray(boxes, dtype=np.float64).reshape(-1, 5)
     materials = np.asarray(materials, dtype=np.uint8).reshape(-1)
@@ -102,65 +95,7 @@ def build_height_grid(
         material[block] = np.where(taller, mat, material[block])
     top = float(heights.max()) if heights.size else 0.0
     outside = max(top, 3.0)
-    skip = same_height_radius(heights)
-    return HeightGrid(heights, material, skip, x0, y0, cell_m, outside, max(top, outside), float(size_m))
-
-
-def same_height_radius(heights: np.ndarray) -> np.ndarray:
-    """For each cell, the Chebyshev radius (in cells) of the square around it whose cells all share its
-    height: a ray may jump across that square without missing an edge (empty-space skipping).
-
-    A chessboard distance transform to the nearest cell that has a differently tall neighbour (or lies
-    on the grid's border), by erosion: cheap for a grid built once per layout.
-    """
-    h = np.asarray(heights, dtype=np.float32)
-    edge = np.zeros(h.shape, dtype=bool)
-    edge[0, :] = edge[-1, :] = edge[:, 0] = edge[:, -1] = True
-    edge[1:, :] |= h[1:, :] != h[:-1, :]
-    edge[:-1, :] |= h[:-1, :] != h[1:, :]
-    edge[:, 1:] |= h[:, 1:] != h[:, :-1]
-    edge[:, :-1] |= h[:, :-1] != h[:, 1:]
-    edge[1:, 1:] |= h[1:, 1:] != h[:-1, :-1]
-    edge[:-1, :-1] |= h[:-1, :-1] != h[1:, 1:]
-    edge[1:, :-1] |= h[1:, :-1] != h[:-1, 1:]
-    edge[:-1, 1:] |= h[:-1, 1:] != h[1:, :-1]
-    return _chessboard_distance(edge)
-
-
-@njit(cache=True)
-def _chessboard_distance(edge):
-    """Two-pass chessboard distance transform: 0 on `edge` cells."""
-    ny, nx = edge.shape
-    big = ny + nx
-    d = np.empty((ny, nx), dtype=np.int32)
-    for y in range(ny):
-        for x in range(nx):
-            if edge[y, x]:
-                d[y, x] = 0
-                continue
-            m = big
-            if y > 0:
-                m = min(m, d[y - 1, x])
-                if x > 0:
-                    m = min(m, d[y - 1, x - 1])
-                if x + 1 < nx:
-                    m = min(m, d[y - 1, x + 1])
-            if x > 0:
-                m = min(m, d[y, x - 1])
-            d[y, x] = m + 1
-    for y in range(ny - 1, -1, -1):
-        for x in range(nx - 1, -1, -1):
-            m = d[y, x]
-            if y + 1 < ny:
-                m = min(m, d[y + 1, x] + 1)
-                if x > 0:
-                    m = min(m, d[y + 1, x - 1] + 1)
-                if x + 1 < nx:
-                    m = min(m, d[y + 1, x + 1] + 1)
-            if x + 1 < nx:
-                m = min(m, d[y, x + 1] + 1)
-            d[y, x] = m
-    return d
+    return HeightGrid(heights, material, x0, y0, cell_m, outside, max(top, outside), float(size_m))
 
 
 def grid_from_world(world, cell_m: float = 0.25) -> HeightGrid:
@@ -173,6 +108,29 @@ def grid_from_world(world, cell_m: float = 0.25) -> HeightGrid:
     outside = (boxes[:, 2] <= 0) | (boxes[:, 3] <= 0) | (boxes[:, 0] >= size) | (boxes[:, 1] >= size)
     mats = np.where(kinds == CRATE, MAT_CRATE, np.where(outside, MAT_BOUNDARY, MAT_WALL)).astype(np.uint8)
     return build_height_grid(boxes, mats, size, cell_m=cell_m)
+
+
+def box_table(world) -> np.ndarray:
+    """The obstacles as the renderer reads them: (M, 6) float64 rows x0, y0, x1, y1, height, material
+    (`MAT_WALL`, `MAT_CRATE`, or `MAT_BOUNDARY` for walls outside the floor)."""
+    from rtarena.envs.arena.world import CRATE
+
+    boxes = np.asarray(world.obstacles.boxes, dtype=np.float64).reshape(-1, 5)
+    kinds = np.asarray(world.obstacles.kind)
+    size = float(world.size_m)
+    outside = (boxes[:, 2] <= 0) | (boxes[:, 3] <= 0) | (boxes[:, 0] >= size) | (boxes[:, 1] >= size)
+    mats = np.where(kinds == CRATE, MAT_CRATE, np.where(outside, MAT_BOUNDARY, MAT_WALL))
+    table = np.zeros((len(boxes), 6), dtype=np.float64)
+    table[:, :5] = boxes
+    table[:, 5] = mats
+    return table
+
+
+def world_bounds(world, margin_m: float = 2.0) -> np.ndarray:
+    """(lo, hi, outside height): beyond the square `[lo, hi]^2` the renderer sees a boundary wall."""
+    boxes = np.asarray(world.obstacles.boxes, dtype=np.float64).reshape(-1, 5)
+    top = float(boxes[:, 4].max()) if len(boxes) else 0.0
+    return np.array([-margin_m, float(world.size_m) + margin_m, max(top, 3.0)], dtype=np.float64)
 
 
 def empty_sprites(n: int = 0) -> np.ndarray:
