@@ -13,13 +13,15 @@ $(STAMP): pyproject.toml
 	$(BIN)/pip install -q -e '.[dev]'
 	touch $(STAMP)
 
-# Debian packages the browser tasks and the human-play tests need (Chromium for Playwright, Xvfb).
+# Debian packages the tests need: Chromium (Playwright drives it), Xvfb (human play under a virtual
+# display), iproute2 (the Ray test cluster's private network namespace).
+SYSTEM_PACKAGES := chromium xvfb iproute2
 system-deps:
-	@if ! command -v chromium >/dev/null 2>&1 || ! command -v Xvfb >/dev/null 2>&1; then \
+	@if ! command -v chromium >/dev/null 2>&1 || ! command -v Xvfb >/dev/null 2>&1 || ! command -v ip >/dev/null 2>&1; then \
 		if [ "$$(id -u)" = 0 ]; then \
-			apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium xvfb >/dev/null; \
+			apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $(SYSTEM_PACKAGES) >/dev/null; \
 		else \
-			echo "rtarena: chromium and xvfb are missing; install them with: sudo apt-get install chromium xvfb"; \
+			echo "rtarena: missing system packages; install them with: sudo apt-get install $(SYSTEM_PACKAGES)"; \
 		fi; \
 	fi
 
