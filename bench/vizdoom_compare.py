@@ -12,8 +12,9 @@ other load on the machine does not distort them as it would wall-clock rates. Vi
   likewise runs the game for a tic and renders one frame);
 - `batch of 16`: sixteen agents per env step, frames = 16 x steps (ViZDoom renders one view per
   game instance, so its row is the same as above);
-- `renderer`: the arena's renderer alone, one view per call (the world held still but turning), for
-  the cost of pixels without the arena's world simulation (which ViZDoom's rate includes for Doom's).
+- `renderer`: the arena's renderer alone, 16 views per batch call as the env makes them (the world
+  held still, the views turning), for the cost of pixels without the arena's world simulation (which
+  ViZDoom's rate includes for Doom's).
 
 At 160x120 and 320x240, with and without a depth buffer. Needs `pip install 'rtarena[bench]'`
 (ViZDoom from PyPI).
@@ -177,7 +178,7 @@ def main() -> int:
           "ratio = arena / ViZDoom")
     print(f"load average: {os.getloadavg()[0]:.1f}")
     print("| resolution | depth | ViZDoom | arena env, 1 agent | ratio | arena env, 16 agents | ratio "
-          "| arena renderer | ratio |")
+          "| arena renderer (batch of 16) | ratio |")
     print("|---|---|---|---|---|---|---|---|---|")
     for width, height in RESOLUTIONS:
         for depth in (False, True):
@@ -185,7 +186,7 @@ def main() -> int:
             vz = measure("vizdoom", width, height, depth, args.seconds, 1, r)
             one = measure("arena", width, height, depth, args.seconds, 1, r)
             many = measure("arena", width, height, depth, args.seconds, 16, r)
-            alone = measure("renderer", width, height, depth, args.seconds, 1, r)
+            alone = measure("renderer", width, height, depth, args.seconds, 16, r)
             print(f"| {width}x{height} | {'yes' if depth else 'no'} | {vz:,.0f} | {one:,.0f} | {one / vz:.1f}x "
                   f"| {many:,.0f} | {many / vz:.1f}x | {alone:,.0f} | {alone / vz:.1f}x |", flush=True)
     return 0
