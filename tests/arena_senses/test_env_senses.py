@@ -132,3 +132,15 @@ def test_registered_level_with_pixels():
     obs, _ = env.reset(seed=0)
     agent = env.agents[0]
     assert obs[agent]["rgb"].shape == (84, 84, 3)
+
+
+def test_ecosystem_checks_pass_with_senses():
+    import gymnasium
+    from gymnasium.utils.env_checker import check_env
+    from pettingzoo.test import parallel_api_test
+
+    single = gymnasium.make("arena/basic-v0", obs=("rgb", "depth", "audio", "state"), resolution=96,
+                            render_mode="rgb_array")
+    check_env(single.unwrapped, skip_render_check=False)
+    parallel_api_test(rtarena.make("arena/coop-v0", obs=("rgb", "depth", "audio", "text"), resolution=84),
+                      num_cycles=30)
