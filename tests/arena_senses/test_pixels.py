@@ -233,3 +233,18 @@ def test_cameras_on_cell_edges_next_to_walls_render(yaw):
     renderer = ArenaRenderer(world, 96, 96, threads=1)
     _rgb, depth = renderer.render(world)
     assert np.isfinite(depth).all() and (depth > 0).all()
+
+
+def test_jumping_raises_the_eye_and_reveals_the_floor_behind_a_crate():
+    crate = (13.5, 23.0, 14.5, 27.0)  # 3.5..4.5 m ahead, 0.9 m tall: from 1.6 m it hides the floor to 10 m
+    wall = (20.0, 15.0, 21.0, 35.0)
+    world = make_world(players=[(10.0, 25.0, 0.0)], crates=[crate], walls=[wall])
+
+    def floor_behind(jump_m: float) -> int:
+        world.players.pos[0, 2] = jump_m
+        _, depth, _ = render(world)
+        column = depth[:, 64]
+        return int(((column > 4.6) & (column < 9.9)).sum())  # floor between the crate and the wall
+
+    assert floor_behind(0.0) == 0
+    assert floor_behind(1.0) >= 3
