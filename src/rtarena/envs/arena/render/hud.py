@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import math
 
-import numpy as np
 from numba import njit
 
 from rtarena.envs.arena.render.draw import COLON, SLASH, blend, disc, glyph, line, number, rect, triangle
@@ -162,9 +161,3 @@ def overlay_range(rgb, hud, font, minimap, mm_x0, mm_y0, mm_scale, size_m, start
             draw_minimap(rgb[i], minimap, mm_x0, mm_y0, row[H_X], row[H_Y], row[H_YAW], mm_scale, size_m)
         if row[H_SHOW] > 0.5:
             draw_hud(rgb[i], row, font)
-
-
-def empty_hud(n: int) -> np.ndarray:
-    table = np.zeros((n, HUD_FIELDS), dtype=np.float64)
-    table[:, H_ALIVE] = 1.0
-    return table

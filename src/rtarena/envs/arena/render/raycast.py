@@ -164,7 +164,8 @@ def _draw_floor(rgb, depth, c, r0, r1, px, py, rdx, rdy, zx, zy, zr2, row_t, row
 @njit(cache=True, nogil=True, fastmath=True, error_model="numpy")
 def _draw_face(rgb, depth, c, yfree, h_lo, h_hi, t, u, mat, side, eye, hor, f, fog_m):
     """A vertical face at ray distance t from height h_lo to h_hi: courses of blocks (walls, boundary
-    bricks) or planks (crates) with mortar lines (the picture of `surfaces.face_colour`). Along a column
+    bricks) or planks (crates) with mortar lines that fade with distance, darker on faces that look
+    north or south (`side` 1) so corners read. Along a column
     only the course changes, so a block's colour is computed once per course and reused."""
     ya = hor + f * (eye - h_hi) / t
     yb = hor + f * (eye - h_lo) / t

@@ -133,12 +133,6 @@ def world_bounds(world, margin_m: float = 2.0) -> np.ndarray:
     return np.array([-margin_m, float(world.size_m) + margin_m, max(top, 3.0)], dtype=np.float64)
 
 
-def empty_sprites(n: int = 0) -> np.ndarray:
-    table = np.zeros((n, SPRITE_FIELDS), dtype=np.float32)
-    table[:, S_OWNER] = -1
-    return table
-
-
 def sprite_rows(kind: int, xyz: np.ndarray, width: float, height: float, colour, p0=0.0, p1=0.0, p2=0.0,
                 owner=-1) -> np.ndarray:
     """Sprite rows of one kind; `xyz` is (n, 3) bottom-centre positions, the rest broadcast."""
@@ -154,15 +148,3 @@ def sprite_rows(kind: int, xyz: np.ndarray, width: float, height: float, colour,
     rows[:, S_P2] = p2
     rows[:, S_OWNER] = owner
     return rows
-
-
-def cameras(x, y, eye_z, yaw, pitch, fov_rad, self_index=None) -> np.ndarray:
-    """A camera table from per-camera arrays (or scalars, broadcast)."""
-    x, y, eye_z, yaw, pitch, fov_rad = np.broadcast_arrays(
-        *(np.atleast_1d(np.asarray(v, dtype=np.float64)) for v in (x, y, eye_z, yaw, pitch, fov_rad))
-    )
-    table = np.zeros((len(x), CAMERA_FIELDS), dtype=np.float32)
-    table[:, C_X], table[:, C_Y], table[:, C_Z] = x, y, eye_z
-    table[:, C_YAW], table[:, C_PITCH], table[:, C_FOV] = yaw, pitch, fov_rad
-    table[:, C_SELF] = -1 if self_index is None else np.asarray(self_index)
-    return table

@@ -1,9 +1,10 @@
-"""Procedural textures and sky, compiled: colours are computed from world coordinates, so surfaces
-need no texture memory and stay sharp at any resolution.
+"""Procedural textures, compiled: colours are computed from world coordinates, so surfaces need no
+texture memory and stay sharp at any resolution.
 
-Every function returns an `(r, g, b)` tuple of floats in 0..255. The patterns (floor tiles, wall
-blocks, crate planks, clouds) exist so that distance and motion can be perceived: tiles shrink toward
-the horizon and slide under the camera, clouds move when the camera turns.
+Every function returns an `(r, g, b)` tuple of floats in 0..255. The patterns (floor tiles, crate
+planks; wall blocks and bricks are drawn course by course in `raycast._draw_face`, the floor's common
+case in `raycast._draw_floor`) exist so that distance and motion can be perceived: tiles shrink toward
+the horizon and slide under the camera. The sky is a table (`sky.py`).
 """
 
 from __future__ import annotations
@@ -12,7 +13,7 @@ import math
 
 from numba import njit
 
-from rtarena.envs.arena.render.scene import MAT_BOUNDARY, MAT_CRATE, MAT_FLOOR, MAT_WALL
+from rtarena.envs.arena.render.scene import MAT_CRATE, MAT_FLOOR, MAT_WALL
 
 FOG_RGB = (188.0, 198.0, 212.0)
 ZONE_RGB = (150.0, 40.0, 190.0)
@@ -68,48 +69,6 @@ def floor_colour(wx, wy, dist, zx, zy, zr2):
 
 
 @njit(cache=True, nogil=True, inline="always", fastmath=True, error_model="numpy")
-def face_colour(mat, u, z, side, dist):
-    """A vertical face: `u` runs along the face (metres), `z` is the height; `side` 1 faces north/south
-    and is drawn darker, so corners read."""
-    contrast = max(0.0, 1.0 - dist / 50.0)
-    if mat == MAT_CRATE:
-        plank = math.floor(z / 0.25)
-        fz = z / 0.25 - plank
-        col = math.floor(u / 1.0)
-        fu = u - col
-        v = 0.85 + 0.2 * hash01(int(col), int(plank), 3)
-        r, g, b = 170.0 * v, 118.0 * v, 62.0 * v
-        if fz < 0.08 or fu < 0.04:
-            k = 1.0 - 0.45 * contrast
-            r, g, b = r * k, g * k, b * k
-    elif mat == MAT_BOUNDARY:
-        row = math.floor(z / 0.25)
-        bu = u / 0.5 + 0.5 * (int(row) & 1)
-        col = math.floor(bu)
-        fu = bu - col
-        fz = z / 0.25 - row
-        v = 0.85 + 0.25 * hash01(int(col), int(row), 5)
-        r, g, b = 150.0 * v, 72.0 * v, 58.0 * v
-        if fz < 0.1 or fu < 0.05:
-            k = 1.0 - 0.3 * contrast
-            r, g, b = 185.0 * k + r * (1 - k), 178.0 * k + g * (1 - k), 165.0 * k + b * (1 - k)
-    else:  # MAT_WALL: concrete blocks 1 m x 0.5 m, offset every other course
-        row = math.floor(z / 0.5)
-        bu = u + 0.5 * (int(row) & 1)
-        col = math.floor(bu)
-        fu = bu - col
-        fz = z / 0.5 - row
-        v = 0.86 + 0.2 * hash01(int(col), int(row), 11)
-        r, g, b = 158.0 * v, 162.0 * v, 170.0 * v
-        if fz < 0.06 or fu < 0.03:
-            k = 1.0 - 0.4 * contrast
-            r, g, b = r * k, g * k, b * k
-    if side == 1:
-        r, g, b = r * 0.78, g * 0.78, b * 0.78
-    return r, g, b
-
-
-@njit(cache=True, nogil=True, inline="always", fastmath=True, error_model="numpy")
 def top_colour(mat, wx, wy, dist, zx, zy, zr2):
     """The horizontal top of a cell run: the floor, or the top of a crate or wall."""
     if mat == MAT_FLOOR:
@@ -128,26 +87,4 @@ def top_colour(mat, wx, wy, dist, zx, zy, zr2):
     return 120.0, 80.0, 70.0
 
 
-@njit(cache=True, nogil=True, inline="always", fastmath=True, error_model="numpy")
-def sky_colour(azimuth, elevation):
-    """Sky by direction: a gradient from haze at the horizon to blue overhead, with clouds fixed to the
-    world's directions (so turning is visible even in an open field)."""
-    if elevation < 0.0:
-        return FOG_RGB[0], FOG_RGB[1], FOG_RGB[2]
-    s = min(1.0, elevation * 1.6)
-    r = FOG_RGB[0] * (1 - s) + 70.0 * s
-    g = FOG_RGB[1] * (1 - s) + 125.0 * s
-    b = FOG_RGB[2] * (1 - s) + 205.0 * s
-    c = math.sin(azimuth * 5.0 + 1.7 * math.sin(azimuth * 3.0) + elevation * 7.0) * math.sin(
-        azimuth * 9.0 - elevation * 11.0 + 0.6 + math.sin(azimuth * 2.0)
-    )
-    if c > 0.25 and elevation > 0.03:
-        k = min(1.0, (c - 0.25) * 2.5) * min(1.0, (elevation - 0.03) * 12.0) * 0.75
-        r = r * (1 - k) + 245.0 * k
-        g = g * (1 - k) + 245.0 * k
-        b = b * (1 - k) + 250.0 * k
-    return r, g, b
-
-
-__all__ = ["MAT_BOUNDARY", "MAT_CRATE", "MAT_FLOOR", "MAT_WALL", "face_colour", "fog", "sky_colour",
-           "top_colour"]
+__all__ = ["FOG_RGB", "ZONE_RGB", "floor_colour", "fog", "hash01", "top_colour"]
