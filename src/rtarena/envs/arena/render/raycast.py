@@ -232,8 +232,9 @@ def _draw_face(rgb, depth, c, yfree, h_lo, h_hi, t, u, mat, side, eye, hor, f, f
 
 
 @njit(cache=True, nogil=True, fastmath=True, error_model="numpy")
-def _cull_boxes(boxes, px, py, dx, dy, rx, ry, f, W, far_m, cand, col0, col1):
-    """Keep the boxes in front of the camera and the screen columns each can cover; returns how many."""
+def _cull_boxes(boxes, px, py, dx, dy, rx, ry, f, W, far_m, cand, col0, col1, near):
+    """Keep the boxes in front of the camera with the screen columns each can cover and their nearest
+    depth, sorted nearest first; returns how many."""
     n = 0
     for b in range(boxes.shape[0]):
         tmin = 1e30
@@ -265,9 +266,17 @@ def _cull_boxes(boxes, px, py, dx, dy, rx, ry, f, W, far_m, cand, col0, col1):
             c1 = min(W - 1, math.floor(smax) + 1)
             if c0 > c1:
                 continue
-        cand[n] = b
-        col0[n] = c0
-        col1[n] = c1
+        q = n  # insertion by nearest depth: a column can stop at the first box beyond what blocks it
+        while q > 0 and near[q - 1] > tmin:
+            cand[q] = cand[q - 1]
+            col0[q] = col0[q - 1]
+            col1[q] = col1[q - 1]
+            near[q] = near[q - 1]
+            q -= 1
+        cand[q] = b
+        col0[q] = c0
+        col1[q] = c1
+        near[q] = tmin
         n += 1
     return n
 
@@ -323,7 +332,8 @@ def render_view(boxes, bounds, cam, sprites, zone, sky, rgb, depth, far_m, fog_m
     cand = np.empty(M, dtype=np.int64)
     col0 = np.empty(M, dtype=np.int64)
     col1 = np.empty(M, dtype=np.int64)
-    n = _cull_boxes(boxes, px, py, dx, dy, rx, ry, f, W, far_m, cand, col0, col1)
+    near = np.empty(M, dtype=np.float64)
+    n = _cull_boxes(boxes, px, py, dx, dy, rx, ry, f, W, far_m, cand, col0, col1, near)
     # the boxes one ray passes through: entry and exit distance, height, material, entry side, box
     hit_in = np.empty(n + 1, dtype=np.float64)
     hit_out = np.empty(n + 1, dtype=np.float64)
@@ -343,7 +353,10 @@ def render_view(boxes, bounds, cam, sprites, zone, sky, rgb, depth, far_m, fog_m
         out_side = 0 if ((hi - px) * inv_x if rdx > 0 else (lo - px) * inv_x) <= t_out else 1
         t_out = max(t_out, 1e-4)
         nh = 0
+        t_cut = t_out  # beyond the first box as tall as the tallest (taller than the eye) nothing shows
         for j in range(n):
+            if near[j] >= t_cut:
+                break
             if c < col0[j] or c > col1[j]:
                 continue
             b = cand[j]
@@ -369,8 +382,10 @@ def render_view(boxes, bounds, cam, sprites, zone, sky, rgb, depth, far_m, fog_m
                 continue
             t_in = max(txn, tyn)
             t_ex = min(txf, tyf)
-            if t_ex <= max(t_in, 0.0) or t_in >= t_out:
+            if t_ex <= max(t_in, 0.0) or t_in > t_cut:
                 continue
+            if boxes[b, 4] >= h_max and eye <= h_max and t_in > 0.0:
+                t_cut = t_in
             # insert, keeping the hits sorted by entry distance
             q = nh
             while q > 0 and hit_in[q - 1] > t_in:
