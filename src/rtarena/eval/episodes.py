@@ -12,6 +12,7 @@ import hashlib
 import os
 import socket
 import sys
+import tempfile
 import time
 import traceback
 from collections.abc import Callable
@@ -58,6 +59,7 @@ class Outcome:
     result: MatchResult
     slot_specs: dict[str, str]
     video: bytes | None = None
+    files: dict[str, bytes] = field(default_factory=dict)  # run-relative path -> content (screenshots ...)
 
 
 def controllers_for(env: Any, specs: list[AgentSpec], family: str) -> dict[Any, Any]:
@@ -88,7 +90,21 @@ def controllers_for(env: Any, specs: list[AgentSpec], family: str) -> dict[Any, 
 def play_episode(job: EpisodeJob) -> Outcome:
     """Play one episode in this process."""
     spec = env_spec(job.env_id)
-    env_kwargs = {**job.env_kwargs, **({"render_mode": "rgb_array"} if job.video else {})}
+    with tempfile.TemporaryDirectory(prefix="rtarena-artifacts-") as scratch:
+        # Envs that leave files (screenshots) write them to a scratch folder; the driver writes them to
+        # the run, so they travel from worker processes and Ray nodes like the rest of the outcome.
+        folders = {kwarg: Path(scratch) / sub for kwarg, sub in spec.artifact_kwargs.items()}
+        outcome = _play(job, spec, {k: str(v) for k, v in folders.items()})
+        for kwarg, folder in folders.items():
+            sub = spec.artifact_kwargs[kwarg]
+            for path in sorted(folder.rglob("*")) if folder.exists() else []:
+                if path.is_file():
+                    outcome.files[f"{sub}/{job.key}/{path.relative_to(folder).as_posix()}"] = path.read_bytes()
+    return outcome
+
+
+def _play(job: EpisodeJob, spec: Any, artifact_kwargs: dict[str, str]) -> Outcome:
+    env_kwargs = {**job.env_kwargs, **artifact_kwargs, **({"render_mode": "rgb_array"} if job.video else {})}
     env = make(job.env_id, **env_kwargs)
     recorder = None
     controllers: dict[Any, Any] = {}
@@ -138,7 +154,8 @@ def run_episode(job: EpisodeJob, out_dir: Path | None = None,
     extra = episode_extra(job, outcome)
     if out_dir is None:
         return {"episode": job.key, **outcome.result.summary(), **extra}
-    return write_episode(Path(out_dir), job.key, outcome.result, extra, slot_specs=outcome.slot_specs)
+    return write_episode(Path(out_dir), job.key, outcome.result, extra, slot_specs=outcome.slot_specs,
+                         video=outcome.video, files=outcome.files)
 
 
 def execute_job(job: EpisodeJob) -> dict[str, Any]:

@@ -172,7 +172,7 @@ def record(run_dir: Path, run_id: str, job: EpisodeJob, payload: dict[str, Any])
         outcome = payload["outcome"]
         extra = {**episode_extra(job, outcome), **base}
         return write_episode(run_dir, job.key, outcome.result, extra, slot_specs=outcome.slot_specs,
-                             video=outcome.video)
+                             video=outcome.video, files=outcome.files)
     details = {"env_id": job.env_id, "seed": job.seed, "label": job.label, "agent_specs": list(job.agent_specs),
                "env_kwargs": job.env_kwargs, "clock": {"clock": job.clock, **job.clock_settings}, **job.tags,
                **base, "traceback": payload.get("traceback", "")}

@@ -94,13 +94,18 @@ def agent_rows(key: str, result: MatchResult, extra: dict[str, Any], slot_specs:
 
 
 def write_episode(out_dir: Path, key: str, result: MatchResult, extra: dict[str, Any] | None = None,
-                  slot_specs: dict[str, str] | None = None, video: bytes | None = None) -> dict:
+                  slot_specs: dict[str, str] | None = None, video: bytes | None = None,
+                  files: dict[str, bytes] | None = None) -> dict:
     """Write one finished episode's records and its line in `episodes.jsonl`; returns the line."""
     out_dir = Path(out_dir)
     extra = dict(extra or {})
     if video is not None:
         write_bytes(out_dir / "videos" / f"{key}.mp4", video)
         extra["video"] = f"videos/{key}.mp4"
+    for relative, content in (files or {}).items():
+        write_bytes(out_dir / relative, content)
+    if files:
+        extra["files"] = sorted(files)
     write_parquet(out_dir / "agents" / f"{key}.parquet", agent_rows(key, result, extra, slot_specs or {}))
     write_parquet(out_dir / "decisions" / f"{key}.parquet",
                   [{"episode": key, **row} for row in result.decision_rows()])
