@@ -8,6 +8,7 @@ a sound and `mixer.py` for how it is placed in space.
 
 from __future__ import annotations
 
+from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 import numpy as np
@@ -16,6 +17,7 @@ from gymnasium import spaces
 from rtarena.envs.arena.audio.mixer import SpatialMixer
 from rtarena.envs.arena.audio.sources import SOUND_KINDS, Hearing, SoundSource, heard_line, hearing_of, source_table
 from rtarena.envs.arena.observations import register_modality
+from rtarena.envs.arena.render.renderer import default_threads
 from rtarena.errors import UserError
 
 DEFAULT_SAMPLE_RATE = 16000
@@ -39,6 +41,9 @@ class AudioObservation:
         self._mixer: SpatialMixer | None = None
         self._world_id: int | None = None
         self._out = np.zeros((0, self.samples, 2), dtype=np.float32)
+        threads = (getattr(env, "sense_options", {}) or {}).get("render_threads")
+        self.threads = int(threads) if threads else default_threads()
+        self._pool: ThreadPoolExecutor | None = None  # listeners are mixed in parallel (compiled, GIL-free)
 
     def prepare(self) -> None:
         env, world = self.env, self.env.world
@@ -56,10 +61,10 @@ class AudioObservation:
             self._mixer.clear()
             self._out = np.zeros((len(p), self.samples, 2), dtype=np.float32)
             return
-        senses = getattr(env, "_senses", None)
-        pool = senses.renderer._pool if senses is not None and senses.renderer is not None else None
-        threads = senses.renderer.threads if pool is not None else 1
-        self._out = self._mixer.step(source_table(hearing.sources), listeners, hearing.t0_s, pool, threads)
+        if self._pool is None and self.threads > 1 and len(p) >= 8:
+            self._pool = ThreadPoolExecutor(self.threads, thread_name_prefix="arena-audio")
+        self._out = self._mixer.step(source_table(hearing.sources), listeners, hearing.t0_s, self._pool,
+                                     self.threads)
 
     def build(self, i: int) -> np.ndarray:
         return self._out[i]

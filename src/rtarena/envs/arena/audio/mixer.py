@@ -19,16 +19,27 @@ from numba import njit
 HEAD_RADIUS_M = 0.0875
 SPEED_OF_SOUND_M_S = 343.0
 PAN_WIDTH = 0.8
-MIX_GAIN_FLOOR = 0.004  # sources quieter than this at the listener are not mixed (-48 dB)
+MIX_GAIN_FLOOR = 0.01  # sources quieter than this at the listener are not mixed (-40 dB, as in the text)
+TAIL_FLOOR = 5e-4  # the part of a sound quieter than this at the listener is not mixed (-66 dB)
 
 
-@njit(cache=True, nogil=True)
-def mix_range(bank, starts, lengths, sources, listeners, buffers, t0_s, sample_rate, start, stop):
+@njit(cache=True, nogil=True, fastmath=True, error_model="numpy")
+def _add_scaled(out, at, sound, start, n, gain):
+    """out[at:at + n] += gain * sound[start:start + n], as a loop the compiler vectorises."""
+    for k in range(n):
+        out[at + k] += gain * sound[start + k]
+
+
+@njit(cache=True, nogil=True, fastmath=True, error_model="numpy")
+def mix_range(bank, tail, starts, lengths, sources, listeners, buffers, t0_s, sample_rate, start, stop):
     """Add every source into the buffers of listeners `start..stop`.
 
     `sources` rows: kind, x, y, z, emission time (s), loudness, emitter; `listeners` rows: x, y, z, yaw,
-    own player index; `buffers` (N, 2, L) float32, sample 0 at sim time `t0_s`."""
+    own player index; `buffers` (N, 2, L) float32, sample 0 at sim time `t0_s`; `tail[k]` the loudest
+    sample from k to the end of its sound (a far, quiet sound is cut where its rest is inaudible).
+    Returns one past the last buffer index written."""
     L = buffers.shape[2]
+    written = 0
     for i in range(start, stop):
         lx = listeners[i, 0]
         ly = listeners[i, 1]
@@ -63,14 +74,25 @@ def mix_range(bank, starts, lengths, sources, listeners, buffers, t0_s, sample_r
             off_right = base + (round(itd * sample_rate) if itd > 0 else 0)
             st = starts[kind]
             n = lengths[kind]
-            for k in range(n):
-                v = bank[st + k]
-                a = off_left + k
-                if a < L:
-                    buffers[i, 0, a] += g_left * v
-                b = off_right + k
-                if b < L:
-                    buffers[i, 1, b] += g_right * v
+            # cut the sound where the rest of it stays below the floor at this gain (binary search)
+            lo = 0
+            hi = n
+            while lo < hi:
+                mid = (lo + hi) // 2
+                if tail[st + mid] * gain < TAIL_FLOOR:
+                    hi = mid
+                else:
+                    lo = mid + 1
+            n = lo
+            gl = np.float32(g_left)
+            gr = np.float32(g_right)
+            # clip the lengths to the buffer first
+            n_left = min(n, L - off_left)
+            n_right = min(n, L - off_right)
+            _add_scaled(buffers[i, 0], off_left, bank, st, n_left, gl)
+            _add_scaled(buffers[i, 1], off_right, bank, st, n_right, gr)
+            written = max(written, off_left + n_left, off_right + n_right)
+    return written
 
 
 class SpatialMixer:
@@ -82,8 +104,12 @@ class SpatialMixer:
         self.sample_rate = int(sample_rate)
         self.step_samples = int(step_samples)
         self.bank, self.starts, self.lengths = sound_bank(self.sample_rate)
+        self.tail = np.empty_like(self.bank)  # per sound: the loudest |sample| from here to its end
+        for st, n in zip(self.starts, self.lengths, strict=True):
+            self.tail[st:st + n] = np.maximum.accumulate(np.abs(self.bank[st:st + n])[::-1])[::-1]
         length = self.step_samples + math.ceil(tail_s * self.sample_rate) + int(self.lengths.max())
         self.buffers = np.zeros((listeners, 2, length), dtype=np.float32)
+        self.used = 0  # samples at the head of the buffers that may be non-zero (the rest are silence)
 
     def step(self, sources: np.ndarray, listeners: np.ndarray, t0_s: float, pool=None,
              threads: int = 1) -> np.ndarray:
@@ -93,20 +119,29 @@ class SpatialMixer:
         listeners = np.ascontiguousarray(listeners, dtype=np.float64)
         if len(sources):
             if pool is None or n < 2 * threads:
-                mix_range(self.bank, self.starts, self.lengths, sources, listeners, self.buffers, t0_s,
-                          self.sample_rate, 0, n)
+                written = mix_range(self.bank, self.tail, self.starts, self.lengths, sources, listeners,
+                                    self.buffers, t0_s, self.sample_rate, 0, n)
+                self.used = max(self.used, written)
             else:
                 bounds = np.linspace(0, n, threads + 1).astype(int)
-                futures = [pool.submit(mix_range, self.bank, self.starts, self.lengths, sources, listeners,
+                futures = [pool.submit(mix_range, self.bank, self.tail, self.starts, self.lengths, sources, listeners,
                                        self.buffers, t0_s, self.sample_rate, int(a), int(b))
                            for a, b in itertools.pairwise(bounds) if b > a]
                 for future in futures:
-                    future.result()
+                    self.used = max(self.used, future.result())
         m = self.step_samples
         out = np.clip(self.buffers[:, :, :m], -1.0, 1.0).transpose(0, 2, 1).copy()
-        self.buffers[:, :, :-m] = self.buffers[:, :, m:]
-        self.buffers[:, :, -m:] = 0.0
+        # move what is still sounding to the head; only the part that may be non-zero is touched
+        used = self.used
+        if used > m:
+            self.buffers[:, :, :used - m] = self.buffers[:, :, m:used]
+            self.buffers[:, :, used - m:used] = 0.0
+            self.used = used - m
+        else:
+            self.buffers[:, :, :used] = 0.0
+            self.used = 0
         return out
 
     def clear(self) -> None:
         self.buffers[:] = 0.0
+        self.used = 0
