@@ -27,6 +27,7 @@ import json
 import os
 import subprocess
 import sys
+import tempfile
 import time
 
 RESOLUTIONS = ((160, 120), (320, 240))
@@ -150,9 +151,9 @@ def measure(kind: str, width: int, height: int, depth: bool, seconds: float, age
     """The best rate of `repeats` fresh processes (the least disturbed by whatever else runs here)."""
     best = 0.0
     for _ in range(repeats):
-        out = subprocess.run([sys.executable, __file__, "--child", kind, str(width), str(height),
+        out = subprocess.run([sys.executable, os.path.abspath(__file__), "--child", kind, str(width), str(height),
                               str(int(depth)), str(seconds), str(agents)], capture_output=True, text=True,
-                             check=True)
+                             check=True, cwd=tempfile.gettempdir())  # ViZDoom writes _vizdoom.ini where it runs
         best = max(best, json.loads(out.stdout.strip().splitlines()[-1])["fps"])
     return best
 
