@@ -123,6 +123,16 @@ def test_team_controller_owns_several_bodies():
     assert result.agents["a2"]["return"] == 5
 
 
+def test_a_team_of_one_still_gets_a_dict_observation_and_answers_with_a_dict():
+    class Team(rtarena.Agent):
+        def act(self, observation):
+            assert set(observation) == {"a0"}
+            return rtarena.Decision(action={"a0": 1})
+
+    result = rtarena.run_match(CounterEnv(2), {("a0",): Team(), "a1": lambda obs: 0}, clock="paused", max_steps=3)
+    assert result.agents["a0"]["return"] == 3 and result.agents["a0"]["invalid_decisions"] == 0
+
+
 def test_a_failing_or_malformed_agent_becomes_default_actions_and_is_counted():
     calls = {"n": 0}
 

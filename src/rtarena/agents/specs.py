@@ -95,6 +95,20 @@ def build_agent(spec: AgentSpec | str, family: str = "") -> Agent:
                         f"(it has: {families})", field="--agent")
     module_name, attr = entry_point.split(":")
     factory = getattr(importlib.import_module(module_name), attr)
-    agent = factory(spec.option) if spec.option is not None else factory()
+    try:
+        agent = factory(spec.option) if spec.option is not None else factory()
+    except UserError:
+        raise
+    except (TypeError, ValueError) as error:
+        raise UserError(f"agent spec {spec.text!r} does not take option {spec.option!r}: {error}",
+                        field="--agent") from None
     agent.name = spec.text
     return agent
+
+
+def check_spec(text: str, family: str = "") -> AgentSpec:
+    """Parse a spec and build its agent once (no network, no episode), so that a bad option fails with
+    one line before anything runs."""
+    spec = parse_spec(text)
+    build_agent(spec, family).close()
+    return spec

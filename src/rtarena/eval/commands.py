@@ -92,7 +92,7 @@ def run_command(target: str | None, flags: dict[str, Any], changed_flags: list[s
 
 def run_flags(env_id: str, flags: dict[str, Any], options: RunOptions, console: Console, err: Console) -> RunResult:
     """`rtarena run ENV_ID --agent ...`: one cell, written straight into `--out` like the first version."""
-    from rtarena.agents.specs import parse_spec
+    from rtarena.agents.specs import check_spec
     from rtarena.envs.adapters import check_dt
     from rtarena.envs.registry import env_spec, make
     from rtarena.runtime.clocks import make_clock
@@ -109,7 +109,7 @@ def run_flags(env_id: str, flags: dict[str, Any], options: RunOptions, console: 
     make_clock(flags["clock"], **dict(settings))  # validate once, before any episode runs
     specs = tuple(flags["agent"] or ["random"])
     for spec in specs:
-        parse_spec(spec)
+        check_spec(spec, env_spec(env_id).family)
     env = make(env_id, **env_kwargs)
     slots = len(env.possible_agents)
     env.close()

@@ -256,7 +256,7 @@ def _concurrency(top: Fields) -> dict[str, int]:
 
 def check_against_registries(experiment: Experiment) -> None:
     """Env ids registered, agent specs known, each line-up's slot count matching its env."""
-    from rtarena.agents.specs import parse_spec
+    from rtarena.agents.specs import check_spec, parse_spec
     from rtarena.envs.registry import env_spec, make
 
     source = experiment.source
@@ -282,7 +282,19 @@ def check_against_registries(experiment: Experiment) -> None:
                             field=f"envs[{i}].kwargs") from None
         slot_counts[env.name] = len(instance.possible_agents)
         instance.close()
+    checked: set[tuple[str, str]] = set()
     for env, lineup, _, _ in experiment.cells():
+        family = env_spec(env.id).family
+        for j, spec in enumerate(lineup.slots):
+            if (spec, family) in checked:
+                continue
+            checked.add((spec, family))
+            try:
+                check_spec(spec, family)  # builds the agent once: a bad option fails before any episode
+            except UserError as error:
+                message = str(error).removeprefix("--agent: ")
+                raise UserError(message, source=source,
+                                field=f"agents[{experiment.lineups.index(lineup)}].slots[{j}]") from None
         count = slot_counts[env.name]
         if len(lineup.slots) not in (1, count):
             index = experiment.lineups.index(lineup)

@@ -26,10 +26,11 @@ class ControllerSlot:
     name: str
     agent_ids: tuple[str, ...]
     agent: Agent
+    team: bool = False  # given as a tuple of ids: dict observations and actions, even for one body
 
     @property
     def is_team(self) -> bool:
-        return len(self.agent_ids) > 1
+        return self.team or len(self.agent_ids) > 1
 
     def observation(self, joint: Mapping[str, Any], alive: Sequence[str]) -> Any:
         """The controller's view: its agent's observation, or a dict of its living agents' observations."""
@@ -70,8 +71,9 @@ def build_slots(env: Any, controllers: Any) -> list[ControllerSlot]:
             if agent_id in owned:
                 raise UserError(f"env agent {agent_id!r} has two controllers", field="controllers")
             owned.add(agent_id)
-        name = agent_ids[0] if len(agent_ids) == 1 else "team(" + ",".join(agent_ids) + ")"
-        slots.append(ControllerSlot(name, agent_ids, as_agent(agent)))
+        team = not isinstance(key, str)
+        name = "team(" + ",".join(agent_ids) + ")" if team else agent_ids[0]
+        slots.append(ControllerSlot(name, agent_ids, as_agent(agent), team=team))
     return slots
 
 

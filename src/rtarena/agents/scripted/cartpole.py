@@ -18,8 +18,11 @@ class CartPoleBalancer(Agent):
 
     name = "cartpole-balancer"
 
-    def __init__(self, tokens_out: int = 0) -> None:
-        self.tokens_out = tokens_out
+    def __init__(self, tokens_out: int | str = 0) -> None:
+        # `heuristic:N` on the command line declares N output tokens per decision
+        self.tokens_out = int(tokens_out)
+        if self.tokens_out < 0:
+            raise ValueError("tokens_out must be >= 0")
 
     def act(self, observation: Any) -> Decision:
         push_right = float(np.dot(GAINS, np.asarray(observation, dtype=float))) > 0
