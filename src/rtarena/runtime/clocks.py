@@ -44,6 +44,9 @@ class Clock:
     def decision_delay_s(self, decision: Decision, wall_latency_s: float) -> float:
         return self.thinking_s(decision, wall_latency_s) + self.delay_s
 
+    def _delay_sentence(self) -> str:
+        return f" Each action takes effect a further {self.delay_s:g} s after you decide." if self.delay_s else ""
+
     def settings(self) -> dict[str, Any]:
         return {"clock": self.name, **asdict(self)}
 
@@ -62,8 +65,7 @@ class PausedClock(Clock):
         return 0.0
 
     def describe(self) -> str:
-        extra = f" Each action takes effect {self.delay_s:g} s of game time after you decide." if self.delay_s else ""
-        return "The game is paused while you think: thinking costs no game time." + extra
+        return "The game is paused while you think: thinking costs no game time." + self._delay_sentence()
 
 
 @dataclass(frozen=True)
@@ -114,7 +116,8 @@ class MeasuredClock(Clock):
         return wall_latency_s
 
     def describe(self) -> str:
-        return "The game keeps running while you think: every second you take is a second of game time."
+        return ("The game keeps running while you think: every second you take is a second of game time."
+                + self._delay_sentence())
 
 
 @dataclass(frozen=True)
@@ -129,7 +132,7 @@ class WallClock(Clock):
         return wall_latency_s
 
     def describe(self) -> str:
-        return "The game runs in real time and does not wait for you: act quickly."
+        return "The game runs in real time and does not wait for you: act quickly." + self._delay_sentence()
 
 
 CLOCKS: dict[str, type[Clock]] = {cls.name: cls for cls in (WallClock, PausedClock, TokenClock, MeasuredClock)}
