@@ -13,6 +13,11 @@ from rich.table import Table
 
 from rtarena.errors import UserError
 
+def plain_echo(line: str) -> None:
+    """Print a line as it is: no rich markup (settings like `[a=b]` stay visible)."""
+    console.print(line, markup=False, highlight=False)
+
+
 app = typer.Typer(add_completion=False, no_args_is_help=True, help="rtarena: agents that must act in real time.")
 # Piped output (CI logs, `make demo | tee`) gets a wide page instead of the 80 columns rich assumes.
 console = Console() if sys.stdout.isatty() else Console(width=120)
@@ -157,7 +162,7 @@ def serve_policy(
     from rtarena.policy_server.server import serve
 
     serve(port, policy=policy, filler_tokens=filler_tokens, filler_rate=filler_rate, ttft_s=ttft_ms / 1000.0,
-          fault=fault, overrides=",".join(setting or []), echo=console.print)
+          fault=fault, overrides=",".join(setting or []), echo=plain_echo)
 
 
 map_app = typer.Typer(no_args_is_help=True, help="Arena maps: generate, validate, render (format: docs/maps.md).")

@@ -244,14 +244,13 @@ class _Handler(BaseHTTPRequestHandler):
 
         event({"role": "assistant", "content": ""})
         think = settings.reasoning == "think" and filler > 0
-        if think:
-            event({"content": "<think>"})
         key = "content" if think else "reasoning_content"
         first = [True]
 
         def emit(n: int) -> None:
+            # "<think>" rides on the first filler chunk, so it arrives after the time to first token too
             words = " ".join([FILLER_WORD] * n)
-            event({key: words if first[0] else " " + words})
+            event({key: ("<think>" if think else "") + words if first[0] else " " + words})
             first[0] = False
 
         self._pace(received, settings, filler, emit)
