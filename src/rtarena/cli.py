@@ -13,6 +13,7 @@ from rich.table import Table
 
 from rtarena.errors import UserError
 
+
 def plain_echo(line: str) -> None:
     """Print a line as it is: no rich markup (settings like `[a=b]` stay visible)."""
     console.print(line, markup=False, highlight=False)
