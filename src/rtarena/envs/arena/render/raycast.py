@@ -1,8 +1,11 @@
 """The compiled first-person renderer: a column raycaster against the obstacle boxes, billboard
 sprites and a metric depth buffer.
 
-One view is drawn in three passes:
+One view is drawn in four passes:
 
+0. **Floor.** The open floor is drawn first, row by row, wherever it lies nearer than `far_m`: a
+   screen row sees the floor at one distance, so fog and grout contrast are per-row constants, world
+   coordinates advance linearly along the row and the loop vectorises. The columns then draw over it.
 1. **Columns.** The boxes are first culled to those in front of the camera, each with the screen
    columns it can cover. Each column's ray is then intersected with its few boxes (slab tests, exact
    edges, no grid), and walked from breakpoint to breakpoint: along the ray the height is that of the
@@ -12,7 +15,7 @@ One view is drawn in three passes:
    free, and since every obstacle is solid from the floor up, the free rows of a column are always the
    rows above some line: one integer per column is the whole occlusion state. A crate therefore hides
    the floor behind it but not a wall that rises above its top, and the walk stops as soon as nothing
-   farther could show.
+   farther could show. Floor runs are already drawn (pass 0): they only move the occlusion line.
 2. **Sprites.** Billboards are drawn with a per-pixel depth test against pass 1.
 3. **Toxic zone.** The zone's boundary is a translucent purple cylinder: pixels behind it are tinted.
 
@@ -90,8 +93,7 @@ def _draw_top(rgb, depth, c, yfree, h, mat, t0, t1, px, py, rdx, rdy, eye, hor, 
     r1 = min(math.ceil(min(yb, 1e8) - 0.5), yfree)
     if r1 <= r0:
         return yfree
-    if h == 0.0:
-        _draw_floor(rgb, depth, c, r0, r1, px, py, rdx, rdy, zx, zy, zr2, row_t, row_s)
+    if h == 0.0:  # the floor is already there (`_floor_rows`)
         return r0
     for r in range(r0, r1):
         t = f * dz / (r + 0.5 - hor)
@@ -105,60 +107,58 @@ def _draw_top(rgb, depth, c, yfree, h, mat, t0, t1, px, py, rdx, rdy, eye, hor, 
 
 
 @njit(cache=True, nogil=True, fastmath=True, error_model="numpy")
-def _draw_floor(rgb, depth, c, r0, r1, px, py, rdx, rdy, zx, zy, zr2, row_t, row_s):
-    """Floor rows r0..r1 of column c: 2 m tiles with grout lines fading with distance, purple outside
-    the zone (the same picture as `surfaces.floor_colour`). A tile's colour is computed once per run of
-    pixels on it (neighbouring rows mostly fall on the same tile)."""
-    last_ix = -(1 << 40)
-    last_iy = -(1 << 40)
-    br = bg = bb = 0.0
-    if zr2 >= 0.0:  # the zone is convex: if both ends of this stretch of floor are inside, all of it is
-        ta = row_t[r0]
-        tb = row_t[r1 - 1]
-        ax = px + ta * rdx - zx
-        ay = py + ta * rdy - zy
-        bx = px + tb * rdx - zx
-        by = py + tb * rdy - zy
-        if ax * ax + ay * ay <= zr2 and bx * bx + by * by <= zr2:
-            zr2 = -1.0
+def _floor_rows(flat, depth, r0, r1, row_t, row_s, px, py, ray_x, ray_y, zx, zy, zr2):
+    """The floor in rows r0..r1 of every column, row by row, before the columns draw over it: 2 m tiles
+    with grout lines fading with distance, purple outside the zone (the same picture as
+    `surfaces.floor_colour`). A row lies at one distance, so its fog and grout contrast are constants
+    and its pixels need no branches: the inner loop vectorises. `flat` is the RGB image as (H, W * 3)."""
+    W = depth.shape[1]
     for r in range(r0, r1):
         t = row_t[r]
         s = row_s[r]
-        wx = px + t * rdx
-        wy = py + t * rdy
-        fx = wx * 0.5
-        fy = wy * 0.5
-        ix = math.floor(fx)
-        iy = math.floor(fy)
-        if ix != last_ix or iy != last_iy:
-            v = 0.88 + 0.16 * hash01(ix, iy, 7)
-            if (ix + iy) & 1:
-                v *= 0.93
-            br = 150.0 * v
-            bg = 142.0 * v
-            bb = 122.0 * v
-            last_ix = ix
-            last_iy = iy
-        cr = br
-        cg = bg
-        cb = bb
-        if fx - ix < 0.035 or fy - iy < 0.035:
-            k = 1.0 - 0.35 * max(0.0, 1.0 - t * (1.0 / 45.0))
-            cr *= k
-            cg *= k
-            cb *= k
-        if zr2 >= 0.0:
+        q = 1.0 - s
+        fr = FOG_RGB[0] * q
+        fg = FOG_RGB[1] * q
+        fb = FOG_RGB[2] * q
+        kg = 1.0 - 0.35 * max(0.0, 1.0 - t * (1.0 / 45.0))
+        tf = np.float32(t)
+        out = flat[r]
+        dep = depth[r]
+        zone_row = False
+        if zr2 >= 0.0:  # the zone is convex: a row's stretch of floor with both ends inside is inside
+            ax = px + t * ray_x[0] - zx
+            ay = py + t * ray_y[0] - zy
+            bx = px + t * ray_x[W - 1] - zx
+            by = py + t * ray_y[W - 1] - zy
+            zone_row = ax * ax + ay * ay > zr2 or bx * bx + by * by > zr2
+        zr2_row = zr2 if zone_row else 1e300
+        for c in range(W):
+            wx = px + t * ray_x[c]
+            wy = py + t * ray_y[c]
+            fx = wx * 0.5
+            fy = wy * 0.5
+            gx = math.floor(fx)
+            gy = math.floor(fy)
+            ix = np.int64(gx)
+            iy = np.int64(gy)
+            h = (ix * 374761393 + iy * 668265263 + 7 * 982451653) & 0xFFFFFFFF
+            h = ((h ^ (h >> 13)) * 1274126177) & 0xFFFFFFFF
+            v = 0.88 + 0.16 * (((h ^ (h >> 16)) & 0xFFFF) * (1.0 / 65536.0))
+            v = v * 0.93 if (ix + iy) & 1 else v
+            v = v * kg if (fx - gx < 0.035 or fy - gy < 0.035) else v
+            cr = 150.0 * v
+            cg = 142.0 * v
+            cb = 122.0 * v
             ddx = wx - zx
             ddy = wy - zy
-            if ddx * ddx + ddy * ddy > zr2:
+            if ddx * ddx + ddy * ddy > zr2_row:
                 cr = cr * 0.55 + ZONE_RGB[0] * 0.45
                 cg = cg * 0.55 + ZONE_RGB[1] * 0.45
                 cb = cb * 0.55 + ZONE_RGB[2] * 0.45
-        q = 1.0 - s
-        rgb[r, c, 0] = np.uint8(min(255.0, cr * s + FOG_RGB[0] * q))
-        rgb[r, c, 1] = np.uint8(min(255.0, cg * s + FOG_RGB[1] * q))
-        rgb[r, c, 2] = np.uint8(min(255.0, cb * s + FOG_RGB[2] * q))
-        depth[r, c] = t
+            out[3 * c] = np.uint8(min(255.0, cr * s + fr))
+            out[3 * c + 1] = np.uint8(min(255.0, cg * s + fg))
+            out[3 * c + 2] = np.uint8(min(255.0, cb * s + fb))
+            dep[c] = tf
 
 
 @njit(cache=True, nogil=True, fastmath=True, error_model="numpy")
@@ -328,6 +328,16 @@ def render_view(boxes, bounds, cam, sprites, zone, sky, rgb, depth, far_m, fog_m
     for r in range(H):
         above = hor - (r + 0.5)
         sky_row[r] = math.sqrt(above) if above > 0.0 else -1.0
+    ray_x = np.empty(W, dtype=np.float64)  # each column's ray (not unit length: planar depth)
+    ray_y = np.empty(W, dtype=np.float64)
+    for c in range(W):
+        k = ((2.0 * c + 1.0) / W - 1.0) * tan_half
+        ray_x[c] = dx + rx * k
+        ray_y[c] = dy + ry * k
+    # the floor first, row by row, wherever it lies nearer than far_m (the columns then draw over it)
+    if eye > 1e-4:
+        r_floor = max(math.ceil(hor + f * eye / far_m - 0.5), 0)
+        _floor_rows(rgb.reshape((H, W * 3)), depth, r_floor, H, row_t, row_s, px, py, ray_x, ray_y, zx, zy, zr2)
     M = boxes.shape[0]
     cand = np.empty(M, dtype=np.int64)
     col0 = np.empty(M, dtype=np.int64)
@@ -342,9 +352,8 @@ def render_view(boxes, bounds, cam, sprites, zone, sky, rgb, depth, far_m, fog_m
 
     # -- pass 1: columns ---------------------------------------------------------------------------
     for c in range(W):
-        k = ((2.0 * c + 1.0) / W - 1.0) * tan_half
-        rdx = dx + rx * k
-        rdy = dy + ry * k
+        rdx = ray_x[c]
+        rdy = ray_y[c]
         inv_x = 1.0 / rdx if abs(rdx) > 1e-12 else 1e30
         inv_y = 1.0 / rdy if abs(rdy) > 1e-12 else 1e30
         # where the ray leaves the world's square (beyond: a wall of `out_h`)
