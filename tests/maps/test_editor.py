@@ -17,7 +17,7 @@ CHROMIUM = Path("/usr/bin/chromium")
 
 @pytest.fixture
 def page():
-    sync_api = pytest.importorskip("playwright.sync_api")
+    from playwright import sync_api
     if not CHROMIUM.exists():
         pytest.fail("Chromium is missing: `make system-deps` installs it")
     with sync_api.sync_playwright() as pw:
