@@ -59,7 +59,7 @@ from rtarena.envs.arena.render.scene import (
     SHELL,
     TURRET,
 )
-from rtarena.envs.arena.render.sky import SKY_AZIMUTHS, SKY_ELEVATIONS, SKY_MAX_TAN
+from rtarena.envs.arena.render.sky import SKY_MAX_TAN
 from rtarena.envs.arena.render.sprites import sprite_pixel
 from rtarena.envs.arena.render.surfaces import FOG_RGB, ZONE_RGB, fog, hash01, top_colour
 
@@ -159,6 +159,36 @@ def _floor_rows(flat, depth, r0, r1, row_t, row_s, px, py, ray_x, ray_y, zx, zy,
             out[3 * c + 1] = np.uint8(min(255.0, cg * s + fg))
             out[3 * c + 2] = np.uint8(min(255.0, cb * s + fb))
             dep[c] = tf
+
+
+@njit(cache=True, nogil=True, fastmath=True, error_model="numpy")
+def _sky_rows(flat, depth, r1, sky_row, sky, ray_x, ray_y, f, far_m):
+    """The sky in rows 0..r1 (above the horizon) of every column, row by row. The table's row is
+    sqrt(tan(elevation) / max) * rows, and tan(elevation) = (hor - y) / (f * |ray|), so the square
+    root splits into a row part (`sky_row`) and a column part."""
+    W = depth.shape[1]
+    E = sky.shape[0]
+    A = sky.shape[1]
+    table = sky.reshape(-1)
+    base = np.empty(W, dtype=np.int64)  # each column's azimuth, as an offset into the table
+    col_k = np.empty(W, dtype=np.float64)
+    for c in range(W):
+        rdx = ray_x[c]
+        rdy = ray_y[c]
+        base[c] = 3 * (int((math.atan2(rdy, rdx) + math.pi) * (A / (2.0 * math.pi))) % A)
+        col_k[c] = E / math.sqrt(math.sqrt(rdx * rdx + rdy * rdy) * f * SKY_MAX_TAN)
+    far = np.float32(far_m)
+    stride = 3 * A
+    for r in range(r1):
+        above = sky_row[r]
+        out = flat[r]
+        dep = depth[r]
+        for c in range(W):  # along a row the elevation barely changes: neighbours in the table are near
+            k = base[c] + stride * min(int(above * col_k[c]), E - 1)
+            out[3 * c] = table[k]
+            out[3 * c + 1] = table[k + 1]
+            out[3 * c + 2] = table[k + 2]
+            dep[c] = far
 
 
 @njit(cache=True, nogil=True, fastmath=True, error_model="numpy")
@@ -288,7 +318,7 @@ def render_view(boxes, bounds, cam, sprites, zone, sky, rgb, depth, far_m, fog_m
     `boxes` is the obstacle table `(M, 6)`: x0, y0, x1, y1, height, material (`scene.box_table`);
     `bounds` = (lo, hi, outside height): beyond the square `[lo, hi]^2` everything counts as a wall;
     `cam` one camera row, `sprites` the sprite table, `zone` the array `(centre x, centre y, radius,
-    enabled)` and `sky` the table of `sky.sky_table()`.
+    enabled)` and `sky` the table of `sky.sky_table()` (elevation-major).
     """
     H = depth.shape[0]
     W = depth.shape[1]
@@ -334,8 +364,12 @@ def render_view(boxes, bounds, cam, sprites, zone, sky, rgb, depth, far_m, fog_m
         k = ((2.0 * c + 1.0) / W - 1.0) * tan_half
         ray_x[c] = dx + rx * k
         ray_y[c] = dy + ry * k
-    # the floor first, row by row, wherever it lies nearer than far_m (the columns then draw over it)
-    if eye > 1e-4:
+    # the sky and the floor first, row by row (the columns then draw over them)
+    r_sky = 0  # rows 0..r_sky lie above the horizon
+    while r_sky < H and sky_row[r_sky] > 0.0:
+        r_sky += 1
+    _sky_rows(rgb.reshape((H, W * 3)), depth, r_sky, sky_row, sky, ray_x, ray_y, f, far_m)
+    if eye > 1e-4:  # the floor wherever it lies nearer than far_m
         r_floor = max(math.ceil(hor + f * eye / far_m - 0.5), 0)
         _floor_rows(rgb.reshape((H, W * 3)), depth, r_floor, H, row_t, row_s, px, py, ray_x, ray_y, zx, zy, zr2)
     M = boxes.shape[0]
@@ -463,21 +497,11 @@ def render_view(boxes, bounds, cam, sprites, zone, sky, rgb, depth, far_m, fog_m
                 if yfree - 0.5 < limit:
                     break
             t = tb
-        # the rest of the column is sky: table row = sqrt(tan(elevation) / max) * rows, and
-        # tan(elevation) = (hor - y) / (f * |ray|), so the square root splits into a row and a column part
-        ia = int((math.atan2(rdy, rdx) + math.pi) * (SKY_AZIMUTHS / (2.0 * math.pi))) % SKY_AZIMUTHS
-        col_k = SKY_ELEVATIONS / math.sqrt(math.sqrt(rdx * rdx + rdy * rdy) * f * SKY_MAX_TAN)
-        for r in range(yfree):
-            above = sky_row[r]
-            if above <= 0.0:
-                rgb[r, c, 0] = np.uint8(FOG_RGB[0])
-                rgb[r, c, 1] = np.uint8(FOG_RGB[1])
-                rgb[r, c, 2] = np.uint8(FOG_RGB[2])
-            else:
-                ie = min(int(above * col_k), SKY_ELEVATIONS - 1)
-                rgb[r, c, 0] = sky[ia, ie, 0]
-                rgb[r, c, 1] = sky[ia, ie, 1]
-                rgb[r, c, 2] = sky[ia, ie, 2]
+        # the rest of the column: sky above the horizon (already there, pass 0), haze below it
+        for r in range(r_sky, yfree):
+            rgb[r, c, 0] = np.uint8(FOG_RGB[0])
+            rgb[r, c, 1] = np.uint8(FOG_RGB[1])
+            rgb[r, c, 2] = np.uint8(FOG_RGB[2])
             depth[r, c] = far_m
 
     # -- pass 2: sprites ---------------------------------------------------------------------------

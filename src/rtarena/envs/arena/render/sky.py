@@ -35,7 +35,9 @@ def _value_noise(x: np.ndarray, y: np.ndarray, lattice: np.ndarray) -> np.ndarra
 
 @functools.lru_cache(maxsize=1)
 def sky_table() -> np.ndarray:
-    """(SKY_AZIMUTHS, SKY_ELEVATIONS, 3) uint8, built once per process (about 0.1 s)."""
+    """(SKY_ELEVATIONS, SKY_AZIMUTHS, 3) uint8, built once per process (about 0.1 s). Elevation-major:
+    the renderer reads it a screen row at a time, along which the elevation barely changes, so its
+    reads stay in nearby memory (the table is larger than a core's cache)."""
     rng = np.random.default_rng(20240601)
     lattice = rng.random((128, 128))
     az = (np.arange(SKY_AZIMUTHS) + 0.5) / SKY_AZIMUTHS * 2 * np.pi - np.pi
@@ -57,4 +59,4 @@ def sky_table() -> np.ndarray:
     cover = np.clip((cloud - 0.52) * 3.2, 0.0, 1.0)
     cover *= np.clip((tan_el - 0.03) / 0.2, 0.0, 1.0)  # far clouds dissolve into the haze
     sky = base * (1 - cover[..., None] * 0.85) + np.array([248.0, 248.0, 252.0]) * (cover[..., None] * 0.85)
-    return np.clip(sky, 0, 255).astype(np.uint8)
+    return np.ascontiguousarray(np.clip(sky, 0, 255).astype(np.uint8).transpose(1, 0, 2))
