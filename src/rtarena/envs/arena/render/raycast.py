@@ -560,39 +560,62 @@ def render_view(boxes, bounds, cam, sprites, zone, sky, rgb, depth, far_m, fog_m
 
     # -- pass 3: the toxic zone's boundary -----------------------------------------------------------
     if zone[3] > 0.5:
-        R = float(zone[2])
-        ox = px - zone[0]
-        oy = py - zone[1]
-        cc = ox * ox + oy * oy - R * R
+        _zone_wall(rgb.reshape((H, W * 3)), depth, ray_x, ray_y, px - zone[0], py - zone[1], float(zone[2]), eye,
+                   hor, f, far_m)
+
+
+@njit(cache=True, nogil=True, fastmath=True, error_model="numpy")
+def _zone_wall(flat, depth, ray_x, ray_y, ox, oy, R, eye, hor, f, far_m):
+    """Tint what lies behind the zone's cylinder (centre at `-ox, -oy` from the camera, radius R): each
+    column's ray meets it at most twice (near side first); the pixels of each crossing are blended row
+    by row, so the inner loop vectorises."""
+    H = depth.shape[0]
+    W = depth.shape[1]
+    cc = ox * ox + oy * oy - R * R
+    wall_t = np.empty(W, dtype=np.float64)
+    wall_a = np.empty(W, dtype=np.int64)
+    wall_b = np.empty(W, dtype=np.int64)
+    for root in range(2):
+        lo = H
+        hi = 0
         for c in range(W):
-            k = ((2.0 * c + 1.0) / W - 1.0) * tan_half
-            rdx = dx + rx * k
-            rdy = dy + ry * k
+            rdx = ray_x[c]
+            rdy = ray_y[c]
             a = rdx * rdx + rdy * rdy
             b = 2.0 * (ox * rdx + oy * rdy)
             disc = b * b - 4.0 * a * cc
+            wall_t[c] = 1.0
+            wall_a[c] = 0
+            wall_b[c] = 0
             if disc <= 0.0:
                 continue
             sq = math.sqrt(disc)
-            for root in range(2):
-                t = (-b - sq) / (2.0 * a) if root == 0 else (-b + sq) / (2.0 * a)
-                if t <= 0.05 or t >= far_m:
-                    continue
-                ya = hor + f * (eye - ZONE_WALL_M) / t
-                yb = hor + f * eye / t
-                ra = max(math.ceil(ya - 0.5), 0)
-                rb = min(math.ceil(yb - 0.5), H)
-                for r in range(ra, rb):
-                    if depth[r, c] <= t:
-                        continue
-                    z = eye - (r + 0.5 - hor) * t / f
-                    alpha = 0.6 - 0.45 * z / ZONE_WALL_M
-                    if z < 0.25:
-                        alpha = 0.85
-                    keep = 1.0 - alpha
-                    rgb[r, c, 0] = np.uint8(min(255.0, rgb[r, c, 0] * keep + ZONE_RGB[0] * alpha))
-                    rgb[r, c, 1] = np.uint8(min(255.0, rgb[r, c, 1] * keep + ZONE_RGB[1] * alpha))
-                    rgb[r, c, 2] = np.uint8(min(255.0, rgb[r, c, 2] * keep + ZONE_RGB[2] * alpha))
+            t = (-b - sq) / (2.0 * a) if root == 0 else (-b + sq) / (2.0 * a)
+            if t <= 0.05 or t >= far_m:
+                continue
+            ya = hor + f * (eye - ZONE_WALL_M) / t
+            yb = hor + f * eye / t
+            ra = max(math.ceil(ya - 0.5), 0)
+            rb = min(math.ceil(yb - 0.5), H)
+            wall_t[c] = t
+            wall_a[c] = ra
+            wall_b[c] = rb
+            lo = min(lo, ra)
+            hi = max(hi, rb)
+        for r in range(lo, hi):
+            out = flat[r]
+            dep = depth[r]
+            for c in range(W):
+                t = wall_t[c]
+                z = eye - (r + 0.5 - hor) * t / f
+                alpha = 0.6 - 0.45 * z / ZONE_WALL_M
+                alpha = 0.85 if z < 0.25 else alpha
+                inside = (wall_a[c] <= r) & (r < wall_b[c]) & (dep[c] > t)
+                alpha = alpha if inside else 0.0
+                keep = 1.0 - alpha
+                out[3 * c] = np.uint8(min(255.0, out[3 * c] * keep + ZONE_RGB[0] * alpha))
+                out[3 * c + 1] = np.uint8(min(255.0, out[3 * c + 1] * keep + ZONE_RGB[1] * alpha))
+                out[3 * c + 2] = np.uint8(min(255.0, out[3 * c + 2] * keep + ZONE_RGB[2] * alpha))
 
 
 @njit(cache=True, nogil=True, fastmath=True, error_model="numpy")
