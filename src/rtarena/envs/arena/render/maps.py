@@ -12,6 +12,7 @@ from __future__ import annotations
 import math
 
 import numpy as np
+from numba import njit
 
 from rtarena.envs.arena.render import draw
 from rtarena.envs.arena.render.scene import (
@@ -87,22 +88,12 @@ class MapPainter:
             draw.ring(img, cx, cy, float(zone.radius_m) * k, max(1.0, img.shape[0] / 120), *ZONE, 1.0)
 
     def _items(self, img: np.ndarray, world, k: float) -> None:
-        s = self.size_m
-        dot = max(1.2, 0.55 * k)
-        for x, y, _z in world.coins.pos[world.coins.active]:
-            draw.disc(img, x * k, (s - y) * k, dot, 250.0, 205.0, 40.0, 1.0)
-        for x, y, _z in world.ammo.pos[world.ammo.active]:
-            half = max(1, round(0.6 * k))
-            cx, cy = int(x * k), int((s - y) * k)
-            draw.rect(img, cx - half, cy - half, cx + half + 1, cy + half + 1, 110.0, 200.0, 70.0, 1.0)
         t = world.turrets
-        for j in range(len(t.alive)):
-            x, y = float(t.pos[j, 0]) * k, (s - float(t.pos[j, 1])) * k
-            if not t.alive[j]:
-                draw.disc(img, x, y, max(1.2, 0.5 * k), 90.0, 90.0, 90.0, 1.0)
-                continue
-            draw.disc(img, x, y, max(2.0, 0.9 * k), *_health_rgb(float(t.health[j]) / t.max_health), 1.0)
-            draw.disc(img, x, y, max(1.0, 0.5 * k), 210.0, 40.0, 40.0, 1.0)
+        health = np.asarray(t.health, np.float64) / float(t.max_health) if len(t.alive) else np.zeros(0)
+        _draw_items(img, float(k), float(self.size_m),
+                    np.asarray(world.coins.pos, np.float64).reshape(-1, 3), np.asarray(world.coins.active, np.bool_),
+                    np.asarray(world.ammo.pos, np.float64).reshape(-1, 3), np.asarray(world.ammo.active, np.bool_),
+                    np.asarray(t.pos, np.float64).reshape(-1, 3), np.asarray(t.alive, np.bool_), health)
 
     def minimap(self, world, pixels: int) -> np.ndarray:
         """What the minimap shows this step (without the viewer's own arrow): never other players."""
@@ -159,6 +150,31 @@ class MapPainter:
         return img
 
 
+@njit(cache=True, nogil=True)
+def _draw_items(img, k, s, coin_pos, coin_active, ammo_pos, ammo_active, tu_pos, tu_alive, tu_health):
+    """Coins, ammo boxes and turrets (health ring, grey when destroyed), in one compiled call."""
+    dot = max(1.2, 0.55 * k)
+    for j in range(coin_pos.shape[0]):
+        if coin_active[j]:
+            draw.disc(img, coin_pos[j, 0] * k, (s - coin_pos[j, 1]) * k, dot, 250.0, 205.0, 40.0, 1.0)
+    half = max(1, round(0.6 * k))
+    for j in range(ammo_pos.shape[0]):
+        if ammo_active[j]:
+            cx = int(ammo_pos[j, 0] * k)
+            cy = int((s - ammo_pos[j, 1]) * k)
+            draw.rect(img, cx - half, cy - half, cx + half + 1, cy + half + 1, 110.0, 200.0, 70.0, 1.0)
+    for j in range(tu_pos.shape[0]):
+        x = tu_pos[j, 0] * k
+        y = (s - tu_pos[j, 1]) * k
+        if not tu_alive[j]:
+            draw.disc(img, x, y, max(1.2, 0.5 * k), 90.0, 90.0, 90.0, 1.0)
+            continue
+        hr, hg, hb = _health_rgb(tu_health[j])
+        draw.disc(img, x, y, max(2.0, 0.9 * k), hr, hg, hb, 1.0)
+        draw.disc(img, x, y, max(1.0, 0.5 * k), 210.0, 40.0, 40.0, 1.0)
+
+
+@njit(cache=True, nogil=True)
 def _health_rgb(fraction: float) -> tuple[float, float, float]:
     """The turrets' ring colours: green above 60 %, yellow above 30 %, red below."""
     if fraction > 0.6:
