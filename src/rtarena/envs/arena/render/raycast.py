@@ -162,10 +162,11 @@ def _floor_rows(flat, depth, r0, r1, row_t, row_s, px, py, ray_x, ray_y, zx, zy,
 
 
 @njit(cache=True, nogil=True, fastmath=True, error_model="numpy")
-def _sky_rows(flat, depth, r1, sky_row, sky, ray_x, ray_y, f, far_m):
+def _sky_rows(flat, depth, r1, sky_row, sky, ray_x, ray_y, f, far_m, col_free):
     """The sky in rows 0..r1 (above the horizon) of every column, row by row. The table's row is
     sqrt(tan(elevation) / max) * rows, and tan(elevation) = (hor - y) / (f * |ray|), so the square
-    root splits into a row part (`sky_row`) and a column part."""
+    root splits into a row part (`sky_row`) and a column part. Drawn after the columns, only into the
+    rows each column left free (`col_free`)."""
     W = depth.shape[1]
     E = sky.shape[0]
     A = sky.shape[1]
@@ -184,6 +185,8 @@ def _sky_rows(flat, depth, r1, sky_row, sky, ray_x, ray_y, f, far_m):
         out = flat[r]
         dep = depth[r]
         for c in range(W):  # along a row the elevation barely changes: neighbours in the table are near
+            if r >= col_free[c]:
+                continue
             k = base[c] + stride * min(int(above * col_k[c]), E - 1)
             out[3 * c] = table[k]
             out[3 * c + 1] = table[k + 1]
@@ -364,11 +367,10 @@ def render_view(boxes, bounds, cam, sprites, zone, sky, rgb, depth, far_m, fog_m
         k = ((2.0 * c + 1.0) / W - 1.0) * tan_half
         ray_x[c] = dx + rx * k
         ray_y[c] = dy + ry * k
-    # the sky and the floor first, row by row (the columns then draw over them)
+    # the floor first, row by row (the columns then draw over it)
     r_sky = 0  # rows 0..r_sky lie above the horizon
     while r_sky < H and sky_row[r_sky] > 0.0:
         r_sky += 1
-    _sky_rows(rgb.reshape((H, W * 3)), depth, r_sky, sky_row, sky, ray_x, ray_y, f, far_m)
     if eye > 1e-4:  # the floor wherever it lies nearer than far_m
         r_floor = max(math.ceil(hor + f * eye / far_m - 0.5), 0)
         _floor_rows(rgb.reshape((H, W * 3)), depth, r_floor, H, row_t, row_s, px, py, ray_x, ray_y, zx, zy, zr2)
@@ -383,6 +385,8 @@ def render_view(boxes, bounds, cam, sprites, zone, sky, rgb, depth, far_m, fog_m
     hit_out = np.empty(n + 1, dtype=np.float64)
     hit_box = np.empty(n + 1, dtype=np.int64)
     hit_side = np.empty(n + 1, dtype=np.int64)
+
+    col_free = np.empty(W, dtype=np.int64)  # each column's rows still free after pass 1 (0..col_free)
 
     # -- pass 1: columns ---------------------------------------------------------------------------
     for c in range(W):
@@ -497,12 +501,15 @@ def render_view(boxes, bounds, cam, sprites, zone, sky, rgb, depth, far_m, fog_m
                 if yfree - 0.5 < limit:
                     break
             t = tb
-        # the rest of the column: sky above the horizon (already there, pass 0), haze below it
+        # the rest of the column: sky above the horizon (drawn next, row by row), haze below it
+        col_free[c] = yfree
         for r in range(r_sky, yfree):
             rgb[r, c, 0] = np.uint8(FOG_RGB[0])
             rgb[r, c, 1] = np.uint8(FOG_RGB[1])
             rgb[r, c, 2] = np.uint8(FOG_RGB[2])
             depth[r, c] = far_m
+
+    _sky_rows(rgb.reshape((H, W * 3)), depth, r_sky, sky_row, sky, ray_x, ray_y, f, far_m, col_free)
 
     # -- pass 2: sprites ---------------------------------------------------------------------------
     own = int(cam[C_SELF])
