@@ -67,29 +67,24 @@ def event_words(event: dict[str, Any], me: str) -> str | None:
         return f"you killed {event['target']}" if event["shooter"] == me else f"killed by {event['shooter']}"
     if kind == "death" and event["cause"] != "player":
         return f"you died ({event['cause']})"
-    if kind == "dry_fire":
-        return "out of ammo: the gun clicked"
-    if kind == "turret_hit":
-        return f"your shot hit turret {event['turret']}"
-    if kind == "turret_destroyed":
-        return f"you destroyed turret {event['turret']}"
-    if kind == "chicken_shot":
-        return f"you shot chicken {event['chicken']}"
-    if kind == "coin":
-        return "picked up a coin"
-    if kind == "ammo_pickup":
-        return f"picked up {event['amount']} ammo"
-    if kind == "turret_lock":
-        return f"turret {event['turret']} locked on you"
-    if kind == "turret_unlock":
-        return f"turret {event['turret']} lost its lock on you"
-    if kind == "turret_fire":
-        return f"turret {event['turret']} fired at you"
-    if kind == "turret_shell_hit":
-        return f"hit by turret {event['turret']} (-{event['damage']:g} health)"
-    if kind == "zone_damage":
-        return f"the toxic zone hurt you (-{event['damage']:.1f} health)"
-    return None
+    template = EVENT_TEMPLATES.get(kind)
+    return template.format(**event) if template else None
+
+
+# Events whose wording does not depend on who is reading: one format string each, filled from the event.
+EVENT_TEMPLATES = {
+    "dry_fire": "out of ammo: the gun clicked",
+    "turret_hit": "your shot hit turret {turret}",
+    "turret_destroyed": "you destroyed turret {turret}",
+    "chicken_shot": "you shot chicken {chicken}",
+    "coin": "picked up a coin",
+    "ammo_pickup": "picked up {amount} ammo",
+    "turret_lock": "turret {turret} locked on you",
+    "turret_unlock": "turret {turret} lost its lock on you",
+    "turret_fire": "turret {turret} fired at you",
+    "turret_shell_hit": "hit by turret {turret} (-{damage:g} health)",
+    "zone_damage": "the toxic zone hurt you (-{damage:.1f} health)",
+}
 
 
 class TextObservation:
