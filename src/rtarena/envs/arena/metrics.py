@@ -19,6 +19,19 @@ def _ratio(a: float, b: float) -> float | None:
     return a / b if b else None
 
 
+# Events that add one to one agent's counter: event type -> (the event field naming the agent, metric)
+COUNTED = {
+    "coin": ("agent", "coins"),
+    "kill": ("shooter", "kills"),
+    "death": ("agent", "deaths"),
+    "turret_destroyed": ("shooter", "turrets_destroyed"),
+    "chicken_shot": ("shooter", "chickens"),
+    "dry_fire": ("agent", "dry_fires"),
+    "ammo_pickup": ("agent", "ammo_pickups"),
+    "turret_fire": ("target", "incoming_shots"),
+}
+
+
 def episode_metrics(env: Any) -> dict[str, dict[str, Any]]:
     world = env.world
     names = env.possible_agents
@@ -27,7 +40,10 @@ def episode_metrics(env: Any) -> dict[str, dict[str, Any]]:
     damage = {a: {"damage_taken": 0.0, "zone_damage": 0.0, "damage_dealt": 0.0} for a in names}
     for e in env.log.all:
         kind = e["type"]
-        if kind == "shot":
+        if kind in COUNTED:
+            who, metric = COUNTED[kind]
+            count[e[who]][metric] += 1
+        elif kind == "shot":
             count[e["shooter"]]["shots"] += 1
             if e["hit"]:
                 count[e["shooter"]]["hits"] += 1
@@ -37,8 +53,6 @@ def episode_metrics(env: Any) -> dict[str, dict[str, Any]]:
             count[e["target"]]["incoming_hits"] += 1
             damage[e["target"]]["damage_taken"] += e["damage"]
             damage[e["shooter"]]["damage_dealt"] += e["damage"]
-        elif kind == "turret_fire":
-            count[e["target"]]["incoming_shots"] += 1
         elif kind == "turret_shell_hit":
             count[e["target"]]["incoming_hits"] += 1
             damage[e["target"]]["damage_taken"] += e["damage"]
@@ -49,20 +63,6 @@ def episode_metrics(env: Any) -> dict[str, dict[str, Any]]:
             damage[e["agent"]]["zone_damage"] += e["damage"]
         elif kind == "turret_hit":
             damage[e["shooter"]]["damage_dealt"] += e["damage"]
-        elif kind == "coin":
-            count[e["agent"]]["coins"] += 1
-        elif kind == "kill":
-            count[e["shooter"]]["kills"] += 1
-        elif kind == "death":
-            count[e["agent"]]["deaths"] += 1
-        elif kind == "turret_destroyed":
-            count[e["shooter"]]["turrets_destroyed"] += 1
-        elif kind == "chicken_shot":
-            count[e["shooter"]]["chickens"] += 1
-        elif kind == "dry_fire":
-            count[e["agent"]]["dry_fires"] += 1
-        elif kind == "ammo_pickup":
-            count[e["agent"]]["ammo_pickups"] += 1
     # An episode cut short because nobody was left alive counts as lasting its full time limit: otherwise
     # a lone player who dies early would have "survived the whole episode".
     duration = world.time_s if world.players.alive.any() else max(world.time_s, world.time_limit_s)
