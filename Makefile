@@ -36,6 +36,7 @@ lint: $(STAMP)
 	$(BIN)/ruff check src tests bench
 
 bench: $(STAMP)
+	$(BIN)/pip install -q -e '.[dev,bench]'   # ViZDoom, for the side-by-side renderer benchmark
 	$(BIN)/python bench/run_all.py
 
 clean:
