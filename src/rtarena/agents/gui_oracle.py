@@ -43,13 +43,17 @@ class GuiOracleAgent(Agent):
         # two paddle moves). The oracle waits until its last action can be seen.
         now = self._observed_s(observation)
         if now < self.visible_at_s - 1e-4:  # observed times are float32
-            return Decision(action="wait()", tokens_out=self.tokens_out, tokens_source="scripted")
+            return self._decision("wait()")
         dt = self.context.dt
         applied_s = math.ceil(round((now + self.delay_s) / dt, 4)) * dt  # the step that will apply it
         action = self.env.oracle_action(lead_s=applied_s - now, period_s=applied_s + dt - now)
         if action.strip() != "wait()":
             self.visible_at_s = applied_s + dt
-        return Decision(action=action, tokens_out=self.tokens_out, tokens_source="scripted")
+        return self._decision(action)
+
+    def _decision(self, action: str) -> Decision:
+        return Decision(action=action, tokens_out=self.tokens_out,
+                        tokens_source="scripted" if self.tokens_out else "none")
 
     def _observed_s(self, observation: Any) -> float:
         if isinstance(observation, dict) and "time" in observation:

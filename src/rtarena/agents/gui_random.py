@@ -39,4 +39,4 @@ class GuiRandomAgent(Agent):
             action = f'type({field["id"]}, "{WORDS[int(self.rng.integers(len(WORDS)))]}")'
         else:
             action = "wait()"
-        return Decision(action=action, tokens_source="scripted")
+        return Decision(action=action)  # no declared thinking cost: tokens_source "none"
