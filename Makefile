@@ -10,6 +10,9 @@ export PIP_DISABLE_PIP_VERSION_CHECK := 1
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install -q --upgrade pip
+	# CPU-only torch (the rl extra): the machine's wheel when it ships one, else PyPI's.
+	set -e; wheel=$$(ls /opt/wheels/torch-*+cpu-*.whl 2>/dev/null | head -n 1); \
+		if [ -n "$$wheel" ]; then $(BIN)/pip install -q "$$wheel"; fi
 	$(BIN)/pip install -q -e '.[dev]'
 	touch $(STAMP)
 
