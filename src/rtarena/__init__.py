@@ -1,6 +1,6 @@
 """rtarena: a toolkit for testing AI agents that must act in real time."""
 
-from rtarena.agents.base import Agent, AgentContext, Decision
+from rtarena.contract import Agent, AgentContext, Decision
 from rtarena.envs.adapters import wrap_gymnasium, wrap_pettingzoo
 from rtarena.envs.registry import ENV_TABLE, make, registry_ids
 from rtarena.errors import UserError

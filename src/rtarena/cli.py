@@ -34,9 +34,9 @@ def list_envs() -> None:
     for spec in ENV_TABLE:
         table.add_row(spec.id, "1" if spec.single_agent else "many", spec.summary)
     console.print(table)
-    kinds = Table("agent spec", "summary", title="agents (--agent)")
+    kinds = Table("agent spec", "privileged", "summary", title="agents (--agent); privileged ones read the world")
     for kind in AGENT_KINDS:
-        kinds.add_row(kind.name, kind.summary)
+        kinds.add_row(kind.name, "PRIVILEGED" if kind.privileged else "", kind.summary)
     console.print(kinds)
 
 

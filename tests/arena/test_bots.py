@@ -11,6 +11,7 @@ import rtarena
 from rtarena.agents.base import RandomAgent
 from rtarena.agents.scripted.arena import HeuristicBot
 from rtarena.agents.specs import build_agent
+from rtarena.contract import ReadOnlyView
 from rtarena.errors import UserError
 
 
@@ -61,7 +62,8 @@ def test_bots_do_not_see_hidden_opponents():
         env, obs = arena("competitive", spawns=[(50, 40), hidden], obstacles=[wall], coins=[(20, 20)])
         bot = HeuristicBot("hard")
         bot.reset(rtarena.AgentContext(env_id="arena/competitive-v0", agents=("p0",), observation_spaces={},
-                                       action_spaces={}, default_actions={}, dt=env.dt, seed=1, clock={}, env=env))
+                                       action_spaces={}, default_actions={}, dt=env.dt, seed=1, clock={},
+                                       privileged=ReadOnlyView(env)))
         seq = []
         for _ in range(6):
             act = bot.act(obs["p0"]).action

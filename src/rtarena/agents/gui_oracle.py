@@ -1,6 +1,7 @@
 """The oracle for browser tasks: each task's own solution, proving the task feasible in its windows.
 
-The oracle is privileged: it asks the page (`env.oracle_action()`, the `RT.solve` function of the task's
+The oracle is privileged (its `AGENT_KINDS` row says so): through `context.privileged`, the runtime's
+read-only view of the env, it asks the page (`oracle_action()`, the `RT.solve` function of the task's
 page) what to do, in the same action strings any agent answers with. It acts on the page as it is when it
 decides. `tokens_out` declares a scripted thinking cost, so the token clock can charge the same actions
 at different prices (the deliberation-cost example).
@@ -11,23 +12,24 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from rtarena.agents.base import Agent, AgentContext, Decision
+from rtarena.contract import Agent, AgentContext, Decision
 
 
 class GuiOracleAgent(Agent):
     """Plays a browser task with the task's own solution."""
 
     name = "oracle"
+    privileged = True
 
     def __init__(self, tokens_out: int = 0) -> None:
         self.tokens_out = int(tokens_out)
 
     def reset(self, context: AgentContext) -> None:
         super().reset(context)
-        env = getattr(context.env, "unwrapped_gui", None) or context.env
-        if not hasattr(env, "oracle_action"):
-            raise TypeError(f"the gui oracle needs a browser task env, got {type(context.env).__name__}")
-        self.env = env
+        view = context.privileged
+        if view is None or not hasattr(view, "oracle_action"):
+            raise TypeError(f"the gui oracle needs a browser task env, got {view!r}")
+        self.page = view  # the only privileged reads: `oracle_action(...)` and `elapsed_s`
         clock = context.clock
         # Simulated seconds from deciding to committing, when the clock says so in advance (token, paused).
         self.delay_s = float(clock.get("delay_s") or 0.0)
@@ -46,7 +48,7 @@ class GuiOracleAgent(Agent):
             return self._decision("wait()")
         dt = self.context.dt
         applied_s = math.ceil(round((now + self.delay_s) / dt, 4)) * dt  # the step that will apply it
-        action = self.env.oracle_action(lead_s=applied_s - now, period_s=applied_s + dt - now)
+        action = self.page.oracle_action(lead_s=applied_s - now, period_s=applied_s + dt - now)
         if action.strip() != "wait()":
             self.visible_at_s = applied_s + dt
         return self._decision(action)
@@ -58,7 +60,7 @@ class GuiOracleAgent(Agent):
     def _observed_s(self, observation: Any) -> float:
         if isinstance(observation, dict) and "time" in observation:
             return float(observation["time"][0])
-        return float(self.env.elapsed_s)
+        return float(self.page.elapsed_s)
 
 
 def make_oracle(option: str | None = None) -> GuiOracleAgent:

@@ -3,6 +3,10 @@
 One table maps a spec's kind to where its agent lives. Kinds whose agent depends on the env family
 (a heuristic bot plays the arena differently from cart-pole) map each family to an entry point. The
 text after the first `:` is handed to the factory as its option string.
+
+A row marked `privileged` holds scripted bots or oracles that read world state through the runtime's
+read-only view (`rtarena.contract.Agent.privileged`); `rtarena list` marks them, so nobody mistakes an
+oracle's score for an agent's.
 """
 
 from __future__ import annotations
@@ -10,7 +14,7 @@ from __future__ import annotations
 import importlib
 from dataclasses import dataclass, field
 
-from rtarena.agents.base import Agent
+from rtarena.contract import Agent
 from rtarena.errors import UserError
 
 
@@ -23,6 +27,7 @@ class AgentKind:
     entry_point: str | None = None
     by_family: dict[str, str] = field(default_factory=dict)
     team: bool = False  # one controller for several bodies
+    privileged: bool = False  # may read world state: its agents set `privileged = True` on their class
 
 
 AGENT_KINDS: list[AgentKind] = [
@@ -35,12 +40,14 @@ AGENT_KINDS: list[AgentKind] = [
         "the env family's scripted bot; `heuristic:easy|medium|hard` where the family has difficulties",
         by_family={"classic": "rtarena.agents.scripted.cartpole:CartPoleBalancer",
                    "arena": "rtarena.agents.scripted.arena:HeuristicBot"},
+        privileged=True,
     ),
     AgentKind(
         "oracle",
         "a browser task's own solution (privileged); `oracle:TOKENS` declares output tokens per decision",
         by_family={"web": "rtarena.agents.gui_oracle:make_oracle",
                    "gui-games": "rtarena.agents.gui_oracle:make_oracle"},
+        privileged=True,
     ),
     AgentKind(
         "llm",
@@ -102,6 +109,9 @@ def build_agent(spec: AgentSpec | str, family: str = "") -> Agent:
     except (TypeError, ValueError) as error:
         raise UserError(f"agent spec {spec.text!r} does not take option {spec.option!r}: {error}",
                         field="--agent") from None
+    if agent.privileged and not spec.kind.privileged:
+        raise TypeError(f"{entry_point} builds a privileged agent but its AGENT_KINDS row "
+                        f"{spec.kind.name!r} is not marked privileged=True")
     agent.name = spec.text
     return agent
 

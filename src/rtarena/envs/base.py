@@ -1,6 +1,7 @@
-"""The rtarena env contract: a PettingZoo `ParallelEnv` with a fixed simulated step `dt`.
+"""The rtarena env contract (`rtarena.contract.RealtimeEnv`): a PettingZoo `ParallelEnv` with a fixed
+simulated step `dt`, and `RealtimeParallelEnv`, the base class of rtarena's own envs.
 
-Envs know nothing of agents or clocks. The runtime only relies on what this module defines:
+Envs know nothing of agents or clocks. The runtime only relies on:
 
 - `dt`: simulated seconds advanced by one `step()`; `step()` is deterministic given seed and actions.
 - `default_action(agent)`: what an agent does when it has not decided (a no-op or "wait").
@@ -17,7 +18,7 @@ import numpy as np
 from gymnasium import spaces
 from pettingzoo import ParallelEnv
 
-AgentID = str
+from rtarena.contract import AgentID
 
 
 def zero_action(space: spaces.Space) -> Any:

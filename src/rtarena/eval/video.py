@@ -26,7 +26,7 @@ from typing import Any
 
 import numpy as np
 
-from rtarena.agents.base import Agent, AgentContext, Decision
+from rtarena.contract import Agent, AgentContext, Decision
 from rtarena.errors import UserError
 
 PANEL_BG = (16, 18, 24)
@@ -99,6 +99,7 @@ class TimedAgent(Agent):
     def __init__(self, inner: Agent, label: str, log: DecisionLog) -> None:
         self.inner, self.label, self.log = inner, label, log
         self.name = getattr(inner, "name", label)
+        self.privileged = getattr(inner, "privileged", False)  # a privileged agent stays privileged when filmed
 
     def reset(self, context: AgentContext) -> None:
         self.inner.reset(context)

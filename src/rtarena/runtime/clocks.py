@@ -17,7 +17,7 @@ import math
 from dataclasses import asdict, dataclass
 from typing import Any, ClassVar
 
-from rtarena.agents.base import Decision
+from rtarena.contract import Decision
 from rtarena.errors import UserError
 
 

@@ -14,9 +14,10 @@ from typing import Any
 import numpy as np
 from gymnasium import spaces
 
-from rtarena.agents.base import Agent, AgentContext, Decision, as_agent
+from rtarena.contract import Agent, AgentContext, Decision, as_agent
 from rtarena.envs.base import same_action
 from rtarena.errors import UserError
+from rtarena.runtime.documentation import env_docs, privileged_view
 
 
 @dataclass
@@ -78,7 +79,8 @@ def build_slots(env: Any, controllers: Any) -> list[ControllerSlot]:
 
 
 def context_for(slot: ControllerSlot, env: Any, env_id: str, seed: int, clock: Any, index: int) -> AgentContext:
-    """The read-only episode context handed to the slot's agent at reset."""
+    """The read-only episode context handed to the slot's agent at reset: documentation, never the env;
+    a read-only view of the env only for an agent whose class declares itself privileged."""
     return AgentContext(
         env_id=env_id,
         agents=slot.agent_ids,
@@ -88,7 +90,8 @@ def context_for(slot: ControllerSlot, env: Any, env_id: str, seed: int, clock: A
         dt=float(env.dt),
         seed=int(seed) * 1000 + index,
         clock=clock.settings() | {"description": clock.describe()},
-        env=env,
+        docs=env_docs(env, slot.agent_ids),
+        privileged=privileged_view(env) if getattr(slot.agent, "privileged", False) else None,
     )
 
 

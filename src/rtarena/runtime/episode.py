@@ -12,7 +12,7 @@ import traceback
 from dataclasses import dataclass
 from typing import Any
 
-from rtarena.agents.base import Decision
+from rtarena.contract import Decision
 from rtarena.runtime.clocks import Clock
 from rtarena.runtime.controllers import ControllerSlot, is_default, split_decision
 from rtarena.runtime.records import (

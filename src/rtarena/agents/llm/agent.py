@@ -10,8 +10,6 @@ raises. Spec: `llm:MODEL@BASE_URL[,key=value...]` (grammar in `options.py`).
 from __future__ import annotations
 
 import logging
-import sys
-from collections.abc import Sequence
 from typing import Any
 
 from rtarena.agents.base import Agent, AgentContext, Decision
@@ -23,20 +21,6 @@ from rtarena.agents.llm.parsing import THINK, Parsed, parser_for
 from rtarena.agents.llm.prompts import controls_text, observation_message, system_prompt
 
 log = logging.getLogger(__name__)
-
-
-def action_names(env: Any, agent: str) -> Sequence[str] | None:
-    """Field names of an agent's action vector, where the env declares them: an `action_names` attribute
-    (or method of the agent id), else an `ACTION_NAMES` constant in the module of its class or a base."""
-    names = getattr(env, "action_names", None)
-    if callable(names):
-        names = names(agent)
-    if not names:
-        for cls in type(env).__mro__:
-            names = getattr(sys.modules.get(cls.__module__), "ACTION_NAMES", None)
-            if names:
-                break
-    return tuple(names) if names else None
 
 
 def completion_extra(completion: Completion) -> dict[str, Any]:
@@ -103,7 +87,7 @@ class LLMAgent(Agent):
     def reset(self, context: AgentContext) -> None:
         super().reset(context)
         agent = context.agent
-        self.parser = parser_for(context.action_spaces[agent], action_names(context.env, agent))
+        self.parser = parser_for(context.action_spaces[agent], context.docs.action_names.get(agent))
         self.default = context.default_actions[agent]
         self.system = system_prompt(context, controls_text(self.parser), self.skill)
         self.history = self.new_history()

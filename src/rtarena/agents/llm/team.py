@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 from rtarena.agents.base import Agent, AgentContext, Decision
-from rtarena.agents.llm.agent import action_names, assistant_memory, completion_extra, log_failures
+from rtarena.agents.llm.agent import assistant_memory, completion_extra, log_failures
 from rtarena.agents.llm.client import ChatClient
 from rtarena.agents.llm.failures import FailureTally
 from rtarena.agents.llm.history import History
@@ -34,7 +34,7 @@ class TeamLLMAgent(Agent):
 
     def reset(self, context: AgentContext) -> None:
         super().reset(context)
-        parsers = {a: parser_for(context.action_spaces[a], action_names(context.env, a)) for a in context.agents}
+        parsers = {a: parser_for(context.action_spaces[a], context.docs.action_names.get(a)) for a in context.agents}
         self.parser = TeamParser(parsers)
         self.defaults = dict(context.default_actions)
         controls = team_controls_text(self.parser, self.defaults)

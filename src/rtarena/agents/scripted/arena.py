@@ -1,9 +1,10 @@
 """Heuristic arena bots: `--agent heuristic[:easy|medium|hard]`.
 
 A bot reads its observation's `state` vector (see `envs/arena/observations/state.py`) and keeps the minimap
-open to know where coins, ammo boxes and turrets are. Being scripted, it also reads from `context.env`
-what a player would know from the level's documentation: the rules (rates, ranges, the hit cone), the
-static obstacles (for an occupancy grid it plans paths on) and the team assignment. It never reads the
+open to know where coins, ammo boxes and turrets are. Being scripted, it is privileged (its `AGENT_KINDS`
+row says so): from `context.privileged`, the runtime's read-only view of the env, it reads what a player
+would know from the level's documentation: the rules (rates, ranges, the hit cone), the static obstacles
+(for an occupancy grid it plans paths on) and the team assignment, all in `read_level`. It never reads the
 positions of other players, chickens or anything else that is not in its own observation.
 
 What it does each decision, in order of priority:
@@ -27,8 +28,8 @@ from typing import Any
 
 import numpy as np
 
-from rtarena.agents.base import Agent, AgentContext, Decision
 from rtarena.agents.scripted.arena_planner import GridPlanner
+from rtarena.contract import Agent, AgentContext, Decision, ReadOnlyView
 from rtarena.envs.arena.layout import team_of
 from rtarena.envs.arena.observations.state import block
 from rtarena.errors import UserError
@@ -71,10 +72,40 @@ class BodyMemory:
     explore: np.ndarray | None = None
 
 
+@dataclass(frozen=True)
+class LevelKnowledge:
+    """What the bot knows of the level before it plays: all it reads from its privileged view."""
+
+    rules: Any  # read-only view of the level's rules (numbers only)
+    size_m: float
+    blocked: np.ndarray  # occupancy grid [ix, iy] of static obstacles, grown by the body radius
+    agents: list[str]
+    teams: list[int]
+
+
+def read_level(view: ReadOnlyView | None) -> LevelKnowledge:
+    """The bot's only reads of world state: rules, arena size, static obstacles and the team split."""
+    if view is None or not hasattr(view, "rules") or not hasattr(view, "world"):
+        raise UserError("the heuristic arena bot needs an arena env (it reads the level as a privileged agent)",
+                        field="--agent")
+    rules = view.rules
+    radius = float(rules.players.radius_m)
+    agents = list(view.possible_agents)
+    n = len(agents)
+    return LevelKnowledge(
+        rules=rules,
+        size_m=float(view.world.size_m),
+        blocked=np.array(view.world.occupancy(CELL_M, inflate_m=radius + 0.3)),  # the bot's own copy
+        agents=agents,
+        teams=[team_of(i, n, rules.players.teams) for i in range(n)],
+    )
+
+
 class HeuristicBot(Agent):
     """The arena's scripted opponent and teammate (see the module docstring)."""
 
     name = "heuristic"
+    privileged = True
 
     def __init__(self, difficulty: str | None = "medium") -> None:
         difficulty = difficulty or "medium"
@@ -86,11 +117,9 @@ class HeuristicBot(Agent):
     # -- episode setup ------------------------------------------------------------------------------
     def reset(self, context: AgentContext) -> None:
         super().reset(context)
-        env = context.env
-        if env is None or not hasattr(env, "rules"):
-            raise UserError("the heuristic arena bot needs an arena env in its context", field="--agent")
-        rules = env.rules
-        self.size = float(env.world.size_m)
+        level = read_level(context.privileged)
+        rules = level.rules
+        self.size = level.size_m
         self.dt = float(context.dt)
         self.time_limit = float(rules.arena.time_limit_s)
         self.view_range = float(rules.players.view_range_m)
@@ -98,13 +127,9 @@ class HeuristicBot(Agent):
         self.hit_cone = math.radians(float(rules.weapon.hit_cone_deg))
         self.turret_range = float(rules.turret.range_m)
         self.ammo_max = int(rules.players.ammo_max)
-        radius = float(rules.players.radius_m)
-        # Static map knowledge only: obstacles, from which an occupancy grid is built.
-        blocked = env.world.occupancy(CELL_M, inflate_m=radius + 0.3)
-        self.planner = GridPlanner(blocked, CELL_M)
-        agents = list(env.possible_agents)
+        self.planner = GridPlanner(level.blocked, CELL_M)
+        agents, teams = level.agents, level.teams
         n = len(agents)
-        teams = [team_of(i, n, rules.players.teams) for i in range(n)]
         rng = np.random.default_rng(context.seed)
         self.bodies: dict[str, BodyMemory] = {}
         for agent in context.agents:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from rtarena.agents.base import Agent, AgentContext, Decision
-from rtarena.agents.llm.agent import action_names, assistant_memory, completion_extra, log_failures
+from rtarena.agents.llm.agent import assistant_memory, completion_extra, log_failures
 from rtarena.agents.llm.agentic.context import ContextBuilder
 from rtarena.agents.llm.agentic.execution import ActionExecutor
 from rtarena.agents.llm.agentic.feedback import Feedback
@@ -36,7 +36,7 @@ class AgenticAgent(Agent):
     def reset(self, context: AgentContext) -> None:
         super().reset(context)
         o, agent = self.options, context.agent
-        parser = parser_for(context.action_spaces[agent], action_names(context.env, agent))
+        parser = parser_for(context.action_spaces[agent], context.docs.action_names.get(agent))
         self.executor = ActionExecutor(parser, context.default_actions[agent])
         space = context.observation_spaces[agent]
         keys = list(getattr(space, "spaces", {}) or {})

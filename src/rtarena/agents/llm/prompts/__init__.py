@@ -18,7 +18,6 @@ from __future__ import annotations
 import inspect
 import json
 import re
-import sys
 from functools import cache
 from pathlib import Path
 from string import Template
@@ -52,9 +51,10 @@ def _doc_sections(doc: str | None) -> str | None:
 
 
 def domain_text(context: Any) -> str:
-    """What the game is, from the env's own documentation and (where the env has one) its level data."""
-    env = getattr(context, "env", None)
-    candidates = [type(env).__doc__] if env is not None else []
+    """What the game is, from the env's own documentation (`context.docs`, read by the runtime) and, where
+    the env has one, its level data."""
+    docs = context.docs
+    candidates = [docs.class_doc]
     try:
         from rtarena.envs.registry import env_spec
 
@@ -63,46 +63,18 @@ def domain_text(context: Any) -> str:
         pass
     text = next((s for s in (_doc_sections(d) for d in candidates) if s), None)
     text = text or f"The env `{context.env_id}`."
-    shared = family_notes(env)
+    shared = family_notes(docs.family_doc)
     if shared:
         text = shared + "\n\n" + text
-    return text + _rules_section(env)
+    return text + ("\n\n### Level rules\n" + docs.rules_text if docs.rules_text else "")
 
 
-def family_notes(env: Any) -> str | None:
+def family_notes(doc: str | None) -> str | None:
     """What a family of levels shares, when the module of the env's class documents it (the arena's
     `levels.py` spells out the action fields there): its docstring, if it speaks of the action space."""
-    module = sys.modules.get(type(env).__module__) if env is not None else None
-    doc = inspect.getdoc(module) if module is not None else None
     if not doc or "action space" not in doc.lower() or len(doc) > 2000:
         return None
     return "### About this family of levels\n" + doc
-
-
-def _rules_section(env: Any) -> str:
-    rules = level_rules(env)
-    return "\n\n### Level rules\n" + rules if rules else ""
-
-
-def level_rules(env: Any) -> str | None:
-    """The numbers of the level's data file as this run uses them (overrides included), one table a line.
-
-    An env offers them as `rules_text()`, or as a `rules` object holding the parsed TOML tables (the
-    arena's `Rules`); the procedural-layout table is left out (it says how the map was made, not how the
-    game plays).
-    """
-    if callable(getattr(env, "rules_text", None)):
-        return str(env.rules_text())
-    data = vars(getattr(env, "rules", None) or object()).get("_data") if hasattr(env, "rules") else None
-    if not isinstance(data, dict):
-        return None
-    source = getattr(env.rules, "source", "")
-    lines = [f"(from {Path(str(source)).name})"] if source else []
-    for table, values in data.items():
-        if table == "layout" or not isinstance(values, dict):
-            continue
-        lines.append(f"- {table}: " + ", ".join(f"{k} = {v}" for k, v in values.items()))
-    return "\n".join(lines)
 
 
 def system_prompt(context: Any, controls: str, skill: str | None = None, extra: str = "") -> str:

@@ -1,0 +1,223 @@
+"""The contract every layer shares, at the bottom of the package: it imports nothing else of rtarena.
+
+- **Agents** (`Agent`, `Decision`, `AgentContext`, `EnvDocs`): `Agent.act(observation) -> Decision`, blocking;
+  the runtime times it. At the start of each episode an agent gets an `AgentContext`: spaces, defaults,
+  `dt`, seed, the clock's settings and the env's documentation (`EnvDocs`), never the env object.
+- **Privileged agents** (`Agent.privileged`, `ReadOnlyView`): a scripted bot or an oracle that needs world
+  state sets `privileged = True` on its class (and its `agents/specs.py: AGENT_KINDS` row says
+  `privileged=True`, so `rtarena list` marks it). The runtime then hands it, and only it,
+  `AgentContext.privileged`: a live `ReadOnlyView` of the env (the env's own `privileged_view()` if it
+  defines one). Every other agent's `context.privileged` is None.
+- **Envs** (`AgentID`, `RealtimeEnv`): what the runtime relies on beyond PettingZoo's `ParallelEnv`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any, ClassVar, Protocol, runtime_checkable
+
+import numpy as np
+
+AgentID = str
+
+
+# -- the env contract ---------------------------------------------------------------------------------
+@runtime_checkable
+class RealtimeEnv(Protocol):
+    """A PettingZoo `ParallelEnv` (1.27 API) with a fixed simulated step, as the runtime sees it.
+
+    - `dt`: simulated seconds advanced by one `step()`; `step()` is deterministic given seed and actions.
+    - `default_action(agent)`: what an agent does when it has not decided (a no-op or "wait").
+    - `observation_space(agent)` / `action_space(agent)` return the same object on every call.
+    - `infos[agent]["events"]`: a list of dicts, what happened to or because of the agent this step.
+    - `episode_metrics()`: per-agent numbers the env computed from its own events (optional, not part of
+      the protocol check).
+    - Documentation an agent may read (optional): the class docstring (Minigrid sections), the docstring
+      of the class's module, `rules_text()` or a `rules` object, `action_names` (attribute or method of
+      the agent id) or a module constant `ACTION_NAMES`; see `runtime/documentation.py`.
+    - `privileged_view()` (optional): what privileged agents may read; by default the whole env,
+      read-only.
+    """
+
+    dt: float
+    possible_agents: list[AgentID]
+    agents: list[AgentID]
+
+    def default_action(self, agent: AgentID) -> Any: ...
+
+    def observation_space(self, agent: AgentID) -> Any: ...
+
+    def action_space(self, agent: AgentID) -> Any: ...
+
+    def reset(self, seed: int | None = None, options: dict | None = None) -> tuple[dict, dict]: ...
+
+    def step(self, actions: dict[AgentID, Any]) -> tuple[dict, dict, dict, dict, dict]: ...
+
+
+# -- what agents are given ----------------------------------------------------------------------------
+@dataclass(frozen=True)
+class Decision:
+    """One decision: the action and what it cost.
+
+    `tokens_source` says where the token counts came from: "server" (usage reported by the model
+    server), "counted" (counted locally because the server reported none), "scripted" (a scripted agent's
+    declared cost) or "none". `valid` is False when the output did not parse (the action is then the
+    default one). For a controller that owns several env agents, `action` maps agent id to action.
+    """
+
+    action: Any
+    tokens_in: int = 0
+    tokens_out: int = 0
+    tokens_source: str = "none"
+    text: str | None = None
+    valid: bool = True
+    error: str | None = None
+    extra: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class EnvDocs:
+    """The env's documentation, read once by the runtime: what a person would read before playing.
+
+    `class_doc` is the env class's docstring (Minigrid's `## Description / ## Observation / ...`
+    sections), `family_doc` the docstring of the module that defines the class (what a family of levels
+    shares), `rules_text` the numbers of the level's data file as this run uses them, `action_names` the
+    field names of each agent's action vector where the env declares them.
+    """
+
+    class_doc: str | None = None
+    family_doc: str | None = None
+    rules_text: str | None = None
+    action_names: Mapping[AgentID, tuple[str, ...] | None] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class AgentContext:
+    """What an agent may know about the episode it is about to play (never the env object itself).
+
+    `privileged` is a read-only view of the env for agents whose class sets `privileged = True`, and None
+    for every other agent.
+    """
+
+    env_id: str
+    agents: tuple[AgentID, ...]
+    observation_spaces: dict[AgentID, Any]
+    action_spaces: dict[AgentID, Any]
+    default_actions: dict[AgentID, Any]
+    dt: float
+    seed: int
+    clock: dict[str, Any]
+    docs: EnvDocs = field(default_factory=EnvDocs)
+    privileged: ReadOnlyView | None = None
+
+    @property
+    def agent(self) -> AgentID:
+        """The single env agent of a decentralised controller."""
+        return self.agents[0]
+
+
+class Agent:
+    """Base class for decision makers. Subclasses implement `act`; `reset` is called per episode.
+
+    `privileged = True` asks the runtime for `context.privileged`, a read-only view of the world; set it
+    only on scripted bots and oracles, and mark their `AGENT_KINDS` row the same way.
+    """
+
+    name: str = "agent"
+    privileged: ClassVar[bool] = False
+
+    def reset(self, context: AgentContext) -> None:
+        self.context = context
+
+    def act(self, observation: Any) -> Decision:
+        raise NotImplementedError
+
+    def close(self) -> None:
+        """Release what the agent holds (HTTP clients, windows)."""
+
+
+class CallableAgent(Agent):
+    """Any plain callable `observation -> action` used as an agent."""
+
+    def __init__(self, policy: Callable[[Any], Any], name: str | None = None) -> None:
+        self.policy = policy
+        self.name = name or getattr(policy, "__name__", "callable")
+
+    def act(self, observation: Any) -> Decision:
+        result = self.policy(observation)
+        return result if isinstance(result, Decision) else Decision(action=result)
+
+
+def as_agent(obj: Agent | Callable[[Any], Any]) -> Agent:
+    """An `Agent` as is; a plain callable wrapped in `CallableAgent`."""
+    if isinstance(obj, Agent):
+        return obj
+    if callable(obj):
+        return CallableAgent(obj)
+    raise TypeError(f"an agent must be an Agent or a callable observation -> action, got {obj!r}")
+
+
+# -- the privileged view ------------------------------------------------------------------------------
+_PLAIN = (str, bytes, int, float, complex, bool, type(None), np.generic)
+
+
+class ReadOnlyView:
+    """A live, read-only window onto an object (the env, its world, a page handle).
+
+    Reading an attribute returns plain values as they are, numpy arrays as read-only views, tuples as
+    tuples of views, and any other object wrapped in a `ReadOnlyView` again; callables (methods) are
+    returned wrapped, and what they return is viewed the same way. Setting or deleting an attribute, or an
+    item, raises `AttributeError`/`TypeError`. Methods run on the real object: a privileged agent calls
+    queries (`world.occupancy(...)`, `oracle_action(...)`), never commands.
+    """
+
+    __slots__ = ("_target",)
+
+    def __init__(self, target: Any) -> None:
+        object.__setattr__(self, "_target", target)
+
+    def __getattr__(self, name: str) -> Any:
+        if name.startswith("__"):
+            raise AttributeError(name)
+        return read_only(getattr(object.__getattribute__(self, "_target"), name))
+
+    def __getitem__(self, key: Any) -> Any:
+        return read_only(object.__getattribute__(self, "_target")[key])
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        return read_only(object.__getattribute__(self, "_target")(*args, **kwargs))
+
+    def __iter__(self):
+        return (read_only(item) for item in object.__getattribute__(self, "_target"))
+
+    def __len__(self) -> int:
+        return len(object.__getattribute__(self, "_target"))
+
+    def __contains__(self, item: Any) -> bool:
+        return item in object.__getattribute__(self, "_target")
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        raise AttributeError(f"a privileged view is read-only (tried to set {name!r})")
+
+    def __delattr__(self, name: str) -> None:
+        raise AttributeError(f"a privileged view is read-only (tried to delete {name!r})")
+
+    def __setitem__(self, key: Any, value: Any) -> None:
+        raise TypeError("a privileged view is read-only")
+
+    def __repr__(self) -> str:
+        return f"ReadOnlyView({type(object.__getattribute__(self, '_target')).__name__})"
+
+
+def read_only(value: Any) -> Any:
+    """`value` as a privileged agent may hold it (see `ReadOnlyView`)."""
+    if isinstance(value, (*_PLAIN, ReadOnlyView)):
+        return value
+    if isinstance(value, tuple):
+        return tuple(read_only(v) for v in value)
+    if isinstance(value, np.ndarray):
+        frozen = value.view()
+        frozen.flags.writeable = False
+        return frozen
+    return ReadOnlyView(value)

@@ -1,0 +1,69 @@
+"""What the runtime reads from an env for its agents: documentation, never state (`contract.EnvDocs`).
+
+Agents get these strings in `AgentContext.docs` instead of the env object, so a model agent's prompt can
+describe the game while nothing but a privileged bot can reach the world.
+"""
+
+from __future__ import annotations
+
+import inspect
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from rtarena.contract import EnvDocs, ReadOnlyView
+
+
+def env_docs(env: Any, agents: Sequence[str]) -> EnvDocs:
+    """The documentation of `env` for a controller owning `agents`."""
+    module = sys.modules.get(type(env).__module__)
+    return EnvDocs(
+        class_doc=type(env).__doc__,
+        family_doc=inspect.getdoc(module) if module is not None else None,
+        rules_text=level_rules(env),
+        action_names={a: action_names(env, a) for a in agents},
+    )
+
+
+def action_names(env: Any, agent: str) -> tuple[str, ...] | None:
+    """Field names of an agent's action vector, where the env declares them: an `action_names` attribute
+    (or method of the agent id), else an `ACTION_NAMES` constant in the module of its class or a base."""
+    names = getattr(env, "action_names", None)
+    if callable(names):
+        names = names(agent)
+    if not names:
+        for cls in type(env).__mro__:
+            names = getattr(sys.modules.get(cls.__module__), "ACTION_NAMES", None)
+            if names:
+                break
+    return tuple(names) if names else None
+
+
+def level_rules(env: Any) -> str | None:
+    """The numbers of the level's data file as this run uses them (overrides included), one table a line.
+
+    An env offers them as `rules_text()`, or as a `rules` object holding the parsed TOML tables (the
+    arena's `Rules`); the procedural-layout table is left out (it says how the map was made, not how the
+    game plays).
+    """
+    if callable(getattr(env, "rules_text", None)):
+        return str(env.rules_text())
+    data = vars(getattr(env, "rules", None) or object()).get("_data") if hasattr(env, "rules") else None
+    if not isinstance(data, dict):
+        return None
+    source = getattr(env.rules, "source", "")
+    lines = [f"(from {Path(str(source)).name})"] if source else []
+    for table, values in data.items():
+        if table == "layout" or not isinstance(values, dict):
+            continue
+        lines.append(f"- {table}: " + ", ".join(f"{k} = {v}" for k, v in values.items()))
+    return "\n".join(lines)
+
+
+def privileged_view(env: Any) -> ReadOnlyView:
+    """What a privileged agent may read: the env's own `privileged_view()` if it defines one, else the
+    whole env, read-only and live (it follows the world through resets and steps)."""
+    make_view = getattr(env, "privileged_view", None)
+    view = make_view() if callable(make_view) else env
+    return view if isinstance(view, ReadOnlyView) else ReadOnlyView(view)

@@ -1,0 +1,205 @@
+"""Typed settings: the one base for every settings file and option string, and its one-line errors.
+
+Every settings file (level rules, experiment files, task files) and option string (model-agent options,
+policy-server settings, `--set`) is a pydantic model built from `Section` and the field types below, and
+is read with `validate(Model, data, source=...)`, so the same mistake gives the same one line from every
+entry point: `coop.toml: turret.range_m: must be > 0 metres, got -30`.
+
+The policy, in one place:
+- unknown keys are refused (`extra="forbid"`), naming the keys that exist;
+- floats must be finite (`nan` and `inf` are refused), ranges are in the types (`PosFloat` ...);
+- booleans are strict: `true` or `false` (any case, from text), or a real boolean. `yes`, `no`, `on`,
+  `off`, `1` and `0` are refused, so `stream=yes` and `coins.enabled=yes` give the same answer;
+- numbers never come from booleans (`count = true` is refused);
+- a unit comes from the field name's suffix (`_m` metres, `_s` seconds, `_deg` degrees ...), the
+  project's naming habit, and is said in the error.
+
+This module imports only pydantic and `rtarena.errors`, so every layer (envs included) may use it.
+"""
+
+from __future__ import annotations
+
+import math
+import tomllib
+from pathlib import Path
+from typing import Annotated, Any, TypeVar
+
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, ValidationError
+
+from rtarena.errors import UserError
+
+__all__ = [
+    "Flag",
+    "Float",
+    "Fraction",
+    "Int",
+    "NonNegFloat",
+    "NonNegInt",
+    "PosFloat",
+    "PosInt",
+    "Section",
+    "error_line",
+    "read_toml",
+    "unit_of",
+    "validate",
+]
+
+_TRUE, _FALSE = "true", "false"
+
+
+def _strict_bool(value: Any) -> Any:
+    if isinstance(value, bool):
+        return value
+    if isinstance(value, str) and value.strip().lower() in (_TRUE, _FALSE):
+        return value.strip().lower() == _TRUE
+    raise ValueError("must be true or false")
+
+
+def _no_bool(value: Any) -> Any:
+    if isinstance(value, bool):
+        raise ValueError("must be a number, not true/false")
+    return value
+
+
+_Num = BeforeValidator(_no_bool)
+
+Flag = Annotated[bool, BeforeValidator(_strict_bool)]
+Float = Annotated[float, _Num]
+PosFloat = Annotated[float, _Num, Field(gt=0)]
+NonNegFloat = Annotated[float, _Num, Field(ge=0)]
+Fraction = Annotated[float, _Num, Field(ge=0, le=1)]
+Int = Annotated[int, _Num]
+PosInt = Annotated[int, _Num, Field(gt=0)]
+NonNegInt = Annotated[int, _Num, Field(ge=0)]
+
+
+class Section(BaseModel):
+    """A table of settings: unknown keys refused, floats finite, validated on assignment too."""
+
+    model_config = ConfigDict(extra="forbid", allow_inf_nan=False, validate_assignment=True,
+                              validate_default=False)
+
+
+M = TypeVar("M", bound=BaseModel)
+
+# Units by field-name suffix, longest first (`turn_deg_s` is degrees per second, not seconds).
+_UNITS = (("_m_s2", "m/s^2"), ("_deg_s", "degrees per second"), ("_m_s", "metres per second"),
+          ("_per_s", "per second"), ("_deg", "degrees"), ("_hz", "Hz"), ("_ms", "milliseconds"),
+          ("_px", "pixels"), ("_m", "metres"), ("_s", "seconds"))
+
+
+def unit_of(name: str) -> str:
+    """The unit a field name declares by its suffix (`range_m` -> metres), or ''."""
+    return next((unit for suffix, unit in _UNITS if str(name).endswith(suffix)), "")
+
+
+def _shown(value: Any) -> str:
+    """A value as the user wrote it: numbers plainly (`-30`, not `-30.0`), text quoted unless numeric."""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, float) and math.isfinite(value) and value.is_integer() and abs(value) < 1e15:
+        return str(int(value))
+    if isinstance(value, (int, float)):
+        return str(value)
+    if isinstance(value, str):
+        try:
+            float(value)
+            return value
+        except ValueError:
+            return repr(value)
+    text = repr(value)
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
+def _path(loc: tuple[Any, ...]) -> str:
+    out = ""
+    for part in loc:
+        if isinstance(part, int):
+            out += f"[{part}]"
+        else:
+            out += ("." if out else "") + str(part)
+    return out
+
+
+def _known_fields(model: type[BaseModel] | None, loc: tuple[Any, ...]) -> list[str]:
+    """The field names of the model that holds `loc[-1]` (walking nested models), for 'unknown key' hints."""
+    for part in loc[:-1]:
+        if model is None or not isinstance(part, str) or part not in model.model_fields:
+            return []
+        annotation = model.model_fields[part].annotation
+        model = annotation if isinstance(annotation, type) and issubclass(annotation, BaseModel) else None
+    return list(model.model_fields) if model is not None else []
+
+
+def _reason(error: dict[str, Any], unit: str, known: list[str]) -> str:
+    kind, ctx = error["type"], error.get("ctx") or {}
+    tail = f" {unit}" if unit else ""
+    bounds = {"greater_than": ("> ", "gt"), "greater_than_equal": (">= ", "ge"),
+              "less_than": ("< ", "lt"), "less_than_equal": ("<= ", "le")}
+    if kind in bounds:
+        op, key = bounds[kind]
+        return f"must be {op}{_shown(ctx.get(key))}{tail}"
+    if kind == "extra_forbidden":
+        return "unknown key" + (f"; keys are: {', '.join(known)}" if known else "")
+    if kind == "missing":
+        return "is required"
+    if kind == "finite_number":
+        return "must be a finite number" + (f" of {unit}" if unit else "")
+    if kind in ("int_parsing", "int_type", "int_from_float", "int_parsing_size"):
+        return "must be a whole number"
+    if kind in ("float_parsing", "float_type"):
+        return "must be a number" + (f" of {unit}" if unit else "")
+    if kind in ("bool_parsing", "bool_type"):
+        return "must be true or false"
+    if kind == "literal_error":
+        return f"must be one of {ctx.get('expected')}"
+    if kind in ("string_type",):
+        return "must be text"
+    if kind == "value_error":
+        return str(ctx.get("error", error["msg"])).rstrip(".")
+    if kind in ("model_type", "dict_type"):
+        return "must be a table of settings"
+    message = str(error["msg"])
+    return message[:1].lower() + message[1:]
+
+
+def error_line(error: ValidationError, model: type[BaseModel] | None = None, prefix: str = "") -> str:
+    """The first problem of a `ValidationError` as `field: reason, got value` (one line)."""
+    errors = error.errors(include_url=False)
+    first = errors[0]
+    loc = tuple(part for part in first["loc"] if part not in ("function-before[_strict_bool(), bool]",))
+    field = _path(((prefix,) if prefix else ()) + loc)
+    last = next((p for p in reversed(loc) if isinstance(p, str)), "")
+    reason = _reason(first, unit_of(last), _known_fields(model, loc) if first["type"] == "extra_forbidden" else [])
+    shown = "" if first["type"] == "missing" else f", got {_shown(first.get('input'))}"
+    if first["type"] == "extra_forbidden":
+        shown = ""
+    more = f" (and {len(errors) - 1} more)" if len(errors) > 1 else ""
+    return (f"{field}: " if field else "") + reason + shown + more
+
+
+def validate(model: type[M], data: Any, source: str | None = None, prefix: str = "") -> M:
+    """`model.model_validate(data)`, with a failure turned into the project's one-line `UserError`."""
+    try:
+        return model.model_validate(data)
+    except ValidationError as error:
+        raise UserError(error_line(error, model, prefix), source=source) from None
+
+
+def read_toml(path: str | Path, what: str = "file") -> dict[str, Any]:
+    """A TOML file's tables, or a one-line `UserError` naming the path (missing, a folder, not TOML)."""
+    path = Path(path)
+    if not path.exists():
+        raise UserError(f"no such {what}: {path}")
+    if path.is_dir():
+        raise UserError(f"is a folder, not a {what}", source=str(path))
+    try:
+        text = path.read_bytes().decode("utf-8")
+    except UnicodeDecodeError:
+        raise UserError(f"not a text {what} (not UTF-8)", source=str(path)) from None
+    except OSError as error:
+        raise UserError(f"cannot read: {error.strerror}", source=str(path)) from None
+    try:
+        return tomllib.loads(text)
+    except tomllib.TOMLDecodeError as error:
+        raise UserError(f"not valid TOML: {error}", source=str(path)) from None

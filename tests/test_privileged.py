@@ -1,0 +1,135 @@
+"""Agents see observations and documentation, not the world: only privileged agents get a read-only view.
+
+The reachability walk follows what an agent can reach by plain attribute and item access from its
+context (object attributes, slots, dataclass fields, containers, bound methods, closures); it does not ask
+the garbage collector, which would find everything from anywhere.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import subprocess
+import sys
+import types
+from typing import Any
+
+import numpy as np
+import pytest
+from tests.helpers import CounterEnv
+
+import rtarena
+from rtarena.agents.base import NoopAgent, RandomAgent
+from rtarena.agents.llm import LLMAgent
+from rtarena.agents.specs import AGENT_KINDS, AgentKind, AgentSpec, build_agent
+from rtarena.contract import Agent, AgentContext, Decision, ReadOnlyView
+
+
+def reaches(root: Any, target: Any, limit: int = 200_000) -> bool:
+    """Whether `target` is reachable from `root` by attribute, slot, item and closure access."""
+    seen: set[int] = set()
+    stack = [root]
+    while stack and len(seen) < limit:
+        obj = stack.pop()
+        if obj is target:
+            return True
+        if id(obj) in seen or isinstance(obj, (type, types.ModuleType, str, bytes, int, float, bool)):
+            continue
+        seen.add(id(obj))
+        if isinstance(obj, dict):
+            stack.extend(obj.keys())
+            stack.extend(obj.values())
+        elif isinstance(obj, (list, tuple, set, frozenset)):
+            stack.extend(obj)
+        elif isinstance(obj, np.ndarray):
+            if obj.base is not None:
+                stack.append(obj.base)
+            continue
+        if isinstance(obj, types.MethodType):
+            stack.append(obj.__self__)
+        if isinstance(obj, types.FunctionType) and obj.__closure__:
+            stack.extend(cell.cell_contents for cell in obj.__closure__)
+        if hasattr(obj, "__dict__"):
+            stack.extend(vars(obj).values())
+        for cls in type(obj).__mro__:
+            for name in getattr(cls, "__slots__", ()):
+                with contextlib.suppress(AttributeError):
+                    stack.append(object.__getattribute__(obj, name))
+    return False
+
+
+class Snoop(Agent):
+    """Keeps its context and tries the attributes where an env used to be."""
+
+    def reset(self, context: AgentContext) -> None:
+        super().reset(context)
+        self.tried = {name: getattr(context, name, None) for name in ("env", "world", "unwrapped", "privileged")}
+
+    def act(self, observation: Any) -> Decision:
+        return Decision(action=0)
+
+
+class PrivilegedSnoop(Snoop):
+    privileged = True
+
+
+@pytest.mark.parametrize("make_agent", [Snoop, NoopAgent, RandomAgent,
+                                        lambda: LLMAgent("m@http://127.0.0.1:9/v1")])
+def test_a_plain_agent_cannot_reach_the_env(make_agent):
+    env = CounterEnv(num_agents=1)
+    agent = make_agent()
+    rtarena.run_match(env, {"a0": agent}, clock="paused", max_steps=3)
+    assert agent.context.privileged is None
+    assert not hasattr(agent.context, "env")
+    assert not reaches(agent, env)
+
+
+def test_the_walk_finds_the_env_through_a_privileged_view():
+    """The positive control: the same walk finds the env when the agent is privileged."""
+    env = CounterEnv(num_agents=1)
+    agent = PrivilegedSnoop()
+    rtarena.run_match(env, {"a0": agent}, clock="paused", max_steps=3)
+    assert isinstance(agent.context.privileged, ReadOnlyView)
+    assert agent.tried["env"] is None and agent.tried["privileged"] is agent.context.privileged
+    assert reaches(agent, env)
+
+
+def test_the_arena_gives_its_world_only_to_the_privileged_bot():
+    env = rtarena.make("arena/competitive-v0", num_agents=2)
+    bot, other = build_agent("heuristic:easy", family="arena"), RandomAgent()
+    rtarena.run_match(env, {"p0": bot, "p1": other}, clock="paused", max_steps=2)
+    assert bot.context.privileged is not None and other.context.privileged is None
+    assert not reaches(other, env) and not reaches(other, env.world)
+    assert "turret" in other.context.docs.rules_text  # documentation still reaches every agent
+    assert other.context.docs.action_names["p1"][0] == "move_x"
+
+
+def test_the_privileged_view_is_live_and_read_only():
+    env = rtarena.make("arena/basic-v0")
+    env.reset(seed=0)
+    view = ReadOnlyView(env)
+    assert view.world.time_s == env.world.time_s
+    env.step({"p0": env.default_action("p0")})
+    assert view.world.time_s == env.world.time_s > 0  # live: it follows the world
+    with pytest.raises(AttributeError):
+        view.world = None
+    with pytest.raises(AttributeError):
+        view.world.time_s = 3.0
+    positions = view.world.players.pos
+    with pytest.raises(ValueError):
+        positions[0, 0] = 1.0  # arrays come back as read-only views
+    assert isinstance(view.rules.players, ReadOnlyView)
+
+
+def test_a_privileged_agent_needs_a_privileged_row():
+    assert {k.name for k in AGENT_KINDS if k.privileged} == {"heuristic", "oracle"}
+    unmarked = AgentKind("sneaky", "a bot that reads the world", "rtarena.agents.scripted.arena:HeuristicBot")
+    with pytest.raises(TypeError, match="not marked privileged"):
+        build_agent(AgentSpec("sneaky", unmarked, None), family="arena")
+
+
+def test_rtarena_list_marks_privileged_agents():
+    done = subprocess.run([sys.executable, "-m", "rtarena.cli", "list"], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    rows = {line.split("│")[1].strip(): line for line in done.stdout.splitlines() if line.count("│") >= 3}
+    assert "PRIVILEGED" in rows["heuristic"] and "PRIVILEGED" in rows["oracle"]
+    assert "PRIVILEGED" not in rows["llm"] and "PRIVILEGED" not in rows["random"]
