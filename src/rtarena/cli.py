@@ -12,6 +12,7 @@ from rich.markup import escape
 from rich.table import Table
 
 from rtarena.errors import UserError
+from rtarena.runtime.clocks import CLOCKS
 
 
 def plain_echo(line: str) -> None:
@@ -53,7 +54,7 @@ def run(
     agent: Annotated[
         list[str] | None, typer.Option("--agent", help="agent spec; once for every slot, or once per slot")
     ] = None,
-    clock: Annotated[str, typer.Option(help="wall | paused | token | measured")] = "token",
+    clock: Annotated[str, typer.Option(help=" | ".join(CLOCKS))] = "token",
     dt: Annotated[float | None, typer.Option(help="simulated seconds per env step")] = None,
     kappa: Annotated[float | None, typer.Option(help="token clock: tokens per simulated second")] = None,
     overhead: Annotated[float | None, typer.Option(help="token clock: fixed seconds per decision")] = None,
