@@ -33,10 +33,12 @@ demo: $(STAMP)
 
 test: $(STAMP) system-deps
 	$(BIN)/ruff check src tests bench
+	$(BIN)/lint-imports
 	$(BIN)/python -m pytest -q -x --durations=15
 
 lint: $(STAMP)
 	$(BIN)/ruff check src tests bench
+	$(BIN)/lint-imports
 
 bench: $(STAMP)
 	$(BIN)/pip install -q -e '.[dev,bench]'   # ViZDoom, for the side-by-side renderer benchmark

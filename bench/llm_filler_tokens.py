@@ -53,7 +53,8 @@ def main() -> None:
                     agents = {a: LLMAgent(f"scripted-heuristic@{url},max_tokens={filler + 200},history=0,timeout=60")
                               for a in env.possible_agents}
                     started = time.perf_counter()
-                    result = run_match(env, agents, clock=clock, seed=seed, max_steps=max_steps, kappa=args.rate)
+                    settings = {"kappa": args.rate} if clock == "token" else {}
+                    result = run_match(env, agents, clock=clock, seed=seed, max_steps=max_steps, **settings)
                     for agent in agents.values():
                         agent.close()
                     first = result.agents[env.possible_agents[0]]

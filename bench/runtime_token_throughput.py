@@ -33,9 +33,8 @@ def main() -> None:
 
     agents = [lambda obs: 1 for _ in range(args.controllers)]
     rtarena.run_match(IdleEnv(args.controllers, args.dt), agents, clock="token", max_steps=100)  # warm-up
-    for label, clock in [("token", "token"), ("paused", "paused")]:
-        result = rtarena.run_match(IdleEnv(args.controllers, args.dt), agents, clock=clock, kappa=100.0,
-                                   max_steps=steps)
+    for label, clock in [("token", rtarena.make_clock("token", kappa=100.0)), ("paused", "paused")]:
+        result = rtarena.run_match(IdleEnv(args.controllers, args.dt), agents, clock=clock, max_steps=steps)
         runtime_s = result.wall_seconds - env_cost
         print(f"{label:6s}: {steps} steps ({result.sim_seconds:.0f} s simulated), {len(result.decisions)} decisions "
               f"in {result.wall_seconds:.2f} s wall (env stepping alone {env_cost:.2f} s)")

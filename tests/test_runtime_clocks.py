@@ -71,12 +71,12 @@ def test_a_controller_between_steps_decides_on_the_latest_published_observation(
     assert agent.seen[:3] == [0.0, 2.0, 5.0]
 
 
-@pytest.mark.parametrize("clock", ["paused", "token"])
-def test_same_seed_gives_byte_identical_records(clock):
+@pytest.mark.parametrize(("clock", "settings"), [("paused", {}), ("token", {"kappa": 80.0})])
+def test_same_seed_gives_byte_identical_records(clock, settings):
     def once():
         env = CounterEnv(num_agents=3, dt=0.05)
         agents = [ScriptedTokens(3), ScriptedTokens(11), rtarena.agents.RandomAgent()]
-        return rtarena.run_match(env, agents, clock=clock, seed=7, max_steps=120, kappa=80.0).records_json()
+        return rtarena.run_match(env, agents, clock=clock, seed=7, max_steps=120, **settings).records_json()
 
     first, second = once(), once()
     assert first == second

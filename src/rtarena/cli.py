@@ -12,6 +12,7 @@ from rich.markup import escape
 from rich.table import Table
 
 from rtarena.errors import UserError
+from rtarena.runtime.clocks import CLOCKS
 
 
 def plain_echo(line: str) -> None:
@@ -53,7 +54,7 @@ def run(
     agent: Annotated[
         list[str] | None, typer.Option("--agent", help="agent spec; once for every slot, or once per slot")
     ] = None,
-    clock: Annotated[str, typer.Option(help="wall | paused | token | measured")] = "token",
+    clock: Annotated[str, typer.Option(help=" | ".join(CLOCKS))] = "token",
     dt: Annotated[float | None, typer.Option(help="simulated seconds per env step")] = None,
     kappa: Annotated[float | None, typer.Option(help="token clock: tokens per simulated second")] = None,
     overhead: Annotated[float | None, typer.Option(help="token clock: fixed seconds per decision")] = None,
@@ -189,7 +190,7 @@ def map_generate(
     = None,
 ) -> None:
     """Generate a procedural map (every coin and spawn reachable) and write it."""
-    from rtarena.envs.arena.maps.tools import generate_command
+    from rtarena.editor.maps import generate_command
 
     path, data = generate_command(out, seed, style, level, players, size_m=size, density=density,
                                   crate_ratio=crate_ratio, coins=coins, turrets=turrets, ammo=ammo,
@@ -205,7 +206,7 @@ def map_validate(
     players: Annotated[int | None, typer.Option(help="players the map must have spawns for")] = None,
 ) -> None:
     """Check maps: one line per problem (file: field: what), exit 1 when there is any."""
-    from rtarena.envs.arena.maps.tools import validate_command
+    from rtarena.editor.maps import validate_command
 
     problems = validate_command(maps, level, players)
     for problem in problems:
@@ -223,7 +224,7 @@ def map_render(
     level: Annotated[str | None, typer.Option(help="for procedural maps: the level to fit")] = None,
 ) -> None:
     """Write a top-down PNG preview of a map."""
-    from rtarena.envs.arena.maps.tools import render_command
+    from rtarena.editor.maps import render_command
 
     console.print(str(render_command(source, out, px_per_m, level)))
 

@@ -211,8 +211,8 @@ def play(env_id: str, agents: list[str] | None = None, *, map: str | None = None
          out: Path | None = Path("runs/play"), script: str | None = None, fps: float = 30.0) -> PlayResult:
     """Play one episode of an arena level in a window; returns when it ends or the window is closed."""
     from rtarena.agents.specs import build_agent, parse_spec
-    from rtarena.envs.arena.customize import arena_kwargs
     from rtarena.envs.registry import env_spec, make
+    from rtarena.eval.customize import arena_kwargs
     from rtarena.runtime.match import run_match
 
     spec = env_spec(env_id)

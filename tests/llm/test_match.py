@@ -24,7 +24,8 @@ def coop_match(server, spec, clock, max_steps, **settings):
 
 @pytest.mark.parametrize("clock, max_steps", [("paused", 8), ("token", 12), ("wall", 8)])
 def test_records_show_tokens_source_latency_and_raw_text(server, spec, clock, max_steps):
-    result = coop_match(server, spec, clock, max_steps, kappa=KAPPA, overhead=OVERHEAD)
+    settings = {"kappa": KAPPA, "overhead": OVERHEAD} if clock == "token" else {}
+    result = coop_match(server, spec, clock, max_steps, **settings)
     assert len(result.steps) == max_steps
     assert {d.controller for d in result.decisions} == {"p0", "p1", "p2", "p3"}
     for d in result.decisions:

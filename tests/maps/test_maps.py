@@ -10,10 +10,10 @@ import numpy as np
 import pytest
 
 import rtarena
-from rtarena.envs.arena.customize import arena_kwargs
 from rtarena.envs.arena.maps import generate_map, read_map_file, validate_map, write_map_file
 from rtarena.envs.arena.maps.grid import blocked_grid
 from rtarena.errors import UserError
+from rtarena.eval.customize import arena_kwargs
 
 BAD = Path(__file__).with_name("bad")
 # sample file -> (extra CLI options, text the one problem line must contain)

@@ -51,7 +51,7 @@ class EditorSession:
                         "turrets": [], "ammo": [], "chickens": []}
 
     def set_level(self, level: str) -> None:
-        from rtarena.envs.arena.maps.tools import level_rules
+        from rtarena.editor.maps import level_rules
 
         self.rules = level_rules(level)
         self.level = level

@@ -99,7 +99,7 @@ def run_flags(env_id: str, flags: dict[str, Any], options: RunOptions, console: 
 
     env_spec(env_id)
     env_kwargs = {"dt": check_dt(flags["dt"])} if flags["dt"] is not None else {}
-    from rtarena.envs.arena.customize import arena_kwargs
+    from rtarena.eval.customize import arena_kwargs
 
     # --map, --set SECTION.KEY=VALUE and --disable customise an arena level (checked before any episode)
     custom = arena_kwargs(env_id, flags.get("map"), options.params, flags.get("disable") or ())

@@ -134,8 +134,9 @@ def experiment_from_flags(env_id: str, specs: tuple[str, ...], clock: str, setti
                           env_kwargs: dict[str, Any], seeds: tuple[int, ...], max_steps: int,
                           out: str) -> Experiment:
     """The experiment a plain `rtarena run ENV_ID --agent ...` describes (one cell)."""
+    # the flags were validated by the clock (`make_clock`) already: a paused clock given a kappa was refused
     numbers = {k: float(v) for k, v in (("kappa", settings.get("kappa")), ("overhead_s", settings.get("overhead")))
-               if v is not None and clock == "token"}
+               if v is not None}
     delay_ms = float(settings.get("delay_s") or 0.0) * 1000.0
     dt = env_kwargs.get("dt")
     name = clock + (f"-delay{delay_ms:g}ms" if delay_ms else "")

@@ -26,6 +26,7 @@ from rtarena.eval.episodes import EpisodeJob, episode_extra
 from rtarena.eval.experiment import Experiment, endpoint_of
 from rtarena.eval.progress import RunProgress
 from rtarena.eval.store import done_keys, repair_tail, write_episode, write_failure
+from rtarena.runtime.clocks import clock_class
 from rtarena.runtime.records import jsonable
 
 
@@ -122,7 +123,7 @@ def run_jobs(jobs: list[EpisodeJob], run_dir: Path, run_id: str, config: dict[st
     backend = make_backend(workers, ray)
     limits = dict(concurrency or {})
     cpus = os.cpu_count() or 1
-    if backend.workers > cpus and any(job.clock == "wall" for job in pending):
+    if backend.workers > cpus and any(clock_class(job.clock).concurrent for job in pending):
         console.print(f"note: {backend.workers} episodes at once on {cpus} CPUs; wall-clock episodes share the "
                       "CPUs and their timing suffers (use --workers to limit)", highlight=False)
     try:

@@ -7,35 +7,44 @@
 | token    | advanced by a discrete-event scheduler | overhead + tokens_out / kappa |
 | measured | frozen while the agent thinks          | measured wall latency      |
 
-Every protocol adds the injected delay `delay_s`. A clock is a small frozen object; `make_clock` builds
-one from a name and keyword settings, validating them with one-line errors.
+Every protocol adds the injected delay `delay_s`. A clock is one small frozen class that declares its
+settings once, as typed fields with units and ranges (a pydantic model that forbids unknown keys); the
+Python API (`make_clock`, `run_match(**settings)`), the CLI flags and experiment files all build clocks
+through `make_clock`, so the same mistake gives the same one-line `UserError` everywhere. The runner asks a
+clock how to run it (`concurrent`), never its name. Adding a clock is one class here and one row in
+`CLOCKS`.
 """
 
 from __future__ import annotations
 
-import math
-from dataclasses import asdict, dataclass
 from typing import Any, ClassVar
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from rtarena.contract import Decision
 from rtarena.errors import UserError
 
+DEFAULT_KAPPA = 100.0  # tokens per simulated second when neither kappa nor B and f are given
 
-@dataclass(frozen=True)
-class Clock:
+
+class Clock(BaseModel):
     """Base of the clock protocols. `concurrent` clocks run the env in real time in its own loop."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
 
     name: ClassVar[str] = ""
     concurrent: ClassVar[bool] = False
     deterministic: ClassVar[bool] = True
-    delay_s: float = 0.0
-    obs_every: int = 1
+    delay_s: float = Field(0.0, ge=0, allow_inf_nan=False, description="seconds")
+    obs_every: int = Field(1, ge=1, description="steps")  # steps between published observations
 
-    def __post_init__(self) -> None:
-        if not (math.isfinite(self.delay_s) and self.delay_s >= 0):
-            raise UserError(f"delay_s must be >= 0 seconds, got {self.delay_s!r}", field="delay_s")
-        if int(self.obs_every) != self.obs_every or self.obs_every < 1:
-            raise UserError(f"obs_every must be a whole number >= 1, got {self.obs_every!r}", field="obs_every")
+    @field_validator("*", mode="before")
+    @classmethod
+    def _numbers_only(cls, value: Any) -> Any:
+        # pydantic's lax mode would read True as 1 and "50" as 50: a setting is a number or nothing
+        if isinstance(value, bool | str):
+            raise ValueError("number_type")
+        return value
 
     def thinking_s(self, decision: Decision, wall_latency_s: float) -> float:
         """Simulated seconds the decision itself took, before the injected delay."""
@@ -48,14 +57,17 @@ class Clock:
         return f" Each action takes effect a further {self.delay_s:g} s after you decide." if self.delay_s else ""
 
     def settings(self) -> dict[str, Any]:
-        return {"clock": self.name, **asdict(self)}
+        return {"clock": self.name, **self.model_dump()}
 
     def describe(self) -> str:
         """One sentence for prompts: what thinking costs under this clock."""
         raise NotImplementedError
 
+    @classmethod
+    def setting_names(cls) -> tuple[str, ...]:
+        return tuple(cls.model_fields)
 
-@dataclass(frozen=True)
+
 class PausedClock(Clock):
     """Turn-based: the world waits for every controller, then steps once."""
 
@@ -68,7 +80,6 @@ class PausedClock(Clock):
         return "The game is paused while you think: thinking costs no game time." + self._delay_sentence()
 
 
-@dataclass(frozen=True)
 class TokenClock(Clock):
     """Simulated thinking time charged per generated token: `overhead_s + tokens_out / kappa`.
 
@@ -77,23 +88,21 @@ class TokenClock(Clock):
     """
 
     name: ClassVar[str] = "token"
-    kappa: float | None = None
-    overhead_s: float = 0.0
-    tokens_per_interval: float | None = None
-    obs_rate_hz: float | None = None
+    kappa: float | None = Field(None, gt=0, allow_inf_nan=False, description="tokens per simulated second")
+    overhead_s: float = Field(0.0, ge=0, allow_inf_nan=False, description="seconds")
+    tokens_per_interval: float | None = Field(None, gt=0, allow_inf_nan=False,
+                                              description="tokens per interval")  # B
+    obs_rate_hz: float | None = Field(None, gt=0, allow_inf_nan=False, description="observations per second")  # f
 
-    def __post_init__(self) -> None:
-        super().__post_init__()
-        kappa = self.kappa
-        if kappa is None and self.tokens_per_interval is not None and self.obs_rate_hz is not None:
-            kappa = float(self.tokens_per_interval) * float(self.obs_rate_hz)
-        if kappa is None:
-            kappa = 100.0
-        if not (isinstance(kappa, (int, float)) and math.isfinite(kappa) and kappa > 0):
-            raise UserError(f"kappa must be a positive number of tokens per second, got {kappa!r}", field="kappa")
-        if not (math.isfinite(self.overhead_s) and self.overhead_s >= 0):
-            raise UserError(f"overhead_s must be >= 0 seconds, got {self.overhead_s!r}", field="overhead_s")
-        object.__setattr__(self, "kappa", float(kappa))
+    @model_validator(mode="after")
+    def _kappa(self) -> TokenClock:
+        if self.kappa is None:
+            b, f = self.tokens_per_interval, self.obs_rate_hz
+            kappa = float(b) * float(f) if b is not None and f is not None else DEFAULT_KAPPA
+            object.__setattr__(self, "kappa", kappa)
+        else:
+            object.__setattr__(self, "kappa", float(self.kappa))
+        return self
 
     def thinking_s(self, decision: Decision, wall_latency_s: float) -> float:
         return self.overhead_s + decision.tokens_out / self.kappa
@@ -105,7 +114,6 @@ class TokenClock(Clock):
         return f"The game keeps running while you think: {per_second}{over}{extra}."
 
 
-@dataclass(frozen=True)
 class MeasuredClock(Clock):
     """Latency-controlled: the world is frozen while the agent thinks, then advanced by its wall latency."""
 
@@ -120,7 +128,6 @@ class MeasuredClock(Clock):
                 + self._delay_sentence())
 
 
-@dataclass(frozen=True)
 class WallClock(Clock):
     """Real time: the env steps every `dt` of wall time whatever the controllers are doing."""
 
@@ -138,34 +145,53 @@ class WallClock(Clock):
 CLOCKS: dict[str, type[Clock]] = {cls.name: cls for cls in (WallClock, PausedClock, TokenClock, MeasuredClock)}
 
 
-def make_clock(clock: str | Clock = "token", **settings: Any) -> Clock:
-    """A clock from its name and settings; settings that the protocol does not use are ignored if None.
-
-    Accepts `kappa`, `overhead` (or `overhead_s`), `delay_s`, `obs_every`, `tokens_per_interval`,
-    `obs_rate_hz`.
-    """
-    if "overhead" in settings:
-        settings["overhead_s"] = settings.pop("overhead")
-    settings = {k: v for k, v in settings.items() if v is not None}
-    if isinstance(clock, Clock):
-        if settings:
-            from dataclasses import replace
-
-            known = {k: v for k, v in settings.items() if k in clock.__dataclass_fields__}
-            return replace(clock, **known)
-        return clock
-    cls = CLOCKS.get(clock)
+def clock_class(name: str, *, source: str | None = None, field: str = "clock") -> type[Clock]:
+    """The clock class of a protocol name, or a one-line error listing the names."""
+    cls = CLOCKS.get(name) if isinstance(name, str) else None
     if cls is None:
-        raise UserError(f"unknown clock {clock!r}; choose one of {', '.join(CLOCKS)}", field="clock")
-    fields = cls.__dataclass_fields__
-    unknown = [k for k in settings if k not in fields]
-    for key in unknown:
-        # kappa or overhead given to a clock that does not charge tokens: only an error if meaningful
-        if key in ("kappa", "overhead_s", "tokens_per_interval", "obs_rate_hz"):
-            settings.pop(key)
-        else:
-            raise UserError(f"unknown clock setting {key!r}", field=key)
+        raise UserError(f"unknown clock {name!r}; choose one of {', '.join(CLOCKS)}", source=source, field=field)
+    return cls
+
+
+def make_clock(clock: str | Clock = "token", **settings: Any) -> Clock:
+    """A clock from its name (or a clock to change) and its settings; settings given as None are left out.
+    A setting the protocol does not declare, or a value out of its range, is a one-line `UserError`."""
+    return build_clock(clock, settings)
+
+
+def build_clock(clock: str | Clock, settings: dict[str, Any], source: str | None = None,
+                field: str | None = None) -> Clock:
+    """`make_clock` for any entry point: `source` and `field` (an experiment file and its `clocks[0]`)
+    prefix the error, so the CLI, the Python API and files refuse the same mistake with the same words."""
+    settings = {k: v for k, v in settings.items() if v is not None}
+    if "overhead" in settings:  # the CLI flag's name
+        settings["overhead_s"] = settings.pop("overhead")
+    if isinstance(clock, Clock):
+        cls, settings = type(clock), {**clock.model_dump(exclude_unset=True), **settings}
+    else:
+        cls = clock_class(clock, source=source, field=f"{field}.clock" if field else "clock")
     try:
         return cls(**settings)
-    except TypeError as error:
-        raise UserError(str(error), field="clock") from None
+    except ValidationError as error:
+        first = error.errors()[0]
+        key = str(first["loc"][0]) if first["loc"] else "clock"
+        raise UserError(_message(cls, key, first), source=source, field=f"{field}.{key}" if field else key) from None
+
+
+def _message(cls: type[Clock], key: str, error: dict[str, Any]) -> str:
+    """One line for a pydantic error on one clock setting, in the project's format (the field names it)."""
+    value = error.get("input")
+    if error["type"] == "extra_forbidden":
+        return f"not a setting of clock {cls.name!r} (it takes {', '.join(cls.setting_names())})"
+    info = cls.model_fields.get(key)
+    unit = f" {info.description}" if info is not None and info.description else ""
+    ctx = error.get("ctx") or {}
+    if "gt" in ctx:
+        return f"must be > {ctx['gt']:g}{unit}, got {value!r}"
+    if "ge" in ctx:
+        return f"must be >= {ctx['ge']:g}{unit}, got {value!r}"
+    if error["type"] == "finite_number":
+        return f"must be a finite number of{unit}, got {value!r}"
+    if error["type"].startswith("int_"):
+        return f"must be a whole number of{unit}, got {value!r}"
+    return f"must be a number of{unit}, got {value!r}"

@@ -10,68 +10,38 @@ from __future__ import annotations
 
 from typing import Any
 
-from rtarena.agents.base import Agent, AgentContext, Decision
-from rtarena.agents.llm.agent import assistant_memory, completion_extra, log_failures
-from rtarena.agents.llm.client import ChatClient
-from rtarena.agents.llm.failures import FailureTally
-from rtarena.agents.llm.history import History
-from rtarena.agents.llm.options import LLMOptions, parse_llm_options
-from rtarena.agents.llm.parsing import TeamParser, parser_for
+from rtarena.agents.llm.history import Content
+from rtarena.agents.llm.model_agent import ModelAgent, decision_from
+from rtarena.agents.llm.parsing import TeamParser
 from rtarena.agents.llm.prompts import system_prompt, team_controls_text, team_message
+from rtarena.contract import Agent, AgentContext, Decision
 from rtarena.errors import UserError
 
 
-class TeamLLMAgent(Agent):
+class TeamLLMAgent(ModelAgent):
     """One model, several bodies."""
 
     name = "team:llm"
+    kind = "team:llm"
 
-    def __init__(self, option: str | LLMOptions | None = None) -> None:
-        self.options = option if isinstance(option, LLMOptions) else parse_llm_options(option, "team:llm")
-        self.skill = self.options.skill_text()
-        self.client = ChatClient(self.options)
-        self.tally = FailureTally()
-
-    def reset(self, context: AgentContext) -> None:
-        super().reset(context)
-        parsers = {a: parser_for(context.action_spaces[a], context.docs.action_names.get(a)) for a in context.agents}
-        self.parser = TeamParser(parsers)
+    def setup(self, context: AgentContext) -> None:
+        self.parser = TeamParser({a: self.parser_of(a) for a in context.agents})
         self.defaults = dict(context.default_actions)
-        controls = team_controls_text(self.parser, self.defaults)
-        self.system = system_prompt(context, controls, self.skill)
-        o = self.options
-        self.history = History(max_turns=o.history, fold=o.fold, max_images=o.images, image_fold=o.image_fold)
-        self.turn = 0
-        self.client.abandoned.clear()
+        self.system = system_prompt(context, team_controls_text(self.parser, self.defaults), self.skill)
 
-    def act(self, observation: dict[str, Any]) -> Decision:
-        self.turn += 1
+    def user_message(self, observation: dict[str, Any]) -> Content:
         o = self.options
+        return team_message(observation, self.turn, o.modalities, o.image_size, o.image_format)
+
+    def ask(self, user: Content, observation: dict[str, Any]) -> tuple[Decision, str, str]:
         living = list(observation)
-        user = team_message(observation, self.turn, o.modalities, o.image_size, o.image_format)
         completion = self.client.complete(self.history.messages(self.system, user))
         parsed, ok, error = ({}, False, None)
         if completion.ok:
             parsed, ok, error = TeamParser({a: self.parser.parsers[a] for a in living}).parse(completion.text)
         actions = {a: parsed.get(a, self.defaults[a]) for a in living}
-        decision = Decision(
-            action=actions,
-            tokens_in=completion.tokens_in,
-            tokens_out=completion.tokens_out,
-            tokens_source=completion.tokens_source,
-            text=completion.text,
-            valid=completion.ok and ok,
-            error=completion.error or error,
-            extra=completion_extra(completion),
-        )
-        self.history.record(self.turn, user, assistant_memory(completion.text, decision.valid),
-                            self.parser.format(actions))
-        self.tally.note(decision.error)
-        return decision
-
-    def close(self) -> None:
-        self.client.close()
-        log_failures(self)
+        decision = decision_from([completion], actions, completion.ok and ok, completion.error or error)
+        return decision, completion.text, self.parser.format(actions)
 
 
 def build_team(option: str | None = None) -> Agent:

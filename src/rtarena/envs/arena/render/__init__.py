@@ -7,7 +7,6 @@ with the arena env (`observations.py` here), which also provides the env's rende
 
 from rtarena.envs.arena.render import observations as _observations  # registers the modalities
 from rtarena.envs.arena.render.renderer import ArenaRenderer, depth_image, parse_resolution
-from rtarena.envs.arena.render.samples import save_level_samples
 
-__all__ = ["ArenaRenderer", "depth_image", "parse_resolution", "save_level_samples"]
+__all__ = ["ArenaRenderer", "depth_image", "parse_resolution"]
 del _observations

@@ -56,15 +56,15 @@ def write_wav(path: str | Path, stereo: np.ndarray, sample_rate: int) -> Path:
 def save_level_samples(out_dir: str | Path = "demo-out/senses", resolution=(320, 240), steps: int = 12,
                        seed: int = 0, levels=LEVELS) -> list[Path]:
     """Play each level briefly and save its sample frames and sound under `out_dir`; returns the paths."""
-    import rtarena
     from rtarena.envs.arena.render.renderer import depth_image
+    from rtarena.envs.registry import make
 
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     written: list[Path] = []
     for level in levels:
         name = level.split("/")[1].removesuffix("-v0")
-        env = rtarena.make(level, obs=("rgb", "depth", "audio"), resolution=resolution, render_mode="rgb_array")
+        env = make(level, obs=("rgb", "depth", "audio"), resolution=resolution, render_mode="rgb_array")
         env.reset(seed=seed)
         sound = []
         for step in range(steps):

@@ -63,7 +63,7 @@ def arena_section(out: Path, console: Console) -> None:
 
 def senses_section(out: Path, console: Console) -> None:
     """A sample of what an arena agent sees and hears in each level: RGB, depth, minimap, spectator."""
-    from rtarena.envs.arena.render.samples import save_level_samples
+    from rtarena.demo.samples import save_level_samples
 
     folder = out / "senses"
     save_level_samples(folder)

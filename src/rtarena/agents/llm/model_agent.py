@@ -1,0 +1,122 @@
+"""`ModelAgent`: what every model agent shares, with the variant parts as hooks.
+
+Options (`options.py`), the chat client, the retained history, the failure tally, the turn count and the
+`Decision` built from the model's calls live here once. A variant fills in three hooks:
+
+- `setup(context)`: its action parser(s), default action(s) and system prompt, per episode;
+- `user_message(observation)`: the turn's user message;
+- `ask(user, observation)`: the call(s) to the model and the decision, returned with the reply to keep
+  in the history and the action as the model would have written it.
+
+`LLMAgent` (`llm:`, one body), `TeamLLMAgent` (`team:llm:`, several bodies in one call) and
+`AgenticAgent` (`agentic:`, several reasoning rounds per step) are the three variants.
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import Any, ClassVar
+
+from rtarena.agents.llm.client import ChatClient, Completion
+from rtarena.agents.llm.failures import FailureTally
+from rtarena.agents.llm.history import Content, History
+from rtarena.agents.llm.options import LLMOptions, parse_llm_options
+from rtarena.agents.llm.parsing import THINK, parser_for
+from rtarena.contract import Agent, AgentContext, Decision
+
+log = logging.getLogger(__name__)
+
+
+def completion_extra(completion: Completion) -> dict[str, Any]:
+    """What a decision record keeps about the call beyond tokens and text (units in the names)."""
+    extra = {
+        "ttft_s": completion.ttft_s,
+        "latency_s": completion.latency_s,
+        "attempts": completion.attempts,
+        "reasoning_tokens": completion.reasoning_tokens,
+        "cached_tokens": completion.cached_tokens,
+        "finish_reason": completion.finish_reason,
+    }
+    if completion.failed_attempts:
+        extra["failed_attempts"] = list(completion.failed_attempts)
+    if completion.cost_usd is not None:
+        extra["cost_usd"] = completion.cost_usd
+    return {k: v for k, v in extra.items() if v is not None}
+
+
+def decision_from(completions: list[Completion], action: Any, valid: bool, error: str | None,
+                  extra: dict[str, Any] | None = None) -> Decision:
+    """A `Decision` from the calls of one step: their tokens summed, their texts joined, and the last
+    call's details (`completion_extra`) with `extra` on top."""
+    sources = {c.tokens_source for c in completions}
+    details = {**completion_extra(completions[-1]), **(extra or {})}
+    return Decision(
+        action=action,
+        tokens_in=sum(c.tokens_in for c in completions),
+        tokens_out=sum(c.tokens_out for c in completions),
+        tokens_source="server" if sources == {"server"} else ("counted" if "counted" in sources else "none"),
+        text=completions[0].text if len(completions) == 1 else "\n---\n".join(c.text for c in completions),
+        valid=valid,
+        error=error,
+        extra={k: v for k, v in details.items() if v is not None},
+    )
+
+
+def assistant_memory(text: str, valid: bool) -> str:
+    """What a past reply looks like in the history: its answer without the reasoning."""
+    answer = THINK.sub("", text or "").strip()
+    return answer if answer else "(no reply arrived; the default action was taken)"
+
+
+class ModelAgent(Agent):
+    """A decision maker backed by a model over an OpenAI-compatible chat API (see the module docstring)."""
+
+    name = "llm"
+    kind: ClassVar[str] = "llm"  # the spec kind its options are parsed for (errors name it)
+
+    def __init__(self, option: str | LLMOptions | None = None) -> None:
+        self.options = option if isinstance(option, LLMOptions) else parse_llm_options(option, self.kind)
+        self.skill = self.options.skill_text()
+        self.client = ChatClient(self.options)
+        self.tally = FailureTally()
+
+    def new_history(self) -> History:
+        o = self.options
+        return History(max_turns=o.history, fold=o.fold, max_images=o.images, image_fold=o.image_fold)
+
+    def parser_of(self, agent: str) -> Any:
+        """The action parser of one env agent: its action space, named by the env's documentation."""
+        return parser_for(self.context.action_spaces[agent], self.context.docs.action_names.get(agent))
+
+    def reset(self, context: AgentContext) -> None:
+        super().reset(context)
+        self.history = self.new_history()
+        self.turn = 0
+        self.client.abandoned.clear()
+        self.setup(context)
+
+    def act(self, observation: Any) -> Decision:
+        self.turn += 1
+        user = self.user_message(observation)
+        decision, reply, action_text = self.ask(user, observation)
+        self.history.record(self.turn, user, assistant_memory(reply, decision.valid), action_text)
+        self.tally.note(decision.error)
+        return decision
+
+    def close(self) -> None:
+        self.client.close()
+        line = self.tally.line(getattr(self, "name", type(self).__name__))
+        if line:
+            log.warning(line)  # a warning, so the failure summary shows without any logging set up
+
+    # -- hooks ---------------------------------------------------------------------------------------
+    def setup(self, context: AgentContext) -> None:
+        """Parser(s), default action(s) and `self.system` for the episode."""
+        raise NotImplementedError
+
+    def user_message(self, observation: Any) -> Content:
+        raise NotImplementedError
+
+    def ask(self, user: Content, observation: Any) -> tuple[Decision, str, str]:
+        """`(decision, reply text to remember, the action as text)` for this turn."""
+        raise NotImplementedError
