@@ -15,29 +15,13 @@ from pathlib import Path
 import duckdb
 import pyarrow.parquet as pq
 import pytest
+from tests.eval.helpers import cartpole_experiment
 
 from rtarena.dashboard.server import make_app
 
 CHROMIUM = Path("/usr/bin/chromium")
 RTARENA = [sys.executable, "-m", "rtarena.cli"]
 
-CARTPOLE = """
-name = "cartpole"
-seeds = 3
-max_steps = 60
-out = "{out}"
-envs = ["classic/cartpole-v0"]
-agents = ["heuristic", "random"]
-
-[[clocks]]
-name = "turn-based"
-clock = "paused"
-
-[[clocks]]
-name = "delay-60ms"
-clock = "paused"
-delay_ms = 60
-"""
 
 
 def rtarena(*args: str) -> None:
@@ -49,8 +33,7 @@ def rtarena(*args: str) -> None:
 def root(tmp_path_factory) -> Path:
     base = tmp_path_factory.mktemp("dash")
     runs = base / "runs"
-    experiment = base / "cartpole.toml"
-    experiment.write_text(CARTPOLE.format(out=runs))
+    experiment = cartpole_experiment(base, name="cartpole", seeds=3, max_steps=60)  # writes under base/runs
     rtarena("run", str(experiment), "--run-id", "cartpole")
     rtarena("run", "arena/basic-v0", "--agent", "heuristic", "--clock", "paused", "--seeds", "1",
             "--max-steps", "30", "--video", "--out", str(runs / "arena"))
