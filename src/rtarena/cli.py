@@ -243,6 +243,20 @@ def edit(
 
 
 @app.command()
+def dashboard(
+    root: Annotated[Path, typer.Option(help="folder whose sub-folders are runs")] = Path("runs"),
+    port: Annotated[int, typer.Option(help="port on 127.0.0.1 (0: any free port)", min=0, max=65535)] = 8766,
+    open_browser: Annotated[bool, typer.Option("--open/--no-open", help="open the page in a browser")] = True,
+) -> None:
+    """Browse runs, compare agents and replay any episode against its decision timeline (127.0.0.1 only)."""
+    from rtarena.dashboard.server import serve
+
+    if not root.is_dir():
+        raise UserError(f"{root} is not a folder of runs", field="--root")
+    serve(root, port=port, open_browser=open_browser, echo=plain_echo)
+
+
+@app.command()
 def play(
     env_id: Annotated[str, typer.Argument(help="an arena level id, e.g. arena/competitive-v0")],
     agent: Annotated[list[str] | None, typer.Option(

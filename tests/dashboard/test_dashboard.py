@@ -1,0 +1,203 @@
+"""The dashboard in Chromium, over runs the test produces with the real CLI (cart-pole under two clock
+settings, an arena match with its video, a browser task with its screenshots)."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import subprocess
+import sys
+import urllib.error
+import urllib.request
+from pathlib import Path
+
+import duckdb
+import pyarrow.parquet as pq
+import pytest
+from tests.eval.helpers import cartpole_experiment
+
+from rtarena.dashboard.server import make_app
+
+CHROMIUM = Path("/usr/bin/chromium")
+RTARENA = [sys.executable, "-m", "rtarena.cli"]
+
+
+
+def rtarena(*args: str) -> None:
+    done = subprocess.run([*RTARENA, *args], capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, done.stdout + done.stderr
+
+
+@pytest.fixture(scope="module")
+def root(tmp_path_factory) -> Path:
+    base = tmp_path_factory.mktemp("dash")
+    runs = base / "runs"
+    experiment = cartpole_experiment(base, name="cartpole", seeds=3, max_steps=60)  # writes under base/runs
+    rtarena("run", str(experiment), "--run-id", "cartpole")
+    rtarena("run", "arena/basic-v0", "--agent", "heuristic", "--clock", "paused", "--seeds", "1",
+            "--max-steps", "30", "--video", "--out", str(runs / "arena"))
+    rtarena("run", "web/auction-v0", "--agent", "oracle", "--clock", "paused", "--seeds", "1",
+            "--max-steps", "12", "--out", str(runs / "web"))
+    return runs
+
+
+@pytest.fixture(scope="module")
+def app(root):
+    with make_app(root) as running:
+        yield running
+
+
+@pytest.fixture(scope="module")
+def browser():
+    from playwright import sync_api
+    if not CHROMIUM.exists():
+        pytest.fail("Chromium is missing: `make system-deps` installs it")
+    with sync_api.sync_playwright() as pw:
+        chromium = pw.chromium.launch(executable_path=str(CHROMIUM), args=["--no-sandbox"])
+        yield chromium
+        chromium.close()
+
+
+@pytest.fixture
+def page(browser, app):
+    page = browser.new_page(viewport={"width": 1400, "height": 900})
+    yield page
+    page.close()
+
+
+def api(page, path: str) -> str:
+    """An API answer fetched by the page itself (it holds the session token)."""
+    return page.evaluate("path => fetch(path, {headers: {'X-Rtarena-Token': TOKEN}}).then(r => r.text())", path)
+
+
+def test_runs_page_lists_runs_and_filters_change_the_rows(page, app, root):
+    page.goto(app.url + "#/runs")
+    page.wait_for_selector("#runs-table tbody tr[data-run='arena']")
+    assert page.locator("#runs-table tbody tr").count() == 3
+    cartpole = page.locator("#runs-table tbody tr[data-run='cartpole']")
+    assert "12 / 12" in cartpole.locator("td.progress").inner_text()  # 2 agents x 2 clocks x 3 seeds
+    assert cartpole.locator("td").nth(7).inner_text() == "complete"
+    page.fill("#runs-search", "auction")
+    page.wait_for_function("document.querySelectorAll('#runs-table tbody tr').length === 1")
+    assert page.locator("#runs-table tbody tr").get_attribute("data-run") == "web"
+    page.fill("#runs-search", "")
+    page.select_option("#runs-status", "stopped early")
+    page.wait_for_function("document.querySelectorAll('#runs-table tbody tr').length === 0")
+
+
+def test_runs_page_shows_a_run_that_stopped_early(page, app, root):
+    run = root / "cartpole"
+    episodes = run / "episodes.jsonl"
+    kept = episodes.read_text()
+    try:
+        episodes.write_text("".join(kept.splitlines(keepends=True)[:5]))
+        page.goto(app.url + "#/runs")
+        row = page.locator("#runs-table tbody tr[data-run='cartpole']")
+        row.wait_for()
+        page.wait_for_function(
+            "document.querySelector(\"tr[data-run='cartpole'] td.progress\").textContent.includes('5 / 12')")
+        assert row.locator("td").nth(7).inner_text() == "stopped early"
+    finally:
+        episodes.write_text(kept)
+
+
+def test_compare_filters_and_csv_export_match_duckdb(page, app, root):
+    page.goto(app.url + "#/compare?runs=cartpole")
+    page.wait_for_selector("#compare-table tbody tr")
+    assert page.locator("#compare-table tbody tr").count() == 4  # 2 agents x 2 clock settings
+    assert page.locator("#charts figure").count() >= 1
+    page.select_option("#f-agent", "heuristic")
+    page.wait_for_function("document.querySelectorAll('#compare-table tbody tr').length === 2")
+
+    text = api(page, "/api/compare.csv?runs=cartpole&agent=heuristic")
+    rows = list(csv.DictReader(io.StringIO(text)))
+    files = str(root / "cartpole" / "agents" / "*.parquet")
+    expected = dict(duckdb.sql(f"""
+        SELECT delay_ms, avg("return") FROM read_parquet('{files}')
+        WHERE agent_label = 'heuristic' GROUP BY delay_ms""").fetchall())
+    assert len(rows) == 2
+    for row in rows:
+        assert row["agent"] == "heuristic"
+        assert float(row["return_mean"]) == pytest.approx(expected[float(row["delay_ms"])])
+        assert int(row["return_n"]) == 3
+
+
+def test_replay_timeline_matches_the_decision_records_and_the_scrubber_moves_the_frame(page, app, root):
+    line = json.loads((root / "arena" / "episodes.jsonl").read_text().splitlines()[0])
+    key = line["episode"]
+    decisions = pq.read_table(root / "arena" / "decisions" / f"{key}.parquet").to_pylist()
+    events_file = root / "arena" / "events" / f"{key}.parquet"
+    events = pq.read_table(events_file).to_pylist() if events_file.exists() else []
+
+    page.goto(app.url + "#/run?run=arena")
+    page.click(f"#episodes-table tr[data-episode='{key}'] a")
+    page.wait_for_selector("img#frame[data-loaded='0']")
+    bars = page.locator("#timeline g.decision")
+    assert bars.count() == len(decisions) > 0
+    for record in decisions[:5]:
+        bar = page.locator(f"#timeline g.decision[data-index='{record['index']}']"
+                           f"[data-controller='{record['controller']}']")
+        assert float(bar.get_attribute("data-obs")) == pytest.approx(record["obs_sim_s"])
+        assert float(bar.get_attribute("data-commit")) == pytest.approx(record["committed_sim_s"])
+        applied = bar.get_attribute("data-applied")
+        assert (float(applied) if applied else None) == (
+            pytest.approx(record["applied_sim_s"]) if record["applied_sim_s"] is not None else None)
+    assert page.locator("#timeline line.event").count() == len(events)
+
+    frames = int(page.get_attribute("#scrubber", "max")) + 1
+    assert frames == line["steps"] + 1  # one frame after reset and one after every step
+    first = page.evaluate("document.getElementById('frame').src")
+    page.eval_on_selector("#scrubber", "el => { el.value = 20; el.dispatchEvent(new Event('input')); }")
+    page.wait_for_selector("img#frame[data-loaded='20']")
+    assert page.evaluate("document.getElementById('frame').src") != first
+    assert page.evaluate("document.getElementById('frame').naturalWidth") > 0
+    x20 = float(page.get_attribute("#playhead", "x1"))
+    page.keyboard.press("ArrowRight")
+    page.wait_for_selector("img#frame[data-loaded='21']")
+    assert float(page.get_attribute("#playhead", "x1")) > x20
+
+    page.locator(f"#timeline g.decision[data-index='{decisions[3]['index']}']").first.click()
+    assert "committed at sim" in page.inner_text("#decision-detail")
+
+
+def test_replay_of_a_browser_task_shows_its_screenshots(page, app, root):
+    key = json.loads((root / "web" / "episodes.jsonl").read_text().splitlines()[0])["episode"]
+    page.goto(app.url + f"#/episode?run=web&episode={key}")
+    page.wait_for_selector("img#frame[data-loaded='0']")
+    assert "screenshots" in page.inner_text("#frame-note")
+    assert page.evaluate("document.getElementById('frame').naturalWidth") > 0
+
+
+def _get(app, path: str, headers: dict[str, str] | None = None) -> tuple[int, dict]:
+    request = urllib.request.Request(app.url.rstrip("/") + path, headers={"X-Rtarena-Token": app.token,
+                                                                         **(headers or {})})
+    try:
+        with urllib.request.urlopen(request, timeout=30) as response:
+            return response.status, json.loads(response.read())
+    except urllib.error.HTTPError as error:
+        return error.code, json.loads(error.read())
+
+
+@pytest.mark.parametrize(("path", "headers", "status"), [
+    ("/api/runs", {"X-Rtarena-Token": "wrong"}, 403),
+    ("/api/runs", {"Host": "evil.example:80"}, 403),
+    ("/api/runs", {"Origin": "http://evil.example"}, 403),
+    ("/api/episodes?run=../..", {}, 403),
+    ("/api/episodes?run=%2Fetc", {}, 403),
+    ("/api/episodes?run=nope", {}, 404),
+    ("/api/episodes", {}, 400),
+    ("/api/episode?run=arena&episode=../../cartpole/episodes", {}, 404),
+    ("/api/frame?run=arena&episode=x&i=abc", {}, 400),
+    ("/api/nothing", {}, 404),
+])
+def test_bad_requests_get_json_errors(app, path, headers, status):
+    code, body = _get(app, path, headers)
+    assert code == status
+    assert isinstance(body.get("error"), str) and body["error"]
+
+
+def test_only_loopback_is_served(app):
+    assert app.server.server_address[0] == "127.0.0.1"
+    code, body = _get(app, "/api/runs")
+    assert code == 200 and {r["run_id"] for r in body} == {"arena", "cartpole", "web"}
