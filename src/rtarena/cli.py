@@ -107,7 +107,11 @@ def report(
 ) -> None:
     """Write a Markdown report and a self-contained HTML page: tables (mean ± s.e.), plots, videos."""
     from rtarena.eval.commands import report_command
+    from rtarena.improve.commands import improve_report_command, improve_runs
 
+    if improve_runs(runs, root):  # improvement runs get their curve, gains and transfer (improve/report.py)
+        improve_report_command(runs, out, root, console)
+        return
     report_command(runs, out, root, console)
 
 
@@ -116,13 +120,18 @@ def leaderboard(
     runs: Annotated[list[str] | None, typer.Argument(help="run folders or ids (default: every run under --root)")]
     = None,
     root: Annotated[str, typer.Option(help="folder holding the runs")] = "runs",
-    metric: Annotated[str | None, typer.Option(help="metric to rank by (default: score, else return)")] = None,
+    metric: Annotated[str | None, typer.Option(
+        help="metric to rank by (default: score, else return); final_gain or auc_gain rank improvement runs")] = None,
     clock: Annotated[str | None, typer.Option(help="only episodes of this clock setting")] = None,
     markdown: Annotated[Path | None, typer.Option(help="also write the table as Markdown to this file")] = None,
 ) -> None:
     """Rank agents across runs by the mean over levels of their per-level means."""
     from rtarena.eval.commands import leaderboard_command
+    from rtarena.improve.commands import GAIN_METRICS, gain_leaderboard_command
 
+    if metric in GAIN_METRICS:
+        gain_leaderboard_command(runs or [], root, metric, markdown, console)
+        return
     leaderboard_command(runs or [], root, metric, clock, markdown, console)
 
 
@@ -148,10 +157,46 @@ def demo(out: Annotated[Path, typer.Option(help="output folder")] = Path("demo-o
     run_demo(out, console)
 
 
+@app.command()
+def improve(
+    target: Annotated[str, typer.Argument(help="an env id, an improve file (.toml), or a run folder with --resume")],
+    player: Annotated[str | None, typer.Option(help="the player: a model agent spec (llm:MODEL@URL,...)")] = None,
+    reflector: Annotated[str | None, typer.Option(help="the reflector: MODEL@URL (tool calling)")] = None,
+    judge: Annotated[str | None, typer.Option(help="the judge: MODEL@URL (default: the reflector's)")] = None,
+    rounds: Annotated[int | None, typer.Option(help="rounds, round 0 included [10]")] = None,
+    episodes: Annotated[int | None, typer.Option(help="episodes per round [5]")] = None,
+    clock: Annotated[str | None, typer.Option(help="clock of the player's episodes [paused]")] = None,
+    max_steps: Annotated[int | None, typer.Option("--max-steps", help="step limit per episode [500]")] = None,
+    alpha: Annotated[float | None, typer.Option(help="rollback below alpha x the best round [0.5]")] = None,
+    judge_mode: Annotated[str | None, typer.Option("--judge-mode", help="binding | advisory [binding]")] = None,
+    transfer: Annotated[int | None, typer.Option("--transfer", help="episodes per variant and condition [0]")]
+    = None,
+    variant: Annotated[list[str] | None, typer.Option(
+        "--variant", help="NAME:KEY=VALUE[,KEY=VALUE] (env kwargs, or arena rules SECTION.KEY)")] = None,
+    set_: Annotated[list[str] | None, typer.Option("--set", help="arena: game rule SECTION.KEY=VALUE")] = None,
+    setting: Annotated[list[str] | None, typer.Option("--setting", help="any other improve setting KEY=VALUE")]
+    = None,
+    workers: Annotated[int | None, typer.Option(help="episodes at once (0: one per CPU) [1]")] = None,
+    ray: Annotated[str | None, typer.Option("--ray", metavar="[ADDRESS]", help="run episodes on Ray")] = None,
+    out: Annotated[Path, typer.Option(help="folder holding the runs")] = Path("runs"),
+    run_id: Annotated[str | None, typer.Option("--run-id", help="the run folder's name under --out")] = None,
+    resume: Annotated[bool, typer.Option("--resume", help="finish an interrupted improvement run")] = False,
+) -> None:
+    """Self-improvement rounds: play K episodes, let a reflector with tools write a skill, judge, repeat."""
+    from rtarena.improve.commands import improve_command, setting_pairs
+
+    settings = {"rounds": rounds, "episodes": episodes, "clock": clock, "max_steps": max_steps, "alpha": alpha,
+                "judge_mode": judge_mode, "transfer_episodes": transfer, "workers": workers,
+                **setting_pairs(setting or [])}
+    improve_command(target, player, reflector, judge, variant or [], set_ or [], settings, out, run_id, resume, ray,
+                    console)
+
+
 @app.command("serve-policy")
 def serve_policy(
     port: Annotated[int, typer.Option(help="port on 127.0.0.1 (0: any free port)")] = 8000,
-    policy: Annotated[str, typer.Option(help="heuristic | random (scripted, not a model)")] = "heuristic",
+    policy: Annotated[str, typer.Option(
+        help="heuristic | random | skill | judge | reflector (scripted, not a model)")] = "heuristic",
     filler_tokens: Annotated[int, typer.Option("--filler-tokens", help="reasoning tokens before each answer")] = 0,
     filler_rate: Annotated[float, typer.Option("--filler-rate", help="filler tokens per second (0: unpaced)")] = 0.0,
     ttft_ms: Annotated[float, typer.Option("--ttft-ms", help="time to first token, ms")] = 0.0,

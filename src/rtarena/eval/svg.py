@@ -159,3 +159,43 @@ def box_chart(title: str, y_label: str, boxes: dict[str, tuple[float, float, flo
             f'stroke="#000" stroke-width="2"/></g>'
             f'<text x="{cx:.1f}" y="{H - BOTTOM + 16}" text-anchor="middle">{escape(name[:24])}</text>')
     return frame.done()
+
+
+def interval_chart(title: str, y_label: str, x_label: str,
+                   series: dict[str, list[tuple[float, float, float, float]]],
+                   marks: dict[str, list[float]] | None = None) -> str:
+    """Lines with interval bars, `series[name] = [(x, mean, lo, hi), ...]` (asymmetric intervals such as
+    bootstrap ones), and optional marks, `marks[name] = [x, ...]`, drawn as red crosses under the point
+    (an improvement curve's rollbacks)."""
+    marks = marks or {}
+    xs = sorted({p[0] for points in series.values() for p in points}) or [0.0, 1.0]
+    lo, hi = _extent([v for points in series.values() for p in points for v in p[1:]])
+    frame = _Frame(title, y_label, lo, hi, x_label)
+    x_lo, x_hi = xs[0], xs[-1] if xs[-1] > xs[0] else xs[0] + 1
+
+    def x_of(v: float) -> float:
+        return LEFT + 20 + (W - RIGHT - LEFT - 40) * (v - x_lo) / (x_hi - x_lo)
+
+    for x in xs:
+        frame.parts.append(f'<text x="{x_of(x):.1f}" y="{H - BOTTOM + 16}" text-anchor="middle">{_fmt(x)}</text>')
+    for i, (name, points) in enumerate(series.items()):
+        colour = PALETTE[i % len(PALETTE)]
+        points = sorted(p for p in points if math.isfinite(p[1]))
+        path = " ".join(f"{x_of(x):.1f},{frame.y(m):.1f}" for x, m, _, _ in points)
+        frame.parts.append(f'<polyline class="line" points="{path}" fill="none" stroke="{colour}" stroke-width="2"/>')
+        for x, m, low, high in points:
+            frame.parts.append(f'<line class="interval" x1="{x_of(x):.1f}" x2="{x_of(x):.1f}" y1="{frame.y(low):.1f}" '
+                               f'y2="{frame.y(high):.1f}" stroke="{colour}" stroke-opacity="0.6" stroke-width="5"/>')
+            frame.parts.append(f'<circle cx="{x_of(x):.1f}" cy="{frame.y(m):.1f}" r="3.5" fill="{colour}">'
+                               f"<title>{escape(name)} at {_fmt(x)}: {_fmt(m)} [{_fmt(low)}, {_fmt(high)}]"
+                               "</title></circle>")
+        by_x = {x: m for x, m, _, _ in points}
+        for x in marks.get(name, []):
+            if x in by_x:
+                cx, cy = x_of(x), frame.y(by_x[x]) + 12
+                frame.parts.append(f'<path class="mark" d="M{cx - 5:.1f},{cy - 5:.1f} L{cx + 5:.1f},{cy + 5:.1f} '
+                                   f'M{cx - 5:.1f},{cy + 5:.1f} L{cx + 5:.1f},{cy - 5:.1f}" stroke="#D00" '
+                                   f'stroke-width="2"><title>{escape(name)}: rollback after round {_fmt(x)}</title>'
+                                   "</path>")
+    frame.legend(list(series))
+    return frame.done()

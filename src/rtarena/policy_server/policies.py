@@ -9,6 +9,8 @@ observation in the last user message (one block per teammate, under `### <id>`, 
   state vector); anything else gets the default action.
 - `random`: a uniformly random action of the named space, seeded by the request, so the same prompt
   always gets the same answer.
+- `skill`, `judge`, `reflector`: the scripted roles of `rtarena improve` (`skill_player.py`, `judge.py`,
+  `reflector.py`).
 """
 
 from __future__ import annotations
@@ -22,7 +24,7 @@ from typing import Any
 
 import numpy as np
 
-from rtarena.policy_server import arena_text
+from rtarena.policy_server import arena_text, judge, reflector, skill_player
 
 CARTPOLE_GAINS = np.array([0.3, 0.6, 8.0, 1.5])  # the same law as agents/scripted/cartpole.py
 
@@ -103,6 +105,8 @@ def answer(messages: list[dict[str, Any]], policy: str, seed: int = 0) -> str:
     user = next((message_text(m) for m in reversed(messages) if m.get("role") == "user"), "")
     space = find_space(system)
     blocks = observation_blocks(user)
+    if policy in ROLE_ANSWERS:
+        return ROLE_ANSWERS[policy](system, user, lambda: _format(default_action(space)))
     if policy == "random":
         digest = hashlib.sha256(json.dumps([seed, messages], sort_keys=True).encode()).digest()
         rng = np.random.default_rng(int.from_bytes(digest[:8], "little"))
@@ -117,4 +121,11 @@ def answer(messages: list[dict[str, Any]], policy: str, seed: int = 0) -> str:
     return f"{reason}\nACTION: {json.dumps(team, separators=(',', ':'))}"
 
 
-POLICIES = ("heuristic", "random")
+# Scripted roles of improvement runs (docs/improve.md): a player that follows only its skill notes, a
+# judge that checks a submitted skill against the rules in its prompt, and (with `tools`) a reflector.
+ROLE_ANSWERS: dict[str, Callable[[str, str, Callable[[], str]], str]] = {
+    "skill": skill_player.answer,
+    "judge": judge.answer,
+    "reflector": reflector.answer,
+}
+POLICIES = ("heuristic", "random", *ROLE_ANSWERS)

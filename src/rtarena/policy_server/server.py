@@ -25,6 +25,7 @@ from typing import Any
 
 from rtarena.agents.llm.tokens import count_messages, count_tokens
 from rtarena.errors import UserError
+from rtarena.policy_server import tool_calls
 from rtarena.policy_server.faults import FAULTS, GARBAGE
 from rtarena.policy_server.policies import POLICIES, answer
 
@@ -169,6 +170,8 @@ class _Handler(BaseHTTPRequestHandler):
         if fault == "slow":
             time.sleep(settings.slow_s)
         messages = request.get("messages") or []
+        if request.get("tools"):  # tool calling (the reflector of `rtarena improve`): tool_calls.py
+            return tool_calls.respond(self, request, settings.model_name)
         text = answer(messages, settings.policy, settings.seed)
         if fault == "garbage":
             text = GARBAGE

@@ -1,0 +1,167 @@
+"""CLI glue for `rtarena improve`, and the improve-run side of `rtarena report` / `rtarena leaderboard`.
+
+`rtarena improve ENV_ID --player SPEC --reflector SPEC [--judge SPEC] ...` starts a run;
+`rtarena improve FILE.toml` reads the same fields from a file (`env`, `player`, `reflector`, `judge`,
+`variants`, `[settings]`; flags given on the command line win); `rtarena improve runs/<id> --resume` (or
+`--run-id ID --resume`) finishes a run from its own `improve.json`.
+"""
+
+from __future__ import annotations
+
+import tomllib
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+from rich.console import Console
+from rich.table import Table
+
+from rtarena.errors import UserError
+from rtarena.eval.manifest import read_json
+from rtarena.improve.loop import RUN_FILE, ImproveRun, Loop
+from rtarena.improve.player import check_player
+from rtarena.improve.settings import improve_settings
+from rtarena.improve.transfer import check_variant, parse_variant
+
+FILE_KEYS = {"env", "player", "reflector", "judge", "variants", "settings", "set"}
+
+
+def is_improve_run(path: str | Path) -> bool:
+    return (Path(path) / RUN_FILE).exists()
+
+
+def _file_fields(path: Path) -> dict[str, Any]:
+    try:
+        data = tomllib.loads(path.read_text(encoding="utf-8"))
+    except OSError as error:
+        raise UserError(f"cannot read: {error.strerror}", source=str(path)) from None
+    except tomllib.TOMLDecodeError as error:
+        raise UserError(f"not valid TOML: {error}", source=str(path)) from None
+    unknown = set(data) - FILE_KEYS
+    if unknown:
+        raise UserError(f"unknown key {sorted(unknown)[0]!r}; known: {', '.join(sorted(FILE_KEYS))}", source=str(path))
+    return data
+
+
+def improve_command(target: str, player: str | None, reflector: str | None, judge: str | None,
+                    variants: list[str], sets: list[str], settings: dict[str, Any], out: Path, run_id: str | None,
+                    resume: bool, ray: str | None, console: Console) -> Path:
+    err = Console(stderr=True)
+    if resume and (is_improve_run(target) or (run_id and is_improve_run(out / run_id))):
+        run_dir = Path(target) if is_improve_run(target) else out / str(run_id)
+        stored = read_json(run_dir / RUN_FILE)
+        run = ImproveRun.from_dict(stored, run_dir, ray)
+        console.print(f"resuming {run_dir}", highlight=False)
+        return finish(run, console, err)
+    source = "rtarena improve"
+    if target.endswith(".toml"):
+        data = _file_fields(Path(target))
+        source = target
+        target = str(data.get("env") or "")
+        player, reflector, judge = player or data.get("player"), reflector or data.get("reflector"), \
+            judge or data.get("judge")
+        variants = variants or list(data.get("variants") or [])
+        sets = sets or list(data.get("set") or [])
+        settings = {**(data.get("settings") or {}), **{k: v for k, v in settings.items() if v is not None}}
+    from rtarena.envs.registry import env_spec
+
+    env_spec(target)
+    if not player or not reflector:
+        raise UserError("needs --player and --reflector (model specs MODEL@BASE_URL)", source=source,
+                        field="--player" if not player else "--reflector")
+    chosen = improve_settings(source, **settings)
+    env_kwargs: dict[str, Any] = {}
+    if sets:
+        from rtarena.envs.arena.customize import arena_kwargs
+
+        env_kwargs = arena_kwargs(target, sets=sets)
+    parsed = tuple(parse_variant(v, target) for v in variants)
+    for variant in parsed:
+        check_variant(target, variant)
+    run_id = run_id or f"improve-{datetime.now().strftime('%Y%m%d-%H%M%S')}"
+    run_dir = out / run_id
+    if (run_dir / RUN_FILE).exists() and not resume:
+        raise UserError(f"{run_dir} already holds an improvement run; add --resume or choose another --run-id",
+                        field="--run-id")
+    run = ImproveRun(target, check_player(player), reflector.removeprefix("llm:"),
+                     (judge or reflector).removeprefix("llm:"), chosen, run_dir, parsed, env_kwargs, ray)
+    from rtarena.agents.llm.options import parse_llm_options
+
+    parse_llm_options(run.reflector, "reflector")
+    parse_llm_options(run.judge, "judge")
+    from rtarena.improve.loop import write_json
+
+    write_json(run_dir / RUN_FILE, {**run.to_dict(), "judge_defaulted": judge is None})
+    return finish(run, console, err)
+
+
+def finish(run: ImproveRun, console: Console, err: Console) -> Path:
+    metrics = Loop(run, err).run_all()
+    table = Table("round", metrics["metric"], "95% CI", "n", title=f"improvement curve: {run.run_dir}")
+    for r, stat in enumerate(metrics["rounds"]):
+        mark = "  (best)" if r == metrics["best_round"] else ""
+        table.add_row(str(r), f"{stat['mean']:.4g}{mark}", f"[{stat['lo']:.4g}, {stat['hi']:.4g}]", str(stat["n"]))
+    console.print(table)
+    for key in ("final_gain", "auc_gain", "best_round_gain"):
+        if key in metrics:
+            g = metrics[key]
+            console.print(f"{key}: {g['mean']:.4g} [{g['lo']:.4g}, {g['hi']:.4g}]", highlight=False)
+    console.print(f"rollbacks: {metrics['rollbacks']}  regression rate: {metrics['regression_rate']}",
+                  highlight=False)
+    console.print(f"run: {run.run_dir}  (rtarena report {run.run_dir})", highlight=False)
+    return run.run_dir
+
+
+def setting_pairs(pairs: list[str]) -> dict[str, str]:
+    """`--setting KEY=VALUE` pairs (the schema converts and checks the values)."""
+    out = {}
+    for pair in pairs:
+        key, eq, value = pair.partition("=")
+        if not eq or not key.strip():
+            raise UserError(f"expected KEY=VALUE, got {pair!r}", field="--setting")
+        out[key.strip().replace("-", "_")] = value.strip()
+    return out
+
+
+GAIN_METRICS = ("final_gain", "auc_gain")
+
+
+def improve_runs(runs: list[str], root: str) -> list[Path]:
+    """The improvement-run folders named (by path or id under `root`); empty unless every one is one."""
+    found = []
+    for run in runs:
+        path = Path(run) if is_improve_run(run) else Path(root) / run
+        if not is_improve_run(path):
+            return []
+        found.append(path)
+    return found
+
+
+def improve_report_command(runs: list[str], out: Path | None, root: str, console: Console) -> Path:
+    from rtarena.improve.report import build_improve_report
+
+    page = build_improve_report(improve_runs(runs, root), out)
+    console.print(f"report: {page}  markdown: {page.with_suffix('.md')}  curve: {page.parent / 'curve.svg'}")
+    return page
+
+
+def gain_leaderboard_command(runs: list[str], root: str, by: str, markdown: Path | None, console: Console) -> None:
+    """`rtarena leaderboard --metric final_gain|auc_gain`: improvement runs ranked by a gain."""
+    from rtarena.improve.report import gain_rows
+
+    dirs = improve_runs(runs, root) if runs else sorted(p.parent for p in Path(root).glob(f"*/{RUN_FILE}"))
+    rows = gain_rows(dirs, by)
+    if not rows:
+        raise UserError(f"no finished improvement runs with {by} under {root}/", field="--metric")
+    head = ["rank", "player", "env", "run", f"{by} [95% CI]", "rounds"]
+    table = Table(*head, title=f"leaderboard by {by}")
+    lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+    for r in rows:
+        cells = [str(r["rank"]), r["player"], r["env"], r["run"], f"{r['mean']:.4g} [{r['lo']:.4g}, {r['hi']:.4g}]",
+                 str(r["rounds"])]
+        table.add_row(*cells)
+        lines.append("| " + " | ".join(cells) + " |")
+    console.print(table)
+    if markdown:
+        markdown.write_text("\n".join(lines) + "\n", encoding="utf-8")
+        console.print(f"markdown: {markdown}")

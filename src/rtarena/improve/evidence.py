@@ -1,0 +1,88 @@
+"""The per-episode evidence a reflector reads: step tables and a round summary, from the round's records.
+
+For each episode of a round folder (`decisions/` and `steps/` Parquet, `episodes.jsonl`) this writes
+`evidence/<episode>.steps.jsonl` (one row per decision: the step it applied at, simulated time, the
+action, the model's reasoning text, score so far and score change, wall latency, tokens) and the same as
+a Markdown table (`.steps.md`, reasoning cut to `REASON_CHARS`), plus `evidence/summary.md`: one row per
+episode with its score, length, whether it ended before the step limit, and the last decision's reasoning.
+"Score" in the step table is the player's return so far (summed rewards of the controller's agents).
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pyarrow.parquet as pq
+
+from rtarena.eval.store import read_episodes, write_bytes
+
+REASON_CHARS = 160
+
+
+def _json(value: Any) -> Any:
+    if isinstance(value, str) and value[:1] in "[{":
+        try:
+            return json.loads(value)
+        except json.JSONDecodeError:
+            return value
+    return value
+
+
+def step_table(round_dir: Path, key: str) -> list[dict[str, Any]]:
+    decisions_path, steps_path = round_dir / "decisions" / f"{key}.parquet", round_dir / "steps" / f"{key}.parquet"
+    if not decisions_path.exists() or not steps_path.exists():
+        return []
+    decisions = pq.read_table(decisions_path).to_pylist()
+    steps = pq.read_table(steps_path).to_pylist()
+    rewards = [_json(s.get("rewards")) or {} for s in steps]
+    rows, previous = [], {}
+    for d in decisions:
+        agents = _json(d.get("agents")) or []
+        upto = d.get("applied_step")
+        upto = len(steps) - 1 if upto is None else int(upto)
+        score = sum(float(r.get(a, 0.0)) for r in rewards[: upto + 1] for a in agents)
+        controller = d.get("controller")
+        rows.append({"decision": d.get("index"), "controller": controller, "step": d.get("applied_step"),
+                     "sim_s": d.get("start_sim_s"), "action": _json(d.get("action")), "valid": d.get("valid"),
+                     "reasoning": d.get("text") or "", "score": round(score, 6),
+                     "score_change": round(score - previous.get(controller, 0.0), 6),
+                     "wall_latency_s": d.get("wall_latency_s"), "tokens_out": d.get("tokens_out")})
+        previous[controller] = score
+    return rows
+
+
+def _cell(text: Any) -> str:
+    return " ".join(str(text).split()).replace("|", "\\|")
+
+
+def table_markdown(key: str, rows: list[dict[str, Any]]) -> str:
+    head = ["decision", "step", "sim s", "action", "score", "change", "latency s", "reasoning"]
+    lines = [f"# Step table: {key}", "", "| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+    for r in rows:
+        latency = "" if r["wall_latency_s"] is None else f"{r['wall_latency_s']:.3f}"
+        lines.append("| " + " | ".join(_cell(v) for v in (
+            r["decision"], r["step"], r["sim_s"], json.dumps(r["action"]), r["score"], r["score_change"], latency,
+            str(r["reasoning"])[:REASON_CHARS])) + " |")
+    return "\n".join(lines) + "\n"
+
+
+def write_evidence(round_dir: Path, scores: dict[str, float], max_steps: int) -> None:
+    """Write the step tables and the summary of every recorded episode of the round."""
+    out = round_dir / "evidence"
+    summary = ["# Episodes of this round", "", "| episode | seed | score | steps | ended | last reasoning |",
+               "|---|---|---|---|---|---|"]
+    for line in sorted(read_episodes(round_dir), key=lambda ln: ln.get("episode", "")):
+        key = line.get("episode", "")
+        if line.get("status") != "ok":
+            summary.append(f"| {key} | {line.get('seed')} | failed | | | {_cell(line.get('error', ''))[:REASON_CHARS]} |")
+            continue
+        rows = step_table(round_dir, key)
+        write_bytes(out / f"{key}.steps.jsonl", "".join(json.dumps(r) + "\n" for r in rows).encode())
+        write_bytes(out / f"{key}.steps.md", table_markdown(key, rows).encode())
+        ended = "early" if line.get("steps", 0) < max_steps else "at the step limit"
+        last = _cell(rows[-1]["reasoning"])[:REASON_CHARS] if rows else ""
+        summary.append(f"| {key} | {line.get('seed')} | {scores.get(key, float('nan')):.4g} | {line.get('steps')} | "
+                       f"{ended} | {last} |")
+    write_bytes(out / "summary.md", ("\n".join(summary) + "\n").encode())

@@ -1,0 +1,179 @@
+"""`policy=reflector`: a scripted reflector that reads a round's evidence through the tools and submits
+rule-based skills.
+
+The server is stateless: each request carries the whole conversation, and this module reads the tool
+calls made so far and their results to choose the next call. Its plan, one call per turn:
+
+1. `list_dir("evidence")`, `get_previous_skill()`, `read_text("lints.md")`, `read_text("evidence/summary.md")`
+   and `grep("pole angle", "evidence")` (the player's reasoning lines in the step tables);
+2. an analysis of what it read (`analyse`): the share of pushes that followed the pole's lean, episodes
+   that ended with the pole down or the cart off the track; the rules in the current skill; rules the
+   notebook or a rollback marks as harmful;
+3. `submit_diagnosis(...)` with failure modes, causes separated from prescriptions, additions, deletions
+   and a reply to each signal of `lints.md`; then `validate_skill(skill)`, a revision without the
+   judge's flagged lines while the judge asks for one, and `submit_skill(skill, notebook)`;
+4. a final plain message (no tool call) when the skill is in, or when it has nothing to change.
+
+Its rules come from the catalog `skill_rules.toml` (the scripted player recognises the same ones); it
+tries `swing` (harmful on purpose) before `angvel`, so an offline run shows a regression and a rollback.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from rtarena.policy_server.skill_player import recognised, rules
+
+READS = (("list_dir", {"path": "evidence"}), ("get_previous_skill", {}), ("read_text", {"path": "lints.md"}),
+         ("read_text", {"path": "evidence/summary.md"}),
+         ("grep", {"pattern": "pole angle", "path": "evidence", "max_matches": 40}))
+FOLLOW_SHARE = 0.8  # below this share of lean-following pushes, the player "ignores the lean"
+FALLEN_RAD, OFF_TRACK_M = 0.17, 2.0  # final pole angle / cart position that ended an episode
+
+
+@dataclass
+class Call:
+    name: str
+    args: dict[str, Any]
+    result: str = ""
+
+
+@dataclass
+class Analysis:
+    skill: str
+    notebook: str
+    diagnosis: dict[str, Any] = field(default_factory=dict)
+    changed: bool = False
+
+
+def calls_so_far(messages: list[dict[str, Any]]) -> list[Call]:
+    """Every tool call of the conversation with its result text, in order."""
+    results = {m.get("tool_call_id"): m.get("content") or "" for m in messages if m.get("role") == "tool"}
+    calls = []
+    for message in messages:
+        for call in message.get("tool_calls") or []:
+            function = call.get("function") or {}
+            try:
+                args = json.loads(function.get("arguments") or "{}")
+            except json.JSONDecodeError:
+                args = {}
+            calls.append(Call(function.get("name", ""), args, str(results.get(call.get("id"), ""))))
+    return calls
+
+
+def _json(text: str) -> dict[str, Any]:
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError:
+        return {}
+    return data if isinstance(data, dict) else {}
+
+
+def _bullets(skill: str) -> list[str]:
+    return [line[2:].strip() for line in skill.splitlines() if line.startswith("- ")]
+
+
+def analyse(calls: list[Call]) -> Analysis:
+    """What the evidence says and the skill it prescribes."""
+    by = {(c.name, c.args.get("path")): c.result for c in calls}
+    previous = _json(by.get(("get_previous_skill", None), "")).get("result") or {}
+    skill, notebook = str(previous.get("skill") or ""), str(previous.get("notebook") or "")
+    lints_text = str(_json(by.get(("read_text", "lints.md"), "")).get("result", {}).get("text", ""))
+    codes = re.findall(r"^- (\w+):", lints_text, flags=re.M)
+    present = recognised(skill)
+    harmful = set(re.findall(r"harmful: (\w+)", notebook))
+    rolled_back = str(previous.get("rolled_back_skill") or "")
+    if rolled_back:
+        harmful |= set(recognised(rolled_back)) - set(present)
+    matches = _json(by.get(("grep", "evidence"), "")).get("result", {}).get("matches", [])
+    follow = total = 0
+    for match in matches:
+        line = str(match.get("text", ""))
+        angle = re.search(r"pole angle ([+-]?\d+\.\d+)", line)
+        if not angle or abs(float(angle.group(1))) < 0.01:
+            continue
+        right = "Push right" in line
+        follow += right == (float(angle.group(1)) > 0)
+        total += 1
+    summary = str(_json(by.get(("read_text", "evidence/summary.md"), "")).get("result", {}).get("text", ""))
+    early = [row for row in summary.splitlines() if "| early |" in row]
+    fell = len([r for r in early if (a := re.search(r"pole angle ([+-]?\d+\.\d+)", r))
+                and abs(float(a.group(1))) > FALLEN_RAD])
+    off = len([r for r in early if (x := re.search(r"Cart x ([+-]?\d+\.\d+)", r))
+               and abs(float(x.group(1))) > OFF_TRACK_M])
+    share = follow / total if total else None
+    catalog = {r["id"]: r for r in rules()}
+    failure, cause, want = "", "", []
+    if share is not None and share < FOLLOW_SHARE:
+        failure = f"The player ignores the pole's lean: only {share:.0%} of pushes follow it."
+        cause, want = "No rule tells it which way to push.", ["lean"]
+    elif fell:
+        failure = f"The pole falls in {fell} episode(s) although the pushes follow its lean."
+        cause, want = "Pushes react to the angle alone and overshoot.", ["swing", "angvel"]
+    elif off:
+        failure = f"The cart leaves the track in {off} episode(s)."
+        cause, want = "Nothing keeps the cart near the middle.", ["centre"]
+    add = next((i for i in want if i not in present and i not in harmful), None)
+    deletions = [catalog[i]["bullet"] for i in present if i in harmful]
+    kept = [b for b in _bullets(skill) if b not in deletions]
+    additions = [catalog[add]["bullet"]] if add else []
+    new_skill = "\n".join(f"- {b}" for b in kept + additions)
+    notes = [line for line in notebook.splitlines() if line.strip()]
+    notes += [f"harmful: {i}" for i in sorted(harmful) if f"harmful: {i}" not in notebook]
+    if add:
+        notes.append(f"tried: {add}")
+    diagnosis = {
+        "failure_modes": [failure] if failure else ["No failure the evidence shows."],
+        "causes": [cause] if cause else [],
+        "prescriptions": [f"Add the rule '{add}'." if add else "Keep the skill."]
+                         + [f"Drop the harmful rule '{i}'." for i in present if i in harmful],
+        "additions": additions,
+        "deletions": deletions,
+        "lints_response": "; ".join(f"{code}: considered" for code in codes) or "no signals",
+    }
+    return Analysis(new_skill, "\n".join(notes), diagnosis, changed=bool(additions or deletions))
+
+
+def next_step(messages: list[dict[str, Any]]) -> tuple[str | None, list[tuple[str, dict[str, Any]]]]:
+    """The next reply: (text, []) to finish, or (None, [one tool call])."""
+    calls = calls_so_far(messages)
+    made = [(c.name, c.args) for c in calls]
+    for read in READS:
+        if read not in [(n, {k: v for k, v in a.items() if k in read[1]}) for n, a in made]:
+            return None, [read]
+    analysis = analyse(calls)
+    if not analysis.changed:
+        return "The evidence shows nothing my rules can fix; I keep the skill.", []
+    names = [c.name for c in calls]
+    if "submit_diagnosis" not in names:
+        return None, [("submit_diagnosis", analysis.diagnosis)]
+    skill = analysis.skill
+    verdicts = [_json(c.result).get("result") or {} for c in calls if c.name == "validate_skill"]
+    for verdict in verdicts:  # drop any line the judge flagged (a revision)
+        for violation in verdict.get("violations") or []:
+            quoted = re.search(r"'(.+?)'", str(violation.get("detail", "")))
+            if quoted:
+                skill = "\n".join(line for line in skill.splitlines() if quoted.group(1) not in line)
+    last = calls[-1]
+    if last.name == "submit_skill":
+        if _json(last.result).get("ok"):
+            return "Skill submitted.", []
+        if names.count("submit_skill") >= 2:
+            return "My submissions were refused twice; I stop here.", []
+    if not verdicts or (verdicts[-1].get("verdict") != "pass" and len(verdicts) < 3
+                        and last.name == "validate_skill" and last.args.get("skill") != skill):
+        return None, [("validate_skill", {"skill": skill})]
+    return None, [("submit_skill", {"skill": skill, "notebook": analysis.notebook})]
+
+
+def tool_reply(messages: list[dict[str, Any]]) -> tuple[str | None, list[tuple[str, dict[str, Any]]]]:
+    return next_step(messages)
+
+
+def answer(system: str, user: str, default: Callable[[], str] | None = None) -> str:
+    """Without tools in the request there is nothing to do but say so."""
+    return "The scripted reflector works through tools; send the request with `tools`."

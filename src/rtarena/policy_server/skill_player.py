@@ -1,0 +1,82 @@
+"""`policy=skill`: a scripted player whose play depends only on the skill notes in its system prompt.
+
+It is the offline stand-in for a model that follows advice: it reads the "Skill notes" section the model
+agent appends to its system prompt (`agents/llm/prompts/skill.md`), recognises rules by the patterns of
+`skill_rules.toml`, and plays only what the recognised rules say. With no recognised rule it takes the
+default action, so an improvement run's round 0 (empty skill) scores low, and its later rounds score what
+the reflector's rules are worth. Its reasoning line states what it read and which rules it applied, like a
+model's would; the reflector reads that line in the round's step tables.
+
+Domains: cart-pole (`state: [x, x_dot, theta, theta_dot]`). Other observations get the default action
+whatever the skill says (documented in docs/improve.md).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import tomllib
+from collections.abc import Callable
+from functools import cache
+from pathlib import Path
+
+SKILL_HEADING = "## Skill notes"
+SWING_RAD_S = 0.3  # angular speed above which the harmful `swing` rule takes over
+
+
+@cache
+def rules() -> tuple[dict[str, str], ...]:
+    """The rule catalog shared by the scripted player and the scripted reflector."""
+    data = tomllib.loads((Path(__file__).parent / "skill_rules.toml").read_text(encoding="utf-8"))
+    return tuple(data["rule"])
+
+
+def skill_section(system: str) -> str:
+    """The skill notes of a system prompt (empty when it has none)."""
+    _, found, rest = system.partition(SKILL_HEADING)
+    return rest if found else ""
+
+
+def recognised(skill: str) -> list[str]:
+    """Ids of the catalog rules whose pattern the skill text contains, in catalog order."""
+    return [r["id"] for r in rules() if re.search(r["pattern"], skill, flags=re.I)]
+
+
+# Linear terms on [x, x_dot, theta, theta_dot] that each rule adds (the balancer's law split by rule).
+CARTPOLE_TERMS: dict[str, tuple[float, float, float, float]] = {
+    "lean": (0.0, 0.0, 8.0, 0.0),
+    "angvel": (0.0, 0.0, 0.0, 1.5),
+    "centre": (0.3, 0.6, 0.0, 0.0),
+}
+
+
+def cartpole_push(state: list[float], ids: list[str]) -> int | None:
+    """1 (right), 0 (left), or None when no recognised rule says anything."""
+    x, x_dot, theta, theta_dot = state
+    if "swing" in ids and abs(theta_dot) >= SWING_RAD_S:
+        return int(theta_dot < 0)  # "against the swing": the wrong way, on purpose (see skill_rules.toml)
+    terms = [CARTPOLE_TERMS[i] for i in ids if i in CARTPOLE_TERMS]
+    if not terms:
+        return None
+    if "lean" not in ids and "angvel" in ids:
+        terms.append(CARTPOLE_TERMS["lean"])  # heading needs the angle too
+    drive = sum(sum(w * v for w, v in zip(t, state, strict=True)) for t in terms)
+    return int(drive > 0)
+
+
+def answer(system: str, user: str, default: Callable[[], str]) -> str:
+    """The reply (reasoning line, then `ACTION:`) for one observation."""
+    ids = recognised(skill_section(system))
+    state = re.search(r"state: (\[[^\]]*\])", user)
+    values = json.loads(state.group(1)) if state else []
+    if len(values) != 4:
+        return f"No skill rule covers this observation. Rules recognised: {', '.join(ids) or 'none'}.\n" \
+               f"ACTION: {default()}"
+    x, x_dot, theta, theta_dot = values
+    push = cartpole_push(values, ids)
+    seen = (f"Cart x {x:+.3f} m, velocity {x_dot:+.3f} m/s; pole angle {theta:+.3f} rad, "
+            f"angular velocity {theta_dot:+.3f} rad/s.")
+    if push is None:
+        return f"Default action: no rule in my skill notes applies. {seen}\nACTION: {default()}"
+    side = "right" if push else "left"
+    return f"Push {side} (rules: {', '.join(ids)}). {seen}\nACTION: {push}"
