@@ -5,12 +5,12 @@ from __future__ import annotations
 import json
 
 import pytest
+from tests.improve.helpers import role
 
 from rtarena.improve.judge import Judge, judge_prompt
 from rtarena.improve.settings import ImproveSettings
 from rtarena.improve.submit import RoundState, Submissions
 from rtarena.improve.tools import ToolRefusal
-from tests.improve.helpers import role
 
 GOOD = "- Push the cart toward the side the pole leans: a pole leaning right needs a push right."
 DIAGNOSIS = dict(failure_modes=["ignores the lean"], causes=["no rule"], prescriptions=["add lean"],

@@ -76,7 +76,8 @@ def write_evidence(round_dir: Path, scores: dict[str, float], max_steps: int) ->
     for line in sorted(read_episodes(round_dir), key=lambda ln: ln.get("episode", "")):
         key = line.get("episode", "")
         if line.get("status") != "ok":
-            summary.append(f"| {key} | {line.get('seed')} | failed | | | {_cell(line.get('error', ''))[:REASON_CHARS]} |")
+            error = _cell(line.get("error", ""))[:REASON_CHARS]
+            summary.append(f"| {key} | {line.get('seed')} | failed | | | {error} |")
             continue
         rows = step_table(round_dir, key)
         write_bytes(out / f"{key}.steps.jsonl", "".join(json.dumps(r) + "\n" for r in rows).encode())

@@ -9,7 +9,7 @@ A submission is refused (and the refusal counted against `max_resubmissions`) wh
 | `skill_bullets` | bullet lines (`- `, `* `, `1. `) > `skill_bullets` |
 | `notebook_tokens` | notebook tokens > `notebook_tokens` |
 | banned patterns | a pattern of `rules.toml [[lint.banned]]` matches (map memorisation, literal actions) |
-| `bullets_after_regression` | after a round that scored below the one before, bullets added + removed > `bullets_after_regression` |
+| `bullets_after_regression` | after a round scoring below the one before: bullets added + removed > the setting |
 | `unchanged_skill` | the skill equals the round's skill (whitespace aside) |
 """
 

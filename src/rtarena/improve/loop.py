@@ -34,8 +34,8 @@ from rtarena.eval.manifest import read_json
 from rtarena.eval.runner import run_jobs
 from rtarena.eval.store import read_episodes, write_bytes
 from rtarena.improve.evidence import write_evidence
-from rtarena.improve.metrics import curve_metrics, interval
 from rtarena.improve.metrics import best_round as choose_best
+from rtarena.improve.metrics import curve_metrics, interval
 from rtarena.improve.player import with_skill
 from rtarena.improve.settings import ImproveSettings
 from rtarena.improve.signals import Signal, lints_markdown, round_signals

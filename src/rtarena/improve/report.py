@@ -72,8 +72,9 @@ def build_improve_report(run_dirs: list[Path], out: Path | None = None) -> Path:
             "<th>regression rate</th><th>rollbacks</th></tr>"]
     for name, r in zip(series_names(runs), runs, strict=True):
         m = r["metrics"]
-        cells = [name, r["dir"].name, _ci(m.get("final_gain")), _ci(m.get("auc_gain")), str(m.get("best_round", "—")),
-                 _ci(m.get("best_round_gain")), _num(m.get("regression_rate")), str(m.get("rollbacks", "—"))]
+        cells = [name, r["dir"].name, _ci(m.get("final_gain")), _ci(m.get("auc_gain")),
+                 str(m.get("best_round", "—")), _ci(m.get("best_round_gain")), _num(m.get("regression_rate")),
+                 str(m.get("rollbacks", "—"))]
         md.append("| " + " | ".join(cells) + " |")
         html.append("<tr>" + "".join(f"<td class='key'>{escape(c)}</td>" if i < 2 else f"<td>{escape(c)}</td>"
                                      for i, c in enumerate(cells)) + "</tr>")
@@ -90,10 +91,10 @@ def build_improve_report(run_dirs: list[Path], out: Path | None = None) -> Path:
 
 def run_section(name: str, r: dict[str, Any], out: Path) -> tuple[list[str], list[str]]:
     run = r["run"]
+    s = run["settings"]
     md = ["", f"## {name}: {r['dir'].name}", "",
           f"env `{run['env_id']}`, reflector `{run['reflector'].split('@')[0]}`, judge `{run['judge'].split('@')[0]}` "
-          f"({run['settings']['judge_mode']}), alpha {run['settings']['alpha']}, {run['settings']['episodes']} episodes "
-          "per round", "", "| round | mean [95% CI] | n | skill from | signals | files |", "|---|---|---|---|---|---|"]
+          f"({s['judge_mode']}), alpha {s['alpha']}, {s['episodes']} episodes per round", "", "| round | mean [95% CI] | n | skill from | signals | files |", "|---|---|---|---|---|---|"]
     html = [f"<h2>{escape(name)}: {escape(r['dir'].name)}</h2>",
             "<table><tr><th>round</th><th>mean [95% CI]</th><th>n</th><th>skill from</th><th>signals</th>"
             "<th>files</th></tr>"]

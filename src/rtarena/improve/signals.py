@@ -6,12 +6,14 @@
 | `rollback` | the same: the next round's player starts from the best skill (see `loop.py`) |
 | `empty_skill` | the round was played with an empty skill (round 0 always is) |
 | `stagnation` | the last three round means lie within 10 % of the largest of them in absolute value |
-| `bimodal` | >= 4 episodes; split at the largest gap between sorted scores, that gap is >= half their range (> 0) and each side holds >= a quarter of the episodes |
+| `bimodal` | >= 4 episodes; split at the largest gap of the sorted scores: each side >= a quarter of them, |
+| | and the gap > 0 and > twice the wider side's own range |
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from itertools import pairwise
 
 
 @dataclass(frozen=True)
@@ -42,9 +44,11 @@ def bimodal(scores: list[float]) -> bool:
     spread = ordered[-1] - ordered[0]
     if spread <= 0:
         return False
-    gaps = [b - a for a, b in zip(ordered, ordered[1:], strict=False)]
+    gaps = [b - a for a, b in pairwise(ordered)]
     split = max(range(n - 1), key=lambda i: gaps[i]) + 1  # episodes below the largest gap
-    return gaps[split - 1] >= 0.5 * spread and min(split, n - split) >= n / 4
+    low, high = ordered[:split], ordered[split:]
+    inner = max(low[-1] - low[0], high[-1] - high[0])
+    return min(split, n - split) >= n / 4 and gaps[split - 1] > 2 * inner
 
 
 def round_signals(round_index: int, scores: list[float], means: list[float], best_mean: float, best_round: int,

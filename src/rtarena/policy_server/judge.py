@@ -48,10 +48,12 @@ def violations(system: str, sub: dict[str, Any]) -> list[dict[str, str]]:
     norm_skill = _norm(skill)
     for added in diagnosis.get("additions") or []:
         if _norm(str(added)) not in norm_skill:
-            found.append({"rule": "agreement", "detail": f"the diagnosis adds {str(added)[:80]!r} but the skill lacks it"})
+            detail = f"the diagnosis adds {str(added)[:80]!r} but the skill lacks it"
+            found.append({"rule": "agreement", "detail": detail})
     for removed in diagnosis.get("deletions") or []:
         if _norm(str(removed)) and _norm(str(removed)) in norm_skill:
-            found.append({"rule": "agreement", "detail": f"the diagnosis deletes {str(removed)[:80]!r} but the skill keeps it"})
+            detail = f"the diagnosis deletes {str(removed)[:80]!r} but the skill keeps it"
+            found.append({"rule": "agreement", "detail": detail})
     said = _norm(json.dumps(diagnosis))
     for code in sub.get("lints") or []:
         if _norm(str(code)) not in said:

@@ -52,7 +52,7 @@ CARTPOLE_TERMS: dict[str, tuple[float, float, float, float]] = {
 
 def cartpole_push(state: list[float], ids: list[str]) -> int | None:
     """1 (right), 0 (left), or None when no recognised rule says anything."""
-    x, x_dot, theta, theta_dot = state
+    theta_dot = state[3]
     if "swing" in ids and abs(theta_dot) >= SWING_RAD_S:
         return int(theta_dot < 0)  # "against the swing": the wrong way, on purpose (see skill_rules.toml)
     terms = [CARTPOLE_TERMS[i] for i in ids if i in CARTPOLE_TERMS]

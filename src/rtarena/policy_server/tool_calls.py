@@ -57,7 +57,8 @@ def deltas(text: str | None, calls: list[dict[str, Any]]) -> list[dict[str, Any]
                                     "function": {"name": call["function"]["name"], "arguments": ""}}]})
         arguments = call["function"]["arguments"]
         for start in range(0, len(arguments), ARG_PIECE):
-            out.append({"tool_calls": [{"index": index, "function": {"arguments": arguments[start:start + ARG_PIECE]}}]})
+            piece = arguments[start:start + ARG_PIECE]
+            out.append({"tool_calls": [{"index": index, "function": {"arguments": piece}}]})
     return out
 
 

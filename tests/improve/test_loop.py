@@ -1,0 +1,125 @@
+"""An offline improvement run end to end: scripted player, reflector and judge behind the real protocol.
+
+The scripted player's play depends only on the skill text in its prompt, so the curve below is measured:
+round 0 (no skill) is low, the reflector's first rule lifts it, its harmful rule makes round 2 regress,
+the runner rolls back (round 3 plays round 1's skill), and the next rule lifts it again.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import statistics
+from pathlib import Path
+
+import duckdb
+import pyarrow.parquet as pq
+import pytest
+from tests.improve.helpers import role
+
+from rtarena.improve.loop import ImproveRun, Loop
+from rtarena.improve.report import build_improve_report, gain_rows
+from rtarena.improve.settings import ImproveSettings
+from rtarena.improve.transfer import Variant
+
+
+@pytest.fixture(scope="module")
+def run(server, tmp_path_factory):
+    run_dir = tmp_path_factory.mktemp("improve") / "offline"
+    settings = ImproveSettings(rounds=5, episodes=2, max_steps=60, transfer_episodes=2)
+    improve = ImproveRun("classic/cartpole-v0", role(server, "skill", "llm:"), role(server, "reflector"),
+                         role(server, "judge"), settings, run_dir, (Variant("heavy", {"masspole": 0.3}),))
+    run_dir.mkdir(parents=True)
+    (run_dir / "improve.json").write_text(json.dumps(improve.to_dict()))
+    metrics = Loop(improve).run_all()
+    return run_dir, metrics
+
+
+def rounds(run_dir: Path) -> list[dict]:
+    return [json.loads((run_dir / f"round_{r:02d}" / "round.json").read_text()) for r in range(5)]
+
+
+def decision_texts(folder: Path) -> list[str]:
+    return [t for f in sorted((folder / "decisions").glob("*.parquet")) for t in pq.read_table(f)["text"].to_pylist()]
+
+
+def test_the_curve_rises_regresses_rolls_back_and_rises_again(run):
+    run_dir, metrics = run
+    means = [r["interval"]["mean"] for r in rounds(run_dir)]
+    assert means[1] > means[0] and means[4] > means[1]
+    assert [r["rollback"] for r in rounds(run_dir)] == [False, False, True, False, False]
+    assert metrics["rollbacks"] == 1 and metrics["best_round"] == 4
+    codes = {s["code"] for s in rounds(run_dir)[2]["signals"]}
+    assert {"major_regression", "rollback"} <= codes
+
+
+def test_rollback_resets_the_players_prompt_to_the_best_skill(run):
+    run_dir, _ = run
+    skill = {r: (run_dir / f"round_{r:02d}" / "skill_in.md").read_text() for r in range(5)}
+    assert "against the swing" in skill[2]  # the harmful rule was played in round 2 ...
+    assert skill[3] == skill[1] and "against the swing" not in skill[3]  # ... and round 3 starts from round 1's
+    assert rounds(run_dir)[3]["skill_source"] == "rollback to the best skill (round 1)"
+    # what the player did says which rules reached its prompt
+    assert any("swing" in t for t in decision_texts(run_dir / "round_02"))
+    assert all("swing" not in t and "(rules: lean)" in t for t in decision_texts(run_dir / "round_03"))
+    # the reflector is told: lints.md of round 3 and the rolled-back skill in get_previous_skill
+    assert "rolled_back:" in (run_dir / "round_03" / "lints.md").read_text()
+    rows = [json.loads(x) for x in (run_dir / "round_03" / "transcript.jsonl").read_text().splitlines()]
+    previous = next(r for r in rows if r.get("tool") == "get_previous_skill")
+    assert previous["result"]["rolled_back_skill"] == skill[2]
+    assert "harmful: swing" in (run_dir / "round_03" / "notebook.md").read_text()
+
+
+def test_the_transcript_has_one_row_per_tool_call(run):
+    run_dir, _ = run
+    for r in (0, 1, 3):
+        folder = run_dir / f"round_{r:02d}"
+        messages = json.loads((folder / "messages.json").read_text())
+        calls = [c for m in messages for c in m.get("tool_calls") or []]
+        rows = [json.loads(x) for x in (folder / "transcript.jsonl").read_text().splitlines()]
+        assert [row["tool"] for row in rows if row["kind"] == "tool"] == [c["function"]["name"] for c in calls]
+        assert [row["tool"] for row in rows][-3:] == ["submit_diagnosis", "validate_skill", "submit_skill"]
+        assert (folder / "skill_out.md").read_text().strip()
+
+
+def test_metrics_match_the_records(run):
+    run_dir, metrics = run
+    scores = [[float(json.loads(x)["agents"]["agent_0"]["return"])
+               for x in (run_dir / f"round_{r:02d}" / "episodes.jsonl").read_text().splitlines()] for r in range(5)]
+    means = [statistics.mean(s) for s in scores]
+    assert metrics["final_gain"]["mean"] == pytest.approx(means[4] - means[0])
+    assert metrics["auc_gain"]["mean"] == pytest.approx(statistics.mean(m - means[0] for m in means[1:]))
+    assert metrics["regression_rate"] == pytest.approx(sum(means[r] < means[r - 1] for r in range(1, 5)) / 4)
+
+
+def test_transfer_matches_an_independent_recomputation_from_the_records(run):
+    run_dir, _ = run
+    table = json.loads((run_dir / "transfer.json").read_text())
+    rows = duckdb.sql(f"""
+        SELECT regexp_extract(episode, '__(with|without)$', 1) AS condition, "return" AS score
+        FROM read_parquet('{run_dir}/transfer/agents/*.parquet') WHERE episode LIKE '%__heavy__%'""").fetchall()
+    by: dict[str, list[float]] = {}
+    for condition, score in rows:
+        by.setdefault(condition, []).append(score)
+    ses = {c: statistics.stdev(v) / math.sqrt(len(v)) for c, v in by.items()}
+    (row,) = table["variants"]
+    assert row["variant"] == "heavy" and len(by["with"]) == len(by["without"]) == 2
+    assert row["transfer"] == pytest.approx(statistics.mean(by["with"]) - statistics.mean(by["without"]))
+    assert row["transfer_se"] == pytest.approx(math.sqrt(ses["with"] ** 2 + ses["without"] ** 2))
+    assert row["transfer"] > 0  # the best skill helps on the heavier pole too
+    seeds = {json.loads(x)["seed"] for x in (run_dir / "transfer" / "episodes.jsonl").read_text().splitlines()}
+    assert seeds == {10000, 10001}  # held-out seeds, never the rounds' seeds
+
+
+def test_report_draws_the_curve_with_rollback_marks_and_links(run, tmp_path):
+    run_dir, _ = run
+    page = build_improve_report([run_dir], tmp_path / "report")
+    svg = (tmp_path / "report" / "curve.svg").read_text()
+    assert svg.count("<circle") == 5 and svg.count('class="mark"') == 1 and svg.count('class="interval"') == 5
+    text = (tmp_path / "report" / "report.md").read_text()
+    assert "| heavy |" in text and "rollback to the best skill (round 1)" in text
+    for link in ("round_01/skill_out.md", "round_01/diagnosis.md", "round_01/verdicts.jsonl"):
+        assert link in text and (tmp_path / "report" / text.split(link)[0].rsplit("(", 1)[1]).parent.exists()
+    assert "curve" in page.read_text()
+    (ranked,) = gain_rows([run_dir], "auc_gain")
+    assert ranked["rank"] == 1 and ranked["mean"] > 0
