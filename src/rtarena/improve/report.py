@@ -94,7 +94,8 @@ def run_section(name: str, r: dict[str, Any], out: Path) -> tuple[list[str], lis
     s = run["settings"]
     md = ["", f"## {name}: {r['dir'].name}", "",
           f"env `{run['env_id']}`, reflector `{run['reflector'].split('@')[0]}`, judge `{run['judge'].split('@')[0]}` "
-          f"({s['judge_mode']}), alpha {s['alpha']}, {s['episodes']} episodes per round", "", "| round | mean [95% CI] | n | skill from | signals | files |", "|---|---|---|---|---|---|"]
+          f"({s['judge_mode']}), alpha {s['alpha']}, {s['episodes']} episodes per round", "",
+          "| round | mean [95% CI] | n | skill from | signals | files |", "|---|---|---|---|---|---|"]
     html = [f"<h2>{escape(name)}: {escape(r['dir'].name)}</h2>",
             "<table><tr><th>round</th><th>mean [95% CI]</th><th>n</th><th>skill from</th><th>signals</th>"
             "<th>files</th></tr>"]
