@@ -123,3 +123,33 @@ def test_report_draws_the_curve_with_rollback_marks_and_links(run, tmp_path):
     assert "curve" in page.read_text()
     (ranked,) = gain_rows([run_dir], "auc_gain")
     assert ranked["rank"] == 1 and ranked["mean"] > 0
+
+
+def test_frames_are_extracted_for_the_reflector_when_asked(server, tmp_path):
+    from rtarena.improve.tools import RoundFolder
+
+    settings = ImproveSettings(rounds=1, episodes=1, max_steps=15, frames=3)
+    improve = ImproveRun("classic/cartpole-v0", role(server, "skill", "llm:"), role(server, "reflector"),
+                         role(server, "judge"), settings, tmp_path / "framed")
+    Loop(improve).run_all()
+    round_dir = tmp_path / "framed" / "round_00"
+    pictures = sorted((round_dir / "evidence" / "frames").rglob("*.png"))
+    assert len(pictures) == 3
+    assert "## Frames (read_image)" in (round_dir / "evidence" / "summary.md").read_text()
+    seen = RoundFolder(round_dir, settings).read_image(pictures[-1].relative_to(round_dir).as_posix())
+    assert seen["attached"] and max(seen["width"], seen["height"]) <= settings.image_px
+
+
+def test_held_out_episodes_are_played_outside_the_round_folder(server, tmp_path):
+    settings = ImproveSettings(rounds=2, episodes=1, max_steps=30, holdout_episodes=2)
+    improve = ImproveRun("classic/cartpole-v0", role(server, "skill", "llm:"), role(server, "reflector"),
+                         role(server, "judge"), settings, tmp_path / "held")
+    Loop(improve).run_all()
+    for r in range(2):
+        held = [json.loads(x) for x in (tmp_path / "held" / "holdout" / f"round_{r:02d}" / "episodes.jsonl")
+                .read_text().splitlines()]
+        assert sorted(h["seed"] for h in held) == [20000, 20001]
+        state = json.loads((tmp_path / "held" / f"round_{r:02d}" / "round.json").read_text())
+        ordered = sorted(held, key=lambda h: h["episode"])
+        assert state["holdout_scores"] == [h["agents"]["agent_0"]["return"] for h in ordered]
+        assert not (tmp_path / "held" / f"round_{r:02d}" / "holdout").exists()

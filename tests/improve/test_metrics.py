@@ -39,3 +39,11 @@ def test_signals():
     codes = [s.code for s in found]
     assert codes == ["major_regression", "rollback", "empty_skill"]
     assert [s.code for s in round_signals(1, [15.0], [10.0, 15.0], 15.0, 1, 0.5, "- a rule")] == []
+
+
+def test_the_best_round_can_be_chosen_on_held_out_scores():
+    scores = [[1.0, 1.0], [5.0, 5.0], [4.0, 4.0]]
+    assert curve_metrics(scores, [], count=200)["best_round"] == 1
+    held_out = [[1.0, 1.0], [2.0, 2.0], [6.0, 6.0]]
+    chosen = curve_metrics(scores, [], count=200, selection=held_out)
+    assert chosen["best_round"] == 2 and chosen["best_round_gain"]["mean"] == pytest.approx(3.0)

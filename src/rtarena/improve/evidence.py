@@ -68,11 +68,35 @@ def table_markdown(key: str, rows: list[dict[str, Any]]) -> str:
     return "\n".join(lines) + "\n"
 
 
-def write_evidence(round_dir: Path, scores: dict[str, float], max_steps: int) -> None:
-    """Write the step tables and the summary of every recorded episode of the round."""
+def write_frames(round_dir: Path, key: str, count: int) -> list[str]:
+    """`count` evenly spaced frames of the episode's MP4 as `evidence/frames/KEY/NNN.png` (run-relative)."""
+    video = round_dir / "videos" / f"{key}.mp4"
+    if count <= 0 or not video.exists():
+        return []
+    import imageio_ffmpeg
+    import numpy as np
+    from PIL import Image
+
+    total, _ = imageio_ffmpeg.count_frames_and_secs(str(video))
+    picks = {round(i * (total - 1) / max(1, count - 1)) for i in range(count)} if total else set()
+    reader = imageio_ffmpeg.read_frames(str(video))
+    width, height = next(reader)["size"]
+    names = []
+    for index, data in enumerate(reader):  # streamed: only the picked frames are kept
+        if index in picks:
+            path = round_dir / "evidence" / "frames" / key / f"{index:05d}.png"
+            path.parent.mkdir(parents=True, exist_ok=True)
+            Image.fromarray(np.frombuffer(data, dtype=np.uint8).reshape(height, width, 3)).save(path)
+            names.append(path.relative_to(round_dir).as_posix())
+    return names
+
+
+def write_evidence(round_dir: Path, scores: dict[str, float], max_steps: int, frames: int = 0) -> None:
+    """Write the step tables, frames (when videos were recorded) and the summary of the round's episodes."""
     out = round_dir / "evidence"
     summary = ["# Episodes of this round", "", "| episode | seed | score | steps | ended | last reasoning |",
                "|---|---|---|---|---|---|"]
+    pictures: list[str] = []
     for line in sorted(read_episodes(round_dir), key=lambda ln: ln.get("episode", "")):
         key = line.get("episode", "")
         if line.get("status") != "ok":
@@ -82,8 +106,13 @@ def write_evidence(round_dir: Path, scores: dict[str, float], max_steps: int) ->
         rows = step_table(round_dir, key)
         write_bytes(out / f"{key}.steps.jsonl", "".join(json.dumps(r) + "\n" for r in rows).encode())
         write_bytes(out / f"{key}.steps.md", table_markdown(key, rows).encode())
+        shown = write_frames(round_dir, key, frames)
+        if shown:
+            pictures.append(f"- {key}: " + ", ".join(shown))
         ended = "early" if line.get("steps", 0) < max_steps else "at the step limit"
         last = _cell(rows[-1]["reasoning"])[:REASON_CHARS] if rows else ""
         summary.append(f"| {key} | {line.get('seed')} | {scores.get(key, float('nan')):.4g} | {line.get('steps')} | "
                        f"{ended} | {last} |")
+    if pictures:
+        summary += ["", "## Frames (read_image)", *pictures]
     write_bytes(out / "summary.md", ("\n".join(summary) + "\n").encode())

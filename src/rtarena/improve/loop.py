@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import json
 import math
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -146,21 +146,39 @@ class Loop:
         skill = self._text(rd / "skill_in.md")
         seeds = list(range(self.s.seed_start, self.s.seed_start + self.s.episodes))
         jobs = jobs_for(self.run, rd / "skill_in.md" if skill.strip() else None, seeds, f"round_{index:02d}")
+        if self.s.frames:
+            jobs = [replace(job, video=True) for job in jobs]
         config = {"name": f"improve-round-{index:02d}", "improve_run": self.run.run_dir.name, "round": index}
         run_jobs(jobs, rd, f"{self.run.run_dir.name}-round{index:02d}", config, workers=self.s.workers,
                  ray=self.run.ray, resume=True, console=self.console)
         lines = read_episodes(rd)
         self.metric = resolve_metric(lines, self.metric)
         scores = {ln["episode"]: episode_score(ln, self.metric) for ln in lines if ln.get("status") == "ok"}
-        write_evidence(rd, scores, self.s.max_steps)
+        write_evidence(rd, scores, self.s.max_steps, self.s.frames)
+        if self.s.holdout_episodes:
+            state["holdout_scores"] = self.holdout(index, rd / "skill_in.md" if skill.strip() else None)
         return self.judge_round(index, rd, state, skill, [scores[k] for k in sorted(scores)])
+
+    def holdout(self, index: int, skill_file: Path | None) -> list[float]:
+        """Held-out episodes of this round's skill, outside the round folder (the reflector never sees them)."""
+        folder = self.run.run_dir / "holdout" / f"round_{index:02d}"
+        start = self.s.seed_start + HOLDOUT_OFFSET * 2
+        jobs = jobs_for(self.run, skill_file, list(range(start, start + self.s.holdout_episodes)),
+                        f"holdout_{index:02d}")
+        run_jobs(jobs, folder, f"{self.run.run_dir.name}-holdout{index:02d}", {"name": "improve-holdout"},
+                 workers=self.s.workers, ray=self.run.ray, resume=True, console=self.console)
+        lines = sorted(read_episodes(folder), key=lambda ln: ln["episode"])
+        return [episode_score(ln, str(self.metric)) for ln in lines if ln.get("status") == "ok"]
 
     def judge_round(self, index: int, rd: Path, state: dict[str, Any], skill: str, scores: list[float]) -> dict:
         """Signals, rollback and reflection of a round whose episodes are all recorded."""
         previous = [r["scores"] for r in self.rounds] + [scores]
         intervals = [interval(s, self.s.bootstrap, self.s.confidence) for s in previous]
         means = [i.mean for i in intervals]
-        best = choose_best(intervals)
+        # the best skill is chosen on held-out episodes when there are any, else on the rounds' own
+        chosen = [r.get("holdout_scores") for r in self.rounds] + [state.get("holdout_scores")]
+        best = choose_best([interval(s, self.s.bootstrap, self.s.confidence) for s in chosen]
+                           if self.s.holdout_episodes else intervals)
         found = round_signals(index, scores, means, means[best], best, self.s.alpha, skill)
         replay = state["skill_source"].startswith("rollback")
         if replay:
@@ -220,7 +238,8 @@ class Loop:
                                    + ("  rollback" if state["rollback"] else ""), highlight=False)
             metrics = curve_metrics([r["scores"] for r in self.rounds],
                                     [r["round"] for r in self.rounds if r["rollback"]], self.s.bootstrap,
-                                    self.s.confidence)
+                                    self.s.confidence,
+                                    [r["holdout_scores"] for r in self.rounds] if self.s.holdout_episodes else None)
             metrics.update({"metric": self.metric, "player": self.run.player.split("@", 1)[0],
                             "best_skill": self._text(self.run.round_dir(metrics["best_round"]) / "skill_in.md")})
             write_json(self.run.run_dir / METRICS, metrics)

@@ -91,12 +91,13 @@ def gain_interval(scores: list[list[float]], statistic: Any, count: int, confide
     return Interval(point, lo, hi, se, matrix.shape[1])
 
 
-def curve_metrics(scores: list[list[float]], rollbacks: list[int], count: int = 2000,
-                  confidence: float = 0.95) -> dict[str, Any]:
-    """Every metric of the table above from the per-round episode scores."""
+def curve_metrics(scores: list[list[float]], rollbacks: list[int], count: int = 2000, confidence: float = 0.95,
+                  selection: list[list[float]] | None = None) -> dict[str, Any]:
+    """Every metric of the table above from the per-round episode scores; `selection` (held-out scores
+    per round), when given, is what the best round is chosen on."""
     rounds = [interval(s, count, confidence) for s in scores]
     means = [r.mean for r in rounds]
-    best = best_round(rounds)
+    best = best_round([interval(s, count, confidence) for s in selection] if selection else rounds)
     last = len(scores) - 1
     out: dict[str, Any] = {"rounds": [asdict(r) for r in rounds], "best_round": best, "rollbacks": len(rollbacks),
                            "rollback_after": list(rollbacks),

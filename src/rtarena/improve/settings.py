@@ -38,6 +38,8 @@ class ImproveSettings(BaseModel):
     image_px: int = Field(512, ge=16, description="read_image: longest side after resizing, pixels")
     bootstrap: int = Field(2000, ge=100, description="bootstrap resamples for confidence intervals")
     confidence: float = Field(0.95, gt=0.0, lt=1.0, description="confidence level of intervals")
+    frames: int = Field(0, ge=0, description="frames per episode for the reflector (recorded as MP4; needs video)")
+    holdout_episodes: int = Field(0, ge=0, description="held-out episodes per round for the best-skill choice")
     transfer_episodes: int = Field(0, ge=0, description="episodes per variant and condition (0: no transfer)")
     workers: int = Field(1, ge=0, description="episodes at once (0: one per CPU)")
 
