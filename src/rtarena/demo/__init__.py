@@ -70,7 +70,14 @@ def senses_section(out: Path, console: Console) -> None:
     console.print(f"sample frames (RGB, depth, minimap, spectator view, audio) of each level: {folder}")
 
 
-SECTIONS = [cartpole_section, arena_section, senses_section]
+def improve_section(out: Path, console: Console) -> None:
+    """An offline improvement run: scripted player, reflector and judge (improve/demo.py)."""
+    from rtarena.improve.demo import improve_section as run_improve
+
+    run_improve(out, console)
+
+
+SECTIONS = [cartpole_section, arena_section, senses_section, improve_section]
 
 
 def run_demo(out: Path, console: Console) -> None:

@@ -89,18 +89,25 @@ def improve_command(target: str, player: str | None, reflector: str | None, judg
 
     parse_llm_options(run.reflector, "reflector")
     parse_llm_options(run.judge, "judge")
+    return launch(run, console, err, judge_defaulted=judge is None)
+
+
+def launch(run: ImproveRun, console: Console, err: Console, judge_defaulted: bool = False) -> Path:
+    """Write the run's `improve.json`, then play it to the end."""
     from rtarena.improve.loop import write_json
 
-    write_json(run_dir / RUN_FILE, {**run.to_dict(), "judge_defaulted": judge is None})
+    write_json(run.run_dir / RUN_FILE, {**run.to_dict(), "judge_defaulted": judge_defaulted})
     return finish(run, console, err)
 
 
 def finish(run: ImproveRun, console: Console, err: Console) -> Path:
     metrics = Loop(run, err).run_all()
-    table = Table("round", metrics["metric"], "95% CI", "n", title=f"improvement curve: {run.run_dir}")
+    table = Table("round", metrics["metric"], "95% CI", "n", "", title=f"improvement curve: {run.run_dir}")
     for r, stat in enumerate(metrics["rounds"]):
         mark = "  (best)" if r == metrics["best_round"] else ""
-        table.add_row(str(r), f"{stat['mean']:.4g}{mark}", f"[{stat['lo']:.4g}, {stat['hi']:.4g}]", str(stat["n"]))
+        after = "rollback after this round" if r in metrics["rollback_after"] else ""
+        table.add_row(str(r), f"{stat['mean']:.4g}{mark}", f"[{stat['lo']:.4g}, {stat['hi']:.4g}]", str(stat["n"]),
+                      after)
     console.print(table)
     for key in ("final_gain", "auc_gain", "best_round_gain"):
         if key in metrics:

@@ -1,0 +1,38 @@
+"""The improvement loop in `make demo`: offline, against the scripted policy server (not a model).
+
+Cart-pole, 5 rounds x 3 episodes: the scripted player follows only the rules in its skill notes, the
+scripted reflector reads the step tables through its tools and writes rules, the scripted judge checks
+them. The curve is measured, not drawn: round 0 (no skill) is low, and what follows is what the
+reflector's rules are worth, a harmful one (and its rollback) included.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from rich.console import Console
+
+from rtarena.improve.commands import launch
+from rtarena.improve.loop import ImproveRun
+from rtarena.improve.report import build_improve_report
+from rtarena.improve.settings import ImproveSettings
+from rtarena.policy_server import PolicyServer
+
+DEMO = ImproveSettings(rounds=5, episodes=3, max_steps=100)
+
+
+def improve_section(out: Path, console: Console) -> None:
+    """One offline improvement run and its report."""
+    import shutil
+
+    run_dir = out / "improve" / "cartpole"
+    shutil.rmtree(run_dir, ignore_errors=True)
+    with PolicyServer() as server:
+        def spec(policy: str) -> str:
+            return f"scripted-{policy}@{server.url(policy=policy)}"
+
+        run = ImproveRun("classic/cartpole-v0", "llm:" + spec("skill"), spec("reflector"), spec("judge"), DEMO,
+                         run_dir)
+        launch(run, console, Console(stderr=True, quiet=True))
+    page = build_improve_report([run_dir])
+    console.print(f"improvement run (scripted player, reflector and judge): {run_dir}; report: {page}")
