@@ -6,15 +6,17 @@ import pytest
 from tests.eval.helpers import rtarena_cli
 
 PLAYER, REFLECTOR = "llm:m@http://127.0.0.1:9/v1", "m@http://127.0.0.1:9/v1"
+BOTH = ["classic/cartpole-v0", "--player", PLAYER, "--reflector", REFLECTOR]
 
 
 @pytest.mark.parametrize(("args", "message"), [
     (["classic/cartpole-v0", "--player", "heuristic", "--reflector", REFLECTOR], "--player: the player must be"),
-    (["classic/cartpole-v0", "--player", PLAYER, "--reflector", REFLECTOR, "--alpha", "2"], "--alpha"),
-    (["classic/cartpole-v0", "--player", PLAYER, "--reflector", REFLECTOR, "--judge-mode", "soft"], "--judge-mode"),
-    (["classic/cartpole-v0", "--player", PLAYER, "--reflector", REFLECTOR, "--setting", "nope=1"], "--nope"),
+    ([*BOTH, "--alpha", "2"], "alpha: must be <= 1, got 2"),
+    ([*BOTH, "--judge-mode", "soft"], "judge_mode: must be one of"),
+    ([*BOTH, "--setting", "nope=1"], "nope: unknown key"),
+    ([*BOTH, "--clock", "sundial"], "clock: must be one of"),
     (["classic/cartpole-v0", "--player", PLAYER], "--reflector"),
-    (["classic/cartpole-v0", "--player", PLAYER, "--reflector", REFLECTOR, "--variant", "v:nope=1"], "--variant"),
+    ([*BOTH, "--variant", "v:nope=1"], "--variant"),
     (["nowhere/none-v0", "--player", PLAYER, "--reflector", REFLECTOR], "nowhere/none-v0"),
 ])
 def test_bad_input_is_one_line_exit_2_and_nothing_written(tmp_path, args, message):
