@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 import pytest
 from tests.eval.helpers import rtarena_cli
 
@@ -26,3 +28,22 @@ def test_bad_input_is_one_line_exit_2_and_nothing_written(tmp_path, args, messag
     assert out.startswith("error:") and message in out and "Traceback" not in done.stdout + done.stderr
     assert len(out.splitlines()) == 1 or "\n" not in out.replace("\n", " ").strip()
     assert not (tmp_path / "runs").exists()
+
+
+def test_an_improve_file_runs_and_the_report_and_leaderboard_read_it(server, tmp_path):
+    from tests.improve.helpers import role
+
+    path = tmp_path / "cp.toml"
+    path.write_text(f'env = "classic/cartpole-v0"\nplayer = "{role(server, "skill", "llm:")}"\n'
+                    f'reflector = "{role(server, "reflector")}"\n\n[settings]\nrounds = 2\nepisodes = 1\n'
+                    "max_steps = 30\n")
+    done = rtarena_cli("improve", str(path), "--out", str(tmp_path / "runs"), "--run-id", "f", "--episodes", "2",
+                       cwd=tmp_path)
+    assert done.returncode == 0, done.stdout + done.stderr
+    stored = json.loads((tmp_path / "runs" / "f" / "improve.json").read_text())
+    assert stored["settings"]["rounds"] == 2 and stored["settings"]["episodes"] == 2  # the flag wins
+    assert stored["judge"] == stored["reflector"] and stored["judge_defaulted"]
+    report = rtarena_cli("report", "f", "--root", str(tmp_path / "runs"), cwd=tmp_path)
+    assert report.returncode == 0 and (tmp_path / "runs" / "f" / "report" / "curve.svg").exists()
+    board = rtarena_cli("leaderboard", "--root", str(tmp_path / "runs"), "--metric", "final_gain", cwd=tmp_path)
+    assert board.returncode == 0 and "llm:scripted-skill" in board.stdout
