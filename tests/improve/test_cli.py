@@ -19,6 +19,7 @@ BOTH = ["classic/cartpole-v0", "--player", PLAYER, "--reflector", REFLECTOR]
     ([*BOTH, "--clock", "sundial"], "clock: must be one of"),
     (["classic/cartpole-v0", "--player", PLAYER], "--reflector"),
     ([*BOTH, "--variant", "v:nope=1"], "--variant"),
+    (["arena/coop-v0", "--player", PLAYER, "--reflector", REFLECTOR, "--set", "turret.nope=1"], "unknown rule"),
     (["nowhere/none-v0", "--player", PLAYER, "--reflector", REFLECTOR], "nowhere/none-v0"),
 ])
 def test_bad_input_is_one_line_exit_2_and_nothing_written(tmp_path, args, message):

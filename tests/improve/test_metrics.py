@@ -47,3 +47,18 @@ def test_the_best_round_can_be_chosen_on_held_out_scores():
     held_out = [[1.0, 1.0], [2.0, 2.0], [6.0, 6.0]]
     chosen = curve_metrics(scores, [], count=200, selection=held_out)
     assert chosen["best_round"] == 2 and chosen["best_round_gain"]["mean"] == pytest.approx(3.0)
+
+
+def test_variants_are_env_kwargs_arena_rules_or_maps_checked_before_any_episode():
+    from rtarena.errors import UserError
+    from rtarena.improve.transfer import check_variant, parse_variant
+
+    long = parse_variant("long:length=0.8,force_mag=12", "classic/cartpole-v0")
+    assert long.name == "long" and long.kwargs == {"length": 0.8, "force_mag": 12}
+    check_variant("classic/cartpole-v0", long)
+    far = parse_variant("far:turret.range_m=30,map=procedural:7:maze", "arena/coop-v0")
+    assert "turret" in str(far.kwargs) and "procedural:7:maze" in str(far.kwargs)
+    with pytest.raises(UserError, match="unknown rule 'turret.nope'"):
+        parse_variant("bad:turret.nope=1", "arena/coop-v0")
+    with pytest.raises(UserError, match="--variant"):
+        check_variant("classic/cartpole-v0", parse_variant("odd:nope=1", "classic/cartpole-v0"))

@@ -72,7 +72,7 @@ def improve_command(target: str, player: str | None, reflector: str | None, judg
     chosen = improve_settings(source, **settings)
     env_kwargs: dict[str, Any] = {}
     if sets:
-        from rtarena.envs.arena.customize import arena_kwargs
+        from rtarena.eval.customize import arena_kwargs
 
         env_kwargs = arena_kwargs(target, sets=sets)
     parsed = tuple(parse_variant(v, target) for v in variants)

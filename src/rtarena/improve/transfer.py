@@ -1,7 +1,8 @@
 """Variant transfer: each variant of the game played with and without the best skill.
 
 A variant is `NAME:KEY=VALUE[,KEY=VALUE...]` (`--variant`): keys with a dot are the level's game rules
-(an arena level's `--set SECTION.KEY=VALUE`), other keys are keyword arguments of the env's constructor
+(an arena level's `--set SECTION.KEY=VALUE`), `map` an arena map (`map=procedural:7:maze`, as `--map`),
+other keys are keyword arguments of the env's constructor
 (cart-pole: `length`, `masspole`, `force_mag`); values are JSON where they parse, text otherwise. Without
 `--variant` the base env is the one variant, `base`. Transfer episodes use held-out seeds
 (`seed_start + HOLDOUT_OFFSET + i`), never the seeds the rounds trained on.
@@ -40,19 +41,22 @@ def parse_variant(text: str, env_id: str) -> Variant:
     name, sep, rest = text.partition(":")
     if not sep or not name.strip() or not name.replace("-", "").replace("_", "").isalnum():
         raise UserError(f"expected NAME:KEY=VALUE[,KEY=VALUE...], got {text!r}", field="--variant")
-    sets, kwargs = [], {}
+    sets, kwargs, map_ = [], {}, None
     for pair in filter(None, rest.split(",")):
         key, eq, value = pair.partition("=")
-        if not eq or not key.strip():
+        key, value = key.strip(), value.strip()
+        if not eq or not key:
             raise UserError(f"expected KEY=VALUE in {text!r}, got {pair!r}", field="--variant")
         if "." in key:
-            sets.append(f"{key.strip()}={value.strip()}")
+            sets.append(f"{key}={value}")
+        elif key == "map":
+            map_ = value
         else:
-            kwargs[key.strip()] = _value(value.strip())
-    if sets:
-        from rtarena.envs.arena.customize import arena_kwargs
+            kwargs[key] = _value(value)
+    if sets or map_:
+        from rtarena.eval.customize import arena_kwargs
 
-        kwargs.update(arena_kwargs(env_id, sets=sets))
+        kwargs.update(arena_kwargs(env_id, map=map_, sets=sets))
     return Variant(name.strip(), kwargs)
 
 
