@@ -58,7 +58,7 @@ def test_variants_are_env_kwargs_arena_rules_or_maps_checked_before_any_episode(
     check_variant("classic/cartpole-v0", long)
     far = parse_variant("far:turret.range_m=30,map=procedural:7:maze", "arena/coop-v0")
     assert "turret" in str(far.kwargs) and "procedural:7:maze" in str(far.kwargs)
-    with pytest.raises(UserError, match="unknown rule 'turret.nope'"):
+    with pytest.raises(UserError, match=r"unknown rule 'turret\.nope'"):
         parse_variant("bad:turret.nope=1", "arena/coop-v0")
     with pytest.raises(UserError, match="--variant"):
         check_variant("classic/cartpole-v0", parse_variant("odd:nope=1", "classic/cartpole-v0"))
