@@ -10,12 +10,11 @@ sequence of actions.
 
 from __future__ import annotations
 
-import wave
 from pathlib import Path
 
 import numpy as np
 
-from rtarena.envs.arena.render.png import write_png
+from rtarena.media import write_png, write_wav
 
 LEVELS = ("arena/basic-v0", "arena/coop-v0", "arena/competitive-v0", "arena/mixed-v0")
 
@@ -39,18 +38,6 @@ def _side_by_side(images: list[np.ndarray], gap: int = 4) -> np.ndarray:
         sheet[:image.shape[0], x:x + image.shape[1]] = image
         x += image.shape[1] + gap
     return sheet
-
-
-def write_wav(path: str | Path, stereo: np.ndarray, sample_rate: int) -> Path:
-    """Write (samples, 2) float audio in [-1, 1] as 16-bit PCM WAV."""
-    path = Path(path)
-    pcm = (np.clip(stereo, -1.0, 1.0) * 32767).astype("<i2")
-    with wave.open(str(path), "wb") as w:
-        w.setnchannels(2)
-        w.setsampwidth(2)
-        w.setframerate(int(sample_rate))
-        w.writeframes(pcm.tobytes())
-    return path
 
 
 def save_level_samples(out_dir: str | Path = "demo-out/senses", resolution=(320, 240), steps: int = 12,

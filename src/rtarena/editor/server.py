@@ -83,8 +83,8 @@ class EditorSession:
         """PNG bytes of the first-person view of a player standing at (x, y) facing `yaw_deg`."""
         from rtarena.envs.arena.layout import make_layout, world_from_layout
         from rtarena.envs.arena.maps.resolve import layout_arrays
-        from rtarena.envs.arena.render.png import encode_png
         from rtarena.envs.arena.render.renderer import ArenaRenderer
+        from rtarena.media import encode_png
 
         rng = np.random.default_rng(0)
         arrays = layout_arrays(table)

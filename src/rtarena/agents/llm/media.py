@@ -8,10 +8,11 @@ from __future__ import annotations
 
 import base64
 import io
-import wave
 from typing import Any
 
 import numpy as np
+
+from rtarena.media import encode_wav
 
 
 def image_part(pixels: Any, size: int = 256, fmt: str = "png") -> dict[str, Any]:
@@ -50,16 +51,8 @@ def audio_part(samples: Any, sample_rate: int = 16000) -> dict[str, Any]:
     array = np.asarray(samples)
     if array.ndim > 1:
         array = array.mean(axis=-1) if array.shape[-1] <= 8 else array.mean(axis=0)
-    if array.dtype != np.int16:
-        array = (np.clip(array.astype(np.float32), -1, 1) * 32767).astype(np.int16)
-    buffer = io.BytesIO()
-    with wave.open(buffer, "wb") as out:
-        out.setnchannels(1)
-        out.setsampwidth(2)
-        out.setframerate(int(sample_rate))
-        out.writeframes(array.tobytes())
-    return {"type": "input_audio",
-            "input_audio": {"data": base64.b64encode(buffer.getvalue()).decode("ascii"), "format": "wav"}}
+    data = encode_wav(array, sample_rate)
+    return {"type": "input_audio", "input_audio": {"data": base64.b64encode(data).decode("ascii"), "format": "wav"}}
 
 
 def is_image(part: dict[str, Any]) -> bool:

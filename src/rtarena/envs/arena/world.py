@@ -24,6 +24,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+# The one set of obstacle codes: `Obstacles.kind[i]`, compiled collision and sight code, the map generator's
+# painted cells, and (by name, `OBSTACLE_KINDS[code]`) the map format's `"wall"` / `"crate"`.
 WALL = 0
 CRATE = 1
 OBSTACLE_KINDS = ("wall", "crate")

@@ -1,44 +1,8 @@
 """The arena map format: what a map file may hold, and reading one from disk.
 
-A map is a TOML or JSON table. Every key is optional; what a map leaves out the level generates from
-its `[layout]` rules and the episode seed (so a map may give only the obstacles). Positions are metres on
-the arena floor `[0, size_m] x [0, size_m]`, `x` east, `y` north (see `envs/arena/world.py`).
-
-```toml
-name = "two rooms"                 # free text, shown by the editor and `rtarena map validate`
-notes = "a door in the middle"      # free text
-size_m = 50.0                       # the side of the square arena (10 .. 1000)
-obstacles = [                       # axis-aligned boxes standing on the floor
-  [10.0, 0.0, 11.0, 22.0, 3.0, "wall"],   # x0, y0, x1, y1, height_m, kind
-  [20.0, 30.0, 21.5, 31.5, 0.9, "crate"], # kind: "wall" blocks at any height, "crate" only below its top
-]
-spawns = [[5.0, 5.0, 0], [45.0, 45.0, 1]]   # x, y and optionally the team of the player spawning there
-coins = [[25.0, 25.0]]              # x, y; coins never respawn
-turrets = [[40.0, 10.0]]            # x, y
-ammo = [[12.0, 40.0]]               # x, y of the ammo boxes at the start
-chickens = [[30.0, 40.0]]           # x, y of the chickens at the start
-ammo_areas = [[2.0, 2.0, 8.0, 8.0]]       # x0, y0, x1, y1: one ammo box each, (re)appearing inside
-chicken_areas = [[30.0, 30.0, 45.0, 45.0]] # x0, y0, x1, y1: where chickens (re)appear
-
-[toxic_zone]                        # the zone's centre and schedule (any of these keys)
-center = [25.0, 25.0]
-start_radius_m = 36.0
-end_radius_m = 8.0
-first_shrink_s = 60.0
-shrink_every_s = 60.0
-shrink_duration_s = 15.0
-stages = 4
-damage_per_s = 5.0
-```
-
-Instead of a file, `map=` (and `--map`) also takes `procedural:SEED` or `procedural:SEED:STYLE` (STYLE one
-of `open`, `rooms`, `maze`): a map generated for the level by `maps/generate.py`.
-
-What `rtarena map validate` checks (each problem is one line naming the file, field and value):
-unknown keys, values of the wrong shape or type, objects outside the arena, obstacles that overlap each
-other, things that stand inside an obstacle or on top of each other, spawns and coins (and ammo) that a
-player cannot walk to from the spawns (a flood fill over an occupancy grid; crates low enough to jump
-count as passable), and fewer spawns than the level has players.
+The format is documented once, in `docs/maps.md` ("The format": every key, its units, an example map, what
+`rtarena map validate` checks); `tests/test_docs.py` checks that the example there reads and validates.
+The keys below are the format's; obstacle kinds are the world's codes (`world.OBSTACLE_KINDS`).
 """
 
 from __future__ import annotations
@@ -64,7 +28,6 @@ ZONE_KEYS = ("center", "start_radius_m", "end_radius_m", "first_shrink_s", "shri
              "shrink_duration_s", "stages", "damage_per_s")
 TEXT_KEYS = ("name", "notes")
 MAP_KEYS = ("size_m", "obstacles", *POINT_KEYS, *AREA_KEYS, "toxic_zone", *TEXT_KEYS)
-OBSTACLE_KINDS = ("wall", "crate")
 MIN_SIZE_M, MAX_SIZE_M = 10.0, 1000.0
 
 

@@ -32,10 +32,11 @@ from typing import Any
 import numpy as np
 
 from rtarena.envs.arena.maps.grid import blocked_grid, boxes_from_cells, label_free
+from rtarena.envs.arena.world import CRATE, OBSTACLE_KINDS, WALL
 from rtarena.errors import UserError
 
 STYLES = ("open", "rooms", "maze")
-FREE, WALL, CRATE = 0, 1, 2
+FREE = -1  # a painted cell holds an obstacle code of `world.py` (WALL, CRATE), or FREE
 TARGET_CELL_M = 0.5
 MAX_ATTEMPTS = 12
 
@@ -115,7 +116,7 @@ class _Canvas:
         self.fold = 1 if not s.symmetric else (4 if s.players % 4 == 0 else 2)
         self.rx = self.n // 2 if self.fold >= 2 else self.n
         self.ry = self.n // 2 if self.fold == 4 else self.n
-        self.cells = np.zeros((self.rx, self.ry), dtype=np.int8)
+        self.cells = np.full((self.rx, self.ry), FREE, dtype=np.int8)
 
     def cells_of(self, metres: float) -> int:
         return max(1, round(metres / self.g))
@@ -127,7 +128,7 @@ class _Canvas:
         far_y = self.ry - (gap + 1) // 2 if self.fold == 4 else self.ry - gap
         if x0 < gap or y0 < gap or x1 > far_x or y1 > far_y:
             return False
-        return not self.cells[max(0, x0 - gap):x1 + gap, max(0, y0 - gap):y1 + gap].any()
+        return bool((self.cells[max(0, x0 - gap):x1 + gap, max(0, y0 - gap):y1 + gap] == FREE).all())
 
     def scatter(self, cover_cells: float, crate_share: float) -> None:
         """Open-style obstacles until `cover_cells` cells are covered."""
@@ -240,7 +241,7 @@ class _Canvas:
 
     def full(self) -> np.ndarray:
         """The whole arena's cells: the region and its mirror images."""
-        grid = np.zeros((self.n, self.n), dtype=np.int8)
+        grid = np.full((self.n, self.n), FREE, dtype=np.int8)
         grid[:self.rx, :self.ry] = self.cells
         if self.fold >= 2:
             grid[self.n - self.rx:, :self.ry] = self.cells[::-1, :]
@@ -412,9 +413,8 @@ def _attempt(s: MapSettings, rng: np.random.Generator) -> dict[str, Any]:
         canvas.maze()
         canvas.scatter(s.density * area * s.crate_ratio * 0.5, 1.0)
     heights = {WALL: s.wall_height_m, CRATE: s.crate_height_m}
-    kinds = {WALL: "wall", CRATE: "crate"}
-    boxes = [[round(x0, 3), round(y0, 3), round(x1, 3), round(y1, 3), heights[v], kinds[v]]
-             for x0, y0, x1, y1, v in boxes_from_cells(canvas.full(), canvas.g)]
+    boxes = [[round(x0, 3), round(y0, 3), round(x1, 3), round(y1, 3), heights[v], OBSTACLE_KINDS[v]]
+             for x0, y0, x1, y1, v in boxes_from_cells(canvas.full(), canvas.g, empty=FREE)]
     placer = _Placer(canvas, boxes)
     spawns = placer.spawns(s.players)
     turrets = placer.place(s.turrets, spacing=6.0, avoid=spawns, avoid_m=s.spawn_clearance_m)

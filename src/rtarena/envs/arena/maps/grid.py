@@ -78,10 +78,10 @@ def label_at(labels: np.ndarray, point: Iterable[float], cell_m: float) -> int:
     return int(np.bincount(found).argmax()) if len(found) else 0
 
 
-def boxes_from_cells(values: np.ndarray, cell_m: float) -> list[tuple[float, float, float, float, int]]:
-    """Non-overlapping rectangles covering the non-zero cells of an integer grid `values[ix, iy]`, each
-    of one value: `(x0, y0, x1, y1, value)` in metres. Greedy: runs along y, grown along x while the
-    next column has the same run."""
+def boxes_from_cells(values: np.ndarray, cell_m: float, empty: int = 0) -> list[tuple[float, float, float, float, int]]:
+    """Non-overlapping rectangles covering the cells of an integer grid `values[ix, iy]` that are not
+    `empty`, each of one value: `(x0, y0, x1, y1, value)` in metres. Greedy: runs along y, grown along x
+    while the next column has the same run."""
     nx, ny = values.shape
     used = np.zeros_like(values, dtype=bool)
     out = []
@@ -89,7 +89,7 @@ def boxes_from_cells(values: np.ndarray, cell_m: float) -> list[tuple[float, flo
         iy = 0
         while iy < ny:
             v = values[ix, iy]
-            if v == 0 or used[ix, iy]:
+            if v == empty or used[ix, iy]:
                 iy += 1
                 continue
             end = iy

@@ -13,9 +13,10 @@ from typing import Any
 
 import numpy as np
 
-from rtarena.envs.arena.maps.format import AREA_KEYS, OBSTACLE_KINDS, POINT_KEYS, parse_procedural, read_map_file
+from rtarena.envs.arena.maps.format import AREA_KEYS, POINT_KEYS, parse_procedural, read_map_file
 from rtarena.envs.arena.maps.generate import generate_map, settings_for_level
 from rtarena.envs.arena.maps.validate import DEFAULT_JUMP_M, check_map
+from rtarena.envs.arena.world import OBSTACLE_KINDS
 
 ZONE_RULE_KEYS = ("start_radius_m", "end_radius_m", "first_shrink_s", "shrink_every_s", "shrink_duration_s",
                   "stages", "damage_per_s")

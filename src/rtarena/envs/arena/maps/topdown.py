@@ -1,8 +1,10 @@
 """A top-down picture of a map (numpy only), for `rtarena map render` and the editor's thumbnails.
 
-North is up. Walls are dark, crates brown (lighter when lower), spawns are team-coloured discs, coins
-gold, turrets red, ammo boxes green, chickens white, ammo and chicken areas outlined, the toxic zone's
-start circle purple.
+North is up, in the game's top-down palette (`render/palette.py`, the minimap's colours): walls light
+grey, crates brown (lighter when lower), spawns team-coloured discs, coins gold, turrets red, ammo boxes
+green, chickens white, ammo and chicken areas outlined, the toxic zone's start circle purple. Unlike the
+minimap it draws a map *file*, rows as written (malformed rows are skipped), so the editor can show a map
+that does not validate yet.
 """
 
 from __future__ import annotations
@@ -13,11 +15,24 @@ from typing import Any
 
 import numpy as np
 
-TEAM_RGB = [(40, 110, 235), (225, 50, 45), (40, 185, 75), (240, 200, 30), (170, 70, 220), (30, 200, 210)]
+from rtarena.envs.arena.render.palette import (
+    AMMO_RGB,
+    AREA_RGB,
+    CHICKEN_RGB,
+    COIN_RGB,
+    CRATE_RGB,
+    FLOOR_RGB,
+    GRID_RGB,
+    TEAM_RGB,
+    TURRET_RGB,
+    WALL_RGB,
+    ZONE_RGB,
+)
+
 COLOURS = {
-    "floor": (205, 200, 185), "wall": (70, 70, 80), "crate": (160, 110, 60), "coins": (250, 200, 20),
-    "turrets": (200, 30, 30), "ammo": (40, 160, 60), "chickens": (250, 250, 250), "ammo_areas": (40, 160, 60),
-    "chicken_areas": (120, 120, 120), "zone": (150, 60, 200), "grid": (190, 185, 170),
+    "floor": FLOOR_RGB, "wall": WALL_RGB, "crate": CRATE_RGB, "coins": COIN_RGB, "turrets": TURRET_RGB,
+    "ammo": AMMO_RGB, "chickens": CHICKEN_RGB, "ammo_areas": AMMO_RGB, "chicken_areas": AREA_RGB,
+    "zone": ZONE_RGB, "grid": GRID_RGB,
 }
 RADII_M = {"spawns": 0.9, "coins": 0.5, "turrets": 0.8, "ammo": 0.6, "chickens": 0.4}
 
@@ -93,6 +108,6 @@ def topdown(data: Mapping[str, Any], px_per_m: float = 6.0, size_m: float | None
 
 def write_topdown_png(data: Mapping[str, Any], path: str | Path, px_per_m: float = 6.0) -> Path:
     """Save the map's top-down picture as a PNG."""
-    from rtarena.envs.arena.render.png import write_png
+    from rtarena.media import write_png
 
     return write_png(path, topdown(data, px_per_m))

@@ -18,12 +18,12 @@ from rtarena.envs.arena.maps.format import (
     MAP_KEYS,
     MAX_SIZE_M,
     MIN_SIZE_M,
-    OBSTACLE_KINDS,
     POINT_KEYS,
     TEXT_KEYS,
     ZONE_KEYS,
 )
 from rtarena.envs.arena.maps.grid import blocked_grid, cell_size_for, label_at, label_free
+from rtarena.envs.arena.world import OBSTACLE_KINDS
 from rtarena.errors import UserError
 
 DEFAULT_SIZE_M = 100.0

@@ -14,7 +14,7 @@ import math
 import numpy as np
 from numba import njit
 
-from rtarena.envs.arena.render import draw
+from rtarena.envs.arena.render import draw, palette
 from rtarena.envs.arena.render.scene import (
     MAT_BOUNDARY,
     MAT_CRATE,
@@ -23,9 +23,10 @@ from rtarena.envs.arena.render.scene import (
     HeightGrid,
 )
 
-FLOOR_RGB = np.array([62, 66, 60], dtype=np.uint8)
-MATERIAL_RGB = {MAT_WALL: (205, 205, 212), MAT_CRATE: (176, 122, 64), MAT_BOUNDARY: (160, 86, 70)}
-ZONE = (165.0, 60.0, 215.0)
+MATERIAL_RGB = {MAT_WALL: palette.WALL_RGB, MAT_CRATE: palette.CRATE_RGB, MAT_BOUNDARY: palette.BOUNDARY_RGB}
+ZONE = tuple(float(c) for c in palette.ZONE_RGB)
+CHICKEN = tuple(float(c) for c in palette.CHICKEN_RGB)
+ITEM_RGB = tuple(tuple(float(c) for c in rgb) for rgb in (palette.COIN_RGB, palette.AMMO_RGB, palette.TURRET_RGB))
 
 
 def static_layer(grid: HeightGrid, pixels: int) -> np.ndarray:
@@ -36,7 +37,7 @@ def static_layer(grid: HeightGrid, pixels: int) -> np.ndarray:
     empty when the picture is finer than the grid)."""
     size = grid.size_m
     img = np.empty((pixels, pixels, 3), dtype=np.uint8)
-    img[:] = FLOOR_RGB
+    img[:] = palette.FLOOR_RGB
     code = np.zeros((pixels, pixels), dtype=np.int16)  # material + 1 of the tallest thing seen
     best = np.zeros((pixels, pixels), dtype=np.float32)
     ny, nx = grid.heights.shape
@@ -93,7 +94,7 @@ class MapPainter:
         _draw_items(img, float(k), float(self.size_m),
                     np.asarray(world.coins.pos, np.float64).reshape(-1, 3), np.asarray(world.coins.active, np.bool_),
                     np.asarray(world.ammo.pos, np.float64).reshape(-1, 3), np.asarray(world.ammo.active, np.bool_),
-                    np.asarray(t.pos, np.float64).reshape(-1, 3), np.asarray(t.alive, np.bool_), health)
+                    np.asarray(t.pos, np.float64).reshape(-1, 3), np.asarray(t.alive, np.bool_), health, *ITEM_RGB)
 
     def minimap(self, world, pixels: int) -> np.ndarray:
         """What the minimap shows this step (without the viewer's own arrow): never other players."""
@@ -111,7 +112,7 @@ class MapPainter:
         self._zone(img, world, k)
         self._items(img, world, k)
         for x, y, _z in world.chickens.pos[world.chickens.alive]:
-            draw.disc(img, x * k, (s - y) * k, max(1.0, 0.35 * k), 245.0, 245.0, 235.0, 1.0)
+            draw.disc(img, x * k, (s - y) * k, max(1.0, 0.35 * k), *CHICKEN, 1.0)
         p = world.players
         t = world.turrets
         for j in np.flatnonzero(t.alive & (t.target >= 0)):
@@ -151,18 +152,19 @@ class MapPainter:
 
 
 @njit(cache=True, nogil=True)
-def _draw_items(img, k, s, coin_pos, coin_active, ammo_pos, ammo_active, tu_pos, tu_alive, tu_health):
+def _draw_items(img, k, s, coin_pos, coin_active, ammo_pos, ammo_active, tu_pos, tu_alive, tu_health,
+                coin_rgb, ammo_rgb, turret_rgb):
     """Coins, ammo boxes and turrets (health ring, grey when destroyed), in one compiled call."""
     dot = max(1.2, 0.55 * k)
     for j in range(coin_pos.shape[0]):
         if coin_active[j]:
-            draw.disc(img, coin_pos[j, 0] * k, (s - coin_pos[j, 1]) * k, dot, 250.0, 205.0, 40.0, 1.0)
+            draw.disc(img, coin_pos[j, 0] * k, (s - coin_pos[j, 1]) * k, dot, *coin_rgb, 1.0)
     half = max(1, round(0.6 * k))
     for j in range(ammo_pos.shape[0]):
         if ammo_active[j]:
             cx = int(ammo_pos[j, 0] * k)
             cy = int((s - ammo_pos[j, 1]) * k)
-            draw.rect(img, cx - half, cy - half, cx + half + 1, cy + half + 1, 110.0, 200.0, 70.0, 1.0)
+            draw.rect(img, cx - half, cy - half, cx + half + 1, cy + half + 1, *ammo_rgb, 1.0)
     for j in range(tu_pos.shape[0]):
         x = tu_pos[j, 0] * k
         y = (s - tu_pos[j, 1]) * k
@@ -171,7 +173,7 @@ def _draw_items(img, k, s, coin_pos, coin_active, ammo_pos, ammo_active, tu_pos,
             continue
         hr, hg, hb = _health_rgb(tu_health[j])
         draw.disc(img, x, y, max(2.0, 0.9 * k), hr, hg, hb, 1.0)
-        draw.disc(img, x, y, max(1.0, 0.5 * k), 210.0, 40.0, 40.0, 1.0)
+        draw.disc(img, x, y, max(1.0, 0.5 * k), *turret_rgb, 1.0)
 
 
 @njit(cache=True, nogil=True)

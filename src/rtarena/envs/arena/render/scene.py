@@ -20,6 +20,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from rtarena.envs.arena.render.palette import TEAM_RGB
+
 # -- materials of the height grid ----------------------------------------------------------------------
 MAT_FLOOR = 0
 MAT_WALL = 1
@@ -38,11 +40,7 @@ SPRITE_FIELDS = 13
 C_X, C_Y, C_Z, C_YAW, C_PITCH, C_FOV, C_SELF = range(7)
 CAMERA_FIELDS = 8
 
-TEAM_COLOURS = np.array(
-    [[40, 110, 235], [225, 50, 45], [40, 185, 75], [240, 200, 30], [170, 70, 220], [30, 200, 210],
-     [245, 130, 30], [235, 90, 170]],
-    dtype=np.float32,
-)
+TEAM_COLOURS = np.array(TEAM_RGB, dtype=np.float32)
 
 
 @dataclass(frozen=True)

@@ -1,8 +1,12 @@
-"""A minimal PNG writer (stdlib zlib only), so saving frames needs no imaging library."""
+"""The one PNG writer and the one WAV writer (stdlib and numpy only), so saving frames and sound needs no
+imaging or audio library. Below every layer: envs, agents, the editor and the demo all write through here.
+"""
 
 from __future__ import annotations
 
+import io
 import struct
+import wave
 import zlib
 from pathlib import Path
 
@@ -37,4 +41,26 @@ def write_png(path: str | Path, image: np.ndarray) -> Path:
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_bytes(encode_png(image))
+    return path
+
+
+def encode_wav(samples: np.ndarray, sample_rate: int) -> bytes:
+    """16-bit PCM WAV bytes of `(n,)` (mono) or `(n, channels)` samples: floats in [-1, 1] or int16."""
+    array = np.asarray(samples)
+    channels = 1 if array.ndim == 1 else array.shape[1]
+    pcm = array.astype("<i2") if array.dtype == np.int16 else (np.clip(array, -1.0, 1.0) * 32767).astype("<i2")
+    buffer = io.BytesIO()
+    with wave.open(buffer, "wb") as out:
+        out.setnchannels(channels)
+        out.setsampwidth(2)
+        out.setframerate(int(sample_rate))
+        out.writeframes(pcm.tobytes())
+    return buffer.getvalue()
+
+
+def write_wav(path: str | Path, samples: np.ndarray, sample_rate: int) -> Path:
+    """Write samples (see `encode_wav`) to `path` as WAV; returns the path."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_bytes(encode_wav(samples, sample_rate))
     return path
