@@ -257,7 +257,7 @@ def map_validate(
     for problem in problems:
         typer.echo(problem.line())
     if problems:
-        sys.exit(1)  # (typer.Exit's code is swallowed by main's standalone_mode=False)
+        raise typer.Exit(1)
     typer.echo(f"{len(maps)} map(s) valid")
 
 
@@ -341,7 +341,9 @@ def main() -> None:
     try:
         from rtarena.eval.commands import normalise_argv
 
-        app(args=normalise_argv(sys.argv[1:]), standalone_mode=False)
+        status = app(args=normalise_argv(sys.argv[1:]), standalone_mode=False)
+        # without standalone mode click returns a command's `typer.Exit(code)` as the code: exit with it
+        sys.exit(status if isinstance(status, int) else 0)
     except UserError as error:
         console.print(f"[red]error:[/red] {escape(str(error))}", highlight=False, soft_wrap=True)
         sys.exit(2)
