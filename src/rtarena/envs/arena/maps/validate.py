@@ -100,11 +100,43 @@ def validate_map(
     size_m: float | None = None,
 ) -> list[Problem]:
     """Every problem of a map table. `players` is the level's player count (spawn check); `size_m` the
-    level's arena size, used when the map gives none."""
+    level's arena size, used when the map gives none. The checks run in order: keys, size, obstacles,
+    points, areas, zone, reachability, spawn count."""
     check = _Checker(source)
     if not isinstance(data, Mapping):
         check.add("map", f"must be a table of keys, got {fmt(data)}")
         return check.problems
+    _check_keys(check, data)
+    size = data.get("size_m", size_m if size_m is not None else DEFAULT_SIZE_M)
+    if not _number(size) or not MIN_SIZE_M <= size <= MAX_SIZE_M:
+        check.add("size_m", f"must be a number of metres from {MIN_SIZE_M:g} to {MAX_SIZE_M:g}, got {fmt(size)}")
+        return check.problems
+    arena = _Arena(float(size))
+    boxes = _check_obstacles(check, data, arena)
+    points = _check_points(check, data, arena, boxes)
+    areas = _check_areas(check, data, arena)
+    _check_zone(check, data.get("toxic_zone"), arena.inside)
+    _check_reachability(check, arena.size, boxes, points, areas, jump_m, player_radius_m)
+    if players is not None and "spawns" in data and isinstance(data["spawns"], (list, tuple)):
+        given = len(data["spawns"])
+        if given < players:
+            check.add("spawns", f"{given} spawns for the level's {players} players; add {players - given}")
+    return check.problems
+
+
+@dataclass(frozen=True)
+class _Arena:
+    size: float  # metres
+
+    def inside(self, x: float, y: float, margin: float = 0.0) -> bool:
+        return margin - EPS <= x <= self.size - margin + EPS and margin - EPS <= y <= self.size - margin + EPS
+
+
+Box = tuple[int, np.ndarray, str]  # index in the file, [x0, y0, x1, y1, height_m], kind
+Point = tuple[str, np.ndarray, float, bool]  # field, xy, radius, must be reachable
+
+
+def _check_keys(check: _Checker, data: Mapping[str, Any]) -> None:
     for key in data:
         if key not in MAP_KEYS:
             check.add(str(key), f"unknown key; keys are {', '.join(MAP_KEYS)}")
@@ -112,17 +144,10 @@ def validate_map(
         if key in data and not isinstance(data[key], str):
             check.add(key, f"must be text, got {fmt(data[key])}")
 
-    size = data.get("size_m", size_m if size_m is not None else DEFAULT_SIZE_M)
-    if not _number(size) or not MIN_SIZE_M <= size <= MAX_SIZE_M:
-        check.add("size_m", f"must be a number of metres from {MIN_SIZE_M:g} to {MAX_SIZE_M:g}, got {fmt(size)}")
-        return check.problems
-    size = float(size)
 
-    def inside(x: float, y: float, margin: float = 0.0) -> bool:
-        return margin - EPS <= x <= size - margin + EPS and margin - EPS <= y <= size - margin + EPS
-
-    # -- obstacles ---------------------------------------------------------------------------------------
-    boxes: list[tuple[int, np.ndarray, str]] = []
+def _check_obstacles(check: _Checker, data: Mapping[str, Any], arena: _Arena) -> list[Box]:
+    """The well-formed obstacles inside the arena; then every pair that overlaps is a problem."""
+    boxes: list[Box] = []
     for i, row in check.rows(data, "obstacles", (5, 6), '[x0, y0, x1, y1, height_m, "wall"|"crate"]'):
         kind = row[5] if len(row) == 6 else "wall"
         field = f"obstacles[{i}]"
@@ -137,8 +162,8 @@ def validate_map(
         if h <= 0:
             check.add(field, f"height must be above 0 m, got {fmt(h)} in {fmt(row)}")
             continue
-        if not (inside(x0, y0) and inside(x1, y1)):
-            check.add(field, f"{fmt(row)} is outside the {size:g} m arena")
+        if not (arena.inside(x0, y0) and arena.inside(x1, y1)):
+            check.add(field, f"{fmt(row)} is outside the {arena.size:g} m arena")
             continue
         boxes.append((i, np.array([x0, y0, x1, y1, h]), kind))
     if len(boxes) > 1:
@@ -149,9 +174,13 @@ def validate_map(
         for a, b in zip(*np.nonzero(hit), strict=True):
             check.add(f"obstacles[{boxes[b][0]}]", f"{fmt(boxes[b][1][:4])} overlaps obstacles[{boxes[a][0]}] "
                       f"{fmt(boxes[a][1][:4])}")
+    return boxes
 
-    # -- points ------------------------------------------------------------------------------------------
-    points: list[tuple[str, np.ndarray, float, bool]] = []  # field, xy, radius, must be reachable
+
+def _check_points(check: _Checker, data: Mapping[str, Any], arena: _Arena, boxes: list[Box]) -> list[Point]:
+    """Spawns, coins, turrets, ammo and chickens clear of the edge and the obstacles; then those that
+    stand on each other are problems (the later one is dropped)."""
+    points: list[Point] = []
     for key, (radius, reach) in POINT_KEYS.items():
         shape = "[x, y] or [x, y, team]" if key == "spawns" else "[x, y]"
         lengths = (2, 3) if key == "spawns" else (2,)
@@ -161,17 +190,11 @@ def validate_map(
                 check.add(field, f"team must be a whole number >= 0, got {fmt(row[2])}")
                 continue
             xy = np.array(row[:2], dtype=float)
-            if not inside(*xy, margin=radius):
-                check.add(field, f"{fmt(row[:2])} is outside the {size:g} m arena (or within {radius:g} m of "
+            if not arena.inside(*xy, margin=radius):
+                check.add(field, f"{fmt(row[:2])} is outside the {arena.size:g} m arena (or within {radius:g} m of "
                           "its edge)")
                 continue
-            blocked_by = None
-            for j, box, _kind in boxes:
-                dx = max(box[0] - xy[0], xy[0] - box[2], 0.0)
-                dy = max(box[1] - xy[1], xy[1] - box[3], 0.0)
-                if math.hypot(dx, dy) < radius - EPS:
-                    blocked_by = j
-                    break
+            blocked_by = _obstacle_under(xy, radius, boxes)
             if blocked_by is not None:
                 check.add(field, f"{fmt(row[:2])} overlaps obstacles[{blocked_by}]")
                 continue
@@ -188,7 +211,20 @@ def validate_map(
             clashed.add(b)
             check.add(points[b][0], f"{fmt(points[b][1])} overlaps {points[a][0]} {fmt(points[a][1])}")
         points = [p for k, p in enumerate(points) if k not in clashed]
+    return points
 
+
+def _obstacle_under(xy: np.ndarray, radius: float, boxes: list[Box]) -> int | None:
+    """The file index of the first obstacle closer than `radius` to `xy`, or None."""
+    for j, box, _kind in boxes:
+        dx = max(box[0] - xy[0], xy[0] - box[2], 0.0)
+        dy = max(box[1] - xy[1], xy[1] - box[3], 0.0)
+        if math.hypot(dx, dy) < radius - EPS:
+            return j
+    return None
+
+
+def _check_areas(check: _Checker, data: Mapping[str, Any], arena: _Arena) -> list[tuple[str, np.ndarray]]:
     areas: list[tuple[str, np.ndarray]] = []
     for key in AREA_KEYS:
         for i, row in check.rows(data, key, (4,), "[x0, y0, x1, y1]"):
@@ -196,14 +232,17 @@ def validate_map(
             x0, y0, x1, y1 = min(row[0], row[2]), min(row[1], row[3]), max(row[0], row[2]), max(row[1], row[3])
             if x1 - x0 < EPS or y1 - y0 < EPS:
                 check.add(field, f"has no area: {fmt(row)}")
-            elif not (inside(x0, y0) and inside(x1, y1)):
-                check.add(field, f"{fmt(row)} is outside the {size:g} m arena")
+            elif not (arena.inside(x0, y0) and arena.inside(x1, y1)):
+                check.add(field, f"{fmt(row)} is outside the {arena.size:g} m arena")
             else:
                 areas.append((field, np.array([x0, y0, x1, y1], dtype=float)))
+    return areas
 
-    _check_zone(check, data.get("toxic_zone"), inside)
 
-    # -- reachability ------------------------------------------------------------------------------------
+def _check_reachability(check: _Checker, size: float, boxes: list[Box], points: list[Point],
+                        areas: list[tuple[str, np.ndarray]], jump_m: float, player_radius_m: float) -> None:
+    """Every spawn, coin and ammo box, and some floor of every area, lies on the floor the spawns share
+    (a flood fill over an occupancy grid; crates low enough to jump count as passable)."""
     cell = cell_size_for(size)
     walls = [b for _, b, kind in boxes if kind == "wall" or b[4] > jump_m]
     labels = label_free(blocked_grid(size, walls, cell, inflate_m=player_radius_m))
@@ -217,23 +256,18 @@ def validate_map(
         counts[0] = 0
         main = int(counts.argmax()) if counts.any() else 0
         where = "from the open floor"
-    if main:
-        for field, xy, _radius, reach in points:
-            if reach and label_at(labels, xy, cell) != main:
-                check.add(field, f"{fmt(xy)} cannot be reached {where} (walled in, or in a gap narrower than "
-                          f"{2 * player_radius_m:g} m)")
-        for field, area in areas:
-            n = labels.shape[0]
-            ix0, iy0 = int(area[0] // cell), int(area[1] // cell)
-            ix1, iy1 = min(int(np.ceil(area[2] / cell)), n), min(int(np.ceil(area[3] / cell)), n)
-            if not (labels[ix0:ix1, iy0:iy1] == main).any():
-                check.add(field, f"{fmt(area)} has no floor a player can reach {where}")
-
-    if players is not None and "spawns" in data and isinstance(data["spawns"], (list, tuple)):
-        given = len(data["spawns"])
-        if given < players:
-            check.add("spawns", f"{given} spawns for the level's {players} players; add {players - given}")
-    return check.problems
+    if not main:
+        return
+    for field, xy, _radius, reach in points:
+        if reach and label_at(labels, xy, cell) != main:
+            check.add(field, f"{fmt(xy)} cannot be reached {where} (walled in, or in a gap narrower than "
+                      f"{2 * player_radius_m:g} m)")
+    for field, area in areas:
+        n = labels.shape[0]
+        ix0, iy0 = int(area[0] // cell), int(area[1] // cell)
+        ix1, iy1 = min(int(np.ceil(area[2] / cell)), n), min(int(np.ceil(area[3] / cell)), n)
+        if not (labels[ix0:ix1, iy0:iy1] == main).any():
+            check.add(field, f"{fmt(area)} has no floor a player can reach {where}")
 
 
 def _check_zone(check: _Checker, zone: Any, inside) -> None:

@@ -322,6 +322,10 @@ def render_view(boxes, bounds, cam, sprites, zone, sky, rgb, depth, far_m, fog_m
     `bounds` = (lo, hi, outside height): beyond the square `[lo, hi]^2` everything counts as a wall;
     `cam` one camera row, `sprites` the sprite table, `zone` the array `(centre x, centre y, radius,
     enabled)` and `sky` the table of `sky.sky_table()` (elevation-major).
+
+    In order: the floor (row by row), pass 1 the columns (each ray walked through the boxes it crosses,
+    `_ray_hits` then `_walk_ray`), the sky, pass 2 the sprites (`_draw_sprites`), pass 3 the toxic zone's
+    boundary (`_zone_wall`).
     """
     H = depth.shape[0]
     W = depth.shape[1]
@@ -346,27 +350,8 @@ def render_view(boxes, bounds, cam, sprites, zone, sky, rgb, depth, far_m, fog_m
     h_max = out_h
     for b in range(boxes.shape[0]):
         h_max = max(h_max, boxes[b, 4])
-    # the floor's distance and fog per row (the same for every column)
-    row_t = np.empty(H, dtype=np.float64)
-    row_s = np.empty(H, dtype=np.float64)
-    for r in range(H):
-        below = r + 0.5 - hor
-        if below > 1e-9 and eye > 0.0:
-            row_t[r] = f * eye / below
-            row_s[r] = math.exp(-row_t[r] / fog_m)
-        else:
-            row_t[r] = far_m
-            row_s[r] = 0.0
-    sky_row = np.empty(H, dtype=np.float64)  # sqrt of the pixel's height above the horizon, px
-    for r in range(H):
-        above = hor - (r + 0.5)
-        sky_row[r] = math.sqrt(above) if above > 0.0 else -1.0
-    ray_x = np.empty(W, dtype=np.float64)  # each column's ray (not unit length: planar depth)
-    ray_y = np.empty(W, dtype=np.float64)
-    for c in range(W):
-        k = ((2.0 * c + 1.0) / W - 1.0) * tan_half
-        ray_x[c] = dx + rx * k
-        ray_y[c] = dy + ry * k
+    row_t, row_s, sky_row = _row_tables(H, hor, f, eye, fog_m, far_m)
+    ray_x, ray_y = _column_rays(W, dx, dy, rx, ry, tan_half)
     # the floor first, row by row (the columns then draw over it)
     r_sky = 0  # rows 0..r_sky lie above the horizon
     while r_sky < H and sky_row[r_sky] > 0.0:
@@ -392,115 +377,10 @@ def render_view(boxes, bounds, cam, sprites, zone, sky, rgb, depth, far_m, fog_m
     for c in range(W):
         rdx = ray_x[c]
         rdy = ray_y[c]
-        inv_x = 1.0 / rdx if abs(rdx) > 1e-12 else 1e30
-        inv_y = 1.0 / rdy if abs(rdy) > 1e-12 else 1e30
-        # where the ray leaves the world's square (beyond: a wall of `out_h`)
-        t_out = min((hi - px) * inv_x if rdx > 0 else (lo - px) * inv_x,
-                    (hi - py) * inv_y if rdy > 0 else (lo - py) * inv_y)
-        out_side = 0 if ((hi - px) * inv_x if rdx > 0 else (lo - px) * inv_x) <= t_out else 1
-        t_out = max(t_out, 1e-4)
-        nh = 0
-        t_cut = t_out  # beyond the first box as tall as the tallest (taller than the eye) nothing shows
-        for j in range(n):
-            if near[j] >= t_cut:
-                break
-            if c < col0[j] or c > col1[j]:
-                continue
-            b = cand[j]
-            if abs(rdx) > 1e-12:
-                ta = (boxes[b, 0] - px) * inv_x
-                tb = (boxes[b, 2] - px) * inv_x
-                txn = min(ta, tb)
-                txf = max(ta, tb)
-            elif boxes[b, 0] <= px <= boxes[b, 2]:
-                txn = -1e30
-                txf = 1e30
-            else:
-                continue
-            if abs(rdy) > 1e-12:
-                ta = (boxes[b, 1] - py) * inv_y
-                tb = (boxes[b, 3] - py) * inv_y
-                tyn = min(ta, tb)
-                tyf = max(ta, tb)
-            elif boxes[b, 1] <= py <= boxes[b, 3]:
-                tyn = -1e30
-                tyf = 1e30
-            else:
-                continue
-            t_in = max(txn, tyn)
-            t_ex = min(txf, tyf)
-            if t_ex <= max(t_in, 0.0) or t_in > t_cut:
-                continue
-            if boxes[b, 4] >= h_max and eye <= h_max and t_in > 0.0:
-                t_cut = t_in
-            # insert, keeping the hits sorted by entry distance
-            q = nh
-            while q > 0 and hit_in[q - 1] > t_in:
-                hit_in[q] = hit_in[q - 1]
-                hit_out[q] = hit_out[q - 1]
-                hit_box[q] = hit_box[q - 1]
-                hit_side[q] = hit_side[q - 1]
-                q -= 1
-            hit_in[q] = max(t_in, 0.0)
-            hit_out[q] = t_ex
-            hit_box[q] = b
-            hit_side[q] = 0 if txn >= tyn else 1
-            nh += 1
-        # walk the ray from breakpoint to breakpoint: the height along it is the tallest box it is in
-        yfree = H
-        t = 0.0
-        cur_h = 0.0
-        cur_m = 0
-        for q in range(nh):
-            if hit_in[q] <= 1e-9 and boxes[hit_box[q], 4] > cur_h:  # the camera stands in (on) a box
-                cur_h = boxes[hit_box[q], 4]
-                cur_m = int(boxes[hit_box[q], 5])
-        t_run = 0.0
-        while True:
-            tb = t_out
-            for q in range(nh):
-                if t + 1e-9 < hit_in[q] < tb:
-                    tb = hit_in[q]
-                if t + 1e-9 < hit_out[q] < tb:
-                    tb = hit_out[q]
-            if tb >= far_m:
-                yfree = _draw_top(rgb, depth, c, yfree, cur_h, cur_m, t_run, far_m, px, py, rdx, rdy, eye, hor, f,
-                                  zx, zy, zr2, fog_m, row_t, row_s)
-                break
-            if tb >= t_out:
-                yfree = _draw_top(rgb, depth, c, yfree, cur_h, cur_m, t_run, t_out, px, py, rdx, rdy, eye, hor, f,
-                                  zx, zy, zr2, fog_m, row_t, row_s)
-                if out_h > cur_h:
-                    u = py + t_out * rdy if out_side == 0 else px + t_out * rdx
-                    yfree = _draw_face(rgb, depth, c, yfree, cur_h, out_h, t_out, u, MAT_BOUNDARY, out_side, eye,
-                                       hor, f, fog_m)
-                break
-            # the tallest box the ray is in just after tb
-            h2 = 0.0
-            m2 = 0
-            side2 = 0
-            for q in range(nh):
-                if hit_in[q] <= tb + 1e-9 and hit_out[q] > tb + 1e-9:
-                    hb = boxes[hit_box[q], 4]
-                    if hb > h2:
-                        h2 = hb
-                        m2 = int(boxes[hit_box[q], 5])
-                        side2 = hit_side[q]
-            if h2 != cur_h:
-                yfree = _draw_top(rgb, depth, c, yfree, cur_h, cur_m, t_run, tb, px, py, rdx, rdy, eye, hor, f,
-                                  zx, zy, zr2, fog_m, row_t, row_s)
-                if h2 > cur_h:
-                    u = py + tb * rdy if side2 == 0 else px + tb * rdx
-                    yfree = _draw_face(rgb, depth, c, yfree, cur_h, h2, max(tb, 1e-4), u, m2, side2, eye, hor, f,
-                                       fog_m)
-                cur_h = h2
-                cur_m = m2
-                t_run = tb
-                # nothing farther can reach a free row: stop walking
-                limit = hor if eye >= h_max else hor + f * (eye - h_max) / tb
-                if yfree - 0.5 < limit:
-                    break
-            t = tb
+        nh, t_out, out_side = _ray_hits(boxes, c, rdx, rdy, px, py, lo, hi, h_max, eye, n, cand, col0, col1, near,
+                                        hit_in, hit_out, hit_box, hit_side)
+        yfree = _walk_ray(rgb, depth, boxes, c, rdx, rdy, nh, t_out, out_side, out_h, h_max, hit_in, hit_out,
+                          hit_box, hit_side, px, py, eye, hor, f, zx, zy, zr2, fog_m, far_m, row_t, row_s, H)
         # the rest of the column: sky above the horizon (drawn next, row by row), haze below it
         col_free[c] = yfree
         for r in range(r_sky, yfree):
@@ -512,7 +392,176 @@ def render_view(boxes, bounds, cam, sprites, zone, sky, rgb, depth, far_m, fog_m
     _sky_rows(rgb.reshape((H, W * 3)), depth, r_sky, sky_row, sky, ray_x, ray_y, f, far_m, col_free)
 
     # -- pass 2: sprites ---------------------------------------------------------------------------
-    own = int(cam[C_SELF])
+    _draw_sprites(rgb, depth, sprites, int(cam[C_SELF]), px, py, dx, dy, rx, ry, eye, hor, f, far_m, fog_m, H, W)
+
+    # -- pass 3: the toxic zone's boundary -----------------------------------------------------------
+    if zone[3] > 0.5:
+        _zone_wall(rgb.reshape((H, W * 3)), depth, ray_x, ray_y, px - zone[0], py - zone[1], float(zone[2]), eye,
+                   hor, f, far_m)
+
+
+@njit(cache=True, nogil=True, inline="always", fastmath=True, error_model="numpy")
+def _row_tables(H, hor, f, eye, fog_m, far_m):
+    """Per screen row: the floor's distance (m) and fog factor (the same for every column), and the square
+    root of the row's height above the horizon in pixels (-1 below it)."""
+    row_t = np.empty(H, dtype=np.float64)
+    row_s = np.empty(H, dtype=np.float64)
+    for r in range(H):
+        below = r + 0.5 - hor
+        if below > 1e-9 and eye > 0.0:
+            row_t[r] = f * eye / below
+            row_s[r] = math.exp(-row_t[r] / fog_m)
+        else:
+            row_t[r] = far_m
+            row_s[r] = 0.0
+    sky_row = np.empty(H, dtype=np.float64)
+    for r in range(H):
+        above = hor - (r + 0.5)
+        sky_row[r] = math.sqrt(above) if above > 0.0 else -1.0
+    return row_t, row_s, sky_row
+
+
+@njit(cache=True, nogil=True, inline="always", fastmath=True, error_model="numpy")
+def _column_rays(W, dx, dy, rx, ry, tan_half):
+    """Each column's ray (not unit length: planar depth)."""
+    ray_x = np.empty(W, dtype=np.float64)
+    ray_y = np.empty(W, dtype=np.float64)
+    for c in range(W):
+        k = ((2.0 * c + 1.0) / W - 1.0) * tan_half
+        ray_x[c] = dx + rx * k
+        ray_y[c] = dy + ry * k
+    return ray_x, ray_y
+
+
+@njit(cache=True, nogil=True, inline="always", fastmath=True, error_model="numpy")
+def _ray_hits(boxes, c, rdx, rdy, px, py, lo, hi, h_max, eye, n, cand, col0, col1, near, hit_in, hit_out, hit_box,
+             hit_side):
+    """Fill `hit_*` with the culled boxes column `c`'s ray passes through, sorted by entry distance (up to
+    the first box as tall as the tallest); returns their count, where the ray leaves the world's square
+    and through which side (0: an x face, 1: a y face)."""
+    inv_x = 1.0 / rdx if abs(rdx) > 1e-12 else 1e30
+    inv_y = 1.0 / rdy if abs(rdy) > 1e-12 else 1e30
+    # where the ray leaves the world's square (beyond: a wall of `out_h`)
+    t_out = min((hi - px) * inv_x if rdx > 0 else (lo - px) * inv_x,
+                (hi - py) * inv_y if rdy > 0 else (lo - py) * inv_y)
+    out_side = 0 if ((hi - px) * inv_x if rdx > 0 else (lo - px) * inv_x) <= t_out else 1
+    t_out = max(t_out, 1e-4)
+    nh = 0
+    t_cut = t_out  # beyond the first box as tall as the tallest (taller than the eye) nothing shows
+    for j in range(n):
+        if near[j] >= t_cut:
+            break
+        if c < col0[j] or c > col1[j]:
+            continue
+        b = cand[j]
+        if abs(rdx) > 1e-12:
+            ta = (boxes[b, 0] - px) * inv_x
+            tb = (boxes[b, 2] - px) * inv_x
+            txn = min(ta, tb)
+            txf = max(ta, tb)
+        elif boxes[b, 0] <= px <= boxes[b, 2]:
+            txn = -1e30
+            txf = 1e30
+        else:
+            continue
+        if abs(rdy) > 1e-12:
+            ta = (boxes[b, 1] - py) * inv_y
+            tb = (boxes[b, 3] - py) * inv_y
+            tyn = min(ta, tb)
+            tyf = max(ta, tb)
+        elif boxes[b, 1] <= py <= boxes[b, 3]:
+            tyn = -1e30
+            tyf = 1e30
+        else:
+            continue
+        t_in = max(txn, tyn)
+        t_ex = min(txf, tyf)
+        if t_ex <= max(t_in, 0.0) or t_in > t_cut:
+            continue
+        if boxes[b, 4] >= h_max and eye <= h_max and t_in > 0.0:
+            t_cut = t_in
+        # insert, keeping the hits sorted by entry distance
+        q = nh
+        while q > 0 and hit_in[q - 1] > t_in:
+            hit_in[q] = hit_in[q - 1]
+            hit_out[q] = hit_out[q - 1]
+            hit_box[q] = hit_box[q - 1]
+            hit_side[q] = hit_side[q - 1]
+            q -= 1
+        hit_in[q] = max(t_in, 0.0)
+        hit_out[q] = t_ex
+        hit_box[q] = b
+        hit_side[q] = 0 if txn >= tyn else 1
+        nh += 1
+    return nh, t_out, out_side
+
+
+@njit(cache=True, nogil=True, inline="always", fastmath=True, error_model="numpy")
+def _walk_ray(rgb, depth, boxes, c, rdx, rdy, nh, t_out, out_side, out_h, h_max, hit_in, hit_out, hit_box, hit_side,
+             px, py, eye, hor, f, zx, zy, zr2, fog_m, far_m, row_t, row_s, H):
+    """Walk column `c`'s ray from breakpoint to breakpoint (the height along it is the tallest box it is
+    in), drawing tops and faces bottom-up; returns the first row (from the top) still free."""
+    yfree = H
+    t = 0.0
+    cur_h = 0.0
+    cur_m = 0
+    for q in range(nh):
+        if hit_in[q] <= 1e-9 and boxes[hit_box[q], 4] > cur_h:  # the camera stands in (on) a box
+            cur_h = boxes[hit_box[q], 4]
+            cur_m = int(boxes[hit_box[q], 5])
+    t_run = 0.0
+    while True:
+        tb = t_out
+        for q in range(nh):
+            if t + 1e-9 < hit_in[q] < tb:
+                tb = hit_in[q]
+            if t + 1e-9 < hit_out[q] < tb:
+                tb = hit_out[q]
+        if tb >= far_m:
+            yfree = _draw_top(rgb, depth, c, yfree, cur_h, cur_m, t_run, far_m, px, py, rdx, rdy, eye, hor, f,
+                              zx, zy, zr2, fog_m, row_t, row_s)
+            break
+        if tb >= t_out:
+            yfree = _draw_top(rgb, depth, c, yfree, cur_h, cur_m, t_run, t_out, px, py, rdx, rdy, eye, hor, f,
+                              zx, zy, zr2, fog_m, row_t, row_s)
+            if out_h > cur_h:
+                u = py + t_out * rdy if out_side == 0 else px + t_out * rdx
+                yfree = _draw_face(rgb, depth, c, yfree, cur_h, out_h, t_out, u, MAT_BOUNDARY, out_side, eye,
+                                   hor, f, fog_m)
+            break
+        # the tallest box the ray is in just after tb
+        h2 = 0.0
+        m2 = 0
+        side2 = 0
+        for q in range(nh):
+            if hit_in[q] <= tb + 1e-9 and hit_out[q] > tb + 1e-9:
+                hb = boxes[hit_box[q], 4]
+                if hb > h2:
+                    h2 = hb
+                    m2 = int(boxes[hit_box[q], 5])
+                    side2 = hit_side[q]
+        if h2 != cur_h:
+            yfree = _draw_top(rgb, depth, c, yfree, cur_h, cur_m, t_run, tb, px, py, rdx, rdy, eye, hor, f,
+                              zx, zy, zr2, fog_m, row_t, row_s)
+            if h2 > cur_h:
+                u = py + tb * rdy if side2 == 0 else px + tb * rdx
+                yfree = _draw_face(rgb, depth, c, yfree, cur_h, h2, max(tb, 1e-4), u, m2, side2, eye, hor, f,
+                                   fog_m)
+            cur_h = h2
+            cur_m = m2
+            t_run = tb
+            # nothing farther can reach a free row: stop walking
+            limit = hor if eye >= h_max else hor + f * (eye - h_max) / tb
+            if yfree - 0.5 < limit:
+                break
+        t = tb
+    return yfree
+
+
+@njit(cache=True, nogil=True, inline="always", fastmath=True, error_model="numpy")
+def _draw_sprites(rgb, depth, sprites, own, px, py, dx, dy, rx, ry, eye, hor, f, far_m, fog_m, H, W):
+    """Every sprite in front of the camera (but the viewer's own), pixel by pixel where nothing nearer was
+    drawn; `sprites.sprite_pixel` says what each pixel shows."""
     for s in range(sprites.shape[0]):
         if own >= 0 and int(sprites[s, S_OWNER]) == own:
             continue
@@ -564,11 +613,6 @@ def render_view(boxes, bounds, cam, sprites, zone, sky, rgb, depth, far_m, fog_m
                     if not glow:
                         cr, cg, cb = fog(cr, cg, cb, t, fog_m)
                     _put(rgb, depth, r, c, cr, cg, cb, t)
-
-    # -- pass 3: the toxic zone's boundary -----------------------------------------------------------
-    if zone[3] > 0.5:
-        _zone_wall(rgb.reshape((H, W * 3)), depth, ray_x, ray_y, px - zone[0], py - zone[1], float(zone[2]), eye,
-                   hor, f, far_m)
 
 
 @njit(cache=True, nogil=True, fastmath=True, error_model="numpy")
