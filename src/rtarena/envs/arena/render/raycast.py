@@ -434,6 +434,19 @@ def _column_rays(W, dx, dy, rx, ry, tan_half):
 
 
 @njit(cache=True, nogil=True, inline="always", fastmath=True, error_model="numpy")
+def _slab(lo, hi, p, d, inv):
+    """Entry and exit distance of a ray (origin `p`, direction `d`, `inv` = 1 / d) through the slab
+    `lo <= x <= hi` of one axis, and whether it crosses it at all (a parallel ray outside does not)."""
+    if abs(d) > 1e-12:
+        ta = (lo - p) * inv
+        tb = (hi - p) * inv
+        return min(ta, tb), max(ta, tb), True
+    if lo <= p <= hi:
+        return -1e30, 1e30, True
+    return 0.0, 0.0, False
+
+
+@njit(cache=True, nogil=True, inline="always", fastmath=True, error_model="numpy")
 def _ray_hits(boxes, c, rdx, rdy, px, py, lo, hi, h_max, eye, n, cand, col0, col1, near, hit_in, hit_out, hit_box,
              hit_side):
     """Fill `hit_*` with the culled boxes column `c`'s ray passes through, sorted by entry distance (up to
@@ -454,25 +467,11 @@ def _ray_hits(boxes, c, rdx, rdy, px, py, lo, hi, h_max, eye, n, cand, col0, col
         if c < col0[j] or c > col1[j]:
             continue
         b = cand[j]
-        if abs(rdx) > 1e-12:
-            ta = (boxes[b, 0] - px) * inv_x
-            tb = (boxes[b, 2] - px) * inv_x
-            txn = min(ta, tb)
-            txf = max(ta, tb)
-        elif boxes[b, 0] <= px <= boxes[b, 2]:
-            txn = -1e30
-            txf = 1e30
-        else:
+        txn, txf, crosses = _slab(boxes[b, 0], boxes[b, 2], px, rdx, inv_x)
+        if not crosses:
             continue
-        if abs(rdy) > 1e-12:
-            ta = (boxes[b, 1] - py) * inv_y
-            tb = (boxes[b, 3] - py) * inv_y
-            tyn = min(ta, tb)
-            tyf = max(ta, tb)
-        elif boxes[b, 1] <= py <= boxes[b, 3]:
-            tyn = -1e30
-            tyf = 1e30
-        else:
+        tyn, tyf, crosses = _slab(boxes[b, 1], boxes[b, 3], py, rdy, inv_y)
+        if not crosses:
             continue
         t_in = max(txn, tyn)
         t_ex = min(txf, tyf)
