@@ -150,11 +150,14 @@ def query(
 
 
 @app.command()
-def demo(out: Annotated[Path, typer.Option(help="output folder")] = Path("demo-out")) -> None:
+def demo(
+    out: Annotated[Path, typer.Option(help="output folder")] = Path("demo-out"),
+    quick: Annotated[bool, typer.Option("--quick", help="every section, with short episodes (for tests)")] = False,
+) -> None:
     """The offline demo: no API key, scripted agents, every clock."""
     from rtarena.demo import run_demo
 
-    run_demo(out, console)
+    run_demo(out, console, quick=quick)
 
 
 @app.command()

@@ -222,7 +222,7 @@ def test_rendering_releases_the_gil():
     while not done.is_set():  # this thread keeps running Python while the other one renders
         count += 1
     thread.join()
-    assert count > 10_000
+    assert count > 100  # holding the GIL would leave this loop a turn or two; the speed: bench/arena_render.py
 
 
 @pytest.mark.parametrize("yaw", [0.0, 90.0, 180.0, 270.0, 45.0])

@@ -60,8 +60,10 @@ def test_time_to_first_token_and_filler_rate_shape_the_latency(server):
     client = ChatClient(parse_llm_options(f"m@{server.url(ttft_s=0.2, filler_tokens=100, filler_rate=500)}"))
     done = client.complete(CARTPOLE)
     assert done.ok and done.tokens_source == "server" and done.reasoning_tokens == 100
-    assert 0.2 <= done.ttft_s < 1.0
-    assert 0.4 <= done.latency_s < 2.0  # 0.2 s to the first token + 100 tokens at 500 per second
+    # at least 0.2 s to the first token + 100 tokens at 500 per second (upper bounds only catch a hang;
+    # the figures themselves: bench/llm_filler_tokens.py)
+    assert 0.2 <= done.ttft_s < 10.0
+    assert 0.4 <= done.latency_s < 20.0
 
 
 def test_a_server_without_usage_gets_counted_tokens_flagged(server):

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import shutil
@@ -10,7 +11,6 @@ import sys
 import time
 from pathlib import Path
 
-import numpy as np
 import pytest
 
 from rtarena.agents.human import HumanAgent, KeyboardSnapshot
@@ -94,4 +94,6 @@ def test_cli_play_under_xvfb_with_scripted_keys(tmp_path):
     finally:
         xvfb.terminate()
         xvfb.wait(timeout=10)
-    assert np.isfinite(len((tmp_path / "episodes.jsonl").read_text()))
+    episode = json.loads((tmp_path / "episodes.jsonl").read_text().splitlines()[-1])
+    assert episode["env_id"] == "arena/basic-v0" and episode["clock"]["clock"] == "wall"
+    assert episode["steps"] == 25 and episode["controllers"] == {"p0": ["p0"]}

@@ -1,4 +1,8 @@
-"""`make demo`: what rtarena does, offline, with scripted agents only."""
+"""`make demo`: what rtarena does, offline, with scripted agents only.
+
+`run_demo(out, console, quick=True)` (`rtarena demo --quick`) runs every section with a tenth of the steps:
+what the test of `make demo` runs.
+"""
 
 from __future__ import annotations
 
@@ -14,12 +18,12 @@ CARTPOLE_SETTINGS = [
 ]
 
 
-def cartpole_section(out: Path, console: Console) -> None:
+def cartpole_section(out: Path, console: Console, scale: float = 1.0) -> None:
     """The scripted balancer under each clock, with and without a 100 ms injected delay."""
     table = Table("clock", "injected delay", "pole up (s of 10)", "decisions",
                   title="classic/cartpole-v0: a scripted balancer, dt = 20 ms")
     for clock, delay_s in CARTPOLE_SETTINGS:
-        job = EpisodeJob("classic/cartpole-v0", ("heuristic",), clock, seed=0, max_steps=500,
+        job = EpisodeJob("classic/cartpole-v0", ("heuristic",), clock, seed=0, max_steps=round(500 * scale),
                          clock_settings={"delay_s": delay_s}, label=f"{clock}-delay{int(delay_s * 1000)}ms")
         line = run_episode(job, out / "cartpole")
         table.add_row(clock, f"{delay_s * 1000:.0f} ms", f"{line['sim_seconds']:.2f}", str(line["decisions"]))
@@ -38,7 +42,7 @@ def _cell(value, fmt: str) -> str:
     return "-" if value is None else fmt.format(value)
 
 
-def arena_section(out: Path, console: Console) -> None:
+def arena_section(out: Path, console: Console, scale: float = 1.0) -> None:
     """A cooperative match of heuristic bots (its metrics table), the same bots with a 1 s delay, and
     heuristic bots against random players in the competitive level."""
     matches = [
@@ -48,8 +52,8 @@ def arena_section(out: Path, console: Console) -> None:
          "competitive, heuristic bots (p0, p2) against random players (p1, p3)"),
     ]
     for env_id, specs, clock, delay_s, title in matches:
-        job = EpisodeJob(env_id, specs, clock, seed=0, max_steps=1200, clock_settings={"delay_s": delay_s},
-                         label=f"{clock}-delay{int(delay_s * 1000)}ms")
+        job = EpisodeJob(env_id, specs, clock, seed=0, max_steps=round(1200 * scale),
+                         clock_settings={"delay_s": delay_s}, label=f"{clock}-delay{int(delay_s * 1000)}ms")
         line = run_episode(job, out / "arena")
         table = Table("agent", *(header for _, header, _ in ARENA_COLUMNS),
                       title=f"{env_id}: {title} ({line['sim_seconds']:.1f} s simulated)")
@@ -61,12 +65,12 @@ def arena_section(out: Path, console: Console) -> None:
     console.print(f"arena records: {out / 'arena'}/episodes.jsonl, decisions/, events/ (Parquet)")
 
 
-def senses_section(out: Path, console: Console) -> None:
+def senses_section(out: Path, console: Console, scale: float = 1.0) -> None:
     """A sample of what an arena agent sees and hears in each level: RGB, depth, minimap, spectator."""
     from rtarena.demo.samples import save_level_samples
 
     folder = out / "senses"
-    save_level_samples(folder)
+    save_level_samples(folder, steps=max(2, round(12 * scale)))
     console.print(f"sample frames (RGB, depth, minimap, spectator view, audio) of each level: {folder}")
 
 
@@ -80,8 +84,8 @@ def improve_section(out: Path, console: Console) -> None:
 SECTIONS = [cartpole_section, arena_section, senses_section, improve_section]
 
 
-def run_demo(out: Path, console: Console) -> None:
+def run_demo(out: Path, console: Console, quick: bool = False) -> None:
     out.mkdir(parents=True, exist_ok=True)
     for section in SECTIONS:
-        section(out, console)
+        section(out, console, scale=0.1 if quick else 1.0)
     console.print(f"[bold]demo output:[/bold] {out.resolve()}")
