@@ -49,7 +49,7 @@ def test_one_agent_spec_per_slot_and_noop(tmp_path):
     (["run", "classic/cartpole-v0", "--dt", "0"], "dt must be a positive number"),
     (["run", "classic/cartpole-v0", "--dt", "-0.5"], "dt must be a positive number"),
     (["run", "classic/cartpole-v0", "--agent", "wizard"], "unknown agent spec 'wizard'"),
-    (["run", "classic/cartpole-v0", "--kappa", "0"], "kappa: must be > 0 tokens per simulated second, got 0.0"),
+    (["run", "classic/cartpole-v0", "--kappa", "0"], "kappa: must be > 0, got 0"),
     (["run", "classic/cartpole-v0", "--agent", "heuristic:easy"], "does not take option 'easy'"),
     (["run", "classic/cartpole-v0", "--agent", "llm:m@http://127.0.0.1:9/v1,temperature=hot"],
      "temperature must be a float, got 'hot'"),

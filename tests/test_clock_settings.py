@@ -19,8 +19,8 @@ MISTAKES = [
     ("paused", {"kappa": 50}, ["--kappa", "50"],
      "kappa: not a setting of clock 'paused' (it takes delay_s, obs_every)"),
     ("wall", {"overhead_s": 0.1}, ["--overhead", "0.1"], "overhead_s: not a setting of clock 'wall'"),
-    ("token", {"kappa": -1}, ["--kappa", "-1"], "kappa: must be > 0 tokens per simulated second, got -1"),
-    ("token", {"obs_every": 0}, ["--obs-every", "0"], "obs_every: must be >= 1 steps, got 0"),
+    ("token", {"kappa": -1}, ["--kappa", "-1"], "kappa: must be > 0, got -1"),
+    ("token", {"obs_every": 0}, ["--obs-every", "0"], "obs_every: must be > 0, got 0"),
 ]
 
 
@@ -71,6 +71,6 @@ def test_only_the_wall_clock_runs_concurrently():
 
 
 def test_numbers_are_numbers():
-    for value in ("50", True, float("nan")):
+    for value in (True, float("nan"), "fast"):
         with pytest.raises(UserError, match="kappa: must be a"):
             make_clock("token", kappa=value)

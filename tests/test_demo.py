@@ -21,4 +21,5 @@ def test_the_demo_writes_every_section(tmp_path):
         for kind in ("rgb.png", "depth.png", "minimap.png", "spectator.png", "sheet.png", "audio.wav"):
             assert (out / "senses" / f"{level}-{kind}").stat().st_size > 0
     assert "classic/cartpole-v0" in done.stdout and "arena/competitive-v0" in done.stdout
+    assert (out / "improve" / "cartpole").is_dir()  # the improvement loop's section ran too
     assert "demo output:" in done.stdout

@@ -311,7 +311,7 @@ def decode_video(video: Path) -> list[bytes]:
     import imageio_ffmpeg
     import numpy as np
 
-    from rtarena.envs.arena.render.png import encode_png
+    from rtarena.media import encode_png
 
     reader = imageio_ffmpeg.read_frames(str(video))
     meta = next(reader)

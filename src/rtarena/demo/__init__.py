@@ -74,8 +74,9 @@ def senses_section(out: Path, console: Console, scale: float = 1.0) -> None:
     console.print(f"sample frames (RGB, depth, minimap, spectator view, audio) of each level: {folder}")
 
 
-def improve_section(out: Path, console: Console) -> None:
-    """An offline improvement run: scripted player, reflector and judge (improve/demo.py)."""
+def improve_section(out: Path, console: Console, scale: float = 1.0) -> None:
+    """An offline improvement run: scripted player, reflector and judge (improve/demo.py; the same run in
+    the quick tour: its rounds are what it shows)."""
     from rtarena.improve.demo import improve_section as run_improve
 
     run_improve(out, console)

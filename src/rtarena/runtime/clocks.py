@@ -8,43 +8,36 @@
 | measured | frozen while the agent thinks          | measured wall latency      |
 
 Every protocol adds the injected delay `delay_s`. A clock is one small frozen class that declares its
-settings once, as typed fields with units and ranges (a pydantic model that forbids unknown keys); the
-Python API (`make_clock`, `run_match(**settings)`), the CLI flags and experiment files all build clocks
-through `make_clock`, so the same mistake gives the same one-line `UserError` everywhere. The runner asks a
-clock how to run it (`concurrent`), never its name. Adding a clock is one class here and one row in
-`CLOCKS`.
+settings once, as typed fields with ranges (a `schema.Section`: unknown keys refused, the project's
+one-line errors). The Python API (`make_clock`, `run_match(**settings)`), the CLI flags and experiment
+files all build clocks through `build_clock`, so the same mistake gives the same one-line `UserError`
+everywhere. The runner asks a clock how to run it (`concurrent`), never its name. Adding a clock is one
+class here and one row in `CLOCKS`.
 """
 
 from __future__ import annotations
 
 from typing import Any, ClassVar
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+from pydantic import ConfigDict, ValidationError, model_validator
 
 from rtarena.contract import Decision
 from rtarena.errors import UserError
+from rtarena.schema import NonNegFloat, PosFloat, PosInt, Section, error_line
 
 DEFAULT_KAPPA = 100.0  # tokens per simulated second when neither kappa nor B and f are given
 
 
-class Clock(BaseModel):
+class Clock(Section):
     """Base of the clock protocols. `concurrent` clocks run the env in real time in its own loop."""
 
-    model_config = ConfigDict(frozen=True, extra="forbid")
+    model_config = ConfigDict(frozen=True)
 
     name: ClassVar[str] = ""
     concurrent: ClassVar[bool] = False
     deterministic: ClassVar[bool] = True
-    delay_s: float = Field(0.0, ge=0, allow_inf_nan=False, description="seconds")
-    obs_every: int = Field(1, ge=1, description="steps")  # steps between published observations
-
-    @field_validator("*", mode="before")
-    @classmethod
-    def _numbers_only(cls, value: Any) -> Any:
-        # pydantic's lax mode would read True as 1 and "50" as 50: a setting is a number or nothing
-        if isinstance(value, bool | str):
-            raise ValueError("number_type")
-        return value
+    delay_s: NonNegFloat = 0.0  # injected delay per decision
+    obs_every: PosInt = 1  # steps between published observations
 
     def thinking_s(self, decision: Decision, wall_latency_s: float) -> float:
         """Simulated seconds the decision itself took, before the injected delay."""
@@ -88,11 +81,10 @@ class TokenClock(Clock):
     """
 
     name: ClassVar[str] = "token"
-    kappa: float | None = Field(None, gt=0, allow_inf_nan=False, description="tokens per simulated second")
-    overhead_s: float = Field(0.0, ge=0, allow_inf_nan=False, description="seconds")
-    tokens_per_interval: float | None = Field(None, gt=0, allow_inf_nan=False,
-                                              description="tokens per interval")  # B
-    obs_rate_hz: float | None = Field(None, gt=0, allow_inf_nan=False, description="observations per second")  # f
+    kappa: PosFloat | None = None  # tokens per simulated second
+    overhead_s: NonNegFloat = 0.0  # per decision
+    tokens_per_interval: PosFloat | None = None  # B, tokens per observation interval
+    obs_rate_hz: PosFloat | None = None  # f, observations per second
 
     @model_validator(mode="after")
     def _kappa(self) -> TokenClock:
@@ -174,24 +166,9 @@ def build_clock(clock: str | Clock, settings: dict[str, Any], source: str | None
         return cls(**settings)
     except ValidationError as error:
         first = error.errors()[0]
-        key = str(first["loc"][0]) if first["loc"] else "clock"
-        raise UserError(_message(cls, key, first), source=source, field=f"{field}.{key}" if field else key) from None
-
-
-def _message(cls: type[Clock], key: str, error: dict[str, Any]) -> str:
-    """One line for a pydantic error on one clock setting, in the project's format (the field names it)."""
-    value = error.get("input")
-    if error["type"] == "extra_forbidden":
-        return f"not a setting of clock {cls.name!r} (it takes {', '.join(cls.setting_names())})"
-    info = cls.model_fields.get(key)
-    unit = f" {info.description}" if info is not None and info.description else ""
-    ctx = error.get("ctx") or {}
-    if "gt" in ctx:
-        return f"must be > {ctx['gt']:g}{unit}, got {value!r}"
-    if "ge" in ctx:
-        return f"must be >= {ctx['ge']:g}{unit}, got {value!r}"
-    if error["type"] == "finite_number":
-        return f"must be a finite number of{unit}, got {value!r}"
-    if error["type"].startswith("int_"):
-        return f"must be a whole number of{unit}, got {value!r}"
-    return f"must be a number of{unit}, got {value!r}"
+        if first["type"] == "extra_forbidden":  # say which clock, and what it takes
+            where = f"{field}.{first['loc'][0]}" if field else str(first["loc"][0])
+            message = f"{where}: not a setting of clock {cls.name!r} (it takes {', '.join(cls.setting_names())})"
+        else:
+            message = error_line(error, cls, prefix=field or "")
+        raise UserError(message, source=source) from None
