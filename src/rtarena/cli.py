@@ -88,7 +88,9 @@ def run(
              "map": map_, "disable": disable}
     changed = ["--" + k.replace("_", "-") for k, v in flags.items() if v != RUN_FLAG_DEFAULTS[k]]
     options = RunOptions(preset, tuple(set_ or ()), ray, resume, workers, video, run_id)
-    run_command(target, flags, changed, options, console)
+    result = run_command(target, flags, changed, options, console)
+    if result.exit_code:  # exit codes: docs/evaluation.md
+        raise typer.Exit(result.exit_code)
 
 
 @app.command()

@@ -87,6 +87,7 @@ def start_session(run_dir: Path, run_id: str, config: dict[str, Any], jobs: list
         jobs = jobs + [j for j in stored["jobs"] if j["key"] not in known]
     _write_json(config_path, {"run_id": run_id, "experiment": config, "jobs": jobs})
     manifest = read_json(run_dir / RUN) or {"run_id": run_id, "created": now(), "sessions": []}
+    manifest.update(status="running", episodes_total=len(jobs), pid=os.getpid(), host=socket.gethostname())
     manifest["sessions"].append({"started": now(), "resume": resume, "backend": backend, "argv": sys.argv,
                                  "versions": package_versions(), "machine": machine_info()})
     manifest["versions"] = manifest["sessions"][-1]["versions"]
@@ -95,8 +96,37 @@ def start_session(run_dir: Path, run_id: str, config: dict[str, Any], jobs: list
     _write_json(run_dir / RUN, manifest)
 
 
-def finish_session(run_dir: Path, counts: dict[str, int]) -> None:
+def finish_session(run_dir: Path, counts: dict[str, int], status: str) -> None:
+    """Close this session in `run.json`: `status` is `finished` (every episode recorded) or `interrupted`."""
     manifest = read_json(run_dir / RUN)
     if manifest.get("sessions"):
-        manifest["sessions"][-1].update({"finished": now(), **counts})
+        manifest["sessions"][-1].update({"finished": now(), "status": status, **counts})
+        manifest["status"] = status
         _write_json(run_dir / RUN, manifest)
+
+
+def run_state(run_dir: Path, recorded: int) -> str | None:
+    """A line saying a run is incomplete ("stopped after N of M episodes"), or None when it is whole.
+
+    A run whose `run.json` still says `running` is reported as running only while its process lives on
+    this host; otherwise it was killed (SIGKILL, power loss) and stopped where its episodes end."""
+    manifest = read_json(run_dir / RUN)
+    total = manifest.get("episodes_total")
+    if not isinstance(total, int) or recorded >= total:
+        return None
+    status = manifest.get("status")
+    if status == "running" and manifest.get("host") == socket.gethostname() and _alive(manifest.get("pid")):
+        return f"running: {recorded} of {total} episodes so far"
+    return f"stopped after {recorded} of {total} episodes" + (" (interrupted)" if status == "interrupted" else "")
+
+
+def _alive(pid: Any) -> bool:
+    if not isinstance(pid, int) or pid <= 0:
+        return False
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True

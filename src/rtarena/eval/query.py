@@ -9,6 +9,8 @@ Views (each with a `run_id` column taken from the folder name):
 | `decisions` | decision                         | `*/decisions/*.parquet`       |
 | `steps`     | env step                         | `*/steps/*.parquet`           |
 | `events`    | env event                        | `*/events/*.parquet`          |
+
+Parquet views read only the files of episodes whose `episodes.jsonl` line is written (the commit).
 | `runs`      | run                              | `*/run.json`                  |
 
     rtarena query "SELECT agent_label, level, avg(score) FROM agents GROUP BY ALL"
@@ -21,6 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from rtarena.errors import UserError
+from rtarena.eval.store import read_episodes
 
 PARQUET_VIEWS = ("agents", "decisions", "steps", "events")
 RUN_ID_SQL = "regexp_extract(filename, '([^/]+)/{sub}[^/]+$', 1)"
@@ -49,6 +52,13 @@ def run_dirs(runs: Iterable[str | Path] = (), root: str | Path = "runs") -> list
     return out
 
 
+def committed_keys(run_dir: Path) -> list[str]:
+    """Episodes whose line is written: only their Parquet files are read (a file without its line is half
+    an episode, from a run killed mid-commit or still running)."""
+    return sorted({line["episode"] for line in read_episodes(run_dir)
+                   if line.get("status", "ok") == "ok" and isinstance(line.get("episode"), str)})
+
+
 def connect(dirs: list[Path]) -> Any:
     """An in-memory DuckDB connection with the views above over the given run folders."""
     import duckdb
@@ -62,11 +72,13 @@ def connect(dirs: list[Path]) -> Any:
                        filename=true, maximum_object_size=67108864)
         WHERE episode IS NOT NULL
     """)
+    committed = {d: committed_keys(d) for d in dirs}
     for view in PARQUET_VIEWS:
-        globs = [str(d.resolve() / view / "*.parquet") for d in dirs if any((d / view).glob("*.parquet"))]
-        if globs:
+        files = [d.resolve() / view / f"{key}.parquet" for d in dirs for key in committed[d]]
+        files = [f for f in files if f.exists()]
+        if files:
             run_id = RUN_ID_SQL.format(sub=f"{view}/")
-            sources = ", ".join(_quote(g) for g in globs)
+            sources = ", ".join(_quote(f) for f in files)
             con.execute(f"""
                 CREATE VIEW {view} AS
                 SELECT {run_id} AS run_id, * EXCLUDE (filename{', run_id' if view == 'agents' else ''})

@@ -24,6 +24,7 @@ from typing import Any
 import pyarrow as pa
 import pyarrow.parquet as pq
 
+from rtarena.eval import schemas
 from rtarena.runtime.records import MatchResult, jsonable
 
 EPISODES = "episodes.jsonl"
@@ -35,25 +36,10 @@ def episode_key(env_id: str, seed: int, label: str = "") -> str:
     return f"{base}__{label}" if label else base
 
 
-def _table(rows: list[dict[str, Any]]) -> pa.Table:
-    """Rows as a Parquet table; nested values (actions, dicts) are stored as JSON text."""
-    if not rows:
-        return pa.table({})
-    names = list(dict.fromkeys(name for row in rows for name in row))  # union, first-seen order
-    columns: dict[str, list[Any]] = {name: [] for name in names}
-    for row in rows:
-        for name in columns:
-            value = row.get(name)
-            if isinstance(value, (dict, list, tuple)):
-                value = json.dumps(jsonable(value), sort_keys=True)
-            columns[name].append(value)
-    return pa.table(columns)
-
-
-def write_parquet(path: Path, rows: list[dict[str, Any]]) -> None:
+def write_table(path: Path, data: pa.Table) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_suffix(path.suffix + ".tmp")
-    pq.write_table(_table(rows), tmp)
+    pq.write_table(data, tmp)
     os.replace(tmp, path)
 
 
@@ -106,15 +92,29 @@ def write_episode(out_dir: Path, key: str, result: MatchResult, extra: dict[str,
         write_bytes(out_dir / relative, content)
     if files:
         extra["files"] = sorted(files)
-    write_parquet(out_dir / "agents" / f"{key}.parquet", agent_rows(key, result, extra, slot_specs or {}))
-    write_parquet(out_dir / "decisions" / f"{key}.parquet",
-                  [{"episode": key, **row} for row in result.decision_rows()])
-    write_parquet(out_dir / "steps" / f"{key}.parquet", [{"episode": key, **row} for row in result.step_rows()])
-    if result.events:
-        write_parquet(out_dir / "events" / f"{key}.parquet", [{"episode": key, **e} for e in result.events])
+    # Every table is built before any file is written, so a record that cannot be stored fails here,
+    # with nothing of the episode on disk yet.
+    tables = {
+        "agents": schemas.agents_table(agent_rows(key, result, extra, slot_specs or {})),
+        "decisions": schemas.table([{"episode": key, **row} for row in result.decision_rows()], schemas.DECISIONS),
+        "steps": schemas.table([{"episode": key, **row} for row in result.step_rows()], schemas.STEPS),
+        "events": schemas.events_table([{"episode": key, **e} for e in result.events]),
+    }
+    for view, data in tables.items():
+        write_table(out_dir / view / f"{key}.parquet", data)
     line = {"episode": key, "status": "ok", **result.summary(), **extra}
     append_line(out_dir / EPISODES, line)
     return line
+
+
+RECORD_VIEWS = ("agents", "decisions", "steps", "events")
+
+
+def remove_episode_files(out_dir: Path, key: str) -> None:
+    """Delete whatever an episode left of its Parquet files (before its line was written)."""
+    for view in RECORD_VIEWS:
+        for suffix in (".parquet", ".parquet.tmp"):
+            (Path(out_dir) / view / f"{key}{suffix}").unlink(missing_ok=True)
 
 
 def write_failure(out_dir: Path, key: str, error: str, details: dict[str, Any]) -> dict:
