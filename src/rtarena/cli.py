@@ -298,7 +298,9 @@ def main() -> None:
     try:
         from rtarena.eval.commands import normalise_argv
 
-        app(args=normalise_argv(sys.argv[1:]), standalone_mode=False)
+        code = app(args=normalise_argv(sys.argv[1:]), standalone_mode=False)
+        if isinstance(code, int) and code:  # non-standalone typer returns Exit codes (and 130 for Ctrl-C)
+            sys.exit(code)
     except UserError as error:
         console.print(f"[red]error:[/red] {escape(str(error))}", highlight=False, soft_wrap=True)
         sys.exit(2)
