@@ -9,8 +9,9 @@ import subprocess
 import time
 from pathlib import Path
 
-from rtarena.eval.report import build_report
 from tests.eval.helpers import RTARENA
+
+from rtarena.eval.report import build_report
 
 
 def children(pid: int) -> set[int]:

@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pyarrow.parquet as pq
 import pytest
+from tests.eval.helpers import lines, rtarena_cli
 
 from rtarena.envs.registry import make
 from rtarena.eval.episodes import EpisodeJob, Outcome
@@ -16,7 +17,6 @@ from rtarena.eval.report import build_report
 from rtarena.eval.runner import EXIT_AGENT_FAILED, EXIT_FAILED_EPISODES, exit_code, record, run_jobs
 from rtarena.eval.store import write_episode
 from rtarena.runtime.match import run_match
-from tests.eval.helpers import lines, rtarena_cli
 
 
 def cartpole_result(seed: int = 0, steps: int = 20):
@@ -35,7 +35,7 @@ def test_event_fields_of_mixed_types_are_written_and_queryable(tmp_path):
                       {"step": 4, "sim_s": 0.08, "agent": "p3", "type": "death", "cause": "turret", "by": 3},
                       {"step": 5, "sim_s": 0.1, "agent": "p3", "type": "hit", "damage": 25.0, "by": None}]
     write_episode(tmp_path, "ep", result)
-    names, rows = run_query("SELECT type, \"by\", damage FROM events WHERE type IN ('death', 'hit') ORDER BY step",
+    _, rows = run_query("SELECT type, \"by\", damage FROM events WHERE type IN ('death', 'hit') ORDER BY step",
                             [tmp_path])
     assert rows == [("death", "p1", None), ("death", "3", None), ("hit", None, "25.0")]
 
@@ -91,7 +91,8 @@ def test_readers_never_see_an_episode_without_its_line(tmp_path):
 
 def test_a_second_run_into_the_same_out_is_refused(tmp_path):
     out = tmp_path / "run"
-    args = ("run", "classic/cartpole-v0", "--agent", "noop", "--clock", "paused", "--max-steps", "20", "--out", str(out))
+    args = ("run", "classic/cartpole-v0", "--agent", "noop", "--clock", "paused", "--max-steps", "20",
+            "--out", str(out))
     assert rtarena_cli(*args).returncode == 0
     before = (out / "episodes.jsonl").read_text()
     again = rtarena_cli(*args, "--seeds", "2")

@@ -20,6 +20,7 @@ from typing import Any
 
 from rtarena.errors import UserError
 from rtarena.eval.store import write_bytes
+from rtarena.redact import redact_all
 
 PACKAGES = ("rtarena", "numpy", "gymnasium", "pettingzoo", "pyarrow", "duckdb", "rich", "typer", "ray",
             "openai", "pygame-ce", "numba", "imageio-ffmpeg", "playwright")
@@ -57,7 +58,7 @@ def now() -> str:
 
 
 def _write_json(path: Path, data: dict[str, Any]) -> None:
-    write_bytes(path, (json.dumps(data, indent=2, sort_keys=True, default=str) + "\n").encode())
+    write_bytes(path, (json.dumps(redact_all(data), indent=2, sort_keys=True, default=str) + "\n").encode())
 
 
 def read_json(path: Path) -> dict[str, Any]:

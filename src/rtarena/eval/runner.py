@@ -38,6 +38,7 @@ from rtarena.eval.store import (
     write_episode,
     write_failure,
 )
+from rtarena.redact import redact_all
 from rtarena.runtime.clocks import clock_class
 from rtarena.runtime.records import jsonable
 
@@ -103,7 +104,7 @@ def sigterm_stops() -> Iterator[None]:
 
 
 def job_to_dict(job: EpisodeJob) -> dict[str, Any]:
-    return {"key": job.key, **json.loads(json.dumps(jsonable(asdict(job))))}
+    return redact_all({"key": job.key, **json.loads(json.dumps(jsonable(asdict(job))))})
 
 
 def job_from_dict(data: dict[str, Any]) -> EpisodeJob:

@@ -23,6 +23,7 @@ from typing import Any
 
 import pyarrow as pa
 
+from rtarena.redact import redact
 from rtarena.runtime.records import DecisionRecord, StepRecord, jsonable
 
 JSON = pa.string()  # nested values (tuples, dicts, actions) are stored as JSON text
@@ -58,8 +59,9 @@ def as_json(value: Any) -> str | None:
 
 
 def as_text(value: Any) -> str | None:
-    """Text stays text; any other value becomes its JSON (`3`, `25.0`, `true`, `[1, 2]`)."""
-    return value if value is None or isinstance(value, str) else as_json(value)
+    """Text stays text; any other value becomes its JSON (`3`, `25.0`, `true`, `[1, 2]`). Credentials are
+    masked (`rtarena.redact`)."""
+    return None if value is None else redact(value if isinstance(value, str) else as_json(value))
 
 
 def _cell(value: Any, kind: pa.DataType) -> Any:

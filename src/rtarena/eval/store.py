@@ -25,6 +25,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from rtarena.eval import schemas
+from rtarena.redact import redact_all
 from rtarena.runtime.records import MatchResult, jsonable
 
 EPISODES = "episodes.jsonl"
@@ -46,7 +47,7 @@ def write_table(path: Path, data: pa.Table) -> None:
 def append_line(path: Path, record: dict[str, Any]) -> None:
     """Append one JSON line atomically enough for resume: a single write, flushed and fsynced."""
     path.parent.mkdir(parents=True, exist_ok=True)
-    line = json.dumps(jsonable(record), sort_keys=True) + "\n"
+    line = json.dumps(redact_all(jsonable(record)), sort_keys=True) + "\n"
     with open(path, "a", encoding="utf-8") as handle:
         handle.write(line)
         handle.flush()

@@ -26,6 +26,7 @@ from typing import Any
 
 from rtarena.agents.llm.options import LLMOptions
 from rtarena.agents.llm.tokens import count_messages, count_tokens
+from rtarena.redact import redact
 
 BACKOFF_S = 0.25  # first retry waits this long (doubling), unless the server says Retry-After
 RETRYABLE = ("http_429", "http_5", "connection")
@@ -60,7 +61,7 @@ class Failure(Exception):
 
     def __init__(self, kind: str, detail: str = "", retry_after_s: float | None = None,
                  partial: tuple[str, str] = ("", "")) -> None:
-        super().__init__(f"{kind}: {detail}" if detail else kind)
+        super().__init__(f"{kind}: {redact(detail)}" if detail else kind)  # servers quote the keys they refuse
         self.kind = kind
         self.retry_after_s = retry_after_s
         self.partial = partial
