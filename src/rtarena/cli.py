@@ -237,11 +237,13 @@ def edit(
     level: Annotated[str, typer.Option(help="arena level the map is checked against")] = "arena/coop-v0",
     port: Annotated[int, typer.Option(help="port on 127.0.0.1 (0: any free port)")] = 8765,
     open_browser: Annotated[bool, typer.Option("--open/--no-open", help="open the page in a browser")] = True,
+    root: Annotated[Path | None, typer.Option(help="the folder saves may write to (default: the map's folder)")]
+    = None,
 ) -> None:
     """The map editor: a page on 127.0.0.1 to paint obstacles, place things, generate, preview and save."""
     from rtarena.editor.server import serve
 
-    serve(map_file, level=level, port=port, open_browser=open_browser, console=console)
+    serve(map_file, level=level, port=port, open_browser=open_browser, console=console, root=root)
 
 
 @app.command()

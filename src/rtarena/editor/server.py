@@ -13,7 +13,8 @@ The page (`page.html`, plain JavaScript, no build step) holds the map being edit
 | `POST /api/level` | `{level}` | the state, checked against another level |
 | `POST /api/save` | `{map, path?}` | `{saved, problems}` |
 
-Only 127.0.0.1 is served: the editor reads and writes files as the user who started it.
+Only 127.0.0.1 is served, and only to the editor's own page: `access.py` checks `Host`, `Origin`, the
+session token and the body's type on every API call, and confines saves to one folder.
 """
 
 from __future__ import annotations
@@ -29,19 +30,23 @@ from typing import Any
 
 import numpy as np
 
+from rtarena.editor.access import TOKEN_HEADER, Access
 from rtarena.errors import UserError
+from rtarena.http_json import BadRequest, check, read_object
 
 PAGE = Path(__file__).with_name("page.html")
 PREVIEW_SIZE = (320, 240)
+MAX_BODY_BYTES = 4 * 1024 * 1024  # a map with thousands of obstacles is well under this
 
 
 class EditorSession:
     """The editor's server-side state: the file, the level, and the level's rules."""
 
-    def __init__(self, path: Path | None, level: str = "arena/coop-v0") -> None:
+    def __init__(self, path: Path | None, level: str = "arena/coop-v0", root: Path | None = None) -> None:
         from rtarena.envs.arena.maps.format import read_map_file
 
         self.path = Path(path) if path is not None else None
+        self.access = Access(root or (self.path.resolve().parent if self.path else Path.cwd()))
         self.lock = threading.Lock()
         self.set_level(level)
         if self.path is not None and self.path.exists():
@@ -104,11 +109,12 @@ class EditorSession:
     def save(self, table: dict[str, Any], path: str | None) -> Path:
         from rtarena.envs.arena.maps.format import write_map_file
 
-        target = Path(path) if path else self.path
-        if target is None:
-            raise UserError("give a file name to save to", field="path")
-        if target.suffix.lower() not in (".toml", ".json"):
-            raise UserError(f"a map file ends in .toml or .json, got {target.name!r}", field="path")
+        if not path and self.path is None:
+            raise BadRequest(400, "give a file name to save to")
+        problems = self.validate(table)
+        if problems:
+            raise BadRequest(422, f"not saved: the map has {len(problems)} problem(s), first: {problems[0]['line']}")
+        target = self.access.save_target(path or str(self.path), self.path)
         self.path = write_map_file(table, target)
         self.map = table
         return self.path
@@ -131,67 +137,86 @@ def make_handler(session: EditorSession) -> type[BaseHTTPRequestHandler]:
             self._send(status, json.dumps(data).encode(), "application/json")
 
         def do_GET(self) -> None:
+            self._answer(lambda: self._get())
+
+        def do_POST(self) -> None:
+            self._answer(lambda: self._post())
+
+        def _answer(self, work: Any) -> None:
+            """Every request gets a JSON answer: 4xx for a bad one, 500 (no traceback) for a bug."""
+            try:
+                work()
+            except BadRequest as error:
+                self.close_connection = True  # an unread body must not be taken for the next request
+                self._json({"error": str(error)}, error.status)
+            except UserError as error:
+                self._json({"error": str(error)}, 400)
+            except (KeyError, TypeError, ValueError, AttributeError, IndexError) as error:
+                self._json({"error": f"malformed request: {type(error).__name__}: {str(error)[:160]}"}, 400)
+            except Exception as error:  # a bug: say so, keep serving
+                self._json({"error": f"internal error: {type(error).__name__}"}, 500)
+
+        def _get(self) -> None:
+            session.access.check_host(self.headers.get("Host"), self.headers.get("Origin"))
             if self.path in ("/", "/index.html"):
-                self._send(200, PAGE.read_bytes(), "text/html; charset=utf-8")
+                self._send(200, session.access.page(PAGE.read_bytes()), "text/html; charset=utf-8")
             elif self.path == "/api/state":
+                session.access.check_token(self.headers.get(TOKEN_HEADER))
                 with session.lock:
                     self._json(session.state())
             else:
                 self._json({"error": "not found"}, 404)
 
-        def do_POST(self) -> None:
-            length = int(self.headers.get("Content-Length") or 0)
-            try:
-                body = json.loads(self.rfile.read(length) or b"{}")
-            except ValueError:
-                self._json({"error": "the request body is not JSON"}, 400)
-                return
-            try:
-                with session.lock:
-                    self._json(self._route(body))
-            except UserError as error:
-                self._json({"error": str(error)}, 400)
-            except KeyError as error:
-                self._json({"error": f"missing {error}"}, 400)
+        def _post(self) -> None:
+            session.access.check_host(self.headers.get("Host"), self.headers.get("Origin"))
+            session.access.check_token(self.headers.get(TOKEN_HEADER))
+            body = read_object(self.headers, self.rfile, MAX_BODY_BYTES, need_json_type=True)
+            with session.lock:
+                self._json(self._route(body))
 
         def _route(self, body: dict[str, Any]) -> Any:
             if self.path == "/api/validate":
-                return {"problems": session.validate(body["map"])}
+                return {"problems": session.validate(check(body, "map", "object"))}
             if self.path == "/api/generate":
-                table = session.generate(int(body.get("seed", 0)), str(body.get("style", "open")))
+                table = session.generate(check(body, "seed", "int", False) or 0,
+                                         check(body, "style", "text", False) or "open")
                 return {"map": table, "problems": session.validate(table)}
             if self.path == "/api/preview":
-                problems = session.validate(body["map"])
-                png = session.preview(body["map"], float(body["x"]), float(body["y"]), float(body.get("yaw_deg", 0)),
-                                      float(body.get("pitch_deg", 0)))
+                table = check(body, "map", "object")
+                problems = session.validate(table)
+                png = session.preview(table, check(body, "x", "number"), check(body, "y", "number"),
+                                      check(body, "yaw_deg", "number", False) or 0.0,
+                                      check(body, "pitch_deg", "number", False) or 0.0)
                 return {"png": base64.b64encode(png).decode(), "problems": problems}
             if self.path == "/api/level":
-                session.set_level(str(body["level"]))
+                session.set_level(check(body, "level", "text"))
                 return session.state()
             if self.path == "/api/save":
-                path = session.save(body["map"], body.get("path") or None)
-                return {"saved": str(path), "problems": session.validate(body["map"])}
-            raise UserError(f"no such route {self.path}")
+                path = session.save(check(body, "map", "object"), check(body, "path", "text", False) or None)
+                return {"saved": str(path), "problems": []}
+            raise BadRequest(404, f"no such route {self.path}")
 
     return Handler
 
 
-def start_server(path: Path | None, level: str = "arena/coop-v0", port: int = 0) -> tuple[ThreadingHTTPServer, str]:
+def start_server(path: Path | None, level: str = "arena/coop-v0", port: int = 0,
+                 root: Path | None = None) -> tuple[ThreadingHTTPServer, str]:
     """Serve the editor on 127.0.0.1 in a daemon thread; returns the server and its URL."""
-    session = EditorSession(path, level)
+    session = EditorSession(path, level, root)
     try:
         server = ThreadingHTTPServer(("127.0.0.1", port), make_handler(session))
     except OSError as error:
         raise UserError(f"cannot listen on 127.0.0.1:{port}: {error.strerror}", field="--port") from None
     server.daemon_threads = True
+    session.access.port = server.server_address[1]
     threading.Thread(target=server.serve_forever, name="rtarena-editor", daemon=True).start()
     return server, f"http://127.0.0.1:{server.server_address[1]}/"
 
 
 def serve(path: Path | None, level: str = "arena/coop-v0", port: int = 8765, open_browser: bool = True,
-          console: Any = None) -> None:
+          console: Any = None, root: Path | None = None) -> None:
     """Run the editor until Ctrl-C."""
-    server, url = start_server(path, level, port)
+    server, url = start_server(path, level, port, root)
     if console is not None:
         console.print(f"map editor on {url} (Ctrl-C to stop)")
     if open_browser:

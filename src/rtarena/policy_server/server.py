@@ -25,6 +25,7 @@ from typing import Any
 
 from rtarena.agents.llm.tokens import count_messages, count_tokens
 from rtarena.errors import UserError
+from rtarena.http_json import BadRequest, check, read_object
 from rtarena.policy_server.faults import FAULTS, GARBAGE
 from rtarena.policy_server.policies import POLICIES, answer
 
@@ -146,10 +147,13 @@ class _Handler(BaseHTTPRequestHandler):
     def do_POST(self) -> None:
         try:
             settings, path = self._route()
-            length = int(self.headers.get("Content-Length") or 0)
-            request = json.loads(self.rfile.read(length) or b"{}")
+            request = read_object(self.headers, self.rfile)
+            check_request(request)
         except (UserError, ValueError) as error:
             return self._json(400, {"error": {"message": str(error), "type": "invalid_request_error"}})
+        except BadRequest as error:
+            self.close_connection = True  # an unread body must not be taken for the next request
+            return self._json(error.status, {"error": {"message": str(error), "type": "invalid_request_error"}})
         if path not in ("/v1/chat/completions", "/chat/completions"):
             return self._json(404, {"error": {"message": f"no route {path}", "type": "not_found"}})
         number = self.server.next_request()
@@ -287,6 +291,22 @@ class _Handler(BaseHTTPRequestHandler):
         self.end_headers()
         self.wfile.write(data)
         self.wfile.flush()
+
+
+def check_request(request: dict[str, Any]) -> None:
+    """The fields a completion request must have the right kinds for (`http_json.BadRequest` otherwise)."""
+    for message in check(request, "messages", "list", required=False) or []:
+        if not isinstance(message, dict) or not isinstance(message.get("role", ""), str) or not isinstance(
+                message.get("content") or "", (str, list)):
+            raise BadRequest(400, "each of 'messages' must be an object with a text 'role' and text or list 'content'")
+        for part in message.get("content") if isinstance(message.get("content"), list) else []:
+            if not isinstance(part, dict):
+                raise BadRequest(400, "each part of a message's 'content' list must be an object")
+    check(request, "stream", "bool", required=False)
+    check(request, "stream_options", "object", required=False)
+    for name in ("max_tokens", "max_completion_tokens"):
+        if (check(request, name, "int", required=False) or 0) < 0:
+            raise BadRequest(400, f"field {name!r} must be >= 0")
 
 
 def _sleep_until(deadline: float) -> None:
