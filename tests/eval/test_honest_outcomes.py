@@ -7,10 +7,12 @@ import threading
 from collections.abc import Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
+import duckdb
 import pytest
-
-from rtarena.redact import redact
 from tests.eval.helpers import rtarena_cli
+
+from rtarena.policy_server import PolicyServer
+from rtarena.redact import redact
 
 SECRET = "sk-proj-abc123456789secret"
 
@@ -68,3 +70,18 @@ def test_an_agent_whose_every_call_fails_gives_exit_4_a_warning_and_no_credentia
 ])
 def test_redact(text, masked):
     assert redact(text) == masked
+
+
+def test_unanswered_calls_under_wall_are_abandoned_decisions_with_a_warning(tmp_path):
+    out = tmp_path / "run"
+    with PolicyServer() as server:  # the scripted server, told to stay silent longer than the episode
+        url = server.url(fault="slow", slow_s=3)
+        done = rtarena_cli("run", "classic/cartpole-v0", "--agent", f"llm:scripted-heuristic@{url}", "--clock", "wall",
+                           "--max-steps", "10", "--out", str(out))
+    assert done.returncode == 4, done.stdout + done.stderr
+    assert "model calls were still unanswered when their episodes ended" in done.stderr
+    line = json.loads((out / "episodes.jsonl").read_text())
+    assert line["agents"]["agent_0"]["failures"] == {"abandoned": 1}
+    rows = duckdb.connect().execute(f"SELECT error, committed_sim_s, wall_end_s > wall_start_s FROM "
+                                    f"'{out}/decisions/*.parquet'").fetchall()
+    assert len(rows) == 1 and rows[0][0].startswith("abandoned: ") and rows[0][1] is None and rows[0][2]

@@ -10,8 +10,9 @@
 
 Every finished episode is written at once: its video and Parquet files first (each written to a
 temporary name and renamed), then its line in `episodes.jsonl` (one `write` of a whole line, flushed and
-fsynced). The line is the commit: a run killed at any moment leaves only whole episodes behind, an
-episode without its line is simply run again on resume, and `repair_tail` drops a torn last line.
+fsynced). The line is the commit: readers (`query.connect`) take only the files of episodes with a
+line, an episode without its line is simply run again on resume, and `repair_tail` drops a torn last line.
+Tables have declared schemas (`schemas.py`) and every text passes through `rtarena.redact`.
 """
 
 from __future__ import annotations
@@ -86,24 +87,26 @@ def write_episode(out_dir: Path, key: str, result: MatchResult, extra: dict[str,
     """Write one finished episode's records and its line in `episodes.jsonl`; returns the line."""
     out_dir = Path(out_dir)
     extra = dict(extra or {})
-    if video is not None:
-        write_bytes(out_dir / "videos" / f"{key}.mp4", video)
-        extra["video"] = f"videos/{key}.mp4"
-    for relative, content in (files or {}).items():
-        write_bytes(out_dir / relative, content)
-    if files:
-        extra["files"] = sorted(files)
-    # Every table is built before any file is written, so a record that cannot be stored fails here,
-    # with nothing of the episode on disk yet.
+    # Every table (and the line) is built before any file is written, so a record that cannot be stored
+    # fails here, with nothing of the episode on disk yet.
     tables = {
         "agents": schemas.agents_table(agent_rows(key, result, extra, slot_specs or {})),
         "decisions": schemas.table([{"episode": key, **row} for row in result.decision_rows()], schemas.DECISIONS),
         "steps": schemas.table([{"episode": key, **row} for row in result.step_rows()], schemas.STEPS),
         "events": schemas.events_table([{"episode": key, **e} for e in result.events]),
     }
+    if video is not None:
+        extra["video"] = f"videos/{key}.mp4"
+    if files:
+        extra["files"] = sorted(files)
+    line = {"episode": key, "status": "ok", **result.summary(), **extra}
+    json.dumps(jsonable(line))  # a line that cannot be written fails now, not after the files
+    if video is not None:
+        write_bytes(out_dir / extra["video"], video)
+    for relative, content in (files or {}).items():
+        write_bytes(out_dir / relative, content)
     for view, data in tables.items():
         write_table(out_dir / view / f"{key}.parquet", data)
-    line = {"episode": key, "status": "ok", **result.summary(), **extra}
     append_line(out_dir / EPISODES, line)
     return line
 
