@@ -10,10 +10,10 @@ from pathlib import Path
 
 import pytest
 
+from rtarena.editor.maps import level_rules
 from rtarena.editor.server import start_server
 from rtarena.envs.arena.maps import read_map_file
 from rtarena.envs.arena.maps.generate import generate_map, settings_for_level
-from rtarena.envs.arena.maps.tools import level_rules
 from rtarena.policy_server import PolicyServer
 
 
@@ -66,7 +66,7 @@ def test_the_page_carries_a_fresh_token_and_api_calls_need_it(editor):
     assert request(port, "GET", "/api/state")[0] == 403
     assert request(port, "GET", "/api/state", headers={"X-Rtarena-Token": token})[0] == 200
     status, answer = post(port, "wrong", "/api/save", {"map": valid_map(), "path": "a.toml"})
-    assert status == 403 and "Token" in answer["error"]
+    assert status == 403 and "X-Rtarena-Token" in answer["error"]
     assert not (folder / "a.toml").exists()
 
 

@@ -13,30 +13,28 @@ The page (`page.html`, plain JavaScript, no build step) holds the map being edit
 | `POST /api/level` | `{level}` | the state, checked against another level |
 | `POST /api/save` | `{map, path?}` | `{saved, problems}` |
 
-Only 127.0.0.1 is served, and only to the editor's own page: `access.py` checks `Host`, `Origin`, the
-session token and the body's type on every API call, and confines saves to one folder.
+The editor is a `webapp.LocalApp`: only 127.0.0.1, only to its own page (`Host`, `Origin`, the session
+token in the page, JSON bodies of bounded size, 4xx JSON answers to malformed requests). Saves are
+confined to one folder and refused for maps with problems (`save_path.py`).
 """
 
 from __future__ import annotations
 
 import base64
-import json
 import math
 import threading
 import webbrowser
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-from rtarena.editor.access import TOKEN_HEADER, Access
+from rtarena.editor.save_path import save_target
 from rtarena.errors import UserError
-from rtarena.http_json import BadRequest, check, read_object
+from rtarena.webapp import Handler, LocalApp, Request, RequestError, field
 
 PAGE = Path(__file__).with_name("page.html")
 PREVIEW_SIZE = (320, 240)
-MAX_BODY_BYTES = 4 * 1024 * 1024  # a map with thousands of obstacles is well under this
 
 
 class EditorSession:
@@ -46,7 +44,7 @@ class EditorSession:
         from rtarena.envs.arena.maps.format import read_map_file
 
         self.path = Path(path) if path is not None else None
-        self.access = Access(root or (self.path.resolve().parent if self.path else Path.cwd()))
+        self.root = Path(root or (self.path.resolve().parent if self.path else Path.cwd())).resolve()
         self.lock = threading.Lock()
         self.set_level(level)
         if self.path is not None and self.path.exists():
@@ -110,107 +108,72 @@ class EditorSession:
         from rtarena.envs.arena.maps.format import write_map_file
 
         if not path and self.path is None:
-            raise BadRequest(400, "give a file name to save to")
+            raise RequestError(400, "give a file name to save to")
         problems = self.validate(table)
         if problems:
-            raise BadRequest(422, f"not saved: the map has {len(problems)} problem(s), first: {problems[0]['line']}")
-        target = self.access.save_target(path or str(self.path), self.path)
+            raise RequestError(422, f"not saved: the map has {len(problems)} problem(s), first: {problems[0]['line']}")
+        target = save_target(self.root, path or str(self.path), self.path)
         self.path = write_map_file(table, target)
         self.map = table
         return self.path
 
 
-def make_handler(session: EditorSession) -> type[BaseHTTPRequestHandler]:
-    class Handler(BaseHTTPRequestHandler):
-        def log_message(self, format: str, *args: Any) -> None:  # the terminal stays quiet
-            pass
+def routes(session: EditorSession) -> dict[tuple[str, str], Handler]:
+    """The API as a route table; every handler runs under the session's lock."""
 
-        def _send(self, status: int, body: bytes, kind: str) -> None:
-            self.send_response(status)
-            self.send_header("Content-Type", kind)
-            self.send_header("Content-Length", str(len(body)))
-            self.send_header("Cache-Control", "no-store")
-            self.end_headers()
-            self.wfile.write(body)
+    def validate(r: Request) -> Any:
+        return {"problems": session.validate(field(r.body, "map", "object"))}
 
-        def _json(self, data: Any, status: int = 200) -> None:
-            self._send(status, json.dumps(data).encode(), "application/json")
+    def generate(r: Request) -> Any:
+        table = session.generate(field(r.body, "seed", "int", False) or 0, field(r.body, "style", "text", False)
+                                 or "open")
+        return {"map": table, "problems": session.validate(table)}
 
-        def do_GET(self) -> None:
-            self._answer(lambda: self._get())
+    def preview(r: Request) -> Any:
+        table = field(r.body, "map", "object")
+        problems = session.validate(table)
+        png = session.preview(table, field(r.body, "x", "number"), field(r.body, "y", "number"),
+                              field(r.body, "yaw_deg", "number", False) or 0.0,
+                              field(r.body, "pitch_deg", "number", False) or 0.0)
+        return {"png": base64.b64encode(png).decode(), "problems": problems}
 
-        def do_POST(self) -> None:
-            self._answer(lambda: self._post())
+    def level(r: Request) -> Any:
+        session.set_level(field(r.body, "level", "text"))
+        return session.state()
 
-        def _answer(self, work: Any) -> None:
-            """Every request gets a JSON answer: 4xx for a bad one, 500 (no traceback) for a bug."""
+    def save(r: Request) -> Any:
+        path = session.save(field(r.body, "map", "object"), field(r.body, "path", "text", False) or None)
+        return {"saved": str(path), "problems": []}
+
+    table = {("GET", "/api/state"): lambda r: session.state(), ("POST", "/api/validate"): validate,
+             ("POST", "/api/generate"): generate, ("POST", "/api/preview"): preview, ("POST", "/api/level"): level,
+             ("POST", "/api/save"): save}
+    return {key: locked(session, handler) for key, handler in table.items()}
+
+
+def locked(session: EditorSession, handler: Handler) -> Handler:
+    """`handler` under the session's lock; a map whose content does not fit the format is a 400."""
+
+    def run(request: Request) -> Any:
+        with session.lock:
             try:
-                work()
-            except BadRequest as error:
-                self.close_connection = True  # an unread body must not be taken for the next request
-                self._json({"error": str(error)}, error.status)
-            except UserError as error:
-                self._json({"error": str(error)}, 400)
+                return handler(request)
             except (KeyError, TypeError, ValueError, AttributeError, IndexError) as error:
-                self._json({"error": f"malformed request: {type(error).__name__}: {str(error)[:160]}"}, 400)
-            except Exception as error:  # a bug: say so, keep serving
-                self._json({"error": f"internal error: {type(error).__name__}"}, 500)
+                raise RequestError(400, f"malformed request: {type(error).__name__}: {str(error)[:160]}") from None
 
-        def _get(self) -> None:
-            session.access.check_host(self.headers.get("Host"), self.headers.get("Origin"))
-            if self.path in ("/", "/index.html"):
-                self._send(200, session.access.page(PAGE.read_bytes()), "text/html; charset=utf-8")
-            elif self.path == "/api/state":
-                session.access.check_token(self.headers.get(TOKEN_HEADER))
-                with session.lock:
-                    self._json(session.state())
-            else:
-                self._json({"error": "not found"}, 404)
-
-        def _post(self) -> None:
-            session.access.check_host(self.headers.get("Host"), self.headers.get("Origin"))
-            session.access.check_token(self.headers.get(TOKEN_HEADER))
-            body = read_object(self.headers, self.rfile, MAX_BODY_BYTES, need_json_type=True)
-            with session.lock:
-                self._json(self._route(body))
-
-        def _route(self, body: dict[str, Any]) -> Any:
-            if self.path == "/api/validate":
-                return {"problems": session.validate(check(body, "map", "object"))}
-            if self.path == "/api/generate":
-                table = session.generate(check(body, "seed", "int", False) or 0,
-                                         check(body, "style", "text", False) or "open")
-                return {"map": table, "problems": session.validate(table)}
-            if self.path == "/api/preview":
-                table = check(body, "map", "object")
-                problems = session.validate(table)
-                png = session.preview(table, check(body, "x", "number"), check(body, "y", "number"),
-                                      check(body, "yaw_deg", "number", False) or 0.0,
-                                      check(body, "pitch_deg", "number", False) or 0.0)
-                return {"png": base64.b64encode(png).decode(), "problems": problems}
-            if self.path == "/api/level":
-                session.set_level(check(body, "level", "text"))
-                return session.state()
-            if self.path == "/api/save":
-                path = session.save(check(body, "map", "object"), check(body, "path", "text", False) or None)
-                return {"saved": str(path), "problems": []}
-            raise BadRequest(404, f"no such route {self.path}")
-
-    return Handler
+    return run
 
 
 def start_server(path: Path | None, level: str = "arena/coop-v0", port: int = 0,
-                 root: Path | None = None) -> tuple[ThreadingHTTPServer, str]:
-    """Serve the editor on 127.0.0.1 in a daemon thread; returns the server and its URL."""
+                 root: Path | None = None) -> tuple[Any, str]:
+    """Serve the editor on 127.0.0.1 in a daemon thread; returns the HTTP server and the page's URL."""
     session = EditorSession(path, level, root)
     try:
-        server = ThreadingHTTPServer(("127.0.0.1", port), make_handler(session))
+        app = LocalApp(PAGE.read_text(encoding="utf-8"), routes(session), port)
     except OSError as error:
         raise UserError(f"cannot listen on 127.0.0.1:{port}: {error.strerror}", field="--port") from None
-    server.daemon_threads = True
-    session.access.port = server.server_address[1]
-    threading.Thread(target=server.serve_forever, name="rtarena-editor", daemon=True).start()
-    return server, f"http://127.0.0.1:{server.server_address[1]}/"
+    app.start()
+    return app.server, app.url
 
 
 def serve(path: Path | None, level: str = "arena/coop-v0", port: int = 8765, open_browser: bool = True,

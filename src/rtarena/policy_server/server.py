@@ -25,9 +25,9 @@ from typing import Any
 
 from rtarena.agents.llm.tokens import count_messages, count_tokens
 from rtarena.errors import UserError
-from rtarena.http_json import BadRequest, check, read_object
 from rtarena.policy_server.faults import FAULTS, GARBAGE
 from rtarena.policy_server.policies import POLICIES, answer
+from rtarena.webapp import RequestError, field, read_json_body
 
 FILLER_WORD = "think"  # one token under the counting rule
 BATCH_S = 0.02  # filler tokens due within this long go out in one event (50 events per second at most)
@@ -147,11 +147,11 @@ class _Handler(BaseHTTPRequestHandler):
     def do_POST(self) -> None:
         try:
             settings, path = self._route()
-            request = read_object(self.headers, self.rfile)
+            request = read_json_body(self.headers, self.rfile, need_json_type=False)
             check_request(request)
         except (UserError, ValueError) as error:
             return self._json(400, {"error": {"message": str(error), "type": "invalid_request_error"}})
-        except BadRequest as error:
+        except RequestError as error:
             self.close_connection = True  # an unread body must not be taken for the next request
             return self._json(error.status, {"error": {"message": str(error), "type": "invalid_request_error"}})
         if path not in ("/v1/chat/completions", "/chat/completions"):
@@ -294,19 +294,19 @@ class _Handler(BaseHTTPRequestHandler):
 
 
 def check_request(request: dict[str, Any]) -> None:
-    """The fields a completion request must have the right kinds for (`http_json.BadRequest` otherwise)."""
-    for message in check(request, "messages", "list", required=False) or []:
+    """The fields a completion request must have the right kinds for (a 400 `RequestError` otherwise)."""
+    for message in field(request, "messages", "list", required=False) or []:
         if not isinstance(message, dict) or not isinstance(message.get("role", ""), str) or not isinstance(
                 message.get("content") or "", (str, list)):
-            raise BadRequest(400, "each of 'messages' must be an object with a text 'role' and text or list 'content'")
+            raise RequestError(400, "each of 'messages' must be an object: a text 'role', text or list 'content'")
         for part in message.get("content") if isinstance(message.get("content"), list) else []:
             if not isinstance(part, dict):
-                raise BadRequest(400, "each part of a message's 'content' list must be an object")
-    check(request, "stream", "bool", required=False)
-    check(request, "stream_options", "object", required=False)
+                raise RequestError(400, "each part of a message's 'content' list must be an object")
+    field(request, "stream", "bool", required=False)
+    field(request, "stream_options", "object", required=False)
     for name in ("max_tokens", "max_completion_tokens"):
-        if (check(request, name, "int", required=False) or 0) < 0:
-            raise BadRequest(400, f"field {name!r} must be >= 0")
+        if (field(request, name, "int", required=False) or 0) < 0:
+            raise RequestError(400, f"field {name!r} must be >= 0")
 
 
 def _sleep_until(deadline: float) -> None:

@@ -19,7 +19,7 @@ from __future__ import annotations
 import threading
 import time
 
-from rtarena.agents.base import Decision
+from rtarena.contract import Decision
 from rtarena.runtime.episode import Episode, Pending, Published, sim_round, timed_act
 
 SPIN_S = 0.0005  # the last half millisecond before a deadline is spun, not slept: sleep overshoots
