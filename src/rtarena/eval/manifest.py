@@ -115,10 +115,16 @@ def run_state(run_dir: Path, recorded: int) -> str | None:
     total = manifest.get("episodes_total")
     if not isinstance(total, int) or recorded >= total:
         return None
-    status = manifest.get("status")
-    if status == "running" and manifest.get("host") == socket.gethostname() and _alive(manifest.get("pid")):
+    if still_running(manifest):
         return f"running: {recorded} of {total} episodes so far"
-    return f"stopped after {recorded} of {total} episodes" + (" (interrupted)" if status == "interrupted" else "")
+    return f"stopped after {recorded} of {total} episodes" + (
+        " (interrupted)" if manifest.get("status") == "interrupted" else "")
+
+
+def still_running(manifest: dict[str, Any]) -> bool:
+    """Whether the run's driver is alive: `run.json` says `running` and its process lives on this host."""
+    return (manifest.get("status") == "running" and manifest.get("host") == socket.gethostname()
+            and _alive(manifest.get("pid")))
 
 
 def _alive(pid: Any) -> bool:
