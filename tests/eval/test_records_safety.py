@@ -16,6 +16,7 @@ from rtarena.eval.query import connect, run_query
 from rtarena.eval.report import build_report
 from rtarena.eval.runner import EXIT_AGENT_FAILED, EXIT_FAILED_EPISODES, exit_code, record, run_jobs
 from rtarena.eval.store import write_episode
+from rtarena.eval.tables import metric_names
 from rtarena.runtime.match import run_match
 
 
@@ -141,3 +142,15 @@ def test_report_says_a_run_stopped_early(tmp_path):
     (tmp_path / "run.json").write_text(json.dumps(manifest))
     report = build_report([tmp_path], tmp_path / "report")
     assert "stopped after 3 of 5 episodes" in Path(report).with_suffix(".md").read_text()
+
+
+def test_a_metric_that_is_null_in_one_episode_stays_numeric_across_episodes(tmp_path):
+    quiet = cartpole_result(seed=0)
+    quiet.decisions = []
+    quiet.agents["agent_0"]["wall_latency_p50_s"] = None  # no decision, no latency
+    write_episode(tmp_path, "quiet", quiet)
+    write_episode(tmp_path, "busy", cartpole_result(seed=1))
+    con = connect([tmp_path])
+    kinds = dict(con.execute("SELECT column_name, column_type FROM (DESCRIBE agents)").fetchall())
+    assert kinds["wall_latency_p50_s"] == "DOUBLE"
+    assert "wall_latency_p50_s" in metric_names(con)

@@ -80,8 +80,12 @@ def table(rows: list[dict[str, Any]], schema: pa.Schema) -> pa.Table:
 
 
 def _kind(values: list[Any]) -> pa.DataType:
-    """One type for a column of open-ended values: bool, int64, float64, or text when kinds mix."""
+    """One type for a column of open-ended values: bool, int64, float64, or text when kinds mix. A column
+    of nulls only (a latency percentile of an agent that never decided) is float64, the type it has when
+    it holds values, so that episodes read together keep it numeric."""
     kinds = {type(v) for v in values if v is not None}
+    if not kinds:
+        return pa.float64()
     if kinds == {bool}:
         return pa.bool_()
     if kinds and kinds <= {int}:
