@@ -88,7 +88,9 @@ def run(
              "map": map_, "disable": disable}
     changed = ["--" + k.replace("_", "-") for k, v in flags.items() if v != RUN_FLAG_DEFAULTS[k]]
     options = RunOptions(preset, tuple(set_ or ()), ray, resume, workers, video, run_id)
-    run_command(target, flags, changed, options, console)
+    result = run_command(target, flags, changed, options, console)
+    if result.exit_code:  # exit codes: docs/evaluation.md
+        raise typer.Exit(result.exit_code)
 
 
 @app.command()
@@ -283,11 +285,13 @@ def edit(
     level: Annotated[str, typer.Option(help="arena level the map is checked against")] = "arena/coop-v0",
     port: Annotated[int, typer.Option(help="port on 127.0.0.1 (0: any free port)")] = 8765,
     open_browser: Annotated[bool, typer.Option("--open/--no-open", help="open the page in a browser")] = True,
+    root: Annotated[Path | None, typer.Option(help="the folder saves may write to (default: the map's folder)")]
+    = None,
 ) -> None:
     """The map editor: a page on 127.0.0.1 to paint obstacles, place things, generate, preview and save."""
     from rtarena.editor.server import serve
 
-    serve(map_file, level=level, port=port, open_browser=open_browser, console=console)
+    serve(map_file, level=level, port=port, open_browser=open_browser, console=console, root=root)
 
 
 @app.command()

@@ -28,6 +28,8 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
+from rtarena.errors import UserError
+
 MAX_BODY_BYTES = 1 << 20
 TOKEN_HEADER = "X-Rtarena-Token"
 
@@ -124,6 +126,41 @@ def parse_json_body(raw: bytes) -> Any:
     return value
 
 
+def read_json_body(headers: Any, stream: Any, need_json_type: bool = True, max_bytes: int = MAX_BODY_BYTES) -> Any:
+    """A request's JSON body, read only after its type and size are checked (415, 411/400, 413).
+
+    Shared by every local server (this module's apps and the policy server), so a `Content-Length` of
+    99999999999 is refused before anything is read or allocated."""
+    if need_json_type and headers.get("Content-Type", "").split(";")[0].strip().lower() != "application/json":
+        raise RequestError(415, "request bodies must be application/json")
+    try:
+        length = int(headers.get("Content-Length", "0"))
+    except ValueError:
+        raise RequestError(400, "Content-Length is not a number") from None
+    if length < 0 or length > max_bytes:
+        raise RequestError(413, f"body of {length} bytes refused (at most {max_bytes})")
+    return parse_json_body(stream.read(length))
+
+
+KINDS: dict[str, tuple[type, ...]] = {"object": (dict,), "list": (list,), "text": (str,), "bool": (bool,),
+                                      "int": (int,), "number": (int, float)}
+
+
+def field(body: Any, name: str, kind: str, required: bool = True) -> Any:
+    """`body[name]` checked to be of `kind` (object, list, text, bool, int, number), or a 400; None when an
+    optional field is absent."""
+    if not isinstance(body, dict):
+        raise RequestError(400, f"the body must be a JSON object, got {type(body).__name__}")
+    value = body.get(name)
+    if value is None:
+        if required:
+            raise RequestError(400, f"missing field {name!r}")
+        return None
+    if not isinstance(value, KINDS[kind]) or (kind in ("int", "number") and isinstance(value, bool)):
+        raise RequestError(400, f"field {name!r} must be {kind}, got {type(value).__name__} {str(value)[:40]!r}")
+    return value
+
+
 class LocalApp:
     """One page and a table of routes, served on 127.0.0.1 with the checks in the module docstring."""
 
@@ -209,7 +246,10 @@ class _RequestHandler(BaseHTTPRequestHandler):
             else:
                 self._send(200, json.dumps(result, default=_json_default).encode("utf-8"), "application/json")
         except RequestError as error:
+            self.close_connection = True  # an unread body must not be taken for the next request
             self._send_error(error.status, str(error))
+        except UserError as error:  # a value the app's own checks refused (an unknown level ...)
+            self._send_error(400, str(error))
         except Exception as error:  # an internal bug: still a JSON answer, never a dropped connection
             self._send_error(500, f"{type(error).__name__}: {error}")
 
@@ -225,15 +265,7 @@ class _RequestHandler(BaseHTTPRequestHandler):
             raise RequestError(403, f"missing or wrong {TOKEN_HEADER} header (the page carries it)")
 
     def _body(self) -> Any:
-        if self.headers.get("Content-Type", "").split(";")[0].strip() != "application/json":
-            raise RequestError(415, "request bodies must be application/json")
-        try:
-            length = int(self.headers.get("Content-Length", "0"))
-        except ValueError:
-            raise RequestError(400, "Content-Length is not a number") from None
-        if length < 0 or length > MAX_BODY_BYTES:
-            raise RequestError(413, f"body of {length} bytes refused (at most {MAX_BODY_BYTES})")
-        return parse_json_body(self.rfile.read(length))
+        return read_json_body(self.headers, self.rfile)
 
     def _send_error(self, status: int, message: str) -> None:
         self._send(status, json.dumps({"error": message}).encode("utf-8"), "application/json")

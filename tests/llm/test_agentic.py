@@ -20,6 +20,10 @@ class ScriptedClient:
         self.replies = list(replies)
         self.prompts = []
         self.abandoned = type("E", (), {"clear": lambda self: None})()
+        self.timeout_s = 30.0
+
+    def fit_clock(self, clock):
+        pass
 
     def complete(self, messages, timeout_s=None):
         self.prompts.append(json.loads(json.dumps(messages)))

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from rtarena.eval.manifest import still_running
 from rtarena.eval.query import connect
 from rtarena.eval.store import EPISODES, read_episodes
 from rtarena.eval.tables import cell_stats, main_metric, metric_names
@@ -80,9 +81,10 @@ def clock_label(job: dict[str, Any]) -> str:
 
 
 def run_status(done: int, failed: int, expected: int | None, manifest: dict[str, Any]) -> str:
-    """The manifest's word when it has one; otherwise derived from the counts."""
-    if manifest.get("status"):
-        return str(manifest["status"])
+    """`running` while the driver lives (`run.json`), `stopped early` when episodes are missing, else from the
+    counts."""
+    if still_running(manifest):
+        return "running"
     if expected is not None and done < expected:
         return "stopped early"
     return "failed episodes" if failed else "complete"

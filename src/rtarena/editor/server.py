@@ -13,23 +13,25 @@ The page (`page.html`, plain JavaScript, no build step) holds the map being edit
 | `POST /api/level` | `{level}` | the state, checked against another level |
 | `POST /api/save` | `{map, path?}` | `{saved, problems}` |
 
-Only 127.0.0.1 is served: the editor reads and writes files as the user who started it.
+The editor is a `webapp.LocalApp`: only 127.0.0.1, only to its own page (`Host`, `Origin`, the session
+token in the page, JSON bodies of bounded size, 4xx JSON answers to malformed requests). Saves are
+confined to one folder and refused for maps with problems (`save_path.py`).
 """
 
 from __future__ import annotations
 
 import base64
-import json
 import math
 import threading
 import webbrowser
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
+from rtarena.editor.save_path import save_target
 from rtarena.errors import UserError
+from rtarena.webapp import Handler, LocalApp, Request, RequestError, field
 
 PAGE = Path(__file__).with_name("page.html")
 PREVIEW_SIZE = (320, 240)
@@ -38,10 +40,11 @@ PREVIEW_SIZE = (320, 240)
 class EditorSession:
     """The editor's server-side state: the file, the level, and the level's rules."""
 
-    def __init__(self, path: Path | None, level: str = "arena/coop-v0") -> None:
+    def __init__(self, path: Path | None, level: str = "arena/coop-v0", root: Path | None = None) -> None:
         from rtarena.envs.arena.maps.format import read_map_file
 
         self.path = Path(path) if path is not None else None
+        self.root = Path(root or (self.path.resolve().parent if self.path else Path.cwd())).resolve()
         self.lock = threading.Lock()
         self.set_level(level)
         if self.path is not None and self.path.exists():
@@ -104,94 +107,79 @@ class EditorSession:
     def save(self, table: dict[str, Any], path: str | None) -> Path:
         from rtarena.envs.arena.maps.format import write_map_file
 
-        target = Path(path) if path else self.path
-        if target is None:
-            raise UserError("give a file name to save to", field="path")
-        if target.suffix.lower() not in (".toml", ".json"):
-            raise UserError(f"a map file ends in .toml or .json, got {target.name!r}", field="path")
+        if not path and self.path is None:
+            raise RequestError(400, "give a file name to save to")
+        problems = self.validate(table)
+        if problems:
+            raise RequestError(422, f"not saved: the map has {len(problems)} problem(s), first: {problems[0]['line']}")
+        target = save_target(self.root, path or str(self.path), self.path)
         self.path = write_map_file(table, target)
         self.map = table
         return self.path
 
 
-def make_handler(session: EditorSession) -> type[BaseHTTPRequestHandler]:
-    class Handler(BaseHTTPRequestHandler):
-        def log_message(self, format: str, *args: Any) -> None:  # the terminal stays quiet
-            pass
+def routes(session: EditorSession) -> dict[tuple[str, str], Handler]:
+    """The API as a route table; every handler runs under the session's lock."""
 
-        def _send(self, status: int, body: bytes, kind: str) -> None:
-            self.send_response(status)
-            self.send_header("Content-Type", kind)
-            self.send_header("Content-Length", str(len(body)))
-            self.send_header("Cache-Control", "no-store")
-            self.end_headers()
-            self.wfile.write(body)
+    def validate(r: Request) -> Any:
+        return {"problems": session.validate(field(r.body, "map", "object"))}
 
-        def _json(self, data: Any, status: int = 200) -> None:
-            self._send(status, json.dumps(data).encode(), "application/json")
+    def generate(r: Request) -> Any:
+        table = session.generate(field(r.body, "seed", "int", False) or 0, field(r.body, "style", "text", False)
+                                 or "open")
+        return {"map": table, "problems": session.validate(table)}
 
-        def do_GET(self) -> None:
-            if self.path in ("/", "/index.html"):
-                self._send(200, PAGE.read_bytes(), "text/html; charset=utf-8")
-            elif self.path == "/api/state":
-                with session.lock:
-                    self._json(session.state())
-            else:
-                self._json({"error": "not found"}, 404)
+    def preview(r: Request) -> Any:
+        table = field(r.body, "map", "object")
+        problems = session.validate(table)
+        png = session.preview(table, field(r.body, "x", "number"), field(r.body, "y", "number"),
+                              field(r.body, "yaw_deg", "number", False) or 0.0,
+                              field(r.body, "pitch_deg", "number", False) or 0.0)
+        return {"png": base64.b64encode(png).decode(), "problems": problems}
 
-        def do_POST(self) -> None:
-            length = int(self.headers.get("Content-Length") or 0)
+    def level(r: Request) -> Any:
+        session.set_level(field(r.body, "level", "text"))
+        return session.state()
+
+    def save(r: Request) -> Any:
+        path = session.save(field(r.body, "map", "object"), field(r.body, "path", "text", False) or None)
+        return {"saved": str(path), "problems": []}
+
+    table = {("GET", "/api/state"): lambda r: session.state(), ("POST", "/api/validate"): validate,
+             ("POST", "/api/generate"): generate, ("POST", "/api/preview"): preview, ("POST", "/api/level"): level,
+             ("POST", "/api/save"): save}
+    return {key: locked(session, handler) for key, handler in table.items()}
+
+
+def locked(session: EditorSession, handler: Handler) -> Handler:
+    """`handler` under the session's lock; a map whose content does not fit the format is a 400."""
+
+    def run(request: Request) -> Any:
+        with session.lock:
             try:
-                body = json.loads(self.rfile.read(length) or b"{}")
-            except ValueError:
-                self._json({"error": "the request body is not JSON"}, 400)
-                return
-            try:
-                with session.lock:
-                    self._json(self._route(body))
-            except UserError as error:
-                self._json({"error": str(error)}, 400)
-            except KeyError as error:
-                self._json({"error": f"missing {error}"}, 400)
+                return handler(request)
+            except (KeyError, TypeError, ValueError, AttributeError, IndexError) as error:
+                raise RequestError(400, f"malformed request: {type(error).__name__}: {str(error)[:160]}") from None
 
-        def _route(self, body: dict[str, Any]) -> Any:
-            if self.path == "/api/validate":
-                return {"problems": session.validate(body["map"])}
-            if self.path == "/api/generate":
-                table = session.generate(int(body.get("seed", 0)), str(body.get("style", "open")))
-                return {"map": table, "problems": session.validate(table)}
-            if self.path == "/api/preview":
-                problems = session.validate(body["map"])
-                png = session.preview(body["map"], float(body["x"]), float(body["y"]), float(body.get("yaw_deg", 0)),
-                                      float(body.get("pitch_deg", 0)))
-                return {"png": base64.b64encode(png).decode(), "problems": problems}
-            if self.path == "/api/level":
-                session.set_level(str(body["level"]))
-                return session.state()
-            if self.path == "/api/save":
-                path = session.save(body["map"], body.get("path") or None)
-                return {"saved": str(path), "problems": session.validate(body["map"])}
-            raise UserError(f"no such route {self.path}")
-
-    return Handler
+    return run
 
 
-def start_server(path: Path | None, level: str = "arena/coop-v0", port: int = 0) -> tuple[ThreadingHTTPServer, str]:
-    """Serve the editor on 127.0.0.1 in a daemon thread; returns the server and its URL."""
-    session = EditorSession(path, level)
+def start_server(path: Path | None, level: str = "arena/coop-v0", port: int = 0,
+                 root: Path | None = None) -> tuple[Any, str]:
+    """Serve the editor on 127.0.0.1 in a daemon thread; returns the HTTP server and the page's URL."""
+    session = EditorSession(path, level, root)
     try:
-        server = ThreadingHTTPServer(("127.0.0.1", port), make_handler(session))
+        app = LocalApp(PAGE.read_text(encoding="utf-8"), routes(session), port)
     except OSError as error:
         raise UserError(f"cannot listen on 127.0.0.1:{port}: {error.strerror}", field="--port") from None
-    server.daemon_threads = True
-    threading.Thread(target=server.serve_forever, name="rtarena-editor", daemon=True).start()
-    return server, f"http://127.0.0.1:{server.server_address[1]}/"
+    app.start()
+    return app.server, app.url
 
 
 def serve(path: Path | None, level: str = "arena/coop-v0", port: int = 8765, open_browser: bool = True,
-          console: Any = None) -> None:
+          console: Any = None, root: Path | None = None) -> None:
     """Run the editor until Ctrl-C."""
-    server, url = start_server(path, level, port)
+    server, url = start_server(path, level, port, root)
     if console is not None:
         console.print(f"map editor on {url} (Ctrl-C to stop)")
     if open_browser:

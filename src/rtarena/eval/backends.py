@@ -7,8 +7,14 @@ a time, so a worker that dies (or a Ray node on another machine) cannot leave ha
 
 from __future__ import annotations
 
+import contextlib
+import ctypes
 import multiprocessing
 import os
+import signal
+import sys
+import threading
+import time
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from concurrent.futures.process import BrokenProcessPool
 from typing import Any
@@ -48,6 +54,28 @@ class InlineBackend:
         self.queue.clear()
 
 
+PR_SET_PDEATHSIG = 1  # linux/prctl.h
+
+
+def die_with_parent(parent_pid: int) -> None:
+    """Pool worker initializer: end this worker when the driver ends, however it ends (even SIGKILL).
+
+    On Linux the kernel sends SIGKILL when the parent dies (`prctl(PR_SET_PDEATHSIG)`); everywhere a
+    daemon thread also polls the parent's pid and exits the process when it has changed."""
+    if sys.platform.startswith("linux"):
+        with contextlib.suppress(OSError, AttributeError):
+            ctypes.CDLL(None, use_errno=True).prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
+    if os.getppid() != parent_pid:  # the parent died before the line above ran
+        os._exit(1)
+    threading.Thread(target=_watch_parent, args=(parent_pid,), name="rtarena-parent-watch", daemon=True).start()
+
+
+def _watch_parent(parent_pid: int, every_s: float = 1.0) -> None:
+    while os.getppid() == parent_pid:
+        time.sleep(every_s)
+    os._exit(1)
+
+
 class PoolBackend:
     """A local pool of worker processes (spawned, so no thread or lock of the driver leaks into them)."""
 
@@ -56,7 +84,7 @@ class PoolBackend:
     def __init__(self, workers: int) -> None:
         self.workers = workers
         self.context = multiprocessing.get_context("spawn")
-        self.pool = ProcessPoolExecutor(max_workers=workers, mp_context=self.context)
+        self.pool = self._new_pool()
         self.futures: dict[Future, EpisodeJob] = {}
 
     def describe(self) -> dict[str, Any]:
@@ -85,8 +113,12 @@ class PoolBackend:
                 out.append((job, crashed(job, "worker process died (pool broken by another episode)")))
             self.futures.clear()
             self.pool.shutdown(wait=False, cancel_futures=True)
-            self.pool = ProcessPoolExecutor(max_workers=self.workers, mp_context=self.context)
+            self.pool = self._new_pool()
         return out
+
+    def _new_pool(self) -> ProcessPoolExecutor:
+        return ProcessPoolExecutor(max_workers=self.workers, mp_context=self.context,
+                                   initializer=die_with_parent, initargs=(os.getpid(),))
 
     def close(self) -> None:
         self.pool.shutdown(wait=False, cancel_futures=True)

@@ -118,6 +118,7 @@ def run_flags(env_id: str, flags: dict[str, Any], options: RunOptions, console: 
                         "one per slot", field="--agent")
     seeds = tuple(range(flags["seed_start"], flags["seed_start"] + flags["seeds"]))
     out = Path(flags["out"])
+    refuse_reuse(out, options.resume)
     experiment = experiment_from_flags(env_id, specs, flags["clock"], settings, env_kwargs, seeds,
                                        flags["max_steps"], str(out))
     if custom:
@@ -143,6 +144,17 @@ def run_flags(env_id: str, flags: dict[str, Any], options: RunOptions, console: 
     console.print(table)
     console.print(f"episodes: {out / 'episodes.jsonl'}  decisions: {out / 'decisions'}")
     return result
+
+
+def refuse_reuse(out: Path, resume: bool) -> None:
+    """One folder holds one run: writing a second run into it would pair one run's lines with another's
+    records, so an existing run folder needs `--resume` (which checks it is the same experiment)."""
+    if resume:
+        return
+    for name in ("episodes.jsonl", "config.json"):
+        if (out / name).exists():
+            raise UserError(f"{out} already holds a run ({name}); choose another --out, or add --resume to "
+                            "finish that run", field="--out")
 
 
 def print_summary(run_dir: Path, console: Console, limit: int = 40) -> None:

@@ -20,6 +20,7 @@ from typing import Any
 
 from rtarena.errors import UserError
 from rtarena.eval.store import write_bytes
+from rtarena.redact import redact_all
 
 PACKAGES = ("rtarena", "numpy", "gymnasium", "pettingzoo", "pyarrow", "duckdb", "rich", "typer", "ray",
             "openai", "pygame-ce", "numba", "imageio-ffmpeg", "playwright")
@@ -57,7 +58,7 @@ def now() -> str:
 
 
 def _write_json(path: Path, data: dict[str, Any]) -> None:
-    write_bytes(path, (json.dumps(data, indent=2, sort_keys=True, default=str) + "\n").encode())
+    write_bytes(path, (json.dumps(redact_all(data), indent=2, sort_keys=True, default=str) + "\n").encode())
 
 
 def read_json(path: Path) -> dict[str, Any]:
@@ -87,6 +88,7 @@ def start_session(run_dir: Path, run_id: str, config: dict[str, Any], jobs: list
         jobs = jobs + [j for j in stored["jobs"] if j["key"] not in known]
     _write_json(config_path, {"run_id": run_id, "experiment": config, "jobs": jobs})
     manifest = read_json(run_dir / RUN) or {"run_id": run_id, "created": now(), "sessions": []}
+    manifest.update(status="running", episodes_total=len(jobs), pid=os.getpid(), host=socket.gethostname())
     manifest["sessions"].append({"started": now(), "resume": resume, "backend": backend, "argv": sys.argv,
                                  "versions": package_versions(), "machine": machine_info()})
     manifest["versions"] = manifest["sessions"][-1]["versions"]
@@ -95,8 +97,43 @@ def start_session(run_dir: Path, run_id: str, config: dict[str, Any], jobs: list
     _write_json(run_dir / RUN, manifest)
 
 
-def finish_session(run_dir: Path, counts: dict[str, int]) -> None:
+def finish_session(run_dir: Path, counts: dict[str, int], status: str) -> None:
+    """Close this session in `run.json`: `status` is `finished` (every episode recorded) or `interrupted`."""
     manifest = read_json(run_dir / RUN)
     if manifest.get("sessions"):
-        manifest["sessions"][-1].update({"finished": now(), **counts})
+        manifest["sessions"][-1].update({"finished": now(), "status": status, **counts})
+        manifest["status"] = status
         _write_json(run_dir / RUN, manifest)
+
+
+def run_state(run_dir: Path, recorded: int) -> str | None:
+    """A line saying a run is incomplete ("stopped after N of M episodes"), or None when it is whole.
+
+    A run whose `run.json` still says `running` is reported as running only while its process lives on
+    this host; otherwise it was killed (SIGKILL, power loss) and stopped where its episodes end."""
+    manifest = read_json(run_dir / RUN)
+    total = manifest.get("episodes_total")
+    if not isinstance(total, int) or recorded >= total:
+        return None
+    if still_running(manifest):
+        return f"running: {recorded} of {total} episodes so far"
+    return f"stopped after {recorded} of {total} episodes" + (
+        " (interrupted)" if manifest.get("status") == "interrupted" else "")
+
+
+def still_running(manifest: dict[str, Any]) -> bool:
+    """Whether the run's driver is alive: `run.json` says `running` and its process lives on this host."""
+    return (manifest.get("status") == "running" and manifest.get("host") == socket.gethostname()
+            and _alive(manifest.get("pid")))
+
+
+def _alive(pid: Any) -> bool:
+    if not isinstance(pid, int) or pid <= 0:
+        return False
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True

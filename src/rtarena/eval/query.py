@@ -9,6 +9,8 @@ Views (each with a `run_id` column taken from the folder name):
 | `decisions` | decision                         | `*/decisions/*.parquet`       |
 | `steps`     | env step                         | `*/steps/*.parquet`           |
 | `events`    | env event                        | `*/events/*.parquet`          |
+
+Parquet views read only the files of episodes whose `episodes.jsonl` line is written (the commit).
 | `runs`      | run                              | `*/run.json`                  |
 
     rtarena query "SELECT agent_label, level, avg(score) FROM agents GROUP BY ALL"
@@ -21,6 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from rtarena.errors import UserError
+from rtarena.eval.store import read_episodes
 
 PARQUET_VIEWS = ("agents", "decisions", "steps", "events")
 RUN_ID_SQL = "regexp_extract(filename, '([^/]+)/{sub}[^/]+$', 1)"
@@ -30,23 +33,35 @@ def _quote(path: Path | str) -> str:
     return "'" + str(path).replace("'", "''") + "'"
 
 
+def is_run(path: Path) -> bool:
+    """A run folder: it has episodes (`episodes.jsonl`) or was at least started (`run.json`)."""
+    return (path / "episodes.jsonl").exists() or (path / "run.json").exists()
+
+
 def run_dirs(runs: Iterable[str | Path] = (), root: str | Path = "runs") -> list[Path]:
     """Run folders named by path or by id under `root`; with none named, every run under `root`."""
     named = list(runs)
     if not named:
-        found = sorted(p.parent for p in Path(root).glob("*/episodes.jsonl"))
+        found = sorted(p for p in Path(root).glob("*/") if is_run(p))
         if not found:
             raise UserError(f"no runs under {root}/ (a run folder holds episodes.jsonl)", field="--root")
         return found
     out = []
     for run in named:
         path = Path(run)
-        if not (path / "episodes.jsonl").exists() and (Path(root) / str(run) / "episodes.jsonl").exists():
+        if not is_run(path) and is_run(Path(root) / str(run)):
             path = Path(root) / str(run)
-        if not (path / "episodes.jsonl").exists():
+        if not is_run(path):
             raise UserError(f"{run} is not a run folder (no episodes.jsonl there or under {root}/)", field="RUN")
         out.append(path)
     return out
+
+
+def committed_keys(run_dir: Path) -> list[str]:
+    """Episodes whose line is written: only their Parquet files are read (a file without its line is half
+    an episode, from a run killed mid-commit or still running)."""
+    return sorted({line["episode"] for line in read_episodes(run_dir)
+                   if line.get("status", "ok") == "ok" and isinstance(line.get("episode"), str)})
 
 
 def connect(dirs: list[Path]) -> Any:
@@ -54,19 +69,26 @@ def connect(dirs: list[Path]) -> Any:
     import duckdb
 
     con = duckdb.connect()
-    files = ", ".join(_quote(d.resolve() / "episodes.jsonl") for d in dirs)
-    con.execute(f"""
-        CREATE VIEW episodes AS
-        SELECT regexp_extract(filename, '([^/]+)/episodes.jsonl$', 1) AS run_id, * EXCLUDE (filename)
-        FROM read_json([{files}], format='newline_delimited', union_by_name=true, ignore_errors=true,
-                       filename=true, maximum_object_size=67108864)
-        WHERE episode IS NOT NULL
-    """)
+    lines = [d.resolve() / "episodes.jsonl" for d in dirs]
+    files = ", ".join(_quote(f) for f in lines if f.exists() and f.stat().st_size)
+    if not files:  # runs stopped before their first episode
+        con.execute("CREATE VIEW episodes AS SELECT NULL::VARCHAR AS run_id, NULL::VARCHAR AS episode, "
+                    "NULL::VARCHAR AS status, NULL::VARCHAR AS error WHERE false")
+    else:
+        con.execute(f"""
+            CREATE VIEW episodes AS
+            SELECT regexp_extract(filename, '([^/]+)/episodes.jsonl$', 1) AS run_id, * EXCLUDE (filename)
+            FROM read_json([{files}], format='newline_delimited', union_by_name=true, ignore_errors=true,
+                           filename=true, maximum_object_size=67108864)
+            WHERE episode IS NOT NULL
+        """)
+    committed = {d: committed_keys(d) for d in dirs}
     for view in PARQUET_VIEWS:
-        globs = [str(d.resolve() / view / "*.parquet") for d in dirs if any((d / view).glob("*.parquet"))]
-        if globs:
+        files = [d.resolve() / view / f"{key}.parquet" for d in dirs for key in committed[d]]
+        files = [f for f in files if f.exists()]
+        if files:
             run_id = RUN_ID_SQL.format(sub=f"{view}/")
-            sources = ", ".join(_quote(g) for g in globs)
+            sources = ", ".join(_quote(f) for f in files)
             con.execute(f"""
                 CREATE VIEW {view} AS
                 SELECT {run_id} AS run_id, * EXCLUDE (filename{', run_id' if view == 'agents' else ''})

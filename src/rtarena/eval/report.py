@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from rtarena.eval import svg
+from rtarena.eval.manifest import run_state
 from rtarena.eval.query import connect, run_dirs
 from rtarena.eval.tables import (
     REPORT_METRICS,
@@ -166,10 +167,11 @@ def _pooled(cells: list[dict[str, Any]], group: str, metric: str) -> dict[tuple[
 def _runs_section(con: Any, dirs: list[Path]) -> Section:
     section = Section("runs")
     counts = {run: (ok, failed) for run, ok, failed in episode_counts(con)}
-    section.markdown += ["| run | experiment | episodes ok | failed | backend | machine |", "|---|---|---|---|---|---|"]
+    section.markdown += ["| run | experiment | episodes ok | failed | state | backend | machine |",
+                         "|---|---|---|---|---|---|---|"]
     html = ['<table class="runs"><thead><tr><th class="key">run</th><th class="key">experiment</th>'
-            "<th>episodes ok</th><th>failed</th><th class='key'>backend</th><th class='key'>machine</th></tr>"
-            "</thead><tbody>"]
+            "<th>episodes ok</th><th>failed</th><th class='key'>state</th><th class='key'>backend</th>"
+            "<th class='key'>machine</th></tr></thead><tbody>"]
     for d in dirs:
         info = json.loads((d / "run.json").read_text()) if (d / "run.json").exists() else {}
         session = (info.get("sessions") or [{}])[-1]
@@ -177,9 +179,10 @@ def _runs_section(con: Any, dirs: list[Path]) -> Section:
         machine = info.get("machine", {})
         where = f"{machine.get('cpu_count', '?')} CPUs, {machine.get('platform', '')}" if machine else ""
         ok, failed = counts.get(d.name, (0, 0))
-        row = [d.name, str(info.get("experiment", "")), str(ok), str(failed), backend, where]
+        state = run_state(d, ok + failed) or "complete"
+        row = [d.name, str(info.get("experiment", "")), str(ok), str(failed), state, backend, where]
         section.markdown.append("| " + " | ".join(row) + " |")
-        html.append("<tr>" + "".join(f'<td class="{"key" if i in (0, 1, 4, 5) else ""}">{escape(v)}</td>'
+        html.append("<tr>" + "".join(f'<td class="{"key" if i in (0, 1, 4, 5, 6) else ""}">{escape(v)}</td>'
                                      for i, v in enumerate(row)) + "</tr>")
     section.html += [*html, "</tbody></table>"]
     return section
@@ -245,6 +248,12 @@ def build_report(runs: list[str | Path], out: Path | None = None, root: str | Pa
             f"<style>{CSS}</style></head><body><h1>{escape(title)}</h1>"
             "<p class='muted'>Mean ± standard error over episodes; hover a cell for n. "
             f"Generated {escape(datetime.now().isoformat(timespec='seconds'))}.</p>"]
+    counts = {run: ok + failed for run, ok, failed in episode_counts(con)}
+    for d in dirs:
+        state = run_state(d, counts.get(d.name, 0))
+        if state:
+            md += [f"**{d.name}: {state}**", ""]
+            html.append(f"<p><strong>{escape(d.name)}: {escape(state)}</strong></p>")
     for s in sections[:1 + len(main)]:
         md += [f"## {s.title}", "", *s.markdown, ""]
         html += [f"<h2>{escape(s.title)}</h2>", *s.html]

@@ -9,9 +9,14 @@ line, so a run killed at any moment ends, once resumed, with every episode exact
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
+import signal
+import threading
+import traceback
 from collections import Counter
+from collections.abc import Callable, Iterator
 from dataclasses import asdict, dataclass, field, replace
 from datetime import datetime
 from pathlib import Path
@@ -25,7 +30,15 @@ from rtarena.eval.backends import make_backend
 from rtarena.eval.episodes import EpisodeJob, episode_extra
 from rtarena.eval.experiment import Experiment, endpoint_of
 from rtarena.eval.progress import RunProgress
-from rtarena.eval.store import done_keys, repair_tail, write_episode, write_failure
+from rtarena.eval.store import (
+    done_keys,
+    read_episodes,
+    remove_episode_files,
+    repair_tail,
+    write_episode,
+    write_failure,
+)
+from rtarena.redact import redact_all
 from rtarena.runtime.clocks import clock_class
 from rtarena.runtime.records import jsonable
 
@@ -41,9 +54,57 @@ class RunResult:
     def failed(self) -> int:
         return sum(line.get("status") != "ok" for line in self.lines)
 
+    @property
+    def exit_code(self) -> int:
+        """The process exit status this run earns (see docs/evaluation.md, "Exit codes")."""
+        return exit_code(read_episodes(self.run_dir))
+
+
+EXIT_OK, EXIT_FAILED_EPISODES, EXIT_AGENT_FAILED, EXIT_INTERRUPTED = 0, 3, 4, 130
+
+
+def dead_agents(lines: list[dict[str, Any]]) -> list[tuple[str, str, dict[str, int]]]:
+    """(episode, agent, failures by kind) for each agent of an ok episode that failed every decision."""
+    out = []
+    for line in lines:
+        if line.get("status") != "ok":
+            continue
+        for agent, metrics in (line.get("agents") or {}).items():
+            made = metrics.get("decisions") or 0
+            if made and metrics.get("failed_decisions") == made:
+                out.append((line["episode"], agent, metrics.get("failures") or {}))
+    return out
+
+
+def exit_code(lines: list[dict[str, Any]]) -> int:
+    """0 when every episode finished ok; 3 when some episode failed; 4 when an agent failed every decision."""
+    if any(line.get("status") != "ok" for line in lines):
+        return EXIT_FAILED_EPISODES
+    return EXIT_AGENT_FAILED if dead_agents(lines) else EXIT_OK
+
+
+class Interrupted(KeyboardInterrupt):
+    """SIGTERM, turned into the same orderly stop as Ctrl-C."""
+
+
+@contextlib.contextmanager
+def sigterm_stops() -> Iterator[None]:
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+
+    def stop(signum: int, frame: Any) -> None:
+        raise Interrupted(f"signal {signum}")
+
+    previous = signal.signal(signal.SIGTERM, stop)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+
 
 def job_to_dict(job: EpisodeJob) -> dict[str, Any]:
-    return {"key": job.key, **json.loads(json.dumps(jsonable(asdict(job))))}
+    return redact_all({"key": job.key, **json.loads(json.dumps(jsonable(asdict(job))))})
 
 
 def job_from_dict(data: dict[str, Any]) -> EpisodeJob:
@@ -126,35 +187,65 @@ def run_jobs(jobs: list[EpisodeJob], run_dir: Path, run_id: str, config: dict[st
     if backend.workers > cpus and any(clock_class(job.clock).concurrent for job in pending):
         console.print(f"note: {backend.workers} episodes at once on {cpus} CPUs; wall-clock episodes share the "
                       "CPUs and their timing suffers (use --workers to limit)", highlight=False)
-    try:
-        manifest.start_session(run_dir, run_id, config, [job_to_dict(j) for j in jobs], backend.describe(), resume)
-        in_flight: dict[str, EpisodeJob] = {}
-        usage: Counter = Counter()
-        with RunProgress(console, run_id, len(jobs), result.skipped, backend.name) as progress:
-            while pending or in_flight:
-                while len(in_flight) < backend.workers:
-                    job = next((j for j in pending if fits(endpoint_load(j), usage, limits)), None)
-                    if job is None:
-                        break
-                    pending.remove(job)
-                    in_flight[job.key] = job
-                    usage.update(endpoint_load(job))
-                    backend.submit(job)
-                    progress.started(job.key)
-                for job, payload in backend.poll(timeout=0.25):
-                    in_flight.pop(job.key, None)
-                    usage.subtract(endpoint_load(job))
-                    line = record(run_dir, run_id, job, payload)
-                    result.lines.append(line)
-                    progress.finished(job.key, line)
-    except KeyboardInterrupt:
-        console.print(f"interrupted: {result.skipped + len(result.lines)} of {len(jobs)} episodes are recorded in "
-                      f"{run_dir}; add --resume to run the rest", highlight=False)
-        raise
-    finally:
-        backend.close()
-    manifest.finish_session(run_dir, {"episodes_run": len(result.lines), "episodes_failed": result.failed})
+    manifest.start_session(run_dir, run_id, config, [job_to_dict(j) for j in jobs], backend.describe(), resume)
+    status = "interrupted"
+    with sigterm_stops():
+        try:
+            with RunProgress(console, run_id, len(jobs), result.skipped, backend.name) as progress:
+
+                def finished(job: EpisodeJob, payload: dict[str, Any]) -> None:
+                    result.lines.append(record(run_dir, run_id, job, payload))
+                    progress.finished(job.key, result.lines[-1])
+
+                drive(backend, pending, limits, finished, progress.started)
+            status = "finished"
+        except KeyboardInterrupt:
+            console.print(f"interrupted: {result.skipped + len(result.lines)} of {len(jobs)} episodes are recorded "
+                          f"in {run_dir}; add --resume to run the rest", highlight=False)
+            raise
+        finally:
+            backend.close()
+            manifest.finish_session(run_dir, {"episodes_run": len(result.lines), "episodes_failed": result.failed},
+                                    status)
+    warn(result, console)
     return result
+
+
+def drive(backend: Any, pending: list[EpisodeJob], limits: dict[str, int],
+          finished: Callable[[EpisodeJob, dict[str, Any]], None], started: Callable[[str], None]) -> None:
+    """Keep the backend busy within the endpoint limits until every pending job has finished."""
+    in_flight: dict[str, EpisodeJob] = {}
+    usage: Counter = Counter()
+    while pending or in_flight:
+        while len(in_flight) < backend.workers:
+            job = next((j for j in pending if fits(endpoint_load(j), usage, limits)), None)
+            if job is None:
+                break
+            pending.remove(job)
+            in_flight[job.key] = job
+            usage.update(endpoint_load(job))
+            backend.submit(job)
+            started(job.key)
+        for job, payload in backend.poll(timeout=0.25):
+            in_flight.pop(job.key, None)
+            usage.subtract(endpoint_load(job))
+            finished(job, payload)
+
+
+def warn(result: RunResult, console: Console) -> None:
+    """Warning lines for what a table of means would hide: agents that failed every decision, and model
+    calls left unanswered when an episode ended (abandoned decisions)."""
+    dead = dead_agents(result.lines)
+    for episode, agent, failures in dead[:5]:
+        kinds = ", ".join(f"{k} x{n}" for k, n in failures.items())
+        console.print(f"warning: {agent} failed every decision in {episode} ({kinds})", highlight=False, soft_wrap=True)
+    if len(dead) > 5:
+        console.print(f"warning: ... and {len(dead) - 5} more agents failed every decision", highlight=False)
+    abandoned = sum((m.get("failures") or {}).get("abandoned", 0) for line in result.lines
+                    for m in (line.get("agents") or {}).values())
+    if abandoned:
+        console.print(f"warning: {abandoned} model calls were still unanswered when their episodes ended "
+                      "(recorded as `abandoned` decisions)", highlight=False, soft_wrap=True)
 
 
 def fits(load: Counter, usage: Counter, limits: dict[str, int]) -> bool:
@@ -171,9 +262,14 @@ def record(run_dir: Path, run_id: str, job: EpisodeJob, payload: dict[str, Any])
     base = {"run_id": run_id, "worker": payload.get("worker", {}), "worker_seconds": payload.get("worker_seconds")}
     if payload.get("ok"):
         outcome = payload["outcome"]
-        extra = {**episode_extra(job, outcome), **base}
-        return write_episode(run_dir, job.key, outcome.result, extra, slot_specs=outcome.slot_specs,
-                             video=outcome.video, files=outcome.files)
+        try:
+            extra = {**episode_extra(job, outcome), **base}
+            return write_episode(run_dir, job.key, outcome.result, extra, slot_specs=outcome.slot_specs,
+                                 video=outcome.video, files=outcome.files)
+        except Exception as error:  # one episode that cannot be stored fails alone, never the run
+            remove_episode_files(run_dir, job.key)
+            payload = {**payload, "error": f"recording failed: {type(error).__name__}: {error}",
+                       "traceback": traceback.format_exc(limit=8)}
     details = {"env_id": job.env_id, "seed": job.seed, "label": job.label, "agent_specs": list(job.agent_specs),
                "env_kwargs": job.env_kwargs, "clock": {"clock": job.clock, **job.clock_settings}, **job.tags,
                **base, "traceback": payload.get("traceback", "")}

@@ -10,8 +10,9 @@
 
 Every finished episode is written at once: its video and Parquet files first (each written to a
 temporary name and renamed), then its line in `episodes.jsonl` (one `write` of a whole line, flushed and
-fsynced). The line is the commit: a run killed at any moment leaves only whole episodes behind, an
-episode without its line is simply run again on resume, and `repair_tail` drops a torn last line.
+fsynced). The line is the commit: readers (`query.connect`) take only the files of episodes with a
+line, an episode without its line is simply run again on resume, and `repair_tail` drops a torn last line.
+Tables have declared schemas (`schemas.py`) and every text passes through `rtarena.redact`.
 """
 
 from __future__ import annotations
@@ -24,6 +25,8 @@ from typing import Any
 import pyarrow as pa
 import pyarrow.parquet as pq
 
+from rtarena.eval import schemas
+from rtarena.redact import redact_all
 from rtarena.runtime.records import MatchResult, jsonable
 
 EPISODES = "episodes.jsonl"
@@ -35,32 +38,17 @@ def episode_key(env_id: str, seed: int, label: str = "") -> str:
     return f"{base}__{label}" if label else base
 
 
-def _table(rows: list[dict[str, Any]]) -> pa.Table:
-    """Rows as a Parquet table; nested values (actions, dicts) are stored as JSON text."""
-    if not rows:
-        return pa.table({})
-    names = list(dict.fromkeys(name for row in rows for name in row))  # union, first-seen order
-    columns: dict[str, list[Any]] = {name: [] for name in names}
-    for row in rows:
-        for name in columns:
-            value = row.get(name)
-            if isinstance(value, (dict, list, tuple)):
-                value = json.dumps(jsonable(value), sort_keys=True)
-            columns[name].append(value)
-    return pa.table(columns)
-
-
-def write_parquet(path: Path, rows: list[dict[str, Any]]) -> None:
+def write_table(path: Path, data: pa.Table) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_suffix(path.suffix + ".tmp")
-    pq.write_table(_table(rows), tmp)
+    pq.write_table(data, tmp)
     os.replace(tmp, path)
 
 
 def append_line(path: Path, record: dict[str, Any]) -> None:
     """Append one JSON line atomically enough for resume: a single write, flushed and fsynced."""
     path.parent.mkdir(parents=True, exist_ok=True)
-    line = json.dumps(jsonable(record), sort_keys=True) + "\n"
+    line = json.dumps(redact_all(jsonable(record)), sort_keys=True) + "\n"
     with open(path, "a", encoding="utf-8") as handle:
         handle.write(line)
         handle.flush()
@@ -99,22 +87,38 @@ def write_episode(out_dir: Path, key: str, result: MatchResult, extra: dict[str,
     """Write one finished episode's records and its line in `episodes.jsonl`; returns the line."""
     out_dir = Path(out_dir)
     extra = dict(extra or {})
+    # Every table (and the line) is built before any file is written, so a record that cannot be stored
+    # fails here, with nothing of the episode on disk yet.
+    tables = {
+        "agents": schemas.agents_table(agent_rows(key, result, extra, slot_specs or {})),
+        "decisions": schemas.table([{"episode": key, **row} for row in result.decision_rows()], schemas.DECISIONS),
+        "steps": schemas.table([{"episode": key, **row} for row in result.step_rows()], schemas.STEPS),
+        "events": schemas.events_table([{"episode": key, **e} for e in result.events]),
+    }
     if video is not None:
-        write_bytes(out_dir / "videos" / f"{key}.mp4", video)
         extra["video"] = f"videos/{key}.mp4"
-    for relative, content in (files or {}).items():
-        write_bytes(out_dir / relative, content)
     if files:
         extra["files"] = sorted(files)
-    write_parquet(out_dir / "agents" / f"{key}.parquet", agent_rows(key, result, extra, slot_specs or {}))
-    write_parquet(out_dir / "decisions" / f"{key}.parquet",
-                  [{"episode": key, **row} for row in result.decision_rows()])
-    write_parquet(out_dir / "steps" / f"{key}.parquet", [{"episode": key, **row} for row in result.step_rows()])
-    if result.events:
-        write_parquet(out_dir / "events" / f"{key}.parquet", [{"episode": key, **e} for e in result.events])
     line = {"episode": key, "status": "ok", **result.summary(), **extra}
+    json.dumps(jsonable(line))  # a line that cannot be written fails now, not after the files
+    if video is not None:
+        write_bytes(out_dir / extra["video"], video)
+    for relative, content in (files or {}).items():
+        write_bytes(out_dir / relative, content)
+    for view, data in tables.items():
+        write_table(out_dir / view / f"{key}.parquet", data)
     append_line(out_dir / EPISODES, line)
     return line
+
+
+RECORD_VIEWS = ("agents", "decisions", "steps", "events")
+
+
+def remove_episode_files(out_dir: Path, key: str) -> None:
+    """Delete whatever an episode left of its Parquet files (before its line was written)."""
+    for view in RECORD_VIEWS:
+        for suffix in (".parquet", ".parquet.tmp"):
+            (Path(out_dir) / view / f"{key}{suffix}").unlink(missing_ok=True)
 
 
 def write_failure(out_dir: Path, key: str, error: str, details: dict[str, Any]) -> dict:

@@ -28,6 +28,7 @@ from rtarena.errors import UserError
 from rtarena.policy_server import tool_calls
 from rtarena.policy_server.faults import FAULTS, GARBAGE
 from rtarena.policy_server.policies import POLICIES, answer
+from rtarena.webapp import RequestError, field, read_json_body
 
 FILLER_WORD = "think"  # one token under the counting rule
 BATCH_S = 0.02  # filler tokens due within this long go out in one event (50 events per second at most)
@@ -147,10 +148,13 @@ class _Handler(BaseHTTPRequestHandler):
     def do_POST(self) -> None:
         try:
             settings, path = self._route()
-            length = int(self.headers.get("Content-Length") or 0)
-            request = json.loads(self.rfile.read(length) or b"{}")
+            request = read_json_body(self.headers, self.rfile, need_json_type=False)
+            check_request(request)
         except (UserError, ValueError) as error:
             return self._json(400, {"error": {"message": str(error), "type": "invalid_request_error"}})
+        except RequestError as error:
+            self.close_connection = True  # an unread body must not be taken for the next request
+            return self._json(error.status, {"error": {"message": str(error), "type": "invalid_request_error"}})
         if path not in ("/v1/chat/completions", "/chat/completions"):
             return self._json(404, {"error": {"message": f"no route {path}", "type": "not_found"}})
         number = self.server.next_request()
@@ -290,6 +294,22 @@ class _Handler(BaseHTTPRequestHandler):
         self.end_headers()
         self.wfile.write(data)
         self.wfile.flush()
+
+
+def check_request(request: dict[str, Any]) -> None:
+    """The fields a completion request must have the right kinds for (a 400 `RequestError` otherwise)."""
+    for message in field(request, "messages", "list", required=False) or []:
+        if not isinstance(message, dict) or not isinstance(message.get("role", ""), str) or not isinstance(
+                message.get("content") or "", (str, list)):
+            raise RequestError(400, "each of 'messages' must be an object: a text 'role', text or list 'content'")
+        for part in message.get("content") if isinstance(message.get("content"), list) else []:
+            if not isinstance(part, dict):
+                raise RequestError(400, "each part of a message's 'content' list must be an object")
+    field(request, "stream", "bool", required=False)
+    field(request, "stream_options", "object", required=False)
+    for name in ("max_tokens", "max_completion_tokens"):
+        if (field(request, name, "int", required=False) or 0) < 0:
+            raise RequestError(400, f"field {name!r} must be >= 0")
 
 
 def _sleep_until(deadline: float) -> None:

@@ -43,8 +43,13 @@ def _as_dict(record: Any, wall: bool) -> dict[str, Any]:
 class DecisionRecord:
     """One decision of one controller, from the observation it saw to the step that applied it.
 
-    `applied_sim_s` and `applied_step` are None when the action never reached the env (a newer decision
-    replaced it before its step, or the episode ended first).
+    Times (seconds): `obs_sim_s` is the sim time of the observation decided on; `start_sim_s` when the
+    controller began (never before `obs_sim_s`); `committed_sim_s` when its action was ready
+    (`start_sim_s + delay_sim_s`; None for an `abandoned` decision, still unanswered when the episode
+    ended); `applied_sim_s`/`applied_step` the step that applied it, None when the action never reached
+    the env (a newer decision replaced it before its step, or the episode ended first). `wall_start_s`
+    and `wall_end_s` are wall seconds since the episode's start around the agent's call (for an abandoned
+    decision, its end is the episode's end) and `wall_latency_s` their difference.
     """
 
     index: int
@@ -53,8 +58,8 @@ class DecisionRecord:
     obs_version: int
     obs_sim_s: float
     start_sim_s: float
-    committed_sim_s: float
-    delay_sim_s: float
+    committed_sim_s: float | None
+    delay_sim_s: float | None
     applied_sim_s: float | None
     applied_step: int | None
     action: Any
@@ -165,7 +170,7 @@ def summarise_agents(
         mine = [d for d in decisions if agent in d.agents]
         fresh = sum(agent in s.fresh_agents for s in steps)
         fresh_nondefault = sum(agent in s.fresh_nondefault_agents for s in steps)
-        delays = [d.delay_sim_s for d in mine]
+        delays = [d.delay_sim_s for d in mine if d.delay_sim_s is not None]
         latencies = [d.wall_latency_s for d in mine]
         out[agent] = {
             "return": float(sum(s.rewards.get(agent, 0.0) for s in steps)),

@@ -10,8 +10,11 @@ delay comes from the clock; its action applies at the first step that starts at 
 
 from __future__ import annotations
 
+import logging
 import time
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import Future, ThreadPoolExecutor
+from concurrent.futures import TimeoutError as FutureTimeout
+from typing import Any
 
 from rtarena.runtime.episode import Episode, Pending, Published, sim_round, timed_act
 
@@ -57,10 +60,27 @@ class Scheduler:
             for i in starting
         ]
         for i, future in zip(starting, futures, strict=True):
-            decision, wall_start, wall_end, _ = future.result()
+            decision, wall_start, wall_end, _ = wait_reporting(future, ep.slots[i].name)
             start_sim = self.free_at[i] if start_at is None else start_at
             draft, actions, committed = ep.record_decision(i, latest, start_sim, decision, wall_start, wall_end)
             self.seen[i] = latest.version
             self.free_at[i] = committed
             # A newer decision that lands on the same step replaces the older one, which stays unapplied.
             self.queue[i][ep.apply_step_index(committed)] = Pending(draft, actions, committed)
+
+
+WAIT_REPORT_S = 10.0  # a decision running longer than this prints a line (and again every as long)
+log = logging.getLogger("rtarena.runtime")
+
+
+def wait_reporting(future: Future, controller: str, every_s: float = WAIT_REPORT_S) -> Any:
+    """The decision's result; while it is late, a warning line every `every_s` seconds, so that a silent
+    model server under a clock that waits for it is visible instead of a frozen run."""
+    waited = 0.0
+    while True:
+        try:
+            return future.result(timeout=every_s)
+        except FutureTimeout:
+            waited += every_s
+            log.warning("still waiting for %s's decision after %.0f s (the clock waits; a model's `timeout` "
+                        "bounds it)", controller, waited)

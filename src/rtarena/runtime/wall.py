@@ -5,6 +5,13 @@ records how late each step started. Each controller thread waits for a version n
 saw and always takes the latest (frames published while it was busy are skipped, never queued). Its
 committed action sits in a one-slot buffer that the next step takes and empties; a newer commit replaces
 an older one not yet applied. A slow controller blocks neither the env loop nor any other controller.
+
+Sim time and wall time are one axis here (sim `t` is `origin + t` on the wall), and every record keeps
+`obs_sim_s <= start_sim_s <= committed_sim_s <= applied_sim_s`: step k (sim `k*dt` to `(k+1)*dt`) is
+computed at its deadline, but the observation it produces (the world at `(k+1)*dt`) is shown to the
+controllers only at the next deadline, when the wall reaches that time; and a commit is taken by the
+first step whose sim start is at or after it. A decision still running when the episode ends is recorded
+as `abandoned` (never committed, `committed_sim_s` None) with its wall start and the episode's end.
 """
 
 from __future__ import annotations
@@ -12,6 +19,7 @@ from __future__ import annotations
 import threading
 import time
 
+from rtarena.contract import Decision
 from rtarena.runtime.episode import Episode, Pending, Published, sim_round, timed_act
 
 SPIN_S = 0.0005  # the last half millisecond before a deadline is spun, not slept: sleep overshoots
@@ -26,6 +34,9 @@ class WallLoop:
         self.new_version = threading.Condition(self.lock)
         self.stop = threading.Event()
         self.buffers: list[Pending | None] = [None] * len(episode.slots)
+        self.visible: Published = episode.latest  # what controllers may see: never a world ahead of the wall
+        # per controller: (observation, start sim s, wall start) of the decision it is making now
+        self.thinking: list[tuple[Published, float, float] | None] = [None] * len(episode.slots)
 
     def run(self, max_steps: int) -> None:
         ep = self.episode
@@ -43,10 +54,15 @@ class WallLoop:
                 wait_until(deadline)
                 started = time.perf_counter()
                 with self.lock:
-                    ready = [b for b in self.buffers if b is not None]
-                    self.buffers = [None] * len(self.buffers)
-                    published = ep.apply_step(ready, wall_start=started, period_error_s=started - deadline)
-                    if published is not None or ep.done():
+                    if ep.latest is not self.visible:  # the world of this deadline's time, computed last step
+                        self.visible = ep.latest
+                        self.new_version.notify_all()
+                    now_sim = sim_round(ep.step_index * ep.dt)
+                    ready = [b for b in self.buffers if b is not None and b.committed_sim_s <= now_sim]
+                    self.buffers = [b if b is not None and b.committed_sim_s > now_sim else None
+                                    for b in self.buffers]
+                    ep.apply_step(ready, wall_start=started, period_error_s=started - deadline)
+                    if ep.done():
                         self.new_version.notify_all()
         finally:
             self.stop.set()
@@ -54,6 +70,22 @@ class WallLoop:
                 self.new_version.notify_all()
             for thread in threads:
                 thread.join(timeout=0.05)  # a controller stuck in a slow call is abandoned, not awaited
+            self._abandon(time.perf_counter())
+
+    def _abandon(self, wall_end: float) -> None:
+        """Record each decision still being made as `abandoned`: asked for, never answered in time."""
+        ep = self.episode
+        with self.lock:
+            for index, thinking in enumerate(self.thinking):
+                if thinking is None:
+                    continue
+                seen, start_sim, wall_start = thinking
+                self.thinking[index] = None
+                waited = wall_end - wall_start
+                decision = Decision(action=None, valid=False,
+                                    error=f"abandoned: no answer when the episode ended ({waited:.2f} s in)")
+                draft, _, _ = ep.record_decision(index, seen, start_sim, decision, wall_start, wall_end)
+                ep.drafts[draft].update(committed_sim_s=None, delay_sim_s=None)
 
     def _controller(self, index: int) -> None:
         ep = self.episode
@@ -61,21 +93,23 @@ class WallLoop:
         seen = -1
         while not self.stop.is_set():
             with self.lock:
-                while not self.stop.is_set() and ep.latest.version <= seen and not ep.done():
+                while not self.stop.is_set() and self.visible.version <= seen and not ep.done():
                     self.new_version.wait(timeout=0.5)
                 if self.stop.is_set() or ep.done():
                     return
-                latest: Published = ep.latest
+                latest: Published = self.visible
                 if not slot.is_alive(latest.alive):
                     return
-            seen = latest.version
-            start_sim = sim_round(time.perf_counter() - ep.wall_origin)
+                seen = latest.version
+                start_sim = sim_round(time.perf_counter() - ep.wall_origin)
+                self.thinking[index] = (latest, start_sim, time.perf_counter())
             decision, wall_start, wall_end, _ = timed_act(slot, slot.observation(latest.observations, latest.alive))
             if ep.clock.delay_s and self.stop.wait(ep.clock.delay_s):
                 return  # the injected delay keeps the controller busy, as a slower model would be
             with self.lock:
                 if self.stop.is_set():
-                    return
+                    return  # too late: the loop's end records it as abandoned
+                self.thinking[index] = None
                 draft, actions, _ = ep.record_decision(index, latest, start_sim, decision, wall_start, wall_end)
                 committed = sim_round(time.perf_counter() - ep.wall_origin)
                 ep.drafts[draft]["committed_sim_s"] = committed

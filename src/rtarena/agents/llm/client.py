@@ -26,7 +26,13 @@ from typing import Any
 
 from rtarena.agents.llm.options import LLMOptions
 from rtarena.agents.llm.tokens import count_messages, count_tokens
+from rtarena.redact import redact
 
+# The default `timeout` fits the clock: under `wall` the world moves on, and a reply later than this is
+# stale (the episode goes on without it); under `paused`, `token` and `measured` the world waits, so a
+# slow local model gets time to answer (and the runtime prints a line while it waits).
+CLOCK_TIMEOUT_S = {"wall": 10.0, "paused": 120.0, "token": 120.0, "measured": 120.0}
+FALLBACK_TIMEOUT_S = 30.0
 BACKOFF_S = 0.25  # first retry waits this long (doubling), unless the server says Retry-After
 RETRYABLE = ("http_429", "http_5", "connection")
 
@@ -60,7 +66,7 @@ class Failure(Exception):
 
     def __init__(self, kind: str, detail: str = "", retry_after_s: float | None = None,
                  partial: tuple[str, str] = ("", "")) -> None:
-        super().__init__(f"{kind}: {detail}" if detail else kind)
+        super().__init__(f"{kind}: {redact(detail)}" if detail else kind)  # servers quote the keys they refuse
         self.kind = kind
         self.retry_after_s = retry_after_s
         self.partial = partial
@@ -114,8 +120,14 @@ class ChatClient:
             base_url=options.base_url,
             api_key=os.environ.get(options.api_key_env) or "EMPTY",  # local servers take any key
             max_retries=0,  # retries are ours: they must respect the decision's time budget
-            timeout=options.timeout,
+            timeout=options.timeout or max(CLOCK_TIMEOUT_S.values()),
         )
+        self.timeout_s = options.timeout or FALLBACK_TIMEOUT_S
+
+    def fit_clock(self, clock: dict[str, Any]) -> None:
+        """Take the clock's default decision budget unless the user set `timeout`."""
+        if self.options.timeout is None:
+            self.timeout_s = CLOCK_TIMEOUT_S.get(str(clock.get("clock")), FALLBACK_TIMEOUT_S)
 
     def abandon(self) -> None:
         """Stop any in-flight stream at its next chunk; later calls fail at once as `abandoned`."""
@@ -128,7 +140,7 @@ class ChatClient:
     # -- one decision ------------------------------------------------------------------------------
     def complete(self, messages: list[dict[str, Any]], timeout_s: float | None = None) -> Completion:
         start = time.monotonic()
-        deadline = start + (timeout_s or self.options.timeout)
+        deadline = start + (timeout_s or self.timeout_s)
         failures: list[str] = []
         while True:
             attempt_start = time.monotonic()

@@ -20,6 +20,8 @@ from collections import Counter
 from collections.abc import Iterable
 from typing import Any
 
+from rtarena.redact import redact
+
 KINDS = ("unparsed", "empty", "stream_cut", "http_429", "http_500", "timeout", "connection", "abandoned")
 
 
@@ -66,4 +68,4 @@ class FailureTally:
         if not failed:
             return None
         kinds = ", ".join(f"{k}={n}" for k, n in sorted(self.kinds.items(), key=lambda kv: (-kv[1], kv[0])))
-        return f"{name}: {failed} of {self.decisions} decisions failed and played the default action ({kinds})"
+        return f"{redact(name)}: {failed} of {self.decisions} decisions failed and played the default action ({kinds})"

@@ -26,7 +26,7 @@ agentic:MODEL[@BASE_URL][,KEY=VALUE]...
 | `image_fold` | int > 0 | 10 | oldest images replaced by a placeholder at once |
 | `skill` | file path | none | a text file appended to the system prompt |
 | `api_key_env` | env var name | OPENAI_API_KEY | where the key is read from (never logged) |
-| `timeout` | seconds > 0 | 30 | wall budget of one decision, retries included |
+| `timeout` | seconds > 0 | by clock: `wall` 10, others 120 | wall budget of one decision, retries included |
 | `retries` | int >= 0 | 2 | retries after a 429, 5xx or connection failure, if time allows |
 | `stream` | true/false | true | stream the reply (time to first token is measured only then) |
 | `price_in`, `price_out` | USD per million tokens | none | to report a cost per decision |
@@ -68,7 +68,7 @@ class LLMOptions:
     image_fold: int = 10
     skill: str | None = None
     api_key_env: str = "OPENAI_API_KEY"
-    timeout: float = 30.0
+    timeout: float | None = None  # None: the clock's default (`client.CLOCK_TIMEOUT_S`)
     retries: int = 2
     stream: bool = True
     price_in: float | None = None

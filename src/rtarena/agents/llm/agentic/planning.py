@@ -43,7 +43,7 @@ def wants_look(text: str) -> str | None:
 
 
 class Planner:
-    def __init__(self, client: ChatClient, max_rounds: int, timeout_s: float) -> None:
+    def __init__(self, client: ChatClient, max_rounds: int, timeout_s: float | None) -> None:
         self.client = client
         self.max_rounds = max_rounds
         self.timeout_s = timeout_s
@@ -51,7 +51,7 @@ class Planner:
     def plan(self, messages_for: Callable[[list[dict[str, Any]]], list[dict[str, Any]]],
              view: Callable[[str], list[dict[str, Any]] | None], view_names: list[str]) -> Plan:
         plan, rounds = Plan(), []
-        deadline = time.monotonic() + self.timeout_s
+        deadline = time.monotonic() + (self.timeout_s or self.client.timeout_s)
         for index in range(self.max_rounds):
             completion = self.client.complete(messages_for(rounds), timeout_s=max(1e-3, deadline - time.monotonic()))
             plan.completions.append(completion)

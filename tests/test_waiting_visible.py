@@ -1,0 +1,35 @@
+"""A clock that waits for a silent model says so, and the default model timeout fits the clock."""
+
+from __future__ import annotations
+
+import logging
+import threading
+from concurrent.futures import ThreadPoolExecutor
+
+from rtarena.agents.llm.client import ChatClient
+from rtarena.agents.llm.options import parse_llm_options
+from rtarena.runtime.scheduler import wait_reporting
+
+
+def test_a_late_decision_prints_waiting_lines_until_it_arrives(caplog):
+    release = threading.Event()
+    with ThreadPoolExecutor(1) as pool:
+        future = pool.submit(lambda: release.wait(30) and "answer")
+        timer = threading.Timer(0.5, release.set)
+        timer.start()
+        with caplog.at_level(logging.WARNING, logger="rtarena.runtime"):
+            assert wait_reporting(future, "p0", every_s=0.1) == "answer"
+    lines = [r.getMessage() for r in caplog.records if r.name == "rtarena.runtime"]
+    assert lines and all(line.startswith("still waiting for p0's decision after ") for line in lines)
+
+
+def test_the_default_timeout_fits_the_clock_and_an_explicit_one_is_kept():
+    free = ChatClient(parse_llm_options("m@http://127.0.0.1:9/v1"))
+    free.fit_clock({"clock": "wall"})
+    assert free.timeout_s == 10.0
+    free.fit_clock({"clock": "paused"})
+    assert free.timeout_s == 120.0
+    set_ = ChatClient(parse_llm_options("m@http://127.0.0.1:9/v1,timeout=3"))
+    for clock in ("wall", "paused", "token"):
+        set_.fit_clock({"clock": clock})
+        assert set_.timeout_s == 3.0
