@@ -113,7 +113,7 @@ def test_compare_filters_and_csv_export_match_duckdb(page, app, root):
     text = api(page, "/api/compare.csv?runs=cartpole&agent=heuristic")
     rows = list(csv.DictReader(io.StringIO(text)))
     files = str(root / "cartpole" / "agents" / "*.parquet")
-    expected = dict(duckdb.sql(f"""
+    expected = dict(duckdb.connect().execute(f"""
         SELECT delay_ms, avg("return") FROM read_parquet('{files}')
         WHERE agent_label = 'heuristic' GROUP BY delay_ms""").fetchall())
     assert len(rows) == 2
