@@ -121,7 +121,13 @@ class PoolBackend:
                                    initializer=die_with_parent, initargs=(os.getpid(),))
 
     def close(self) -> None:
+        """Shut the pool down; episodes still in flight (an interrupted run) are stopped now, not awaited:
+        a wall-clock episode could otherwise hold the exit for minutes."""
+        workers = list((getattr(self.pool, "_processes", None) or {}).values()) if self.futures else []
         self.pool.shutdown(wait=False, cancel_futures=True)
+        for process in workers:
+            process.terminate()
+        self.futures.clear()
 
 
 class RayBackend:
