@@ -1,0 +1,48 @@
+"""Scripted players of the game suite (privileged: they read world facts, not only observations).
+
+`GameBot` is the `heuristic` agent of the `games` family: at reset it picks the game's policy from
+`POLICIES` by env id. Every world read goes through `world()`, the one place to re-plumb when the
+runtime hands privileged agents a read-only view instead of the env.
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import Any
+
+from rtarena.agents.base import Agent, AgentContext, Decision
+
+# game name (the env id between `games/` and `-v0` / `-varN-v0`) -> "module:function(world, space) -> action"
+POLICIES = {
+    "tilefall": "rtarena.agents.scripted.games.tilefall:decide",
+}
+
+
+def game_name(env_id: str) -> str:
+    return env_id.split("/", 1)[-1].split("-", 1)[0]
+
+
+def world(context: AgentContext, agent: str) -> dict[str, Any]:
+    """The privileged read: the env's world facts for `agent` (a copy)."""
+    return context.env.privileged_state(agent)
+
+
+class GameBot(Agent):
+    """The game's scripted player: one policy per game, reading the world through `world()`."""
+
+    name = "games-heuristic"
+    privileged = True
+
+    def reset(self, context: AgentContext) -> None:
+        super().reset(context)
+        entry = POLICIES.get(game_name(context.env_id))
+        if entry is None:
+            raise ValueError(f"no scripted player for {context.env_id}")
+        module, attr = entry.split(":")
+        self.policy = getattr(importlib.import_module(module), attr)
+        self.memory: dict[str, Any] = {}
+
+    def act(self, observation: Any) -> Decision:
+        agent = self.context.agent
+        space = self.context.action_spaces[agent]
+        return Decision(action=self.policy(world(self.context, agent), space, self.memory))

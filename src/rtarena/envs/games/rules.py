@@ -1,0 +1,117 @@
+"""Level files of the game suite: typed schemas (pydantic), variants as overrides, one-line errors.
+
+A level file (`envs/games/levels/<game>.toml`) holds a game's rules and timings. Its tables:
+
+- `[game]` (`GameSection`): title, players, `dt`, `time_limit_s`, keys, mouse, view size;
+- `[capabilities]` (`Capabilities`): the 0-3 ratings of the seven capabilities;
+- the game's own tables (a `GameRules` subclass declares them);
+- `[variants.var1]` ... : `about = "..."` plus overrides of any table above, e.g.
+  `tiles = { pattern = "cluster" }`. A variant is the base file deep-merged with its overrides, then
+  validated as a whole, so a typo in a variant fails like one in the base.
+
+Every table forbids unknown keys; a mistake is a `UserError` naming the file, the field and the value.
+"""
+
+from __future__ import annotations
+
+import tomllib
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from rtarena.errors import UserError
+
+LEVELS = Path(__file__).parent / "levels"
+CAPABILITIES = ("visual_perception", "spatial_navigation", "reaction_time", "memory", "planning",
+                "adversarial", "cooperation")
+CAPABILITY_ABBREV = dict(zip(CAPABILITIES, ("VP", "SN", "RT", "MEM", "PLN", "ADV", "COOP"), strict=True))
+Rating = Field(ge=0, le=3)
+
+
+class Section(BaseModel):
+    """One table of a level file: unknown keys are errors, values are frozen once read."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class GameSection(Section):
+    title: str
+    players: int = Field(1, ge=1, le=8)
+    dt: float = Field(0.1, gt=0, le=1)  # simulated seconds per step
+    time_limit_s: float = Field(60.0, gt=0)
+    keys: tuple[str, ...] = ("W", "A", "S", "D")
+    mouse: bool = False
+    view: str = "top-down"  # "top-down" | "side" | "first-person": what the rgb observation shows
+
+
+class Capabilities(Section):
+    """Ratings 0 (not needed) to 3 (central) of what the game asks of a player."""
+
+    visual_perception: int = Rating
+    spatial_navigation: int = Rating
+    reaction_time: int = Rating
+    memory: int = Rating
+    planning: int = Rating
+    adversarial: int = Rating
+    cooperation: int = Rating
+
+    def short(self) -> str:
+        return ", ".join(f"{CAPABILITY_ABBREV[name]} {getattr(self, name)}" for name in CAPABILITIES)
+
+
+class Variant(Section):
+    """A variant: what it changes (`about`) and its overrides of the base tables (any keys)."""
+
+    model_config = ConfigDict(extra="allow", frozen=True)
+    about: str
+
+
+class GameRules(Section):
+    """The common tables; each game subclasses this with its own tables."""
+
+    game: GameSection
+    capabilities: Capabilities
+    variants: dict[str, Variant] = {}
+
+
+def deep_merge(base: dict[str, Any], over: dict[str, Any]) -> dict[str, Any]:
+    out = dict(base)
+    for key, value in over.items():
+        out[key] = deep_merge(out[key], value) if isinstance(value, dict) and isinstance(out.get(key), dict) else value
+    return out
+
+
+def _error(source: str, error: ValidationError) -> UserError:
+    first = error.errors()[0]
+    where = ".".join(str(part) for part in first["loc"])
+    return UserError(f"{first['msg']} (got {first.get('input')!r})"[:200], source=source, field=where)
+
+
+def read_level(schema: type[GameRules], file: str, variant: str | None = None,
+               overrides: dict[str, Any] | None = None) -> GameRules:
+    """The rules of `file` (in `levels/` or a path), with a variant's and the caller's overrides."""
+    path = Path(file) if Path(file).is_absolute() else LEVELS / file
+    try:
+        data = tomllib.loads(path.read_text())
+    except (OSError, tomllib.TOMLDecodeError) as error:
+        raise UserError(str(error).splitlines()[0], source=str(path)) from None
+    if variant:
+        found = data.get("variants", {}).get(variant)
+        if found is None:
+            known = ", ".join(data.get("variants", {})) or "none"
+            raise UserError(f"unknown variant {variant!r} (this game has: {known})", source=path.name,
+                            field="variant")
+        data = deep_merge(data, {k: v for k, v in found.items() if k != "about"})
+    if overrides:
+        data = deep_merge(data, overrides)
+    try:
+        return schema.model_validate(data)
+    except ValidationError as error:
+        raise _error(path.name + (f" [{variant}]" if variant else ""), error) from None
+
+
+def read_capabilities(file: str) -> Capabilities:
+    """The ratings of a level file without building the game."""
+    data = tomllib.loads((LEVELS / file).read_text())
+    return Capabilities.model_validate(data["capabilities"])
