@@ -38,6 +38,10 @@ class Clock(Section):
     deterministic: ClassVar[bool] = True
     delay_s: NonNegFloat = 0.0  # injected delay per decision
     obs_every: PosInt = 1  # steps between published observations
+    # Action chunks. None: a controller decides again as soon as a newer observation exists (a newer
+    # decision replaces the rest of its chunk). A number: it waits until its chunk has played, then
+    # `settle_s` more simulated seconds of default actions, before it takes its next observation.
+    settle_s: NonNegFloat | None = None
 
     def thinking_s(self, decision: Decision, wall_latency_s: float) -> float:
         """Simulated seconds the decision itself took, before the injected delay."""

@@ -9,10 +9,10 @@ declares `level_file` and `rules_schema` and fills in these hooks:
 | hook | returns | called |
 |---|---|---|
 | `_new_world(rng)` | nothing; builds the world from the seeded generator | at reset |
-| `_step_world(inputs)` | `{agent: [event dicts]}` | each step, `inputs[agent]` an `Input` per living agent |
+| `_step_world(inputs)` | `{agent: [event dicts]}` | each step; `inputs[agent]`: an `Input` per living agent |
 | `_score(agent)` | float in [0, 1] | after each step |
 | `_finished(agent)` | bool: the agent's run is over (fell, reached the flag) | after each step |
-| `_draw(agent)` | a `Canvas` with the agent's view (`agent=None`: the spectator view) | when `rgb` is observed or rendered |
+| `_draw(agent)` | a `Canvas`: the agent's view (`None`: the spectator's) | when `rgb` is observed or rendered |
 | `_hud(agent)` / `_report(agent)` | text the player reads on screen / a fuller text report | when `text` is observed |
 | `_state(agent)` | float vector of length `state_size()` | when `state` is observed |
 | `privileged_state(agent)` | dict of world facts for privileged scripted players | by those players only |
@@ -77,7 +77,7 @@ class SuiteGame(RealtimeParallelEnv):
         game = self.rules.game
         self.dt = float(game.dt)
         self.time_limit_s = float(game.time_limit_s)
-        self.max_steps = int(round(self.time_limit_s / self.dt))
+        self.max_steps = round(self.time_limit_s / self.dt)
         count = num_agents or game.players
         if count < 1:
             raise UserError(f"num_agents must be >= 1, got {count}", field="num_agents")

@@ -4,8 +4,10 @@ Every game of the suite takes the same kind of action each step, a `KeyMouseSpac
 
 | field   | space                         | meaning                                                        |
 |---------|-------------------------------|----------------------------------------------------------------|
-| `keys`  | `MultiBinary(len(keys))`      | 1 = the key is held this step, in the game's declared key order |
-| `mouse` | `Box(-MOUSE_MAX_DEG, MOUSE_MAX_DEG, (2,), float32)` | mouse move this step: dx (turn right +), dy (look up +), degrees; ignored by games without a mouse |
+| `keys`  | `MultiBinary(len(keys))` | 1 = the key is held this step, in the game's declared key order |
+| `mouse` | `Box(-90, 90, (2,), float32)` | mouse move this step in degrees: dx (turn right +), dy (look up +) |
+
+Games without a mouse ignore `mouse`.
 
 Mouse buttons are keys named `LMB` / `RMB`. A *tap* key (Space, F, E, LMB ...) acts once, on the step it
 goes down; holding it does nothing more (the base class tracks presses).

@@ -154,7 +154,8 @@ class Tilefall(SuiteGame):
         if d.pattern == "cluster":
             free_set = {tuple(f) for f in free}
             while len(chosen) < min(d.cluster_size, len(free) - MIN_SOLID):
-                options = sorted({(c + dc, r + dr) for c, r in chosen for dc, dr in NEIGHBOURS} & free_set - set(chosen))
+                around = {(c + dc, r + dr) for c, r in chosen for dc, dr in NEIGHBOURS}
+                options = sorted(around & free_set - set(chosen))
                 if not options:
                     break
                 chosen.append(options[int(rng.integers(len(options)))])
