@@ -20,8 +20,9 @@ The first group is the mouse move in degrees (it applies on the chunk's first st
 `0 0` for none). Each further group is one env step: the keys held during that step, separated by spaces,
 commas or `+`. A key repeated in consecutive groups is held (a tap key then fires once); `W*4` (or `W x4`)
 repeats a group four times; `-`, `none` or `wait` is a step with no key. Keys are case-insensitive,
-`space`/`jump` name Space, `click`/`fire` name LMB. Unknown words are dropped; a reply with no key, no
-mouse move and no explicit wait is unparsable and plays the no-op. At most `MAX_CHUNK_STEPS` steps.
+`space`/`jump` name Space, `click`/`fire` name LMB. Unknown words are dropped, but a group that is mostly
+unknown words (prose) is ignored; a reply with no key, no mouse move and no explicit wait is unparsable
+and plays the no-op. At most `MAX_CHUNK_STEPS` steps.
 """
 
 from __future__ import annotations
@@ -86,17 +87,18 @@ class ParsedChunk:
 def _group_keys(group: str, space: KeyMouseSpace) -> tuple[list[str], bool]:
     """The keys of one step group and whether the group said anything meaningful."""
     words = [w for w in re.split(r"[\s,+]+", group.strip().strip("`[]().").strip()) if w]
-    held, meaningful = [], False
+    held, known = [], 0
     for word in words:
         lowered = word.lower().strip("\"'`.")
         if lowered in WAIT_WORDS:
-            meaningful = True
+            known += 1
             continue
         name = ALIASES.get(lowered)
-        if name in space.key_names and name not in held:
-            held.append(name)
-            meaningful = True
-    return held, meaningful
+        if name is not None:
+            known += 1
+            if name in space.key_names and name not in held:
+                held.append(name)
+    return held, known > 0 and 2 * known >= len(words)  # prose that mentions "left" is not an answer
 
 
 def parse_chunk(text: str | None, space: KeyMouseSpace, max_steps: int = MAX_CHUNK_STEPS) -> ParsedChunk:

@@ -48,12 +48,10 @@ def path_from(start: tuple[int, int], passable: np.ndarray) -> dict[tuple[int, i
     return parents
 
 
-def decide(w: dict[str, Any], space: Any, memory: dict) -> dict:
-    tile_m = w["tile_m"]
-    here = (int(w["pos"][0] // tile_m), int(w["pos"][1] // tile_m))
-    safe = ~w["gone"] & ~np.isfinite(w["warn_left"])
+def next_tile(gone: np.ndarray, safe: np.ndarray, here: tuple[int, int]) -> tuple[int, int]:
+    """The next tile on the way to the safest reachable tile (safety minus a cost per step of path)."""
     score = safety(safe)
-    parents = path_from(here, ~w["gone"])
+    parents = path_from(here, ~gone)
     best, best_value = here, -np.inf
     for tile in parents:
         depth, node = 0, tile
@@ -65,5 +63,12 @@ def decide(w: dict[str, Any], space: Any, memory: dict) -> dict:
     step = best
     while parents.get(step) not in (None, here):
         step = parents[step]
+    return step
+
+
+def decide(w: dict[str, Any], space: Any, memory: dict) -> dict:
+    tile_m = w["tile_m"]
+    here = (int(w["pos"][0] // tile_m), int(w["pos"][1] // tile_m))
+    step = next_tile(w["gone"], ~w["gone"] & ~np.isfinite(w["warn_left"]), here)
     target = ((step[0] + 0.5) * tile_m, (step[1] + 0.5) * tile_m)
     return keys_toward(space, w["pos"], target, tolerance=0.1 * tile_m)
