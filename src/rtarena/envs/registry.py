@@ -45,6 +45,7 @@ SCREENSHOTS = {"screenshot_dir": "screenshots"}
 # The game suite (envs/games): each game is registered as `games/<name>-v0` and, for its three variants
 # (level-file overrides), `games/<name>-var1-v0` ... `-var3-v0`.
 GAMES = [
+    ("runner2d", "rtarena.envs.games.runner2d:Runner2D", "side view: run and jump across platforms to a flag"),
     ("tilefall", "rtarena.envs.games.tilefall:Tilefall", "survive on a floor of tiles that warn, then drop"),
 ]
 VARIANTS = ("var1", "var2", "var3")

@@ -15,6 +15,7 @@ from rtarena.agents.base import Agent, AgentContext, Decision
 # game name (the env id between `games/` and `-v0` / `-varN-v0`) -> "module:function(world, space) -> action"
 POLICIES = {
     "tilefall": "rtarena.agents.scripted.games.tilefall:decide",
+    "runner2d": "rtarena.agents.scripted.games.runner2d:decide",
 }
 
 
