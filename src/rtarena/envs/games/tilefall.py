@@ -11,6 +11,7 @@ from pydantic import Field
 from rtarena.envs.games.base import Input, SuiteGame
 from rtarena.envs.games.canvas import Canvas
 from rtarena.envs.games.rules import GameRules, Section
+from rtarena.envs.games.walker import WalkerRules
 
 MIN_SOLID = 6  # tiles never warned, so the floor never vanishes entirely
 NEIGHBOURS = ((1, 0), (-1, 0), (0, 1), (0, -1))
@@ -23,11 +24,6 @@ class Floor(Section):
     holes: int = Field(0, ge=0)
 
 
-class Player(Section):
-    speed_m_s: float = Field(3.0, gt=0)
-    radius_m: float = Field(0.25, gt=0)
-
-
 class Drops(Section):
     pattern: Literal["single", "cluster", "track"] = "single"
     warning_s: float = Field(1.2, gt=0)
@@ -38,7 +34,7 @@ class Drops(Section):
 
 class TilefallRules(GameRules):
     floor: Floor
-    player: Player
+    player: WalkerRules
     drops: Drops
 
 
