@@ -16,6 +16,7 @@ from rtarena.agents.base import Agent, AgentContext, Decision
 POLICIES = {
     "tilefall": "rtarena.agents.scripted.games.tilefall:decide",
     "runner2d": "rtarena.agents.scripted.games.runner2d:decide",
+    "escape": "rtarena.agents.scripted.games.escape:decide",
     "workshop": "rtarena.agents.scripted.games.workshop:decide",
 }
 

@@ -7,15 +7,24 @@ from collections.abc import Sequence
 import numpy as np
 
 
+def through_door(pos: np.ndarray, door: np.ndarray, axis: int) -> np.ndarray:
+    """The next point for crossing a doorway in a wall across `axis` (0: a wall of constant x): line
+    up with the door on this side, then go straight through to the other side."""
+    side = 1.0 if pos[axis] > door[axis] else -1.0
+    other = 1 - axis
+    point = np.array(door, dtype=float)
+    if abs(pos[other] - door[other]) > 0.15:
+        point[axis] = door[axis] + side * 0.6
+    else:  # lined up: straight across, without drifting sideways
+        point[axis], point[other] = door[axis] - side * 0.6, pos[other]
+    return point
+
+
 def route(pos: np.ndarray, target: np.ndarray, door: np.ndarray | None) -> np.ndarray:
-    """The next point on the way to `target` in a two-room layout: the doorway (approached straight
-    across the dividing wall) while target and walker are on different sides, else the target."""
+    """The next point on the way to `target` in a two-room layout (a wall of constant x with one door)."""
     if door is None or (pos[0] - door[0]) * (target[0] - door[0]) > 0:
         return np.asarray(target, dtype=float)
-    side = 1.0 if pos[0] > door[0] else -1.0
-    if abs(pos[1] - door[1]) > 0.15:
-        return np.array([door[0] + side * 0.6, door[1]])
-    return np.array([door[0] - side * 0.6, door[1]])
+    return through_door(pos, door, 0)
 
 
 def keys_toward(space, pos: Sequence[float], target: Sequence[float], tolerance: float = 0.1,
@@ -32,3 +41,9 @@ def keys_toward(space, pos: Sequence[float], target: Sequence[float], tolerance:
     elif dy < -tolerance:
         held.append("S")
     return space.action(held)
+
+
+def tap(space, key: str, memory: dict) -> dict:
+    """Press `key` on every other call, so that each press is a new one (tap keys act when they go down)."""
+    memory[key] = not memory.get(key)
+    return space.action([key] if memory[key] else [])
