@@ -45,6 +45,7 @@ SCREENSHOTS = {"screenshot_dir": "screenshots"}
 # The game suite (envs/games): each game is registered as `games/<name>-v0` and, for its three variants
 # (level-file overrides), `games/<name>-var1-v0` ... `-var3-v0`.
 GAMES = [
+    ("errands", "rtarena.envs.games.errands:Errands", "follow hints, carry items between named characters"),
     ("escape", "rtarena.envs.games.escape:Escape", "rooms and ten chained find-and-use tasks"),
     ("runner2d", "rtarena.envs.games.runner2d:Runner2D", "side view: run and jump across platforms to a flag"),
     ("tilefall", "rtarena.envs.games.tilefall:Tilefall", "survive on a floor of tiles that warn, then drop"),

@@ -17,6 +17,7 @@ POLICIES = {
     "tilefall": "rtarena.agents.scripted.games.tilefall:decide",
     "runner2d": "rtarena.agents.scripted.games.runner2d:decide",
     "escape": "rtarena.agents.scripted.games.escape:decide",
+    "errands": "rtarena.agents.scripted.games.errands:decide",
     "workshop": "rtarena.agents.scripted.games.workshop:decide",
 }
 
