@@ -47,6 +47,7 @@ SCREENSHOTS = {"screenshot_dir": "screenshots"}
 GAMES = [
     ("errands", "rtarena.envs.games.errands:Errands", "follow hints, carry items between named characters"),
     ("escape", "rtarena.envs.games.escape:Escape", "rooms and ten chained find-and-use tasks"),
+    ("monsters", "rtarena.envs.games.monsters:Monsters", "first-person: shoot monsters that chase and explode"),
     ("runner2d", "rtarena.envs.games.runner2d:Runner2D", "side view: run and jump across platforms to a flag"),
     ("tilefall", "rtarena.envs.games.tilefall:Tilefall", "survive on a floor of tiles that warn, then drop"),
     ("workshop", "rtarena.envs.games.workshop:Workshop", "fetch, upgrade and deliver parts for an order board"),

@@ -16,14 +16,15 @@ RECT, DISC = 0, 1
 
 
 @njit(cache=True, nogil=True)
-def _paint(img, shapes, colors, background):
+def _paint(img, shapes, colors, background, fill):
     """Shapes: rows (kind, x0, y0, x1, y1) in pixels (a disc: centre x0, y0 and radius x1)."""
     h, w = img.shape[0], img.shape[1]
-    for y in range(h):
-        for x in range(w):
-            img[y, x, 0] = background[0]
-            img[y, x, 1] = background[1]
-            img[y, x, 2] = background[2]
+    if fill:
+        for y in range(h):
+            for x in range(w):
+                img[y, x, 0] = background[0]
+                img[y, x, 1] = background[1]
+                img[y, x, 2] = background[2]
     for i in range(shapes.shape[0]):
         kind = int(shapes[i, 0])
         r, g, b = colors[i, 0], colors[i, 1], colors[i, 2]
@@ -65,6 +66,15 @@ class Canvas:
         self.shapes: list[tuple[float, float, float, float, float]] = []
         self.colors: list[tuple[int, int, int]] = []
         self.numbers: list[tuple[int, int, int, tuple[int, int, int]]] = []
+        self.image: np.ndarray | None = None
+
+    @classmethod
+    def over(cls, image: np.ndarray) -> Canvas:
+        """A canvas that paints over an existing picture (a first-person view); world units are pixels
+        with y up."""
+        canvas = cls(image.shape[0], 0.0, 0.0, float(image.shape[1]), float(image.shape[0]))
+        canvas.image = image
+        return canvas
 
     def _px(self, x: float, y: float) -> tuple[float, float]:
         return (x - self.x0) * self.scale_x, self.size - (y - self.y0) * self.scale_y
@@ -91,10 +101,10 @@ class Canvas:
         self.numbers.append((int(value), x_px, y_px, color))
 
     def paint(self) -> np.ndarray:
-        img = np.empty((self.size, self.size, 3), dtype=np.uint8)
+        img = self.image if self.image is not None else np.empty((self.size, self.size, 3), dtype=np.uint8)
         shapes = np.array(self.shapes, dtype=np.float64).reshape(-1, 5)
         colors = np.array(self.colors, dtype=np.uint8).reshape(-1, 3)
-        _paint(img, shapes, colors, self.background)
+        _paint(img, shapes, colors, self.background, self.image is None)
         scale = max(1, self.size // 128)
         for value, x, y, (r, g, b) in self.numbers:
             number(img, FONT, value, x, y, scale, r, g, b, True)

@@ -18,6 +18,7 @@ POLICIES = {
     "runner2d": "rtarena.agents.scripted.games.runner2d:decide",
     "escape": "rtarena.agents.scripted.games.escape:decide",
     "errands": "rtarena.agents.scripted.games.errands:decide",
+    "monsters": "rtarena.agents.scripted.games.monsters:decide",
     "workshop": "rtarena.agents.scripted.games.workshop:decide",
 }
 
