@@ -48,6 +48,7 @@ GAMES = [
     ("errands", "rtarena.envs.games.errands:Errands", "follow hints, carry items between named characters"),
     ("escape", "rtarena.envs.games.escape:Escape", "rooms and ten chained find-and-use tasks"),
     ("monsters", "rtarena.envs.games.monsters:Monsters", "first-person: shoot monsters that chase and explode"),
+    ("parkour3d", "rtarena.envs.games.parkour3d:Parkour3D", "first-person platform course over a void"),
     ("runner2d", "rtarena.envs.games.runner2d:Runner2D", "side view: run and jump across platforms to a flag"),
     ("tilefall", "rtarena.envs.games.tilefall:Tilefall", "survive on a floor of tiles that warn, then drop"),
     ("workshop", "rtarena.envs.games.workshop:Workshop", "fetch, upgrade and deliver parts for an order board"),

@@ -19,6 +19,7 @@ POLICIES = {
     "escape": "rtarena.agents.scripted.games.escape:decide",
     "errands": "rtarena.agents.scripted.games.errands:decide",
     "monsters": "rtarena.agents.scripted.games.monsters:decide",
+    "parkour3d": "rtarena.agents.scripted.games.parkour3d:decide",
     "workshop": "rtarena.agents.scripted.games.workshop:decide",
 }
 
