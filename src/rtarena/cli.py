@@ -26,14 +26,27 @@ console = Console() if sys.stdout.isatty() else Console(width=120)
 
 
 @app.command("list")
-def list_envs() -> None:
-    """List the registered envs and the agent kinds."""
+def list_envs(
+    capabilities: Annotated[bool, typer.Option("--capabilities", help="the game suite's capability ratings (0-3)")]
+    = False,
+    svg: Annotated[Path | None, typer.Option("--svg", help="with --capabilities: write the ratings as a radar "
+                                                          "chart (SVG) to this file")] = None,
+) -> None:
+    """List the registered envs and the agent kinds (`--capabilities`: the game suite's ratings)."""
     from rtarena.agents.specs import AGENT_KINDS
     from rtarena.envs.registry import ENV_TABLE
 
+    if capabilities:
+        from rtarena.eval.games_table import capabilities_table
+
+        capabilities_table(console, svg)
+        return
+    from rtarena.envs.games.rules import game_name, read_capabilities
+
     table = Table("env id", "agents", "summary", title="envs")
     for spec in ENV_TABLE:
-        table.add_row(spec.id, "1" if spec.single_agent else "many", spec.summary)
+        rated = f" [{read_capabilities(game_name(spec.id) + '.toml').short()}]" if spec.family == "games" else ""
+        table.add_row(spec.id, "1" if spec.single_agent else "many", spec.summary + rated)
     console.print(table)
     kinds = Table("agent spec", "privileged", "summary", title="agents (--agent); privileged ones read the world")
     for kind in AGENT_KINDS:

@@ -25,3 +25,27 @@ def test_llm_agent_plays_tilefall_to_its_end_in_the_chunked_key_form(server, tmp
     assert len(rows) == episode["decisions"] and all("ACTION: 0 0 ; " in text for text, _ in rows)
     moved = [a for _, a in rows if any(json.loads(a)["keys"])]
     assert len(moved) > 5
+
+
+def test_the_server_reads_the_game_prompt_and_answers_a_chunk_the_agent_parses():
+    import numpy as np
+
+    from rtarena.agents.llm import LLMAgent
+    from rtarena.envs.registry import make
+    from rtarena.policy_server.policies import answer
+    from rtarena.runtime.clocks import make_clock
+    from rtarena.runtime.controllers import build_slots, context_for
+
+    env = make("games/runner2d-v0")
+    agent = LLMAgent("scripted-heuristic@http://127.0.0.1:9/v1")  # never called: prompts only
+    agent.reset(context_for(build_slots(env, [agent])[0], env, "games/runner2d-v0", 0, make_clock("paused"), 0))
+    assert "chunked key form" in agent.system and "A D Space" in agent.system
+    env.reset(seed=0)
+    env.body["p0"]["x"] = env.platforms[0, 1] - 0.3  # at the edge of the first platform
+    text = env.text("p0")
+    reply = answer([{"role": "system", "content": agent.system}, {"role": "user", "content": text}], "heuristic")
+    parsed = agent.parser.parse(reply)
+    assert parsed.valid and len(parsed.chunk) == 2
+    assert [sorted(env.keyspace.held(a)) for a in parsed.chunk] == [["D", "Space"], ["D"]]
+    assert np.array_equal(parsed.action["keys"], parsed.chunk[0]["keys"])
+    agent.close()

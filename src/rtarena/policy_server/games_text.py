@@ -46,8 +46,18 @@ def tilefall(text: str) -> str:
     return "0 0 ; " + keys_toward((c + 0.5) * tile_m - x, (r + 0.5) * tile_m - y, 0.1 * tile_m)
 
 
+def runner(text: str) -> str:
+    """Run right; jump (Space, released by the next answer) when the platform ends within 0.6 m."""
+    edge = re.search(r"This platform ends (-?[\d.]+) m ahead", text)
+    standing = "standing on a platform" in text
+    if standing and edge and float(edge.group(1)) < 0.6 and "The goal" not in text:
+        return "0 0 ; D Space ; D"
+    return "0 0 ; D"
+
+
 TEXT_POLICIES: dict[str, Callable[[str], str]] = {
     "Tilefall": tilefall,
+    "Runner": runner,
 }
 
 

@@ -75,7 +75,7 @@ class Errands(SuiteGame):
     The last exchange terminates; the time limit (`game.time_limit_s`) truncates.
 
     ## Capabilities
-    VP 2, SN 3, RT 1, MEM 3, PLN 2, ADV 0, COOP 0.
+    Rated 0-3 in the level file's `[capabilities]` table (`rtarena list --capabilities`).
 
     ## Variants
     - `var1`: new layout family: a village whose houses block the way.

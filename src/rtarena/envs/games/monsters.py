@@ -106,7 +106,7 @@ class Monsters(SuiteGame):
     truncates.
 
     ## Capabilities
-    VP 3, SN 2, RT 3, MEM 1, PLN 1, ADV 3, COOP 0.
+    Rated 0-3 in the level file's `[capabilities]` table (`rtarena list --capabilities`).
 
     ## Variants
     - `var1`: new layout family: a larger hall (28 m) full of pillars.

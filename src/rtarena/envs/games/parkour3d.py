@@ -79,7 +79,7 @@ class Parkour3D(SuiteGame):
     Standing on the goal terminates; the countdown (`game.time_limit_s`) truncates.
 
     ## Capabilities
-    VP 3, SN 3, RT 2, MEM 1, PLN 2, ADV 0, COOP 0.
+    Rated 0-3 in the level file's `[capabilities]` table (`rtarena list --capabilities`).
 
     ## Variants
     - `var1`: new layout family: a zigzag course that turns every three platforms (18 platforms).

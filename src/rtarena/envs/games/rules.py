@@ -115,3 +115,14 @@ def read_capabilities(file: str) -> Capabilities:
     """The ratings of a level file without building the game."""
     data = tomllib.loads((LEVELS / file).read_text())
     return Capabilities.model_validate(data["capabilities"])
+
+
+def game_name(env_id: str) -> str:
+    """`games/tilefall-var2-v0` -> `tilefall` (the level file is `levels/<name>.toml`)."""
+    return env_id.split("/", 1)[-1].split("-", 1)[0]
+
+
+def variant_notes(file: str) -> dict[str, str]:
+    """Each variant's `about` line, by variant name."""
+    data = tomllib.loads((LEVELS / file).read_text())
+    return {name: table["about"] for name, table in data.get("variants", {}).items()}

@@ -64,7 +64,7 @@ class Runner2D(SuiteGame):
     Reaching the flag or falling terminates; the countdown (`game.time_limit_s`) truncates.
 
     ## Capabilities
-    VP 2, SN 1, RT 3, MEM 0, PLN 1, ADV 0, COOP 0.
+    Rated 0-3 in the level file's `[capabilities]` table (`rtarena list --capabilities`).
 
     ## Variants
     - `var1`: new layout family: stairs of short steps, long climbs and drops, short gaps.

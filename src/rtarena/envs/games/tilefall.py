@@ -81,7 +81,7 @@ class Tilefall(SuiteGame):
     Falling terminates; the time limit (`game.time_limit_s`) truncates.
 
     ## Capabilities
-    VP 3, SN 3, RT 3, MEM 1, PLN 2, ADV 0, COOP 0 (level file `[capabilities]`).
+    Rated 0-3 in the level file's `[capabilities]` table (`rtarena list --capabilities`).
 
     ## Variants
     - `var1`: new layout family: a 10x10 floor with seeded holes (islands joined by bridges).

@@ -82,7 +82,7 @@ class Workshop(SuiteGame):
     The time limit (`game.time_limit_s`) truncates; there is no other end.
 
     ## Capabilities
-    VP 2, SN 2, RT 1, MEM 1, PLN 3, ADV 0, COOP 0.
+    Rated 0-3 in the level file's `[capabilities]` table (`rtarena list --capabilities`).
 
     ## Variants
     - `var1`: new layout family: two rooms joined by a doorway; parts west, counter and trash east.

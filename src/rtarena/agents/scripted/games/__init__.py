@@ -11,6 +11,7 @@ import importlib
 from typing import Any
 
 from rtarena.agents.base import Agent, AgentContext, Decision
+from rtarena.envs.games.rules import game_name
 
 # game name (the env id between `games/` and `-v0` / `-varN-v0`) -> "module:function(world, space) -> action"
 POLICIES = {
@@ -22,10 +23,6 @@ POLICIES = {
     "parkour3d": "rtarena.agents.scripted.games.parkour3d:decide",
     "workshop": "rtarena.agents.scripted.games.workshop:decide",
 }
-
-
-def game_name(env_id: str) -> str:
-    return env_id.split("/", 1)[-1].split("-", 1)[0]
 
 
 def world(context: AgentContext, agent: str) -> dict[str, Any]:
