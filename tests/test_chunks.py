@@ -83,10 +83,10 @@ def test_effective_action_frequency_counts_chunk_steps():
     assert metrics["effective_action_frequency"] == pytest.approx(1.0)
 
 
-@pytest.mark.parametrize("clock", ["paused", "token"])
-def test_chunk_records_are_deterministic(clock):
-    first = play([1, 0, 1], clock=clock, settle_s=0.1, tokens_out=20, kappa=100)[0].records_json()
-    second = play([1, 0, 1], clock=clock, settle_s=0.1, tokens_out=20, kappa=100)[0].records_json()
+@pytest.mark.parametrize("clock, settings", [("paused", {}), ("token", {"kappa": 100})])
+def test_chunk_records_are_deterministic(clock, settings):
+    first = play([1, 0, 1], clock=clock, settle_s=0.1, tokens_out=20, **settings)[0].records_json()
+    second = play([1, 0, 1], clock=clock, settle_s=0.1, tokens_out=20, **settings)[0].records_json()
     assert first == second and '"sources"' in first
 
 

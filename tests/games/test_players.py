@@ -31,5 +31,5 @@ def test_scripted_player_beats_random(game):
 
 def test_game_bot_is_declared_privileged():
     row = next(k for k in AGENT_KINDS if k.name == "heuristic")
-    assert row.by_family["games"] == "rtarena.agents.scripted.games:GameBot"
+    assert row.privileged and row.by_family["games"] == "rtarena.agents.scripted.games:GameBot"
     assert build_agent("heuristic", "games").privileged

@@ -37,8 +37,7 @@ AGENT_KINDS: list[AgentKind] = [
                          "gui-games": "rtarena.agents.gui_random:GuiRandomAgent"}),
     AgentKind(
         "heuristic",
-        "the env family's scripted bot; `heuristic:easy|medium|hard` where the family has difficulties; "
-        "the game suite's bots are privileged (they read world state)",
+        "the env family's scripted bot; `heuristic:easy|medium|hard` where the family has difficulties",
         by_family={"classic": "rtarena.agents.scripted.cartpole:CartPoleBalancer",
                    "arena": "rtarena.agents.scripted.arena:HeuristicBot",
                    "games": "rtarena.agents.scripted.games:GameBot"},

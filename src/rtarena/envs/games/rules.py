@@ -9,30 +9,26 @@ A level file (`envs/games/levels/<game>.toml`) holds a game's rules and timings.
   `tiles = { pattern = "cluster" }`. A variant is the base file deep-merged with its overrides, then
   validated as a whole, so a typo in a variant fails like one in the base.
 
-Every table forbids unknown keys; a mistake is a `UserError` naming the file, the field and the value.
+Every table is a `rtarena.schema.Section` (unknown keys refused, floats finite); a mistake is the project's
+one-line `UserError` naming the file, the field and the value (`tilefall.toml: drops.warning_s: must be >
+0 seconds, got -1`).
 """
 
 from __future__ import annotations
 
-import tomllib
 from pathlib import Path
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import ConfigDict, Field
 
 from rtarena.errors import UserError
+from rtarena.schema import Section, read_toml, validate
 
 LEVELS = Path(__file__).parent / "levels"
 CAPABILITIES = ("visual_perception", "spatial_navigation", "reaction_time", "memory", "planning",
                 "adversarial", "cooperation")
 CAPABILITY_ABBREV = dict(zip(CAPABILITIES, ("VP", "SN", "RT", "MEM", "PLN", "ADV", "COOP"), strict=True))
 Rating = Field(ge=0, le=3)
-
-
-class Section(BaseModel):
-    """One table of a level file: unknown keys are errors, values are frozen once read."""
-
-    model_config = ConfigDict(extra="forbid", frozen=True)
 
 
 class GameSection(Section):
@@ -63,7 +59,7 @@ class Capabilities(Section):
 class Variant(Section):
     """A variant: what it changes (`about`) and its overrides of the base tables (any keys)."""
 
-    model_config = ConfigDict(extra="allow", frozen=True)
+    model_config = ConfigDict(extra="allow")
     about: str
 
 
@@ -72,7 +68,7 @@ class GameRules(Section):
 
     game: GameSection
     capabilities: Capabilities
-    variants: dict[str, Variant] = {}
+    variants: dict[str, Variant] = Field(default_factory=dict)
 
 
 def deep_merge(base: dict[str, Any], over: dict[str, Any]) -> dict[str, Any]:
@@ -82,20 +78,11 @@ def deep_merge(base: dict[str, Any], over: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
-def _error(source: str, error: ValidationError) -> UserError:
-    first = error.errors()[0]
-    where = ".".join(str(part) for part in first["loc"])
-    return UserError(f"{first['msg']} (got {first.get('input')!r})"[:200], source=source, field=where)
-
-
 def read_level(schema: type[GameRules], file: str, variant: str | None = None,
                overrides: dict[str, Any] | None = None) -> GameRules:
     """The rules of `file` (in `levels/` or a path), with a variant's and the caller's overrides."""
     path = Path(file) if Path(file).is_absolute() else LEVELS / file
-    try:
-        data = tomllib.loads(path.read_text())
-    except (OSError, tomllib.TOMLDecodeError) as error:
-        raise UserError(str(error).splitlines()[0], source=str(path)) from None
+    data = read_toml(path, "level file")
     if variant:
         found = data.get("variants", {}).get(variant)
         if found is None:
@@ -105,15 +92,12 @@ def read_level(schema: type[GameRules], file: str, variant: str | None = None,
         data = deep_merge(data, {k: v for k, v in found.items() if k != "about"})
     if overrides:
         data = deep_merge(data, overrides)
-    try:
-        return schema.model_validate(data)
-    except ValidationError as error:
-        raise _error(path.name + (f" [{variant}]" if variant else ""), error) from None
+    return validate(schema, data, source=path.name + (f" [{variant}]" if variant else ""))
 
 
 def read_capabilities(file: str) -> Capabilities:
     """The ratings of a level file without building the game."""
-    data = tomllib.loads((LEVELS / file).read_text())
+    data = read_toml(LEVELS / file, "level file")
     return Capabilities.model_validate(data["capabilities"])
 
 
@@ -124,5 +108,5 @@ def game_name(env_id: str) -> str:
 
 def variant_notes(file: str) -> dict[str, str]:
     """Each variant's `about` line, by variant name."""
-    data = tomllib.loads((LEVELS / file).read_text())
+    data = read_toml(LEVELS / file, "level file")
     return {name: table["about"] for name, table in data.get("variants", {}).items()}

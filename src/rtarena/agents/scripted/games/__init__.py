@@ -1,8 +1,8 @@
 """Scripted players of the game suite (privileged: they read world facts, not only observations).
 
 `GameBot` is the `heuristic` agent of the `games` family: at reset it picks the game's policy from
-`POLICIES` by env id. Every world read goes through `world()`, the one place to re-plumb when the
-runtime hands privileged agents a read-only view instead of the env.
+`POLICIES` by env id. Every world read goes through `world()`: the game's `privileged_state(agent)`,
+queried through the runtime's read-only view (`context.privileged`), which only privileged agents get.
 """
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ from __future__ import annotations
 import importlib
 from typing import Any
 
-from rtarena.agents.base import Agent, AgentContext, Decision
+from rtarena.contract import Agent, AgentContext, Decision
 from rtarena.envs.games.rules import game_name
 
 # game name (the env id between `games/` and `-v0` / `-varN-v0`) -> "module:function(world, space) -> action"
@@ -27,7 +27,9 @@ POLICIES = {
 
 def world(context: AgentContext, agent: str) -> dict[str, Any]:
     """The privileged read: the env's world facts for `agent` (a copy)."""
-    return context.env.privileged_state(agent)
+    if context.privileged is None:
+        raise ValueError("the games' scripted players are privileged: run them through the runtime")
+    return context.privileged.privileged_state(agent)
 
 
 class GameBot(Agent):
