@@ -83,3 +83,19 @@ def test_a_bad_settle_time_is_one_line_at_the_cli(tmp_path):
                "--out", str(tmp_path / "x"))
     assert done.returncode == 2 and "settle_s" in done.stderr + done.stdout and "Traceback" not in done.stderr
     assert not (tmp_path / "x").exists()
+
+
+@pytest.mark.parametrize("env_id", GAME_IDS)
+def test_the_base_class_runs_several_players(env_id):
+    """The base class is N-player from the start (the multiplayer games build on it)."""
+    from pettingzoo.test import parallel_api_test
+
+    env = rtarena.make(env_id, num_agents=3, render_mode="rgb_array")
+    assert env.possible_agents == ["p0", "p1", "p2"]
+    parallel_api_test(env, num_cycles=30)
+    observations, _ = env.reset(seed=4)
+    assert set(observations) == {"p0", "p1", "p2"}
+    assert env.render().shape == (128, 128, 3)  # with several players: the spectator's view
+    for _ in range(5):
+        env.step({a: env.action_space(a).action(["W"]) for a in env.agents})
+    assert set(env.episode_metrics()) == {"p0", "p1", "p2"}

@@ -132,3 +132,16 @@ def test_text_and_state_show_the_map():
     observation = env._observe("p0")
     assert "[Tilefall] time left" in observation["text"] and "!" in observation["text"]
     assert observation["state"].shape == (3 + 64,) and 0 < observation["state"][3 + ((c + 1) % 8) * 8 + r] < 1
+
+
+def test_with_two_players_a_fall_ends_only_that_players_run():
+    env = game("games/tilefall-v0", num_agents=2)
+    env.next_warning_s = 1e9
+    space = env.action_space("p0")
+    for _ in range(30):
+        _, _, terms, _, infos = env.step({"p0": space.action(["A"]), "p1": space.action([])})
+        if terms["p0"]:
+            break
+    assert env.agents == ["p1"] and "fall" in types(infos["p0"]["events"])
+    hold_p1 = env.step({"p1": space.action([])})
+    assert hold_p1[2] == {"p1": False}
