@@ -24,6 +24,8 @@ import rtarena
 from rtarena.agents.base import Agent, Decision
 from rtarena.envs.registry import GAMES
 
+REPEATS = 3
+
 
 def steps_per_second(env_id: str, steps: int, obs: tuple[str, ...], seed: int = 0) -> float:
     env = rtarena.make(env_id, obs=obs, size=128)
@@ -64,22 +66,28 @@ def runtime_overhead(steps: int) -> dict[str, float]:
     space = rtarena.make(env_id, **kwargs).action_space("p0")
     # W and S in turn: the player paces on its tile and never walks off the floor
     actions = [space.action(["W"] if (k // 2) % 2 else ["S"]) for k in range(steps + 20)]
-    env = rtarena.make(env_id, **kwargs)
-    env.reset(seed=0)
-    for action in actions[:50]:  # warm-up
-        env.step({"p0": action})
-    start = time.perf_counter()
-    for action in actions[:steps]:
-        env.step({"p0": action})
-    out = {"bare env loop": (time.perf_counter() - start) / steps * 1e6}
+    bare = float("inf")
+    for _ in range(REPEATS):
+        env = rtarena.make(env_id, **kwargs)
+        env.reset(seed=0)
+        for action in actions[:50]:  # warm-up
+            env.step({"p0": action})
+        start = time.perf_counter()
+        for action in actions[:steps]:
+            env.step({"p0": action})
+        bare = min(bare, (time.perf_counter() - start) / steps * 1e6)
+    out = {"bare env loop": bare}
     for label, chunk, settle in (("run_match, 1 action per decision", 1, None),
                                  ("run_match, chunks of 10 (settle_s=0)", 10, 0.0)):
-        env = rtarena.make(env_id, **kwargs)
-        start = time.perf_counter()
-        result = rtarena.run_match(env, [Replay(actions, chunk)], clock="paused", seed=0, max_steps=steps,
-                                   settle_s=settle)
-        assert len(result.steps) == steps
-        out[label] = (time.perf_counter() - start) / steps * 1e6
+        best = float("inf")
+        for _ in range(REPEATS):  # the best of a few runs: a shared machine adds noise, never speed
+            env = rtarena.make(env_id, **kwargs)
+            start = time.perf_counter()
+            result = rtarena.run_match(env, [Replay(actions, chunk)], clock="paused", seed=0, max_steps=steps,
+                                       settle_s=settle)
+            assert len(result.steps) == steps
+            best = min(best, (time.perf_counter() - start) / steps * 1e6)
+        out[label] = best
     return out
 
 
