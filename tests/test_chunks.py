@@ -125,3 +125,10 @@ def test_wall_clock_chunks_and_settle():
 def test_settle_must_not_be_negative():
     with pytest.raises(UserError, match="settle_s"):
         play([1], settle_s=-1.0)
+
+
+@pytest.mark.parametrize("clock", ["paused", "token", "measured", "wall"])
+def test_the_prompt_sentence_says_when_the_world_settles(clock):
+    settled = rtarena.make_clock(clock, settle_s=0.2).describe()
+    assert "run 0.2 s more" in settled.replace("runs", "run")
+    assert "several steps" not in rtarena.make_clock(clock).describe()

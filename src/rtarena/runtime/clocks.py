@@ -51,7 +51,14 @@ class Clock(Section):
         return self.thinking_s(decision, wall_latency_s) + self.delay_s
 
     def _delay_sentence(self) -> str:
-        return f" Each action takes effect a further {self.delay_s:g} s after you decide." if self.delay_s else ""
+        return (f" Each action takes effect a further {self.delay_s:g} s after you decide." if self.delay_s else "") \
+            + self._settle_sentence()
+
+    def _settle_sentence(self) -> str:
+        if self.settle_s is None:
+            return ""
+        return (" When your answer holds several steps, they all play before you see the game again"
+                + (f", and the game then runs {self.settle_s:g} s more on its own." if self.settle_s else "."))
 
     def settings(self) -> dict[str, Any]:
         return {"clock": self.name, **self.model_dump()}
@@ -107,7 +114,7 @@ class TokenClock(Clock):
         per_second = f"every {self.kappa:g} tokens you generate cost 1 s of game time"
         over = f", plus {self.overhead_s:g} s per decision" if self.overhead_s else ""
         extra = f", plus an injected delay of {self.delay_s:g} s" if self.delay_s else ""
-        return f"The game keeps running while you think: {per_second}{over}{extra}."
+        return f"The game keeps running while you think: {per_second}{over}{extra}." + self._settle_sentence()
 
 
 class MeasuredClock(Clock):
