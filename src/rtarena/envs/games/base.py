@@ -90,6 +90,8 @@ class SuiteGame(RealtimeParallelEnv):
             raise UserError(f"render_mode must be one of {self.metadata['render_modes']}, got {render_mode!r}",
                             field="render_mode")
         self.obs_modalities = names
+        if int(size) < 32:
+            raise UserError(f"size must be at least 32 pixels, got {size!r}", field="size")
         self.size = int(size)
         self.render_mode = render_mode
         self.keyspace = KeyMouseSpace(game.keys, game.mouse)

@@ -2,15 +2,13 @@
 
 A `Canvas` maps a world rectangle (metres or tiles, y up) onto an `(H, W, 3)` image. Games add filled
 rectangles and discs in painting order; `paint()` draws them all in one numba call, so a frame costs one
-Python-to-compiled crossing however many shapes it has. HUD numbers use the arena's pixel font.
+Python-to-compiled crossing however many shapes it has.
 """
 
 from __future__ import annotations
 
 import numpy as np
 from numba import njit
-
-from rtarena.envs.arena.render.draw import FONT, number
 
 RECT, DISC = 0, 1
 
@@ -65,7 +63,6 @@ class Canvas:
         self.background = np.array(background, dtype=np.uint8)
         self.shapes: list[tuple[float, float, float, float, float]] = []
         self.colors: list[tuple[int, int, int]] = []
-        self.numbers: list[tuple[int, int, int, tuple[int, int, int]]] = []
         self.image: np.ndarray | None = None
 
     @classmethod
@@ -97,15 +94,9 @@ class Canvas:
         self.shapes.append((RECT, 0, row * (h + 1), self.size * min(max(fraction, 0.0), 1.0), row * (h + 1) + h))
         self.colors.append(tuple(color))
 
-    def hud_number(self, value: int, x_px: int, y_px: int, color=(255, 255, 255)) -> None:
-        self.numbers.append((int(value), x_px, y_px, color))
-
     def paint(self) -> np.ndarray:
         img = self.image if self.image is not None else np.empty((self.size, self.size, 3), dtype=np.uint8)
         shapes = np.array(self.shapes, dtype=np.float64).reshape(-1, 5)
         colors = np.array(self.colors, dtype=np.uint8).reshape(-1, 3)
         _paint(img, shapes, colors, self.background, self.image is None)
-        scale = max(1, self.size // 128)
-        for value, x, y, (r, g, b) in self.numbers:
-            number(img, FONT, value, x, y, scale, r, g, b, True)
         return img
