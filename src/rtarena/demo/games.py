@@ -12,8 +12,8 @@ def save_game_frames(folder: Path, size: int = 256, seed: int = 0, steps: int = 
     """Play each game's `-v0` with its scripted player (a sample frame after `steps` steps is written to
     `folder/<game>.png`) and with the random agent; returns the scores by env id and agent."""
     from rtarena.agents.specs import build_agent
-    from rtarena.envs.arena.render.png import write_png
     from rtarena.envs.registry import make
+    from rtarena.media import write_png
     from rtarena.runtime import run_match
 
     folder.mkdir(parents=True, exist_ok=True)
