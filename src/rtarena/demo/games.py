@@ -8,9 +8,11 @@ from rtarena.envs.games.rules import game_name
 from rtarena.eval.games_table import game_ratings
 
 
-def save_game_frames(folder: Path, size: int = 256, seed: int = 0, steps: int = 30) -> dict[str, dict[str, float]]:
+def save_game_frames(folder: Path, size: int = 256, seed: int = 0, steps: int = 30,
+                     max_steps: int = 2000) -> dict[str, dict[str, float]]:
     """Play each game's `-v0` with its scripted player (a sample frame after `steps` steps is written to
-    `folder/<game>.png`) and with the random agent; returns the scores by env id and agent."""
+    `folder/<game>.png`) and with the random agent for at most `max_steps` steps (every game ends within
+    2000 steps); returns the scores by env id and agent."""
     from rtarena.agents.specs import build_agent
     from rtarena.envs.registry import make
     from rtarena.media import write_png
@@ -25,6 +27,6 @@ def save_game_frames(folder: Path, size: int = 256, seed: int = 0, steps: int = 
         scores[env_id] = {}
         for spec in ("heuristic", "random"):
             played = make(env_id, obs=("state",))
-            result = run_match(played, build_agent(spec, "games"), clock="paused", seed=seed, max_steps=100_000)
+            result = run_match(played, build_agent(spec, "games"), clock="paused", seed=seed, max_steps=max_steps)
             scores[env_id][spec] = result.agents["p0"]["score"]
     return scores
