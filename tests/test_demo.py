@@ -22,4 +22,6 @@ def test_the_demo_writes_every_section(tmp_path):
             assert (out / "senses" / f"{level}-{kind}").stat().st_size > 0
     assert "classic/cartpole-v0" in done.stdout and "arena/competitive-v0" in done.stdout
     assert (out / "improve" / "cartpole").is_dir()  # the improvement loop's section ran too
+    for game in ("runner2d", "parkour3d", "tilefall", "monsters", "escape", "errands", "workshop"):
+        assert (out / "games" / f"{game}.png").stat().st_size > 0 and f"games/{game}-v0" in done.stdout
     assert "demo output:" in done.stdout

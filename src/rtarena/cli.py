@@ -26,14 +26,27 @@ console = Console() if sys.stdout.isatty() else Console(width=120)
 
 
 @app.command("list")
-def list_envs() -> None:
-    """List the registered envs and the agent kinds."""
+def list_envs(
+    capabilities: Annotated[bool, typer.Option("--capabilities", help="the game suite's capability ratings (0-3)")]
+    = False,
+    svg: Annotated[Path | None, typer.Option("--svg", help="with --capabilities: write the ratings as a radar "
+                                                          "chart (SVG) to this file")] = None,
+) -> None:
+    """List the registered envs and the agent kinds (`--capabilities`: the game suite's ratings)."""
     from rtarena.agents.specs import AGENT_KINDS
     from rtarena.envs.registry import ENV_TABLE
 
+    if capabilities:
+        from rtarena.eval.games_table import capabilities_table
+
+        capabilities_table(console, svg)
+        return
+    from rtarena.envs.games.rules import game_name, read_capabilities
+
     table = Table("env id", "agents", "summary", title="envs")
     for spec in ENV_TABLE:
-        table.add_row(spec.id, "1" if spec.single_agent else "many", spec.summary)
+        rated = f" [{read_capabilities(game_name(spec.id) + '.toml').short()}]" if spec.family == "games" else ""
+        table.add_row(spec.id, "1" if spec.single_agent else "many", spec.summary + rated)
     console.print(table)
     kinds = Table("agent spec", "privileged", "summary", title="agents (--agent); privileged ones read the world")
     for kind in AGENT_KINDS:
@@ -43,7 +56,7 @@ def list_envs() -> None:
 
 RUN_FLAG_DEFAULTS = {"agent": None, "clock": "token", "dt": None, "kappa": None, "overhead": None, "delay_ms": 0.0,
                      "obs_every": 1, "max_steps": 500, "seeds": 1, "seed_start": 0, "out": Path("runs/latest"),
-                     "map": None, "disable": None}
+                     "map": None, "disable": None, "settle_s": None}
 
 
 @app.command()
@@ -61,6 +74,8 @@ def run(
     delay_ms: Annotated[float, typer.Option("--delay-ms", help="injected delay per decision, ms")] = 0.0,
     obs_every: Annotated[int, typer.Option("--obs-every", help="publish an observation every K steps")] = 1,
     max_steps: Annotated[int, typer.Option("--max-steps", help="step limit per episode")] = 500,
+    settle_s: Annotated[float | None, typer.Option(
+        "--settle-s", help="action chunks: play a decision's chunk, then S more seconds, before observing")] = None,
     seeds: Annotated[int, typer.Option(help="number of episodes, seeds 0..N-1")] = 1,
     seed_start: Annotated[int, typer.Option("--seed-start", help="first seed")] = 0,
     out: Annotated[Path, typer.Option(help="output folder")] = Path("runs/latest"),
@@ -85,7 +100,7 @@ def run(
 
     flags = {"agent": agent, "clock": clock, "dt": dt, "kappa": kappa, "overhead": overhead, "delay_ms": delay_ms,
              "obs_every": obs_every, "max_steps": max_steps, "seeds": seeds, "seed_start": seed_start, "out": out,
-             "map": map_, "disable": disable}
+             "map": map_, "disable": disable, "settle_s": settle_s}
     changed = ["--" + k.replace("_", "-") for k, v in flags.items() if v != RUN_FLAG_DEFAULTS[k]]
     options = RunOptions(preset, tuple(set_ or ()), ray, resume, workers, video, run_id)
     result = run_command(target, flags, changed, options, console)

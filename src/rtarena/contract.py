@@ -64,6 +64,11 @@ class Decision:
     server), "counted" (counted locally because the server reported none), "scripted" (a scripted agent's
     declared cost) or "none". `valid` is False when the output did not parse (the action is then the
     default one). For a controller that owns several env agents, `action` maps agent id to action.
+
+    `chunk`, when given, is a sequence of per-step actions (each of the same form as `action`): the runtime
+    applies the first at the first step at or after the commit time and the next ones on the following
+    steps, until a newer decision of the same controller replaces the rest (docs/architecture.md, "Action
+    chunks"). `action` is then the chunk's first action, kept for records and for agents unaware of chunks.
     """
 
     action: Any
@@ -74,6 +79,11 @@ class Decision:
     valid: bool = True
     error: str | None = None
     extra: dict[str, Any] = field(default_factory=dict)
+    chunk: tuple[Any, ...] | None = None
+
+    def steps(self) -> tuple[Any, ...]:
+        """The per-step actions this decision carries: its chunk, or its one action."""
+        return tuple(self.chunk) if self.chunk else (self.action,)
 
 
 @dataclass(frozen=True)

@@ -39,7 +39,8 @@ AGENT_KINDS: list[AgentKind] = [
         "heuristic",
         "the env family's scripted bot; `heuristic:easy|medium|hard` where the family has difficulties",
         by_family={"classic": "rtarena.agents.scripted.cartpole:CartPoleBalancer",
-                   "arena": "rtarena.agents.scripted.arena:HeuristicBot"},
+                   "arena": "rtarena.agents.scripted.arena:HeuristicBot",
+                   "games": "rtarena.agents.scripted.games:GameBot"},
         privileged=True,
     ),
     AgentKind(

@@ -82,7 +82,20 @@ def improve_section(out: Path, console: Console, scale: float = 1.0) -> None:
     run_improve(out, console)
 
 
-SECTIONS = [cartpole_section, arena_section, senses_section, improve_section]
+def games_section(out: Path, console: Console, scale: float = 1.0) -> None:
+    """Each game of the suite: its scripted player against random (seed 0, paused clock) and a sample
+    frame of what the player sees."""
+    from rtarena.demo.games import save_game_frames
+
+    folder = out / "games"
+    table = Table("game", "heuristic (privileged)", "random", title="game suite: score in [0, 1], seed 0, paused")
+    for env_id, scores in save_game_frames(folder, max_steps=round(2000 * scale)).items():
+        table.add_row(env_id, f"{scores['heuristic']:.2f}", f"{scores['random']:.2f}")
+    console.print(table)
+    console.print(f"sample frames of each game: {folder}")
+
+
+SECTIONS = [cartpole_section, arena_section, senses_section, improve_section, games_section]
 
 
 def run_demo(out: Path, console: Console, quick: bool = False) -> None:

@@ -40,7 +40,29 @@ class EnvSpec:
         return getattr(module, attr)
 
 
-SCREENSHOTS = {"screenshot_dir": "screenshots"}  # browser tasks keep a few Set-of-Marks screenshots
+SCREENSHOTS = {"screenshot_dir": "screenshots"}
+
+# The game suite (envs/games): each game is registered as `games/<name>-v0` and, for its three variants
+# (level-file overrides), `games/<name>-var1-v0` ... `-var3-v0`.
+GAMES = [
+    ("errands", "rtarena.envs.games.errands:Errands", "follow hints, carry items between named characters"),
+    ("escape", "rtarena.envs.games.escape:Escape", "rooms and ten chained find-and-use tasks"),
+    ("monsters", "rtarena.envs.games.monsters:Monsters", "first-person: shoot monsters that chase and explode"),
+    ("parkour3d", "rtarena.envs.games.parkour3d:Parkour3D", "first-person platform course over a void"),
+    ("runner2d", "rtarena.envs.games.runner2d:Runner2D", "side view: run and jump across platforms to a flag"),
+    ("tilefall", "rtarena.envs.games.tilefall:Tilefall", "survive on a floor of tiles that warn, then drop"),
+    ("workshop", "rtarena.envs.games.workshop:Workshop", "fetch, upgrade and deliver parts for an order board"),
+]
+VARIANTS = ("var1", "var2", "var3")
+
+
+def game_rows(name: str, entry_point: str, summary: str) -> list[EnvSpec]:
+    rows = [EnvSpec(f"games/{name}-v0", entry_point, f"Game: {summary}.", single_agent=True, family="games",
+                    extra="arena")]
+    for variant in VARIANTS:
+        rows.append(EnvSpec(f"games/{name}-{variant}-v0", entry_point, f"Game: {summary} ({variant}).",
+                            {"variant": variant}, single_agent=True, family="games", extra="arena"))
+    return rows  # browser tasks keep a few Set-of-Marks screenshots
 
 ENV_TABLE: list[EnvSpec] = [
     EnvSpec(
@@ -127,6 +149,7 @@ ENV_TABLE: list[EnvSpec] = [
             "Browser: canvas breakout: break four bricks.",
             {"task": "breakout"}, single_agent=True, family="gui-games", extra="gui",
             artifact_kwargs=SCREENSHOTS),
+    *(row for game in GAMES for row in game_rows(*game)),
 ]
 
 

@@ -105,7 +105,7 @@ def run_flags(env_id: str, flags: dict[str, Any], options: RunOptions, console: 
     custom = arena_kwargs(env_id, flags.get("map"), options.params, flags.get("disable") or ())
     env_kwargs.update(custom)
     settings = {"kappa": flags["kappa"], "overhead": flags["overhead"], "delay_s": flags["delay_ms"] / 1000.0,
-                "obs_every": flags["obs_every"]}
+                "obs_every": flags["obs_every"], "settle_s": flags.get("settle_s")}
     make_clock(flags["clock"], **dict(settings))  # validate once, before any episode runs
     specs = tuple(flags["agent"] or ["random"])
     for spec in specs:

@@ -137,6 +137,8 @@ def experiment_from_flags(env_id: str, specs: tuple[str, ...], clock: str, setti
     # the flags were validated by the clock (`make_clock`) already: a paused clock given a kappa was refused
     numbers = {k: float(v) for k, v in (("kappa", settings.get("kappa")), ("overhead_s", settings.get("overhead")))
                if v is not None}
+    if settings.get("settle_s") is not None:
+        numbers["settle_s"] = float(settings["settle_s"])
     delay_ms = float(settings.get("delay_s") or 0.0) * 1000.0
     dt = env_kwargs.get("dt")
     name = clock + (f"-delay{delay_ms:g}ms" if delay_ms else "")

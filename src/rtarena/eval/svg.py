@@ -199,3 +199,42 @@ def interval_chart(title: str, y_label: str, x_label: str,
                                    "</path>")
     frame.legend(list(series))
     return frame.done()
+
+
+def radar_chart(title: str, axes: list[str], series: dict[str, list[float]], max_value: float) -> str:
+    """A radar (spider) chart: one spoke per axis, one closed polygon per series, rings at each whole
+    number up to `max_value` (ratings such as the game suite's 0-3 capabilities)."""
+    width, height, cx, cy, radius = 640, 440, 250, 235, 165
+    parts = [f'<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {width} {height}" width="{width}" '
+             f'height="{height}" role="img" aria-label="{escape(title)}" class="chart" font-family="sans-serif" '
+             f'font-size="11">', f"<title>{escape(title)}</title>",
+             f'<rect width="{width}" height="{height}" fill="white"/>',
+             f'<text x="{width / 2}" y="20" text-anchor="middle" font-size="13" font-weight="bold">'
+             f"{escape(title)}</text>"]
+
+    def point(i: int, value: float) -> tuple[float, float]:
+        angle = math.pi / 2 - 2 * math.pi * i / len(axes)
+        r = radius * value / max_value
+        return cx + r * math.cos(angle), cy - r * math.sin(angle)
+
+    for ring in range(1, int(max_value) + 1):
+        ring_path = " ".join(f"{x:.1f},{y:.1f}" for x, y in (point(i, ring) for i in range(len(axes))))
+        parts.append(f'<polygon points="{ring_path}" fill="none" stroke="#ddd"/>')
+        x, y = point(0, ring)
+        parts.append(f'<text x="{x + 4:.1f}" y="{y + 4:.1f}" fill="#888">{ring}</text>')
+    for i, axis in enumerate(axes):
+        x, y = point(i, max_value)
+        lx, ly = point(i, max_value * 1.13)
+        anchor = "middle" if abs(lx - cx) < 10 else ("start" if lx > cx else "end")
+        parts.append(f'<line x1="{cx}" y1="{cy}" x2="{x:.1f}" y2="{y:.1f}" stroke="#bbb"/>'
+                     f'<text x="{lx:.1f}" y="{ly + 4:.1f}" text-anchor="{anchor}">{escape(axis)}</text>')
+    for s, (name, values) in enumerate(series.items()):
+        colour = PALETTE[s % len(PALETTE)]
+        path = " ".join(f"{x:.1f},{y:.1f}" for x, y in (point(i, v) for i, v in enumerate(values)))
+        detail = ", ".join(f"{a} {_fmt(v)}" for a, v in zip(axes, values, strict=True))
+        parts.append(f'<polygon points="{path}" fill="{colour}" fill-opacity="0.12" stroke="{colour}" '
+                     f'stroke-width="2"><title>{escape(name)}: {escape(detail)}</title></polygon>')
+        y = 48 + s * 18
+        parts.append(f'<rect x="{width - 170}" y="{y - 9}" width="10" height="10" fill="{colour}"/>'
+                     f'<text x="{width - 154}" y="{y}">{escape(name[:24])}</text>')
+    return "\n".join([*parts, "</svg>"])

@@ -5,8 +5,9 @@ the system prompt's output-format section (`MultiDiscrete([...])`, `Discrete(n)`
 observation in the last user message (one block per teammate, under `### <id>`, for a team controller).
 
 - `heuristic`: a domain policy per observation, from text alone: the arena (`arena_text.py`, what the
-  arena's heuristic bot would do from the same report), cart-pole (the balancer's linear law on the
-  state vector); anything else gets the default action.
+  arena's heuristic bot would do from the same report), the game suite (`games_text.py`, answering in
+  the chunked key form), cart-pole (the balancer's linear law on the state vector); anything else gets
+  the default action.
 - `random`: a uniformly random action of the named space, seeded by the request, so the same prompt
   always gets the same answer.
 - `skill`, `judge`, `reflector`: the scripted roles of `rtarena improve` (`skill_player.py`, `judge.py`,
@@ -24,7 +25,7 @@ from typing import Any
 
 import numpy as np
 
-from rtarena.policy_server import arena_text, judge, reflector, skill_player
+from rtarena.policy_server import arena_text, games_text, judge, reflector, skill_player
 
 CARTPOLE_GAINS = np.array([0.3, 0.6, 8.0, 1.5])  # the same law as agents/scripted/cartpole.py
 
@@ -33,7 +34,7 @@ CARTPOLE_GAINS = np.array([0.3, 0.6, 8.0, 1.5])  # the same law as agents/script
 class Space:
     """The action space a prompt asks for, as far as the server needs to know it."""
 
-    kind: str  # "multidiscrete" | "discrete" | "text" | "unknown"
+    kind: str  # "multidiscrete" | "discrete" | "text" | "keys" | "unknown"
     nvec: tuple[int, ...] = ()
     n: int = 0
     start: int = 0
@@ -54,6 +55,8 @@ def find_space(system: str) -> Space:
         return Space("discrete", n=high - low + 1, start=low)
     if m := re.search(r"Discrete\((\d+)\)", system):
         return Space("discrete", n=int(m.group(1)))
+    if "chunked key form" in system:
+        return Space("keys")
     if "The action is one line of text" in system:
         return Space("text")
     return Space("unknown")
@@ -72,6 +75,8 @@ def default_action(space: Space) -> Any:
         return [0] * len(space.nvec)
     if space.kind == "discrete":
         return space.start
+    if space.kind == "keys":
+        return games_text.NOOP
     return "wait()"
 
 
@@ -79,6 +84,8 @@ def heuristic_action(observation: str, space: Space) -> Any:
     """One agent's action from its observation text."""
     if space.kind == "multidiscrete" and arena_text.looks_like_arena(observation):
         return arena_text.decide(observation)
+    if space.kind == "keys" and games_text.looks_like_game(observation):
+        return games_text.decide(observation)
     state = re.search(r"state: (\[[^\]]*\])", observation)
     if space.kind == "discrete" and space.n == 2 and state:
         values = json.loads(state.group(1))
@@ -92,6 +99,8 @@ def random_action(rng: np.random.Generator, space: Space) -> Any:
         return [int(rng.integers(n)) for n in space.nvec]
     if space.kind == "discrete":
         return space.start + int(rng.integers(max(1, space.n)))
+    if space.kind == "keys":
+        return "0 0 ; " + (" ".join(k for k in "WASD" if rng.random() < 0.3) or "-")
     return "wait()"
 
 

@@ -38,6 +38,10 @@ class Clock(Section):
     deterministic: ClassVar[bool] = True
     delay_s: NonNegFloat = 0.0  # injected delay per decision
     obs_every: PosInt = 1  # steps between published observations
+    # Action chunks. None: a controller decides again as soon as a newer observation exists (a newer
+    # decision replaces the rest of its chunk). A number: it waits until its chunk has played, then
+    # `settle_s` more simulated seconds of default actions, before it takes its next observation.
+    settle_s: NonNegFloat | None = None
 
     def thinking_s(self, decision: Decision, wall_latency_s: float) -> float:
         """Simulated seconds the decision itself took, before the injected delay."""
@@ -47,7 +51,14 @@ class Clock(Section):
         return self.thinking_s(decision, wall_latency_s) + self.delay_s
 
     def _delay_sentence(self) -> str:
-        return f" Each action takes effect a further {self.delay_s:g} s after you decide." if self.delay_s else ""
+        return (f" Each action takes effect a further {self.delay_s:g} s after you decide." if self.delay_s else "") \
+            + self._settle_sentence()
+
+    def _settle_sentence(self) -> str:
+        if self.settle_s is None:
+            return ""
+        return (" When your answer holds several steps, they all play before you see the game again"
+                + (f", and the game then runs {self.settle_s:g} s more on its own." if self.settle_s else "."))
 
     def settings(self) -> dict[str, Any]:
         return {"clock": self.name, **self.model_dump()}
@@ -103,7 +114,7 @@ class TokenClock(Clock):
         per_second = f"every {self.kappa:g} tokens you generate cost 1 s of game time"
         over = f", plus {self.overhead_s:g} s per decision" if self.overhead_s else ""
         extra = f", plus an injected delay of {self.delay_s:g} s" if self.delay_s else ""
-        return f"The game keeps running while you think: {per_second}{over}{extra}."
+        return f"The game keeps running while you think: {per_second}{over}{extra}." + self._settle_sentence()
 
 
 class MeasuredClock(Clock):

@@ -8,7 +8,7 @@ fit becomes the default action and is counted as invalid, never a crash.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 import numpy as np
@@ -135,6 +135,21 @@ def split_decision(
         valid = valid and ok
         actions[agent] = value if ok else env.default_action(agent)
     return actions, valid
+
+
+def split_steps(
+    slot: ControllerSlot,
+    decision: Decision,
+    env: Any,
+    alive: Sequence[str],
+) -> tuple[list[dict[str, Any]], bool]:
+    """Per-step, per-agent actions of a decision (one step unless it carries a chunk), and validity."""
+    steps, valid = [], True
+    for action in decision.steps():
+        actions, ok = split_decision(slot, replace(decision, action=action), env, alive)
+        steps.append(actions)
+        valid = valid and ok
+    return steps, valid
 
 
 def is_default(env: Any, agent: str, action: Any) -> bool:

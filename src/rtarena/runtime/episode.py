@@ -14,7 +14,7 @@ from typing import Any
 
 from rtarena.contract import Decision
 from rtarena.runtime.clocks import Clock
-from rtarena.runtime.controllers import ControllerSlot, is_default, split_decision
+from rtarena.runtime.controllers import ControllerSlot, is_default, split_steps
 from rtarena.runtime.records import (
     DecisionRecord,
     MatchResult,
@@ -43,11 +43,12 @@ class Published:
 
 @dataclass
 class Pending:
-    """An action committed but not yet applied."""
+    """An action committed but not yet applied: one step of a decision (`position` within its chunk)."""
 
     draft: int
     actions: dict[str, Any]
     committed_sim_s: float
+    position: int = 0
 
 
 def timed_act(slot: ControllerSlot, observation: Any) -> tuple[Decision, float, float, str | None]:
@@ -93,10 +94,11 @@ class Episode:
         decision: Decision,
         wall_start: float,
         wall_end: float,
-    ) -> tuple[int, dict[str, Any], float]:
-        """Draft a record for a finished decision; returns its index, actions and commit sim time."""
+    ) -> tuple[int, list[Pending], float]:
+        """Draft a record for a finished decision; returns its index, its per-step pending actions (one,
+        or one per chunk step) and its commit sim time."""
         slot = self.slots[slot_index]
-        actions, valid = split_decision(slot, decision, self.env, seen.alive)
+        steps, valid = split_steps(slot, decision, self.env, seen.alive)
         delay = sim_round(self.clock.decision_delay_s(decision, wall_end - wall_start))
         committed = sim_round(start_sim_s + delay)
         index = len(self.drafts)
@@ -111,7 +113,10 @@ class Episode:
             "delay_sim_s": delay,
             "applied_sim_s": None,
             "applied_step": None,
-            "action": jsonable(actions if slot.is_team else next(iter(actions.values()), None)),
+            "action": self._action_json(slot, steps[0]),
+            "chunk": [self._action_json(slot, s) for s in steps] if decision.chunk else None,
+            "chunk_steps": len(steps),
+            "applied_steps": 0,
             "valid": bool(valid),
             "tokens_in": int(decision.tokens_in),
             "tokens_out": int(decision.tokens_out),
@@ -123,7 +128,11 @@ class Episode:
             "wall_latency_s": wall_end - wall_start,
             "extra": jsonable(decision.extra) or None,
         })
-        return index, actions, committed
+        return index, [Pending(index, s, committed, position=p) for p, s in enumerate(steps)], committed
+
+    @staticmethod
+    def _action_json(slot: ControllerSlot, actions: dict[str, Any]) -> Any:
+        return jsonable(actions if slot.is_team else next(iter(actions.values()), None))
 
     # -- steps -------------------------------------------------------------------------------------
     def apply_step(self, ready: list[Pending], wall_start: float, period_error_s: float | None) -> Published | None:
@@ -132,14 +141,17 @@ class Episode:
         sim_s = sim_round(k * self.dt)
         alive = list(self.env.agents)
         joint = {a: self.env.default_action(a) for a in alive}
-        fresh, nondefault = [], []
+        fresh, nondefault, sources = [], [], {}
         for pending in ready:
             draft = self.drafts[pending.draft]
-            draft["applied_sim_s"], draft["applied_step"] = sim_s, k
+            if draft["applied_step"] is None:
+                draft["applied_sim_s"], draft["applied_step"] = sim_s, k
+            draft["applied_steps"] += 1
             for agent, action in pending.actions.items():
                 if agent in joint:
                     joint[agent] = action
                     fresh.append(agent)
+                    sources[agent] = {"decision": pending.draft, "chunk_step": pending.position}
                     if not is_default(self.env, agent, action):
                         nondefault.append(agent)
         for agent in alive:
@@ -158,6 +170,8 @@ class Episode:
             fresh_agents=tuple(sorted(fresh)),
             fresh_nondefault_agents=tuple(sorted(nondefault)),
             rewards={a: float(r) for a, r in rewards.items()},
+            actions={a: jsonable(joint[a]) for a in sorted(joint)},
+            sources=dict(sorted(sources.items())),
             obs_version=published.version if published else None,
             wall_step_start_s=wall_start - self.wall_origin,
             period_error_s=period_error_s,

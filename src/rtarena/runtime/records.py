@@ -47,7 +47,10 @@ class DecisionRecord:
     controller began (never before `obs_sim_s`); `committed_sim_s` when its action was ready
     (`start_sim_s + delay_sim_s`; None for an `abandoned` decision, still unanswered when the episode
     ended); `applied_sim_s`/`applied_step` the step that applied it, None when the action never reached
-    the env (a newer decision replaced it before its step, or the episode ended first). `wall_start_s`
+    the env (a newer decision replaced it before its step, or the episode ended first); for a chunk they
+    name its first applied step. `chunk` holds a chunk's per-step actions (None for a plain action),
+    `chunk_steps` how many per-step actions the decision carried (1 without a chunk) and `applied_steps`
+    how many reached the env (fewer when a newer decision replaced the rest). `wall_start_s`
     and `wall_end_s` are wall seconds since the episode's start around the agent's call (for an abandoned
     decision, its end is the episode's end) and `wall_latency_s` their difference.
     """
@@ -69,6 +72,9 @@ class DecisionRecord:
     tokens_source: str
     text: str | None
     error: str | None
+    chunk: list[Any] | None = None
+    chunk_steps: int = 1
+    applied_steps: int = 0
     wall_start_s: float = field(default=0.0, compare=False)
     wall_end_s: float = field(default=0.0, compare=False)
     wall_latency_s: float = field(default=0.0, compare=False)
@@ -82,7 +88,9 @@ class DecisionRecord:
 
 @dataclass(frozen=True)
 class StepRecord:
-    """One env step: which agents got a fresh action, which of those were not the default, rewards."""
+    """One env step: which agents got a fresh action, which of those were not the default, rewards, the
+    action each living agent played (`actions`, defaults included) and, for fresh ones, which decision and
+    which step of its chunk it came from (`sources[agent] = {"decision": i, "chunk_step": j}`)."""
 
     step: int
     sim_s: float
@@ -90,6 +98,8 @@ class StepRecord:
     fresh_nondefault_agents: tuple[str, ...]
     rewards: dict[str, float]
     obs_version: int | None  # the version published after this step, None if none was published
+    actions: dict[str, Any] = field(default_factory=dict)
+    sources: dict[str, dict[str, int]] = field(default_factory=dict)
     wall_step_start_s: float = field(default=0.0, compare=False)
     period_error_s: float | None = field(default=None, compare=False)
 

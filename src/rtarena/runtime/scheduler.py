@@ -62,11 +62,19 @@ class Scheduler:
         for i, future in zip(starting, futures, strict=True):
             decision, wall_start, wall_end, _ = wait_reporting(future, ep.slots[i].name)
             start_sim = self.free_at[i] if start_at is None else start_at
-            draft, actions, committed = ep.record_decision(i, latest, start_sim, decision, wall_start, wall_end)
+            _, steps, committed = ep.record_decision(i, latest, start_sim, decision, wall_start, wall_end)
             self.seen[i] = latest.version
+            first = ep.apply_step_index(committed)
             self.free_at[i] = committed
-            # A newer decision that lands on the same step replaces the older one, which stays unapplied.
-            self.queue[i][ep.apply_step_index(committed)] = Pending(draft, actions, committed)
+            if ep.clock.settle_s is not None:  # wait for the chunk to play, then let the world settle
+                self.free_at[i] = max(committed, sim_round((first + len(steps)) * ep.dt + ep.clock.settle_s))
+            # A newer decision replaces whatever of older ones has not been applied from its first step on
+            # (the same step, or the rest of a chunk); replaced actions stay unapplied in the records.
+            queue = self.queue[i]
+            for step in [s for s in queue if s >= first]:
+                del queue[step]
+            for offset, pending in enumerate(steps):
+                queue[first + offset] = pending
 
 
 WAIT_REPORT_S = 10.0  # a decision running longer than this prints a line (and again every as long)

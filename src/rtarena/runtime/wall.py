@@ -3,8 +3,10 @@
 The env loop schedules step k at `origin + k * dt` (absolute deadlines, so errors never accumulate) and
 records how late each step started. Each controller thread waits for a version newer than the last it
 saw and always takes the latest (frames published while it was busy are skipped, never queued). Its
-committed action sits in a one-slot buffer that the next step takes and empties; a newer commit replaces
-an older one not yet applied. A slow controller blocks neither the env loop nor any other controller.
+committed action (or chunk of per-step actions) sits in a buffer from which each step takes one; a newer
+commit replaces whatever of an older one is not yet applied. With the clock's `settle_s` set, a
+controller waits until its buffer is empty and `settle_s` more seconds before it observes again. A slow
+controller blocks neither the env loop nor any other controller.
 
 Sim time and wall time are one axis here (sim `t` is `origin + t` on the wall), and every record keeps
 `obs_sim_s <= start_sim_s <= committed_sim_s <= applied_sim_s`: step k (sim `k*dt` to `(k+1)*dt`) is
@@ -18,6 +20,7 @@ from __future__ import annotations
 
 import threading
 import time
+from collections import deque
 
 from rtarena.contract import Decision
 from rtarena.runtime.episode import Episode, Pending, Published, sim_round, timed_act
@@ -33,10 +36,11 @@ class WallLoop:
         self.lock = threading.Lock()
         self.new_version = threading.Condition(self.lock)
         self.stop = threading.Event()
-        self.buffers: list[Pending | None] = [None] * len(episode.slots)
+        self.buffers: list[deque[Pending]] = [deque() for _ in episode.slots]  # per controller: steps to play
         self.visible: Published = episode.latest  # what controllers may see: never a world ahead of the wall
         # per controller: (observation, start sim s, wall start) of the decision it is making now
         self.thinking: list[tuple[Published, float, float] | None] = [None] * len(episode.slots)
+        self.settling = episode.clock.settle_s is not None  # controllers wait for their chunks: wake them
 
     def run(self, max_steps: int) -> None:
         ep = self.episode
@@ -58,11 +62,9 @@ class WallLoop:
                         self.visible = ep.latest
                         self.new_version.notify_all()
                     now_sim = sim_round(ep.step_index * ep.dt)
-                    ready = [b for b in self.buffers if b is not None and b.committed_sim_s <= now_sim]
-                    self.buffers = [b if b is not None and b.committed_sim_s > now_sim else None
-                                    for b in self.buffers]
+                    ready = [b.popleft() for b in self.buffers if b and b[0].committed_sim_s <= now_sim]
                     ep.apply_step(ready, wall_start=started, period_error_s=started - deadline)
-                    if ep.done():
+                    if ep.done() or self.settling:
                         self.new_version.notify_all()
         finally:
             self.stop.set()
@@ -110,11 +112,18 @@ class WallLoop:
                 if self.stop.is_set():
                     return  # too late: the loop's end records it as abandoned
                 self.thinking[index] = None
-                draft, actions, _ = ep.record_decision(index, latest, start_sim, decision, wall_start, wall_end)
+                draft, steps, _ = ep.record_decision(index, latest, start_sim, decision, wall_start, wall_end)
                 committed = sim_round(time.perf_counter() - ep.wall_origin)
                 ep.drafts[draft]["committed_sim_s"] = committed
                 ep.drafts[draft]["delay_sim_s"] = sim_round(committed - start_sim)
-                self.buffers[index] = Pending(draft, actions, committed)
+                for pending in steps:
+                    pending.committed_sim_s = committed
+                self.buffers[index] = deque(steps)
+                if ep.clock.settle_s is not None:  # the chunk plays out, then the world settles
+                    while self.buffers[index] and not self.stop.is_set() and not ep.done():
+                        self.new_version.wait(timeout=0.05)
+            if ep.clock.settle_s and self.stop.wait(ep.clock.settle_s):
+                return
 
 
 def wait_until(deadline: float) -> None:

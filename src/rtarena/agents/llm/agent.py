@@ -39,5 +39,6 @@ class LLMAgent(ModelAgent):
         parsed = self.parser.parse(completion.text) if completion.ok else Parsed(None, False)
         valid = completion.ok and parsed.valid
         error = completion.error or (None if parsed.valid else parsed.error)
-        decision = decision_from([completion], parsed.action if valid else self.default, valid, error)
+        decision = decision_from([completion], parsed.action if valid else self.default, valid, error,
+                                 chunk=parsed.chunk)
         return decision, completion.text, self.parser.format(decision.action)

@@ -45,9 +45,10 @@ def completion_extra(completion: Completion) -> dict[str, Any]:
 
 
 def decision_from(completions: list[Completion], action: Any, valid: bool, error: str | None,
-                  extra: dict[str, Any] | None = None) -> Decision:
+                  extra: dict[str, Any] | None = None, chunk: tuple[Any, ...] | None = None) -> Decision:
     """A `Decision` from the calls of one step: their tokens summed, their texts joined, and the last
-    call's details (`completion_extra`) with `extra` on top."""
+    call's details (`completion_extra`) with `extra` on top; `chunk` the per-step actions of a reply that
+    spans several steps (the game suite's key form)."""
     sources = {c.tokens_source for c in completions}
     details = {**completion_extra(completions[-1]), **(extra or {})}
     return Decision(
@@ -59,6 +60,7 @@ def decision_from(completions: list[Completion], action: Any, valid: bool, error
         valid=valid,
         error=error,
         extra={k: v for k, v in details.items() if v is not None},
+        chunk=chunk if valid else None,
     )
 
 

@@ -9,6 +9,7 @@ reply has an `ACTION:` marker only the text after its last occurrence is read. T
 | `Discrete` | one integer | `1` |
 | `Text` (GUI actions, `click(3)`) | the rest of the `ACTION:` line, else the last non-empty line | the string |
 | `Box` | a JSON list of numbers | `[0.5,-1.0]` |
+| `KeyMouseSpace` (games) | the chunked key form `dx dy ; W D ; W ; Space` (envs/games/keys.py) | a chunk |
 | a team (several agents) | a JSON object mapping agent id to that agent's answer | `{"p0":[...],...}` |
 
 An arena answer may thus be `ACTION: {"move_y": 2, "fire": 1}` or `ACTION: [0, 2, 0, 0, 1, 0, 0]`.
@@ -29,6 +30,8 @@ from typing import Any
 import numpy as np
 from gymnasium import spaces
 
+from rtarena.envs.games.keys import MAX_CHUNK_STEPS, KeyMouseSpace, format_chunk, parse_chunk
+
 THINK = re.compile(r"<think>.*?</think>", re.S | re.I)
 MARKER = re.compile(r"ACTION\s*:", re.I)
 FLAT_OBJECT = re.compile(r"\{[^{}]*\}", re.S)
@@ -43,6 +46,7 @@ class Parsed:
     action: Any
     valid: bool
     error: str | None = None
+    chunk: tuple[Any, ...] | None = None  # per-step actions, for spaces whose answers span several steps
 
 
 def answer_region(text: str | None) -> str:
@@ -204,6 +208,11 @@ class TextParser(ActionParser):
     format_key = "text"
 
     def parse(self, text: str | None) -> Parsed:
+        return self.parse_value(self.answer_line(text))
+
+    @staticmethod
+    def answer_line(text: str | None) -> str:
+        """The first line after the last `ACTION:` marker, else the last non-empty line."""
         cleaned = THINK.sub("", text or "")
         region = answer_region(text)
         if MARKER.search(cleaned):
@@ -211,7 +220,7 @@ class TextParser(ActionParser):
         else:
             lines = [ln for ln in cleaned.splitlines() if ln.strip()]
             line = lines[-1] if lines else ""
-        return self.parse_value(line.strip().strip("`").strip())
+        return line.strip().strip("`").strip()
 
     def parse_value(self, value: Any) -> Parsed:
         if not isinstance(value, str) or not value:
@@ -245,6 +254,32 @@ class BoxParser(ActionParser):
     def format_values(self) -> dict[str, str]:
         return {"space": f"Box(shape={tuple(self.space.shape)}, low={self.space.low.min():g}, "
                          f"high={self.space.high.max():g})", "n": str(int(np.prod(self.space.shape)))}
+
+
+class KeysParser(ActionParser):
+    """The game suite's chunked key form: the first line after `ACTION:` (else the last line)."""
+
+    format_key = "keys"
+
+    def parse(self, text: str | None) -> Parsed:
+        return self.parse_value(TextParser.answer_line(text))
+
+    def parse_value(self, value: Any) -> Parsed:
+        if not isinstance(value, str):
+            return _unparsed("expected a line of keys")
+        parsed = parse_chunk(value, self.space)
+        if not parsed.valid:
+            return Parsed(None, False, parsed.error)
+        return Parsed(parsed.actions[0], True, chunk=parsed.actions)
+
+    def format(self, action: Any) -> str:
+        return format_chunk([action], self.space)
+
+    def format_values(self) -> dict[str, str]:
+        mouse = "dx turns right, dy looks up" if self.space.uses_mouse else "this game has no mouse: write 0 0"
+        example = "0 0 ; W ; W D ; D*3" if not self.space.uses_mouse else "15 0 ; W ; W LMB ; W*2"
+        return {"keys": " ".join(self.space.key_names), "mouse": mouse, "example": example,
+                "max": str(MAX_CHUNK_STEPS)}
 
 
 class TeamParser:
@@ -285,6 +320,7 @@ class TeamParser:
 
 ParserFactory = Callable[[spaces.Space, Sequence[str] | None], ActionParser]
 PARSERS: list[tuple[type[spaces.Space], ParserFactory]] = [
+    (KeyMouseSpace, KeysParser),
     (spaces.MultiDiscrete, MultiDiscreteParser),
     (spaces.Discrete, DiscreteParser),
     (spaces.Text, TextParser),

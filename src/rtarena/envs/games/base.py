@@ -1,0 +1,225 @@
+"""`SuiteGame`: the base class of the game suite (solo now, 1..N players by design).
+
+The base class owns the PettingZoo protocol, the keyboard-and-mouse action space (`keys.py`), key
+presses (a tap key acts on the step it goes down), the clock and time limit, observations (`rgb` from the
+compiled 2D canvas, `text` = HUD + report, `state`), the score in [0, 1] and its reward (the score's
+change each step, so an episode's return is its final score), events and metrics. A concrete game
+declares `level_file` and `rules_schema` and fills in these hooks:
+
+| hook | returns | called |
+|---|---|---|
+| `_new_world(rng)` | nothing; builds the world from the seeded generator | at reset |
+| `_step_world(inputs)` | `{agent: [event dicts]}` | each step; `inputs[agent]`: an `Input` per living agent |
+| `_score(agent)` | float in [0, 1] | after each step |
+| `_finished(agent)` | bool: the agent's run is over (fell, reached the flag) | after each step |
+| `_draw(agent)` | a `Canvas`: the agent's view (`None`: the spectator's) | when `rgb` is observed or rendered |
+| `_hud(agent)` / `_report(agent)` | text the player reads on screen / a fuller text report | when `text` is observed |
+| `_state(agent)` | float vector of length `state_size()` | when `state` is observed |
+| `privileged_state(agent)` | dict of world facts for privileged scripted players | by those players only |
+"""
+
+from __future__ import annotations
+
+import string
+from dataclasses import dataclass
+from typing import Any, ClassVar
+
+import numpy as np
+from gymnasium import spaces
+
+from rtarena.envs.base import AgentID, RealtimeParallelEnv
+from rtarena.envs.games.canvas import Canvas
+from rtarena.envs.games.keys import KeyMouseSpace, describe_keys
+from rtarena.envs.games.rules import GameRules, read_level
+from rtarena.errors import UserError
+
+MODALITIES = ("rgb", "text", "state")
+MAX_TEXT = 4000
+
+
+@dataclass(frozen=True)
+class Input:
+    """One agent's input this step: keys held, keys that went down this step, mouse move (degrees)."""
+
+    held: frozenset[str]
+    pressed: frozenset[str]
+    dx: float = 0.0
+    dy: float = 0.0
+
+    def axis(self, negative: str, positive: str) -> float:
+        return float(positive in self.held) - float(negative in self.held)
+
+    def direction(self) -> tuple[float, float]:
+        """The W A S D direction as a unit vector (x east, y north), (0, 0) when none or opposed."""
+        x, y = self.axis("A", "D"), self.axis("S", "W")
+        norm = (x * x + y * y) ** 0.5
+        return (x / norm, y / norm) if norm else (0.0, 0.0)
+
+    def tap(self, key: str) -> bool:
+        """A tap key fires once when it goes down; holding it does not repeat."""
+        return key in self.pressed
+
+
+class SuiteGame(RealtimeParallelEnv):
+    """Base class of the suite's games; see the module docstring for the hooks."""
+
+    metadata: ClassVar[dict[str, Any]] = {"render_modes": ["rgb_array"], "name": "suite_game",
+                                          "is_parallelizable": True}
+    level_file: ClassVar[str] = ""
+    rules_schema: ClassVar[type[GameRules]] = GameRules
+
+    def __init__(self, variant: str | None = None, num_agents: int | None = None,
+                 obs: tuple[str, ...] | list[str] | str = MODALITIES, size: int = 128,
+                 render_mode: str | None = None, overrides: dict[str, Any] | None = None) -> None:
+        super().__init__()
+        self.rules = read_level(self.rules_schema, self.level_file, variant, overrides)
+        self.variant = variant or "base"
+        game = self.rules.game
+        self.dt = float(game.dt)
+        self.time_limit_s = float(game.time_limit_s)
+        self.max_steps = round(self.time_limit_s / self.dt)
+        count = num_agents or game.players
+        if count < 1:
+            raise UserError(f"num_agents must be >= 1, got {count}", field="num_agents")
+        self.possible_agents = [f"p{i}" for i in range(count)]
+        names = (obs,) if isinstance(obs, str) else tuple(obs)
+        unknown = [n for n in names if n not in MODALITIES]
+        if unknown or not names:
+            raise UserError(f"obs must name some of {', '.join(MODALITIES)}, got {names!r}", field="obs")
+        if render_mode not in (None, *self.metadata["render_modes"]):
+            raise UserError(f"render_mode must be one of {self.metadata['render_modes']}, got {render_mode!r}",
+                            field="render_mode")
+        self.obs_modalities = names
+        if int(size) < 32:
+            raise UserError(f"size must be at least 32 pixels, got {size!r}", field="size")
+        self.size = int(size)
+        self.render_mode = render_mode
+        self.keyspace = KeyMouseSpace(game.keys, game.mouse)
+        self.metadata = {**self.metadata, "render_fps": max(1, round(1 / self.dt))}
+        boxes = {
+            "rgb": spaces.Box(0, 255, (self.size, self.size, 3), np.uint8),
+            "text": spaces.Text(max_length=MAX_TEXT, min_length=0, charset=string.printable),
+            "state": spaces.Box(-np.inf, np.inf, (self.state_size(),), np.float32),
+        }
+        self._observation_space = spaces.Dict({n: boxes[n] for n in names})
+
+    # -- spaces ----------------------------------------------------------------------------------
+    def observation_space(self, agent: AgentID) -> spaces.Dict:
+        return self._observation_space
+
+    def action_space(self, agent: AgentID) -> KeyMouseSpace:
+        return self.keyspace
+
+    def state_size(self) -> int:
+        """Length of the `state` vector (games override)."""
+        return 2
+
+    # -- protocol --------------------------------------------------------------------------------
+    def _reset(self, options: dict) -> tuple[dict, dict]:
+        self.t = 0.0
+        self.step_count = 0
+        self.previous: dict[str, frozenset[str]] = {a: frozenset() for a in self.possible_agents}
+        self.scores = {a: 0.0 for a in self.possible_agents}
+        self.finished = {a: False for a in self.possible_agents}
+        self._new_world(self.np_random)
+        return {a: self._observe(a) for a in self.agents}, {a: {"events": []} for a in self.agents}
+
+    def _step(self, actions: dict[AgentID, Any]):
+        inputs = {}
+        for agent in self.agents:
+            action = actions[agent]
+            held = self.keyspace.held(action)
+            mouse = np.asarray(action["mouse"], dtype=float).ravel()
+            pressed = frozenset(k for k in held - self.previous[agent])
+            self.previous[agent] = held
+            inputs[agent] = Input(held, pressed, float(mouse[0]), float(mouse[1]))
+        events = self._step_world(inputs)
+        self.step_count += 1
+        self.t = round(self.step_count * self.dt, 9)
+        rewards, terminations, truncations, infos = {}, {}, {}, {}
+        out_of_time = self.step_count >= self.max_steps
+        for agent in self.agents:
+            score = float(np.clip(self._score(agent), 0.0, 1.0))
+            rewards[agent] = score - self.scores[agent]
+            self.scores[agent] = score
+            done = bool(self._finished(agent))
+            self.finished[agent] = done
+            terminations[agent] = done
+            truncations[agent] = out_of_time and not done
+            infos[agent] = {"events": list(events.get(agent, [])), "score": score}
+        observations = {a: self._observe(a) for a in self.agents}
+        return observations, rewards, terminations, truncations, infos
+
+    def _observe(self, agent: AgentID) -> dict[str, Any]:
+        out: dict[str, Any] = {}
+        if "rgb" in self.obs_modalities:
+            out["rgb"] = self._frame(agent)
+        if "text" in self.obs_modalities:
+            out["text"] = self.text(agent)[:MAX_TEXT]
+        if "state" in self.obs_modalities:
+            out["state"] = np.asarray(self._state(agent), dtype=np.float32).reshape(self.state_size())
+        return out
+
+    def _frame(self, agent: AgentID | None) -> np.ndarray:
+        canvas = self._draw(agent)
+        canvas.bar(1.0 - self.t / self.time_limit_s, (90, 160, 255), row=0)
+        if agent is not None:
+            canvas.bar(self.scores[agent], (255, 210, 60), row=1)
+        return canvas.paint()
+
+    def canvas(self, x0: float, y0: float, x1: float, y1: float, background=(20, 20, 28)) -> Canvas:
+        """A canvas of this env's view size over a world rectangle."""
+        return Canvas(self.size, x0, y0, x1, y1, background)
+
+    def text(self, agent: AgentID) -> str:
+        """The `text` observation: the HUD line, then the report."""
+        left = max(0.0, self.time_limit_s - self.t)
+        hud = f"[{self.rules.game.title}] time left {left:.1f} s | score {self.scores[agent]:.2f} | {self._hud(agent)}"
+        return hud + "\n" + self._report(agent)
+
+    def render(self) -> np.ndarray | None:
+        if self.render_mode != "rgb_array":
+            return None
+        return self._frame(self.possible_agents[0] if len(self.possible_agents) == 1 else None)
+
+    def episode_metrics(self) -> dict[AgentID, dict[str, float]]:
+        return {a: {"score": self.scores[a], **self._metrics(a)} for a in self.possible_agents}
+
+    def rules_text(self) -> str:
+        """The level's numbers for prompts (variants and ratings left out)."""
+        data = self.rules.model_dump(exclude={"variants", "capabilities"})
+        lines = [f"(from {self.level_file}, variant {self.variant}; {describe_keys(self.keyspace)})"]
+        lines += [f"- {name}: " + ", ".join(f"{k} = {v}" for k, v in table.items()) for name, table in data.items()]
+        return "\n".join(lines)
+
+    # -- hooks -----------------------------------------------------------------------------------
+    def _new_world(self, rng: np.random.Generator) -> None:
+        raise NotImplementedError
+
+    def _step_world(self, inputs: dict[AgentID, Input]) -> dict[AgentID, list[dict]]:
+        raise NotImplementedError
+
+    def _score(self, agent: AgentID) -> float:
+        raise NotImplementedError
+
+    def _finished(self, agent: AgentID) -> bool:
+        return False
+
+    def _draw(self, agent: AgentID | None) -> Canvas:
+        raise NotImplementedError
+
+    def _hud(self, agent: AgentID) -> str:
+        return ""
+
+    def _report(self, agent: AgentID) -> str:
+        return ""
+
+    def _state(self, agent: AgentID) -> np.ndarray:
+        return np.array([self.t / self.time_limit_s, self.scores[agent]], dtype=np.float32)
+
+    def _metrics(self, agent: AgentID) -> dict[str, float]:
+        return {}
+
+    def privileged_state(self, agent: AgentID) -> dict[str, Any]:
+        """World facts for privileged scripted players (a read-only copy; never part of an observation)."""
+        raise NotImplementedError

@@ -1,0 +1,82 @@
+"""First-person views for the suite's 3D games, drawn by the arena's compiled raycaster.
+
+The arena's renderer (`envs/arena/render/raycast.py`) casts columns against axis-aligned boxes that rise
+from the floor `(x0, y0, x1, y1, height, material)` and draws billboard sprites with a depth test; a
+game here lists its boxes once per layout and its sprites each frame (`sprite`), and gets an RGB image.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from rtarena.envs.arena.render.raycast import render_view
+from rtarena.envs.arena.render.scene import (
+    CAMERA_FIELDS,
+    CHICKEN,
+    COIN,
+    MAT_BOUNDARY,
+    MAT_CRATE,
+    MAT_WALL,
+    PLAYER,
+    SPRITE_FIELDS,
+    TURRET,
+    sprite_rows,
+)
+from rtarena.envs.arena.render.sky import sky_table
+
+__all__ = ["CHICKEN", "COIN", "MAT_BOUNDARY", "MAT_CRATE", "MAT_WALL", "PLAYER", "TURRET", "FirstPersonView",
+           "sprite_rows"]
+_SKY: list[np.ndarray] = []
+
+
+class FirstPersonView:
+    """A camera over one layout of boxes; `draw()` renders a square RGB view."""
+
+    def __init__(self, size: int, boxes: np.ndarray, extent_m: float, fov_deg: float = 90.0) -> None:
+        if not _SKY:
+            _SKY.append(sky_table())
+        self.size = size
+        self.boxes = np.asarray(boxes, dtype=np.float64).reshape(-1, 6)
+        top = float(self.boxes[:, 4].max()) if len(self.boxes) else 0.0
+        self.bounds = np.array([-2.0, extent_m + 2.0, max(top, 3.0)], dtype=np.float64)
+        self.far_m = round(extent_m * 1.5, 3)
+        self.fog_m = 0.8 * extent_m
+        self.fov = math.radians(fov_deg)
+        self.rgb = np.zeros((size, size, 3), dtype=np.uint8)
+        self.depth = np.zeros((size, size), dtype=np.float32)
+        self.zone = np.zeros(4, dtype=np.float64)
+
+    def draw(self, x: float, y: float, eye_z: float, yaw_rad: float, pitch_rad: float,
+             sprites: np.ndarray | None = None) -> np.ndarray:
+        cam = np.zeros(CAMERA_FIELDS, dtype=np.float32)
+        cam[:7] = (x, y, eye_z, yaw_rad, pitch_rad, self.fov, -1)
+        table = sprites if sprites is not None and len(sprites) else np.zeros((0, SPRITE_FIELDS), np.float32)
+        render_view(self.boxes, self.bounds, cam, table, self.zone, _SKY[0], self.rgb, self.depth, self.far_m,
+                    self.fog_m)
+        return self.rgb.copy()
+
+
+MAX_PITCH_DEG = 30.0
+
+
+def look(yaw_rad: float, pitch_rad: float, dx_deg: float, dy_deg: float) -> tuple[float, float]:
+    """Yaw and pitch after a mouse move: dx > 0 turns right (clockwise), dy > 0 looks up."""
+    yaw = (yaw_rad - math.radians(dx_deg) + math.pi) % (2 * math.pi) - math.pi
+    pitch = max(-math.radians(MAX_PITCH_DEG), min(math.radians(MAX_PITCH_DEG), pitch_rad + math.radians(dy_deg)))
+    return yaw, pitch
+
+
+def heading_move(yaw_rad: float, forward: float, right: float) -> tuple[float, float]:
+    """A unit world direction from W/S (forward) and D/A (right) relative to the view, (0, 0) if none."""
+    fx, fy = math.cos(yaw_rad), math.sin(yaw_rad)
+    x, y = forward * fx + right * fy, forward * fy - right * fx
+    norm = math.hypot(x, y)
+    return (x / norm, y / norm) if norm else (0.0, 0.0)
+
+
+def relative_bearing_deg(x: float, y: float, yaw_rad: float, tx: float, ty: float) -> float:
+    """Angle of a point from the view direction, degrees, positive to the left."""
+    angle = math.atan2(ty - y, tx - x) - yaw_rad
+    return math.degrees((angle + math.pi) % (2 * math.pi) - math.pi)

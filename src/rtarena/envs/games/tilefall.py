@@ -1,0 +1,259 @@
+"""Tilefall: stay on a floor of tiles that warn (turn red), then drop."""
+
+from __future__ import annotations
+
+from collections import deque
+from typing import Literal
+
+import numpy as np
+from pydantic import Field
+
+from rtarena.envs.games.base import Input, SuiteGame
+from rtarena.envs.games.canvas import Canvas
+from rtarena.envs.games.rules import GameRules, Section
+from rtarena.envs.games.walker import WalkerRules
+
+MIN_SOLID = 6  # tiles never warned, so the floor never vanishes entirely
+NEIGHBOURS = ((1, 0), (-1, 0), (0, 1), (0, -1))
+
+
+class Floor(Section):
+    size: int = Field(8, ge=3, le=16)
+    tile_m: float = Field(1.0, gt=0)
+    shape: Literal["square", "islands"] = "square"
+    holes: int = Field(0, ge=0)
+
+
+class Drops(Section):
+    pattern: Literal["single", "cluster", "track"] = "single"
+    warning_s: float = Field(1.2, gt=0)
+    interval_start_s: float = Field(0.9, gt=0)
+    interval_end_s: float = Field(0.35, gt=0)
+    cluster_size: int = Field(1, ge=1)
+
+
+class TilefallRules(GameRules):
+    floor: Floor
+    player: WalkerRules
+    drops: Drops
+
+
+def connected(solid: np.ndarray) -> bool:
+    """Whether the solid tiles form one 4-connected region."""
+    cells = np.argwhere(solid)
+    if len(cells) == 0:
+        return False
+    seen = {tuple(cells[0])}
+    queue = deque(seen)
+    while queue:
+        c, r = queue.popleft()
+        for dc, dr in NEIGHBOURS:
+            n = (c + dc, r + dr)
+            if 0 <= n[0] < solid.shape[0] and 0 <= n[1] < solid.shape[1] and solid[n] and n not in seen:
+                seen.add(n)
+                queue.append(n)
+    return len(seen) == len(cells)
+
+
+class Tilefall(SuiteGame):
+    """Survive on a grid of floor tiles: tiles warn (turn red), then drop; falling ends the run.
+
+    ## Description
+    A top-down square floor of `floor.size` x `floor.size` tiles (`tile_m` metres each) hangs over a
+    void. Every so often (`drops.interval_start_s`, shrinking linearly to `interval_end_s` at the time
+    limit) a tile starts to warn: it turns red and drops `drops.warning_s` later. A player whose centre
+    is over a dropped tile or off the floor falls. Layouts (start tile, holes) come from the seed.
+
+    ## Observation
+    `rgb`: the floor from above (red = warned, darker red = about to drop; the blue disc is you; bars
+    at the top: time left, score). `text`: HUD line and an ASCII map, north up (`P` you, `.` solid,
+    `!` warned, `_` gone). `state`: x, y (fraction of the floor), time left fraction, then one value
+    per tile, column-major from the south-west (0 solid, 1 gone, in between: how far its warning ran).
+
+    ## Action Space
+    Keys `W A S D` (north, west, south, east; two keys move diagonally) at `player.speed_m_s`; no
+    mouse. Text form: `0 0 ; W ; W D ; D*3`.
+
+    ## Rewards and Score
+    score = seconds survived / time limit (1 when standing at the end); reward = the score's change.
+
+    ## Termination
+    Falling terminates; the time limit (`game.time_limit_s`) truncates.
+
+    ## Capabilities
+    Rated 0-3 in the level file's `[capabilities]` table (`rtarena list --capabilities`).
+
+    ## Variants
+    - `var1`: new layout family: a 10x10 floor with seeded holes (islands joined by bridges).
+    - `var2`: changed mechanic: tiles drop in connected clusters of four (slower pace).
+    - `var3`: harder timing: drops track the player (the tile under you warns), 0.8 s warnings.
+
+    ## Registered Configurations
+    - `games/tilefall-v0`, `games/tilefall-var1-v0`, `games/tilefall-var2-v0`, `games/tilefall-var3-v0`
+    """
+
+    level_file = "tilefall.toml"
+    rules_schema = TilefallRules
+    rules: TilefallRules
+
+    def state_size(self) -> int:
+        return 3 + self.rules.floor.size ** 2
+
+    # -- world -------------------------------------------------------------------------------------
+    def _new_world(self, rng: np.random.Generator) -> None:
+        n = self.rules.floor.size
+        self.gone = np.zeros((n, n), dtype=bool)  # [column, row], row 0 in the south
+        self.warn_left = np.full((n, n), np.inf)  # seconds until a warned tile drops
+        if self.rules.floor.shape == "islands":
+            for _ in range(self.rules.floor.holes * 4):
+                if self.gone.sum() >= self.rules.floor.holes:
+                    break
+                c, r = rng.integers(n, size=2)
+                trial = ~self.gone.copy()
+                trial[c, r] = False
+                if connected(trial):
+                    self.gone[c, r] = True
+        solid = np.argwhere(~self.gone)
+        centre = (n - 1) / 2
+        near = solid[np.abs(solid - centre).max(axis=1) <= max(1, n // 4)]
+        c, r = near[rng.integers(len(near))] if len(near) else solid[rng.integers(len(solid))]
+        tile = self.rules.floor.tile_m
+        self.pos = {a: np.array([(c + 0.5) * tile, (r + 0.5) * tile]) for a in self.possible_agents}
+        self.fell_at: dict[str, float | None] = {a: None for a in self.possible_agents}
+        self.next_warning_s = self._interval()
+
+    def _interval(self) -> float:
+        d = self.rules.drops
+        frac = min(1.0, self.t / self.time_limit_s)
+        return d.interval_start_s + (d.interval_end_s - d.interval_start_s) * frac
+
+    def tile_of(self, pos: np.ndarray) -> tuple[int, int] | None:
+        n, tile = self.rules.floor.size, self.rules.floor.tile_m
+        c, r = int(np.floor(pos[0] / tile)), int(np.floor(pos[1] / tile))
+        return (c, r) if 0 <= c < n and 0 <= r < n else None
+
+    def _candidates(self) -> np.ndarray:
+        return np.argwhere(~self.gone & ~np.isfinite(self.warn_left))
+
+    def _choose(self, rng: np.random.Generator) -> list[tuple[int, int]]:
+        """The tiles of the next warning, by the drop pattern."""
+        free = self._candidates()
+        if len(free) <= MIN_SOLID:
+            return []
+        d = self.rules.drops
+        if d.pattern == "track":
+            target = self.pos[self.agents[int(rng.integers(len(self.agents)))]] / self.rules.floor.tile_m - 0.5
+            dist = np.abs(free - target).sum(axis=1)
+            return [tuple(free[int(np.argmin(dist))])]
+        first = tuple(free[rng.integers(len(free))])
+        chosen = [first]
+        if d.pattern == "cluster":
+            free_set = {tuple(f) for f in free}
+            while len(chosen) < min(d.cluster_size, len(free) - MIN_SOLID):
+                around = {(c + dc, r + dr) for c, r in chosen for dc, dr in NEIGHBOURS}
+                options = sorted(around & free_set - set(chosen))
+                if not options:
+                    break
+                chosen.append(options[int(rng.integers(len(options)))])
+        return chosen
+
+    def _step_world(self, inputs: dict[str, Input]) -> dict[str, list[dict]]:
+        events: dict[str, list[dict]] = {a: [] for a in self.agents}
+        dt = self.dt
+        # warnings run down; expired ones drop
+        self.warn_left -= dt
+        dropping = np.argwhere(self.warn_left <= 1e-9)
+        for c, r in dropping:
+            self.gone[c, r] = True
+            self.warn_left[c, r] = np.inf
+            for agent in self.agents:
+                events[agent].append({"type": "drop", "tile": [int(c), int(r)]})
+        self.next_warning_s -= dt
+        if self.next_warning_s <= 1e-9:
+            self.next_warning_s += self._interval()
+            for c, r in self._choose(self.np_random):
+                self.warn_left[c, r] = self.rules.drops.warning_s
+                for agent in self.agents:
+                    events[agent].append({"type": "warn", "tile": [int(c), int(r)]})
+        speed = self.rules.player.speed_m_s
+        for agent, inp in inputs.items():
+            dx, dy = inp.direction()
+            self.pos[agent] = self.pos[agent] + np.array([dx, dy]) * speed * dt
+            tile = self.tile_of(self.pos[agent])
+            if tile is None or self.gone[tile]:
+                self.fell_at[agent] = round(self.t + dt, 9)
+                events[agent].append({"type": "fall", "tile": list(tile) if tile else None})
+        return events
+
+    def _score(self, agent: str) -> float:
+        survived = self.fell_at[agent] if self.fell_at[agent] is not None else self.t
+        return survived / self.time_limit_s
+
+    def _finished(self, agent: str) -> bool:
+        return self.fell_at[agent] is not None
+
+    # -- senses ------------------------------------------------------------------------------------
+    def _draw(self, agent: str | None) -> Canvas:
+        n, tile = self.rules.floor.size, self.rules.floor.tile_m
+        canvas = self.canvas(-0.3 * tile, -0.3 * tile, (n + 0.3) * tile, (n + 0.3) * tile)
+        gap = 0.06 * tile
+        warning = self.rules.drops.warning_s
+        for c in range(n):
+            for r in range(n):
+                if self.gone[c, r]:
+                    continue
+                left = self.warn_left[c, r]
+                if np.isfinite(left):
+                    heat = 1.0 - left / warning
+                    color = (230, int(120 - 100 * heat), int(90 - 80 * heat))
+                else:
+                    color = (150, 150, 160)
+                canvas.rect(c * tile + gap, r * tile + gap, (c + 1) * tile - gap, (r + 1) * tile - gap, color)
+        for other in self.possible_agents:
+            if self.fell_at[other] is None:
+                color = (60, 140, 255) if other == agent or agent is None else (80, 220, 120)
+                canvas.disc(*self.pos[other], self.rules.player.radius_m, color)
+        return canvas
+
+    def ascii_map(self, agent: str) -> str:
+        n = self.rules.floor.size
+        me = self.tile_of(self.pos[agent])
+        rows = []
+        for r in range(n - 1, -1, -1):
+            row = ""
+            for c in range(n):
+                if (c, r) == me:
+                    row += "P"
+                elif self.gone[c, r]:
+                    row += "_"
+                else:
+                    row += "!" if np.isfinite(self.warn_left[c, r]) else "."
+            rows.append(row)
+        return "\n".join(rows)
+
+    def _hud(self, agent: str) -> str:
+        return "fell" if self.fell_at[agent] is not None else "standing"
+
+    def _report(self, agent: str) -> str:
+        x, y = self.pos[agent]
+        tile = self.tile_of(self.pos[agent])
+        warned = np.argwhere(np.isfinite(self.warn_left))
+        soon = ", ".join(f"({c},{r}) in {self.warn_left[c, r]:.1f} s" for c, r in warned[:8]) or "none"
+        return (f"You are at x {x:.1f} m, y {y:.1f} m, on tile {tile} (column, row from the south-west; "
+                f"W = north). Warned tiles drop: {soon}.\nMap (north up; P you, . solid, ! warned, _ gone):\n"
+                + self.ascii_map(agent))
+
+    def _state(self, agent: str) -> np.ndarray:
+        side = self.rules.floor.size * self.rules.floor.tile_m
+        warning = self.rules.drops.warning_s
+        tiles = np.where(self.gone, 1.0, np.where(np.isfinite(self.warn_left), 1.0 - self.warn_left / warning, 0.0))
+        head = [self.pos[agent][0] / side, self.pos[agent][1] / side, 1.0 - self.t / self.time_limit_s]
+        return np.concatenate([head, np.clip(tiles, 0.0, 1.0).ravel()])
+
+    def _metrics(self, agent: str) -> dict[str, float]:
+        return {"survived_s": self.fell_at[agent] if self.fell_at[agent] is not None else self.t,
+                "tiles_dropped": float(self.gone.sum())}
+
+    def privileged_state(self, agent: str) -> dict:
+        return {"pos": self.pos[agent].copy(), "gone": self.gone.copy(), "warn_left": self.warn_left.copy(),
+                "tile_m": self.rules.floor.tile_m, "speed_m_s": self.rules.player.speed_m_s, "dt": self.dt}

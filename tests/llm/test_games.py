@@ -1,0 +1,51 @@
+"""A model agent plays a suite game through the real protocol: `rtarena run --agent llm:...` against the
+scripted policy server, which answers in the chunked key form."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import duckdb
+
+
+def test_llm_agent_plays_tilefall_to_its_end_in_the_chunked_key_form(server, tmp_path):
+    out = tmp_path / "run"
+    done = subprocess.run([sys.executable, "-m", "rtarena.cli", "run", "games/tilefall-v0", "--agent",
+                           f"llm:scripted-heuristic@{server.base_url}", "--clock", "paused", "--max-steps", "5000",
+                           "--out", str(out)], capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+    episode = json.loads((out / "episodes.jsonl").read_text().splitlines()[0])
+    p0 = episode["agents"]["p0"]
+    # the game's own end (a fall or its 40 s limit), not the step limit
+    assert episode["steps"] <= 400 and (episode["steps"] == 400 or p0["score"] < 1)
+    assert p0["invalid_decisions"] == 0 and p0["score"] > 0.25
+    rows = duckdb.connect().execute(f"select text, action from '{out}/decisions/*.parquet'").fetchall()
+    assert len(rows) == episode["decisions"] and all("ACTION: 0 0 ; " in text for text, _ in rows)
+    moved = [a for _, a in rows if any(json.loads(a)["keys"])]
+    assert len(moved) > 5
+
+
+def test_the_server_reads_the_game_prompt_and_answers_a_chunk_the_agent_parses():
+    import numpy as np
+
+    from rtarena.agents.llm import LLMAgent
+    from rtarena.envs.registry import make
+    from rtarena.policy_server.policies import answer
+    from rtarena.runtime.clocks import make_clock
+    from rtarena.runtime.controllers import build_slots, context_for
+
+    env = make("games/runner2d-v0")
+    agent = LLMAgent("scripted-heuristic@http://127.0.0.1:9/v1")  # never called: prompts only
+    agent.reset(context_for(build_slots(env, [agent])[0], env, "games/runner2d-v0", 0, make_clock("paused"), 0))
+    assert "chunked key form" in agent.system and "A D Space" in agent.system
+    env.reset(seed=0)
+    env.body["p0"]["x"] = env.platforms[0, 1] - 0.3  # at the edge of the first platform
+    text = env.text("p0")
+    reply = answer([{"role": "system", "content": agent.system}, {"role": "user", "content": text}], "heuristic")
+    parsed = agent.parser.parse(reply)
+    assert parsed.valid and len(parsed.chunk) == 2
+    assert [sorted(env.keyspace.held(a)) for a in parsed.chunk] == [["D", "Space"], ["D"]]
+    assert np.array_equal(parsed.action["keys"], parsed.chunk[0]["keys"])
+    agent.close()
