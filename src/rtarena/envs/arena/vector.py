@@ -19,7 +19,7 @@ and `infos["score"]` holds the finished episode's level score (masked by `infos[
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 from gymnasium import spaces
@@ -34,7 +34,7 @@ OBS_KINDS = {"state": ("state", {}), "pixels": ("rgb", {"resolution": 84})}
 class ArenaVectorEnv(VectorEnv):
     """`num_envs` copies of `env_id` (a one-player arena level) stepped in lockstep."""
 
-    metadata: dict[str, Any] = {"autoreset_mode": AutoresetMode.SAME_STEP}
+    metadata: ClassVar[dict[str, Any]] = {"autoreset_mode": AutoresetMode.SAME_STEP}
 
     def __init__(self, env_id: str = "arena/basic-v0", num_envs: int = 8, obs: str = "state",
                  env_kwargs: Mapping[str, Any] | None = None) -> None:
