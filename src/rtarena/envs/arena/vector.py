@@ -38,8 +38,10 @@ class ArenaVectorEnv(VectorEnv):
 
     def __init__(self, env_id: str = "arena/basic-v0", num_envs: int = 8, obs: str = "state",
                  env_kwargs: Mapping[str, Any] | None = None) -> None:
-        from rtarena.envs.registry import make
+        from rtarena.envs.registry import env_spec, make
 
+        if env_spec(env_id).family != "arena":
+            raise UserError(f"the vector env runs arena levels, not {env_id}", field="env_id")
         if obs not in OBS_KINDS:
             raise UserError(f"obs must be one of {', '.join(OBS_KINDS)}, got {obs!r}", field="obs")
         if num_envs < 1:

@@ -1,0 +1,52 @@
+"""`sb3:PATH`: a Stable-Baselines3 policy trained on the arena's `state` observation (`rtarena train sb3`).
+
+It plays under any clock like any other agent: each decision is one forward pass of the saved policy on
+the observation's `state` vector (deterministic: the most likely action). Needs the `rl` extra.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from rtarena.agents.base import Agent, AgentContext, Decision
+from rtarena.errors import UserError
+
+
+class SB3Agent(Agent):
+    """A saved SB3 policy (`.zip`) acting on `observation["state"]`."""
+
+    def __init__(self, path: str | None = None) -> None:
+        if not path:
+            raise UserError("sb3 needs the saved policy: sb3:PATH (from `rtarena train sb3`)", field="--agent")
+        if not Path(path).is_file():
+            raise UserError(f"sb3: no such policy file: {path}", field="--agent")
+        try:
+            from stable_baselines3.common.base_class import BaseAlgorithm
+        except ImportError as error:
+            raise UserError(f"sb3 needs a missing package: {error.name} (pip install 'rtarena[rl]')") from None
+        import zipfile
+
+        if not zipfile.is_zipfile(path):
+            raise UserError(f"sb3: not a saved Stable-Baselines3 policy: {path}", field="--agent")
+        from stable_baselines3 import PPO
+
+        self.path = path
+        self.model: BaseAlgorithm = PPO.load(path, device="cpu")
+
+    def reset(self, context: AgentContext) -> None:
+        super().reset(context)
+        space = context.observation_spaces[context.agent]
+        if "state" not in getattr(space, "spaces", {}):
+            raise UserError(f"sb3 acts on the `state` observation; {context.env_id} gives "
+                            f"{', '.join(getattr(space, 'spaces', {})) or type(space).__name__}", field="--agent")
+        want = self.model.observation_space.shape
+        if space["state"].shape != want:
+            raise UserError(f"sb3: the policy expects a state of shape {want}, {context.env_id} gives "
+                            f"{space['state'].shape}", field="--agent")
+
+    def act(self, observation: Any) -> Decision:
+        action, _ = self.model.predict(np.asarray(observation["state"], dtype=np.float32), deterministic=True)
+        return Decision(action=np.asarray(action, dtype=np.int64))
