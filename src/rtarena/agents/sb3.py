@@ -31,7 +31,10 @@ class SB3Agent(Agent):
 
         if not zipfile.is_zipfile(path):
             raise UserError(f"sb3: not a saved Stable-Baselines3 policy: {path}", field="--agent")
+        import torch
         from stable_baselines3 import PPO
+
+        torch.set_num_threads(1)  # one small forward pass per decision: threads would only contend
 
         self.path = path
         self.model: BaseAlgorithm = PPO.load(path, device="cpu")

@@ -111,12 +111,14 @@ class ShapedArenaVecEnv(VecEnv):
 
 def train_sb3(env_id: str, steps: int, out: str | Path, seed: int = 0, num_envs: int = 8,
               log: Any = print) -> Path:
-    """Train PPO for `steps` env steps on `env_id`'s state observation and save the policy to `out`."""
+    """Train PPO for `steps` env steps on `env_id`'s state observation and save the policy to `out`
+    (`steps=0` saves the freshly initialised policy: the "base" row of `bench/train_table.py`)."""
     import torch
     from stable_baselines3 import PPO
 
-    if steps < 1:
-        raise UserError(f"--steps must be at least 1, got {steps}", field="--steps")
+    if steps < 0:
+        raise UserError(f"--steps must be 0 (save the untrained policy: the base) or more, got {steps}",
+                        field="--steps")
     path = Path(out)
     if path.suffix != ".zip":
         raise UserError(f"--out must name a .zip file (SB3's format), got {out}", field="--out")
@@ -124,7 +126,8 @@ def train_sb3(env_id: str, steps: int, out: str | Path, seed: int = 0, num_envs:
     torch.set_num_threads(1)  # a 64x64 MLP: more threads only add contention
     venv = ShapedArenaVecEnv(env_id, num_envs, PPO_SETTINGS["gamma"], seed=seed)
     model = PPO("MlpPolicy", venv, seed=seed, device="cpu", verbose=0, **PPO_SETTINGS)
-    model.learn(total_timesteps=steps)
+    if steps:
+        model.learn(total_timesteps=steps)
     path.parent.mkdir(parents=True, exist_ok=True)
     model.save(path)
     episodes = list(model.ep_info_buffer)
