@@ -39,3 +39,24 @@ def test_main_table_clocks_reach_the_agent(tmp_path):
     assert episodes["turn-based"]["clock"]["clock"] == "paused"
     assert paused["decision_delay_p50_s"] == 0.0
     assert wall["decision_delay_p50_s"] > 0.0 and wall["wall_latency_p50_s"] > 0.0
+
+
+def test_agentic_vs_plain_reaches_the_model(tmp_path):
+    """Same seed, same scripted server: the agentic framework's context (notes, memory) makes its prompts
+    longer than the plain agent's, and the token clock charges each decision its output tokens."""
+    from rtarena.policy_server.server import PolicyServer
+
+    seen = {}
+    with PolicyServer() as server:
+        experiment = load_preset("agentic-vs-plain", params={"base_url": server.base_url})
+        assert {c.clock for c in experiment.clocks} == {"token", "wall"}
+        for lineup in ("plain", "agentic"):
+            cell = shrink(experiment, tmp_path, lineups={lineup}, clocks={"token-100tps"}, max_steps=6)
+            cell = replace(cell, envs=cell.envs[:1])
+            result = run_experiment(cell, run_id=lineup, workers=1)
+            (episode,) = lines(result.run_dir)
+            seen[lineup] = episode["agents"]["p0"]
+    plain, agentic = seen["plain"], seen["agentic"]
+    assert plain["decisions"] == agentic["decisions"] > 0
+    assert agentic["tokens_in"] > plain["tokens_in"]
+    assert plain["decision_delay_p50_s"] > 0 and agentic["decision_delay_p50_s"] > 0
