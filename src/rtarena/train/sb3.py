@@ -130,7 +130,7 @@ def train_sb3(env_id: str, steps: int, out: str | Path, seed: int = 0, num_envs:
         model.learn(total_timesteps=steps)
     path.parent.mkdir(parents=True, exist_ok=True)
     model.save(path)
-    episodes = list(model.ep_info_buffer)
+    episodes = list(model.ep_info_buffer or [])
     if episodes:
         log(f"{env_id}: {model.num_timesteps} steps, last {len(episodes)} training episodes: "
             f"mean return {np.mean([e['r'] for e in episodes]):.2f} (unshaped)")
