@@ -57,3 +57,15 @@ def test_bad_policy_files_are_one_line_errors(tmp_path):
     (tmp_path / "x.zip").write_text("not a zip")
     with pytest.raises(UserError, match="not a saved"):
         build_agent(f"sb3:{tmp_path / 'x.zip'}", "arena")
+
+
+@pytest.mark.parametrize(("env_id", "out", "message"), [
+    ("arena/coop-v0", "p.zip", "one-player"),
+    ("arena/basic-v0", "p.pt", "--out"),
+    ("classic/cartpole-v0", "p.zip", "arena levels"),
+])
+def test_train_mistakes_are_one_line_and_write_nothing(tmp_path, env_id, out, message):
+    done = subprocess.run([sys.executable, "-m", "rtarena.cli", "train", "sb3", env_id, "--steps", "10", "--out",
+                           str(tmp_path / out)], capture_output=True, text=True, timeout=300)
+    assert done.returncode == 2 and message in done.stdout and "Traceback" not in done.stdout + done.stderr
+    assert not list(tmp_path.iterdir())
