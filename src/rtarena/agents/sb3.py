@@ -11,7 +11,7 @@ from typing import Any
 
 import numpy as np
 
-from rtarena.agents.base import Agent, AgentContext, Decision
+from rtarena.contract import Agent, AgentContext, Decision
 from rtarena.errors import UserError
 
 

@@ -31,7 +31,7 @@ import numpy as np
 import torch
 from torch import nn
 
-from rtarena.agents.llm.agent import action_names
+from rtarena.runtime.documentation import action_names
 from rtarena.agents.llm.parsing import parser_for
 
 
