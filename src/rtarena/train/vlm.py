@@ -31,8 +31,8 @@ import numpy as np
 import torch
 from torch import nn
 
-from rtarena.runtime.documentation import action_names
 from rtarena.agents.llm.parsing import parser_for
+from rtarena.runtime.documentation import action_names
 
 
 @dataclass(frozen=True)
