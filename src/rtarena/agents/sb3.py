@@ -1,7 +1,8 @@
 """`sb3:PATH`: a Stable-Baselines3 policy trained on the arena's `state` observation (`rtarena train sb3`).
 
 It plays under any clock like any other agent: each decision is one forward pass of the saved policy on
-the observation's `state` vector (deterministic: the most likely action). Needs the `rl` extra.
+the observation's `state` vector (deterministic: the most likely action). A policy over the first k
+fields of the action (its saved action space is shorter) leaves the other fields 0. Needs the `rl` extra.
 """
 
 from __future__ import annotations
@@ -45,11 +46,14 @@ class SB3Agent(Agent):
         if "state" not in getattr(space, "spaces", {}):
             raise UserError(f"sb3 acts on the `state` observation; {context.env_id} gives "
                             f"{', '.join(getattr(space, 'spaces', {})) or type(space).__name__}", field="--agent")
+        self.width = int(np.prod(context.action_spaces[context.agent].shape))
         want = self.model.observation_space.shape
         if space["state"].shape != want:
             raise UserError(f"sb3: the policy expects a state of shape {want}, {context.env_id} gives "
                             f"{space['state'].shape}", field="--agent")
 
     def act(self, observation: Any) -> Decision:
-        action, _ = self.model.predict(np.asarray(observation["state"], dtype=np.float32), deterministic=True)
-        return Decision(action=np.asarray(action, dtype=np.int64))
+        chosen, _ = self.model.predict(np.asarray(observation["state"], dtype=np.float32), deterministic=True)
+        action = np.zeros(self.width, dtype=np.int64)
+        action[:len(chosen)] = chosen
+        return Decision(action=action)
