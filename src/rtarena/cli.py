@@ -232,6 +232,42 @@ def serve_policy(
           fault=fault, overrides=",".join(setting or []), echo=plain_echo)
 
 
+train_app = typer.Typer(no_args_is_help=True, help="Train agents in the arena (needs rtarena\\[rl]; docs/training.md).")
+app.add_typer(train_app, name="train")
+
+
+@train_app.command("sb3")
+def train_sb3_command(
+    env_id: Annotated[str, typer.Argument(help="a one-player arena level, e.g. arena/basic-v0")],
+    steps: Annotated[int, typer.Option(help="env steps of PPO")] = 60000,
+    out: Annotated[Path, typer.Option(help="the policy file to write (.zip); play it with --agent sb3:PATH")]
+    = Path("runs/ppo.zip"),
+    seed: Annotated[int, typer.Option(help="random seed")] = 0,
+    envs: Annotated[int, typer.Option("--envs", help="copies of the level stepped together")] = 8,
+) -> None:
+    """PPO (Stable-Baselines3) on the level's state observation; saves the policy."""
+    from rtarena.train.sb3 import train_sb3
+
+    train_sb3(env_id, steps, out, seed=seed, num_envs=envs, log=plain_echo)
+
+
+@train_app.command("vlm")
+def train_vlm_command(
+    env_id: Annotated[str, typer.Argument(help="a one-player arena level, e.g. arena/basic-v0")],
+    model: Annotated[str, typer.Option(help="a causal LM: local folder or hub id")],
+    updates: Annotated[int, typer.Option(help="PPO updates")] = 50,
+    steps_per_update: Annotated[int, typer.Option("--steps-per-update", help="env decisions per update")] = 32,
+    out: Annotated[Path, typer.Option(help="folder for the LoRA adapter, value head and log.jsonl")]
+    = Path("runs/lora"),
+    seed: Annotated[int, typer.Option(help="random seed")] = 0,
+) -> None:
+    """Online PPO with LoRA adapters: text observation -> text action -> env reward (GPU when present)."""
+    from rtarena.train.vlm import PPOSettings, train_vlm
+
+    train_vlm(env_id, model, updates, out, seed=seed, settings=PPOSettings(steps_per_update=steps_per_update),
+              log=plain_echo)
+
+
 map_app = typer.Typer(no_args_is_help=True, help="Arena maps: generate, validate, render (format: docs/maps.md).")
 app.add_typer(map_app, name="map")
 

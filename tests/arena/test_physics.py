@@ -96,12 +96,27 @@ def test_physics_does_not_depend_on_dt(dt):
         np.testing.assert_allclose(x, y, atol=1e-9)
 
 
-def test_dt_must_be_a_multiple_of_the_substep():
+@pytest.mark.parametrize("level", ["basic", "coop", "competitive", "mixed"])
+def test_every_level_runs_at_40_ms_steps(level):
+    """dt = 0.04 s (the paper's 25 Hz) needs no --set: one 0.04 s sub-step per step."""
     import rtarena
 
-    with pytest.raises(UserError, match="dt"):
-        rtarena.make("arena/basic-v0", dt=0.123)
+    env = rtarena.make(f"arena/{level}-v0", dt=0.04)
+    assert (env.substeps, env.substep_s) == (1, 0.04)
+    env.reset(seed=0)
+    for _ in range(25):
+        env.step({a: env.action_space(a).sample() for a in env.agents})
+    assert env.world.time_s == pytest.approx(1.0)
+
+
+def test_dt_is_cut_into_equal_substeps_no_longer_than_the_rule():
+    import rtarena
+
     assert rtarena.make("arena/basic-v0", dt=0.1).substeps == 2
+    odd = rtarena.make("arena/basic-v0", dt=0.123)
+    assert odd.substeps == 3 and odd.substep_s == pytest.approx(0.041)
+    with pytest.raises(UserError, match="dt"):
+        rtarena.make("arena/basic-v0", dt=0.0)
 
 
 def test_the_documented_example_action_moves_left_and_fires():

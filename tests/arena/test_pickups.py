@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import numpy as np
+import pytest
 from tests.arena.helpers import action, arena, of, run
 
 
@@ -52,3 +53,23 @@ def test_a_full_player_leaves_the_ammo_box():
     env.world.players.yaw[0] = np.pi / 2
     events = run(env, 4, action(move_y=2))
     assert not of(events, "ammo_pickup") and env.world.ammo.active[0]
+
+
+def test_ammo_boxes_on_the_floor_respawn_periodically_at_random_places():
+    """`ammo.relocate_every_s`: untouched boxes move at each period; 0 keeps them where they are."""
+    boxes = [(20, 20), (80, 80)]
+    env, _ = arena(spawns=[(50, 40)], ammo=boxes, overrides={"ammo.relocate_every_s": 5.0})
+    events = run(env, 19)  # 4.75 s: not yet
+    assert not of(events, "ammo_respawn")
+    events = run(env, 1)
+    moved = of(events, "ammo_respawn", moved=True)
+    assert sorted(e["box"] for e in moved) == [0, 1] and moved[0]["t_s"] == pytest.approx(4.95)
+    assert env.world.ammo.active.all()
+    assert (np.hypot(*(env.world.ammo.pos[:, :2] - boxes).T) > 0.1).all()
+    first = env.world.ammo.pos.copy()
+    run(env, 20)
+    assert (np.hypot(*(env.world.ammo.pos[:, :2] - first[:, :2]).T) > 0.1).all()
+
+    still, _ = arena(spawns=[(50, 40)], ammo=boxes, overrides={"ammo.relocate_every_s": 0.0})
+    assert not of(run(still, 60), "ammo_respawn")
+    np.testing.assert_array_equal(still.world.ammo.pos[:, :2], boxes)

@@ -20,11 +20,33 @@ def test_turret_hits_a_player_who_stands_still():
 
 
 def test_turret_misses_a_player_who_keeps_moving():
-    env, _ = arena(spawns=[(50, 62)], turrets=[TURRET], overrides={"turret.range_m": 40.0})
+    # Shell flight alone (every aimed shot fired): the mover is elsewhere when each shell arrives.
+    env, _ = arena(spawns=[(50, 62)], turrets=[TURRET], overrides={"turret.range_m": 40.0,
+                                                                     "turret.moving_fire_chance": 1.0})
     events = run(env, 20, action(move_x=1))  # strafe across the line of fire for 5 s
     assert len(of(events, "turret_fire")) >= 3
     assert not of(events, "turret_shell_hit")
     assert env.world.players.health[0] == env.world.players.max_health
+
+
+def test_turret_may_hold_fire_at_a_player_who_keeps_moving():
+    """`turret.moving_fire_chance`: a mover is fired at less often than a player who stands still."""
+    def fired(chance: float, act) -> tuple[int, int]:
+        total = holds = 0
+        for seed in range(4):
+            env, _ = arena(spawns=[(50, 62)], turrets=[TURRET], seed=seed,
+                           overrides={"turret.range_m": 40.0, "turret.moving_fire_chance": chance})
+            events = run(env, 20, act)
+            total, holds = total + len(of(events, "turret_fire")), holds + len(of(events, "turret_hold", target="p0"))
+        return total, holds
+
+    always, no_holds = fired(1.0, action(move_x=1))
+    sometimes, holds = fired(0.5, action(move_x=1))
+    still, still_holds = fired(0.5, None)
+    assert no_holds == 0 and still_holds == 0  # the old rule, and a player standing still, never see a hold
+    assert holds > 0 and sometimes < always
+    assert sometimes + holds == always  # each hold replaces one shot and waits one interval
+    assert still >= always
 
 
 def test_turret_drops_its_lock_when_the_player_leaves_range():

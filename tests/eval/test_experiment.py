@@ -155,7 +155,8 @@ def test_presets_reproduce_the_research_designs():
     assert {e.id for e in main.envs} == {"arena/basic-v0", "arena/coop-v0", "arena/competitive-v0", "arena/mixed-v0"}
     assert {(c.clock, c.dt) for c in main.clocks} == {("paused", 0.25), ("wall", 0.25)}
     assert sorted(c.delay_ms for c in load_preset("delay-injection").clocks) == [0, 250, 1000, 3000]
-    assert len(load_preset("modality-ablation").observations) >= 3
+    assert len(load_preset("modality-ablation").observations) == 5
+    assert sorted(c.delay_ms for c in load_preset("delay-injection-turn-based").clocks) == [0, 250, 1000, 3000]
     specs = {s for lu in load_preset("centralized-vs-decentralized").lineups for s in lu.slots}
     assert any(s.startswith("team:llm:") for s in specs) and any(s.startswith("llm:") for s in specs)
     specs = {s for lu in load_preset("agentic-vs-plain").lineups for s in lu.slots}

@@ -24,7 +24,7 @@ def shrink(experiment, tmp_path, lineups=None, clocks=None, max_steps=12):
 
 
 def test_delay_injection_preset_with_heuristic_bots(tmp_path):
-    experiment = shrink(load_preset("delay-injection"), tmp_path, lineups={"heuristic"})
+    experiment = shrink(load_preset("delay-injection-turn-based"), tmp_path, lineups={"heuristic"})
     result = run_experiment(experiment, run_id="delays", workers=2)
     episodes = lines(result.run_dir)
     assert result.failed == 0 and len(episodes) == 4 * 4  # four levels x four delays
@@ -68,3 +68,50 @@ def test_endpoint_limit_keeps_episodes_on_one_endpoint_apart(tmp_path):
     spans = sorted((e["worker"]["started_unix_s"], e["worker"]["finished_unix_s"]) for e in episodes)
     # two workers, but one episode at a time on that endpoint: the spans never overlap
     assert all(earlier[1] <= later[0] for earlier, later in pairwise(spans))
+
+
+def test_delay_injection_preset_runs_in_real_time_and_the_delay_reaches_the_agent(tmp_path):
+    """The paper's design: wall clock at 250 ms steps; the injected delay comes on top of the latency."""
+    experiment = load_preset("delay-injection")
+    assert {c.clock for c in experiment.clocks} == {"wall"} and {c.dt for c in experiment.clocks} == {0.25}
+    assert sorted(c.delay_ms for c in experiment.clocks) == [0, 250, 1000, 3000]
+    experiment = shrink(experiment, tmp_path, lineups={"heuristic"}, clocks={"delay-0ms", "delay-1000ms"},
+                        max_steps=10)
+    experiment = replace(experiment, envs=experiment.envs[:1])
+    result = run_experiment(experiment, run_id="wall-delays", workers=1)
+    episodes = {e["clock"]["delay_s"]: e for e in lines(result.run_dir)}
+    assert result.failed == 0 and set(episodes) == {0.0, 1.0}
+    for delay, episode in episodes.items():
+        assert episode["clock"]["clock"] == "wall"
+        summary = episode["agents"]["p0"]
+        # the decision's delay in sim time: its own (measured) latency plus the injected delay
+        assert summary["decision_delay_p50_s"] >= delay
+        assert summary["decision_delay_p50_s"] < delay + 0.5
+
+
+def test_modality_ablation_sends_each_cells_modalities_to_the_model(tmp_path):
+    """Each cell's modalities reach the model: observed as the content parts of the requests it gets."""
+    from rtarena.policy_server.server import PolicyServer
+
+    experiment = load_preset("modality-ablation")
+    assert len(experiment.observations) == 5 and "audio" in {m for o in experiment.observations for m in o.obs}
+    assert {c.name for c in experiment.clocks} == {"turn-based", "realtime-250ms"} and len(experiment.seeds) == 20
+    seen = {}
+    with PolicyServer() as server:
+        experiment = load_preset("modality-ablation", params={"base_url": server.base_url})
+        base = shrink(experiment, tmp_path, clocks={"turn-based"}, max_steps=3)
+        base = replace(base, envs=base.envs[:1])
+        for modality in experiment.observations:
+            before = len(server.inputs)
+            result = run_experiment(replace(base, observations=(modality,)), run_id=f"obs-{modality.name}",
+                                    workers=1)
+            assert result.failed == 0
+            seen[modality.name] = server.inputs[before:]
+    kinds = {name: {tuple(kind for kind, _ in shape) for shape in shapes} for name, shapes in seen.items()}
+    text_tokens = {name: max(sum(n for kind, n in shape if kind == "text") for shape in shapes)
+                   for name, shapes in seen.items()}
+    assert kinds["text"] == {("text",)}
+    assert kinds["rgb"] == {("text", "image_url")} and kinds["rgb+text"] == {("text", "image_url")}
+    assert text_tokens["rgb+text"] > text_tokens["rgb"] + 20  # the text observation is there too
+    assert kinds["rgb+depth+text"] == {("text", "image_url", "image_url")}
+    assert kinds["rgb+audio+text"] == {("text", "image_url", "input_audio")}

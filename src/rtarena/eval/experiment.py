@@ -13,6 +13,14 @@ from typing import Any
 from rtarena.eval.episodes import EpisodeJob
 
 NAME = re.compile(r"^[A-Za-z0-9_+-]+$")
+# In a slot spec, `{obs}` is the cell's observation modalities `+`-joined, so that a model agent is sent
+# what the env makes (`llm:M@URL,modalities={obs}`): without it the agent would stay on its default (text).
+CELL_OBS = "{obs}"
+
+
+def cell_slots(slots: tuple[str, ...], modality: Modality | None) -> tuple[str, ...]:
+    """A line-up's slot specs for one cell: `{obs}` replaced by the cell's modalities."""
+    return tuple(s.replace(CELL_OBS, modality.name) for s in slots) if modality else slots
 
 
 def safe_name(text: str) -> str:
@@ -111,7 +119,7 @@ class Experiment:
                 tags = {"level": env.name, "lineup": lineup.name, "clock_name": clock.name,
                         "delay_ms": clock.delay_ms, "obs": modality.name if modality else ""}
                 video = self.video is True or (not isinstance(self.video, bool) and index < self.video)
-                jobs.append(EpisodeJob(env.id, lineup.slots, clock.clock, seed, self.max_steps,
+                jobs.append(EpisodeJob(env.id, cell_slots(lineup.slots, modality), clock.clock, seed, self.max_steps,
                                        clock.clock_settings(), env_kwargs, ".".join(parts), tags, video))
         return jobs
 

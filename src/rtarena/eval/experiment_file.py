@@ -36,7 +36,18 @@ from pathlib import Path
 from typing import Any
 
 from rtarena.errors import UserError
-from rtarena.eval.experiment import NAME, ClockSetting, EnvEntry, Experiment, Lineup, Modality, agent_label, safe_name
+from rtarena.eval.experiment import (
+    CELL_OBS,
+    NAME,
+    ClockSetting,
+    EnvEntry,
+    Experiment,
+    Lineup,
+    Modality,
+    agent_label,
+    cell_slots,
+    safe_name,
+)
 from rtarena.eval.fields import Fields, show
 
 PARAM = re.compile(r"\{([A-Za-z_][A-Za-z0-9_]*)\}")
@@ -84,6 +95,8 @@ def load_experiment(path: str | Path, params: dict[str, str] | None = None, stri
 def _substitute(value: Any, params: dict[str, Any], where: str, source: str) -> Any:
     if isinstance(value, str):
         def one(match: re.Match) -> str:
+            if match.group(0) == CELL_OBS:  # filled per cell by `Experiment.jobs`
+                return CELL_OBS
             if match.group(1) not in params:
                 raise UserError(f"unknown parameter {{{match.group(1)}}} in {show(value)}; "
                                 f"declare it under [params]", source=source, field=where)
@@ -253,8 +266,9 @@ def check_against_registries(experiment: Experiment) -> None:
     from rtarena.envs.registry import env_spec, make
 
     source = experiment.source
+    first = experiment.observations[0] if experiment.observations else None
     for i, lineup in enumerate(experiment.lineups):
-        for j, spec in enumerate(lineup.slots):
+        for j, spec in enumerate(cell_slots(lineup.slots, first)):
             try:
                 parse_spec(spec)
             except UserError as error:
@@ -276,9 +290,9 @@ def check_against_registries(experiment: Experiment) -> None:
         slot_counts[env.name] = len(instance.possible_agents)
         instance.close()
     checked: set[tuple[str, str]] = set()
-    for env, lineup, _, _ in experiment.cells():
+    for env, lineup, _, modality in experiment.cells():
         family = env_spec(env.id).family
-        for j, spec in enumerate(lineup.slots):
+        for j, spec in enumerate(cell_slots(lineup.slots, modality)):
             if (spec, family) in checked:
                 continue
             checked.add((spec, family))

@@ -19,11 +19,12 @@ import json
 import threading
 import time
 import uuid
+from collections import deque
 from dataclasses import asdict, dataclass, fields, replace
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
-from rtarena.agents.llm.tokens import count_messages, count_tokens
+from rtarena.agents.llm.tokens import count_content, count_messages, count_tokens
 from rtarena.errors import UserError
 from rtarena.policy_server import tool_calls
 from rtarena.policy_server.faults import FAULTS, GARBAGE
@@ -32,6 +33,16 @@ from rtarena.webapp import RequestError, field, read_json_body
 
 FILLER_WORD = "think"  # one token under the counting rule
 BATCH_S = 0.02  # filler tokens due within this long go out in one event (50 events per second at most)
+INPUTS_KEPT = 4096  # shapes of the latest requests' user messages kept for tests (`PolicyServer.inputs`)
+
+
+def input_shape(messages: list[dict[str, Any]]) -> tuple[tuple[str, int], ...]:
+    """The last user message as (part type, tokens) pairs: what a request showed the model (text, images,
+    audio), so that tests can see which modalities reached it without storing the media."""
+    user = next((m for m in reversed(messages) if m.get("role") == "user"), None)
+    content = (user or {}).get("content")
+    parts = [{"type": "text", "text": content}] if isinstance(content, str) else list(content or [])
+    return tuple((str(part.get("type")), count_content([part])) for part in parts)
 
 
 @dataclass(frozen=True)
@@ -100,6 +111,7 @@ class _Server(ThreadingHTTPServer):
         super().__init__(address, _Handler)
         self.settings = settings
         self.requests = 0
+        self.inputs: deque[tuple[tuple[str, int], ...]] = deque(maxlen=INPUTS_KEPT)
         self.lock = threading.Lock()
 
     def handle_error(self, request: Any, client_address: Any) -> None:
@@ -158,6 +170,7 @@ class _Handler(BaseHTTPRequestHandler):
         if path not in ("/v1/chat/completions", "/chat/completions"):
             return self._json(404, {"error": {"message": f"no route {path}", "type": "not_found"}})
         number = self.server.next_request()
+        self.server.inputs.append(input_shape(request.get("messages") or []))
         fault = settings.fault if number % settings.fault_every == 0 else "none"
         # A client that gave up (its timeout, or the match ended) needs no answer.
         with contextlib.suppress(BrokenPipeError, ConnectionResetError):
@@ -343,6 +356,11 @@ class PolicyServer:
     @property
     def requests(self) -> int:
         return self.httpd.requests
+
+    @property
+    def inputs(self) -> list[tuple[tuple[str, int], ...]]:
+        """The latest requests' user messages as (part type, tokens) pairs (see `input_shape`)."""
+        return list(self.httpd.inputs)
 
     def start(self) -> PolicyServer:
         self.thread = threading.Thread(target=self.httpd.serve_forever, kwargs={"poll_interval": 0.05},

@@ -39,12 +39,13 @@ FIRE, MINIMAP = 4, 6
 class ArenaEnv(RealtimeParallelEnv):
     """Base of the arena levels (see `levels.py` for the documented, registered ones).
 
-    Keyword arguments: `num_agents` (default from the level file), `dt` (simulated seconds per step,
-    a whole multiple of `arena.substep_s`), `obs` (observation modalities), `overrides` (`{"section.key":
-    value}`), `disable` (features to switch off: chickens, turret, coins, ammo, toxic_zone, crates, walls),
-    `map` (a layout dict or a JSON/TOML map file; see `layout.py`), `render_mode` (`rgb_array` or `human`,
-    see `render/observations.py`); for the `rgb`/`depth`/`minimap`/`audio` modalities: `resolution` (128 or
-    `(width, height)`), `hud`, `sample_rate` (Hz), `render_threads`.
+    Keyword arguments: `num_agents` (default from the level file), `dt` (simulated seconds per step, any
+    positive value: it is cut into equal physics sub-steps of at most `arena.substep_s`), `obs` (observation
+    modalities), `overrides` (`{"section.key": value}`), `disable` (features to switch off: chickens,
+    turret, coins, ammo, toxic_zone, crates, walls), `map` (a layout dict or a JSON/TOML map file; see
+    `layout.py`), `render_mode` (`rgb_array` or `human`, see `render/observations.py`); for the
+    `rgb`/`depth`/`minimap`/`audio` modalities: `resolution` (128 or `(width, height)`), `hud`,
+    `sample_rate` (Hz), `render_threads`.
     """
 
     level_file: ClassVar[str] = "basic.toml"
@@ -76,12 +77,14 @@ class ArenaEnv(RealtimeParallelEnv):
             raise UserError(f"num_agents must be at least 1, got {num_agents!r}", field="num_agents")
         self.possible_agents = [f"p{i}" for i in range(count)]
         self.agent_index = {a: i for i, a in enumerate(self.possible_agents)}
-        self.substep_s = float(self.rules.arena.substep_s)
-        substeps = round(float(dt) / self.substep_s)
-        if not (dt > 0 and substeps >= 1 and math.isclose(substeps * self.substep_s, float(dt), abs_tol=1e-9)):
-            raise UserError(f"dt must be a positive whole multiple of the physics sub-step "
-                            f"{self.substep_s:g} s, got {dt!r}", field="dt")
+        longest = float(self.rules.arena.substep_s)
+        if not (isinstance(dt, (int, float)) and math.isfinite(dt) and dt > 0):
+            raise UserError(f"dt must be a positive number of seconds, got {dt!r}", field="dt")
+        # A step is cut into equal sub-steps no longer than `arena.substep_s`: any dt works (0.04 s
+        # gives one 0.04 s sub-step), and a dt that is a whole multiple keeps exactly that sub-step.
+        substeps = max(1, math.ceil(float(dt) / longest - 1e-9))
         self.dt, self.substeps = float(dt), substeps
+        self.substep_s = round(self.dt / substeps, 12)
         self.game_map = read_map(map, self.rules, count) if map is not None else None
         if self.game_map and self.game_map.get("zone_rules"):  # the map's zone schedule; overrides still win
             self.rules = load_rules(self.level_file, {**self.game_map["zone_rules"], **(overrides or {})}, disable)

@@ -17,9 +17,10 @@ routed to the `infos[agent]["events"]` of every agent they involve; the log keep
 | `ammo_pickup` | agent, box, amount | agent |
 | `turret_lock` / `turret_unlock` | turret, target | target |
 | `turret_fire` | turret, target | target |
+| `turret_hold` | turret, target (aimed at a moving player but held fire; `turret.moving_fire_chance`) | target |
 | `turret_shell_hit` | turret, target, damage | target |
 | `zone_damage` | agent, damage (summed over the step) | agent |
-| `ammo_respawn`, `chicken_respawn` | box / chicken | nobody |
+| `ammo_respawn`, `chicken_respawn` | box / chicken (`moved: true`: a box on the floor moved) | nobody |
 """
 
 from __future__ import annotations

@@ -5,7 +5,8 @@ Shared by all levels:
 - Action space `MultiDiscrete([3, 3, 3, 3, 2, 2, 2])`: move_x (0 none, 1 left, 2 right), move_y (0 none,
   1 backward, 2 forward), yaw (0 none, 1 left, 2 right), pitch (0 none, 1 down, 2 up), fire, jump,
   minimap. `[1, 0, 0, 0, 1, 0, 0]` moves left and fires. The default action is all zeros. An action is held
-  for the whole step (`dt`, default 0.25 s) while physics runs in 0.05 s sub-steps.
+  for the whole step (`dt`, default 0.25 s; any positive value, 0.04 s included) while physics runs in
+  equal sub-steps of at most 0.05 s (`arena.substep_s`).
 - Observation: a dict of the modalities chosen with `obs=` (default `("text", "state")`); see
   `observations/text.py` and `observations/state.py` for the formats, `docs/metrics.md` for the metrics.
 - Reward: the points made in the step (coin, kill, turret, chicken; `[points]` in the level file).

@@ -3,7 +3,8 @@
 A living player picks up an item when its feet are within `pickup_radius_m` of the item in the floor
 plane and it is not in the air far above it. Coins never come back. Ammo boxes refill a player to
 `players.ammo_max` (a full player leaves the box where it is) and come back after `ammo.respawn_s` at a
-random free place.
+random free place. Every `ammo.relocate_every_s` of sim time (0 = never, the older rule) the boxes lying on
+the floor also respawn at new random free places, so supplies move around as the match goes on.
 """
 
 from __future__ import annotations
@@ -65,6 +66,7 @@ class Pickups:
         self.coin_radius = float(rules.coins.pickup_radius_m)
         self.ammo_radius = float(rules.ammo.pickup_radius_m)
         self.ammo_respawn_s = float(rules.ammo.respawn_s)
+        self.relocate_every_s = float(rules.ammo.relocate_every_s)
 
     def step(self, world: World, log: EventLog, rng: np.random.Generator, h: float) -> None:
         coins, boxes, players = world.coins, world.ammo, world.players
@@ -93,3 +95,13 @@ class Pickups:
                     boxes.pos[k, :2] = random_free_point(world, rng, areas=world.ammo_areas, index=int(k))
                     boxes.active[k] = True
                     log.emit("ammo_respawn", box=int(k))
+            self._relocate(world, log, rng, h)
+
+    def _relocate(self, world: World, log: EventLog, rng: np.random.Generator, h: float) -> None:
+        """Periodic respawn: at each whole multiple of `relocate_every_s` the boxes on the floor move."""
+        every, boxes = self.relocate_every_s, world.ammo
+        if every <= 0 or int((world.time_s + h + 1e-9) // every) == int((world.time_s + 1e-9) // every):
+            return
+        for k in np.flatnonzero(boxes.active):
+            boxes.pos[k, :2] = random_free_point(world, rng, areas=world.ammo_areas, index=int(k))
+            log.emit("ammo_respawn", box=int(k), moved=True)

@@ -1,12 +1,15 @@
 """Turrets and their shells.
 
-A turret sees all around, up to `turret.range_m`, where its line of sight is clear. While it has no lock
-its barrel turns at a random rate. When a player is in range and in sight it locks on (the nearest one)
-and turns toward that player at `turret.turn_deg_s`; once the barrel is within `turret.aim_tolerance_deg`
-of the player it fires a shell at the player's position at that moment, then waits
-`turret.fire_interval_s`. Shells fly straight at `turret.shell_speed_m_s`: a player who keeps moving is
-somewhere else when the shell arrives, a player who stands still is hit. The lock drops when the player
-leaves range or sight, or dies. A turret has `turret.health` hit points and, destroyed, never returns.
+A turret sees all around, up to `turret.range_m`, where its line of sight is clear. While it has no lock its
+barrel turns at a random rate. When a player is in range and in sight it locks on (the nearest one) and
+turns toward that player at `turret.turn_deg_s`; once the barrel is within `turret.aim_tolerance_deg` of the
+player it fires a shell at the player's position at that moment, then waits `turret.fire_interval_s`. A
+player who keeps moving is hard to track: when the locked player moved during the sub-step (faster than
+`MOVING_M_S`), a ready, aimed turret fires only with probability `turret.moving_fire_chance` and otherwise
+holds fire for a whole interval (a `turret_hold` event); `moving_fire_chance = 1.0` is the older rule
+(always fire). Shells fly straight at `turret.shell_speed_m_s`: a player who keeps moving is somewhere else
+when the shell arrives, a player who stands still is hit. The lock drops when the player leaves range or
+sight, or dies. A turret has `turret.health` hit points and, destroyed, never returns.
 """
 
 from __future__ import annotations
@@ -23,6 +26,7 @@ from rtarena.envs.arena.visibility import blocked, first_obstacle_t
 from rtarena.envs.arena.world import Projectiles, World
 
 DRAW_BLOCK = 20  # sub-steps of random numbers drawn at once
+MOVING_M_S = 0.5  # a player whose feet moved faster than this during the sub-step counts as moving
 HEALTH_BANDS = ((2 / 3, "green"), (1 / 3, "yellow"), (0.0, "red"))
 
 
@@ -144,6 +148,7 @@ class TurretSystem:
         self.interval_s = float(tu.fire_interval_s)
         self.damage = float(tu.damage)
         self.speed = float(tu.shell_speed_m_s)
+        self.moving_fire_chance = float(tu.moving_fire_chance)
         self._world: World | None = None
         self._draws: tuple[np.ndarray, np.ndarray] | None = None
         self._draw_at = 0
@@ -156,7 +161,10 @@ class TurretSystem:
             self._world, self._draws = world, None
             self._muzzles = turrets.pos.copy()
             self._muzzles[:, 2] += turrets.barrel_height_m
+            self._last_feet = players.pos.copy()
         muzzles = self._muzzles
+        moved = np.hypot(*(players.pos[:, :2] - self._last_feet[:, :2]).T) > MOVING_M_S * h
+        self._last_feet = players.pos.copy()
         seen = turret_sight(muzzles, turrets.alive, players.pos, players.alive, players.height_m * 0.5,
                             players.eye_height_m, self.range_m, world.obstacles.boxes, world.obstacles.kind)
         centres = players.pos.copy()
@@ -183,6 +191,10 @@ class TurretSystem:
                 log.emit("turret_lock", turret=int(t), target=log.name(locked[t]))
             if fired[t]:
                 target = int(turrets.target[t])
+                # Drawn only for a moving target and a chance below 1, so the old rule keeps its stream.
+                if moved[target] and self.moving_fire_chance < 1.0 and rng.random() >= self.moving_fire_chance:
+                    log.emit("turret_hold", turret=int(t), target=log.name(target))
+                    continue
                 self._launch(world, t, target, muzzles[t], centres[target] - muzzles[t])
                 log.emit("turret_fire", turret=int(t), target=log.name(target))
         self._shells(world, log, h)

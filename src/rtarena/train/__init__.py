@@ -1,0 +1,1 @@
+"""Training agents in the arena: PPO with Stable-Baselines3 (`sb3.py`) and a VLM with LoRA (`vlm/`)."""

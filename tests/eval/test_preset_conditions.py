@@ -1,0 +1,62 @@
+"""Each remaining preset's varied condition reaches the agent (the delay-injection, modality-ablation
+and centralized-vs-decentralized ones are in test_presets_run.py)."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import pytest
+
+from rtarena.eval.presets import load_preset
+from rtarena.eval.runner import run_experiment
+
+from .helpers import lines
+from .test_presets_run import shrink
+
+
+def test_cartpole_delays_reach_the_balancer(tmp_path):
+    experiment = shrink(load_preset("cartpole-delays"), tmp_path, lineups={"heuristic"}, max_steps=30)
+    result = run_experiment(experiment, run_id="cartpole", workers=1)
+    episodes = lines(result.run_dir)
+    assert result.failed == 0 and len(episodes) == 4
+    for episode in episodes:
+        delay = episode["clock"]["delay_s"]
+        summary = episode["agents"]["agent_0"]
+        # turn-based: the injected delay is the decision's whole cost in sim time
+        assert summary["decision_delay_p50_s"] == pytest.approx(delay)
+    assert {e["clock"]["delay_s"] for e in episodes} == {0.0, 0.02, 0.06, 0.1}
+
+
+def test_main_table_clocks_reach_the_agent(tmp_path):
+    """Turn-based costs a decision no sim time; 250 ms real time charges its measured latency."""
+    experiment = shrink(load_preset("main-table"), tmp_path, lineups={"heuristic"}, max_steps=8)
+    experiment = replace(experiment, envs=experiment.envs[:1])
+    result = run_experiment(experiment, run_id="main", workers=1)
+    episodes = {e["clock_name"]: e for e in lines(result.run_dir)}
+    assert result.failed == 0 and set(episodes) == {"turn-based", "realtime-250ms"}
+    paused, wall = (episodes[n]["agents"]["p0"] for n in ("turn-based", "realtime-250ms"))
+    assert episodes["realtime-250ms"]["clock"]["clock"] == "wall"
+    assert episodes["turn-based"]["clock"]["clock"] == "paused"
+    assert paused["decision_delay_p50_s"] == 0.0
+    assert wall["decision_delay_p50_s"] > 0.0 and wall["wall_latency_p50_s"] > 0.0
+
+
+def test_agentic_vs_plain_reaches_the_model(tmp_path):
+    """Same seed, same scripted server: the agentic framework's context (notes, memory) makes its prompts
+    longer than the plain agent's, and the token clock charges each decision its output tokens."""
+    from rtarena.policy_server.server import PolicyServer
+
+    seen = {}
+    with PolicyServer() as server:
+        experiment = load_preset("agentic-vs-plain", params={"base_url": server.base_url})
+        assert {c.clock for c in experiment.clocks} == {"token", "wall"}
+        for lineup in ("plain", "agentic"):
+            cell = shrink(experiment, tmp_path, lineups={lineup}, clocks={"token-100tps"}, max_steps=6)
+            cell = replace(cell, envs=cell.envs[:1])
+            result = run_experiment(cell, run_id=lineup, workers=1)
+            (episode,) = lines(result.run_dir)
+            seen[lineup] = episode["agents"]["p0"]
+    plain, agentic = seen["plain"], seen["agentic"]
+    assert plain["decisions"] == agentic["decisions"] > 0
+    assert agentic["tokens_in"] > plain["tokens_in"]
+    assert plain["decision_delay_p50_s"] > 0 and agentic["decision_delay_p50_s"] > 0
