@@ -22,6 +22,7 @@ POLICIES = {
     "monsters": "rtarena.agents.scripted.games.monsters:decide",
     "parkour3d": "rtarena.agents.scripted.games.parkour3d:decide",
     "workshop": "rtarena.agents.scripted.games.workshop:decide",
+    "duel": "rtarena.agents.scripted.games.duel:decide",
 }
 
 
