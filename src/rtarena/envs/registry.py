@@ -57,6 +57,7 @@ VARIANTS = ("var1", "var2", "var3")
 # The suite's multiplayer games (PvP and co-op): rows like the solo games', for two (or more) players.
 MP_GAMES = [
     ("duel", "rtarena.envs.games.duel:Duel", "PvP 1v1 melee on a floating platform; falling off loses"),
+    ("kitchen", "rtarena.envs.games.kitchen:Kitchen", "co-op: two cooks share one order board, bins and bench"),
 ]
 
 

@@ -23,6 +23,7 @@ POLICIES = {
     "parkour3d": "rtarena.agents.scripted.games.parkour3d:decide",
     "workshop": "rtarena.agents.scripted.games.workshop:decide",
     "duel": "rtarena.agents.scripted.games.duel:decide",
+    "kitchen": "rtarena.agents.scripted.games.kitchen:decide",
 }
 
 
