@@ -58,6 +58,7 @@ VARIANTS = ("var1", "var2", "var3")
 MP_GAMES = [
     ("duel", "rtarena.envs.games.duel:Duel", "PvP 1v1 melee on a floating platform; falling off loses"),
     ("kitchen", "rtarena.envs.games.kitchen:Kitchen", "co-op: two cooks share one order board, bins and bench"),
+    ("handoff", "rtarena.envs.games.handoff:Handoff", "co-op: a runner and a maker pass parts through windows"),
 ]
 
 

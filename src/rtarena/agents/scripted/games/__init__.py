@@ -24,6 +24,7 @@ POLICIES = {
     "workshop": "rtarena.agents.scripted.games.workshop:decide",
     "duel": "rtarena.agents.scripted.games.duel:decide",
     "kitchen": "rtarena.agents.scripted.games.kitchen:decide",
+    "handoff": "rtarena.agents.scripted.games.handoff:decide",
 }
 
 
