@@ -59,6 +59,7 @@ MP_GAMES = [
     ("duel", "rtarena.envs.games.duel:Duel", "PvP 1v1 melee on a floating platform; falling off loses"),
     ("kitchen", "rtarena.envs.games.kitchen:Kitchen", "co-op: two cooks share one order board, bins and bench"),
     ("handoff", "rtarena.envs.games.handoff:Handoff", "co-op: a runner and a maker pass parts through windows"),
+    ("midline", "rtarena.envs.games.midline:MidlineRace", "PvP: race for one order board, parts on the midline"),
 ]
 
 

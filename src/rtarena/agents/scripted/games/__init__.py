@@ -25,6 +25,7 @@ POLICIES = {
     "duel": "rtarena.agents.scripted.games.duel:decide",
     "kitchen": "rtarena.agents.scripted.games.kitchen:decide",
     "handoff": "rtarena.agents.scripted.games.handoff:decide",
+    "midline": "rtarena.agents.scripted.games.midline:decide",
 }
 
 
