@@ -60,6 +60,7 @@ MP_GAMES = [
     ("kitchen", "rtarena.envs.games.kitchen:Kitchen", "co-op: two cooks share one order board, bins and bench"),
     ("handoff", "rtarena.envs.games.handoff:Handoff", "co-op: a runner and a maker pass parts through windows"),
     ("midline", "rtarena.envs.games.midline:MidlineRace", "PvP: race for one order board, parts on the midline"),
+    ("crystal", "rtarena.envs.games.crystal:Crystal", "PvP first-person: throw balls at the other side's crystal"),
 ]
 
 

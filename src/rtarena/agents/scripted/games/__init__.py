@@ -26,6 +26,7 @@ POLICIES = {
     "kitchen": "rtarena.agents.scripted.games.kitchen:decide",
     "handoff": "rtarena.agents.scripted.games.handoff:decide",
     "midline": "rtarena.agents.scripted.games.midline:decide",
+    "crystal": "rtarena.agents.scripted.games.crystal:decide",
 }
 
 
