@@ -330,7 +330,8 @@ class Crystal(SuiteGame):
 
     def _metrics(self, agent: str) -> dict[str, float]:
         side = side_of(agent)
-        return {"crystal_damage_dealt": self.dealt[agent], "own_crystal_health": self.crystal_hp[side]}
+        return {"result": self.scores[agent], "crystal_damage_dealt": self.dealt[agent],
+                "own_crystal_health": self.crystal_hp[side]}
 
     def privileged_state(self, agent: str) -> dict:
         side = side_of(agent)

@@ -213,7 +213,7 @@ class Duel(SuiteGame):
                          self.health[other] / hp, self.inset(), float(self._ready(agent))])
 
     def _metrics(self, agent: str) -> dict[str, float]:
-        return {"health": self.health[agent], "hits": float(self.hits[agent]),
+        return {"result": self.scores[agent], "health": self.health[agent], "hits": float(self.hits[agent]),
                 "fell": float(not self.on_platform(self.pos[agent]))}
 
     def privileged_state(self, agent: str) -> dict:

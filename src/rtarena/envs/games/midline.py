@@ -199,7 +199,7 @@ class MidlineRace(Workshop):
 
     def _metrics(self, agent: str) -> dict[str, float]:
         points, delivered = self.tally[agent]
-        return {"points": float(points), "delivered": float(delivered)}
+        return {"result": self.scores[agent], "points": float(points), "delivered": float(delivered)}
 
     def privileged_state(self, agent: str) -> dict:
         with self.seat(agent):

@@ -22,6 +22,9 @@ POLICIES = {
     "monsters": "rtarena.agents.scripted.games.monsters:decide",
     "parkour3d": "rtarena.agents.scripted.games.parkour3d:decide",
     "workshop": "rtarena.agents.scripted.games.workshop:decide",
+}
+# the multiplayer games' players (one per seat; tests/games/test_<game>.py play them against random)
+MP_POLICIES = {
     "duel": "rtarena.agents.scripted.games.duel:decide",
     "kitchen": "rtarena.agents.scripted.games.kitchen:decide",
     "handoff": "rtarena.agents.scripted.games.handoff:decide",
@@ -45,7 +48,7 @@ class GameBot(Agent):
 
     def reset(self, context: AgentContext) -> None:
         super().reset(context)
-        entry = POLICIES.get(game_name(context.env_id))
+        entry = {**POLICIES, **MP_POLICIES}.get(game_name(context.env_id))
         if entry is None:
             raise ValueError(f"no scripted player for {context.env_id}")
         module, attr = entry.split(":")
