@@ -110,3 +110,24 @@ def test_suite_variants_covers_each_games_three_variants_and_the_variant_reaches
         prompt = domain_text(context)
         assert f"variant {variant}" in prompt
         assert env.rules_text() in prompt and env.rules_text().split("\n", 1)[1] != base.rules_text().split("\n", 1)[1]
+
+
+def test_suite_identify_shows_each_game_and_stores_answers_and_frames(tmp_path):
+    from rtarena.policy_server import PolicyServer
+
+    with PolicyServer() as server:
+        experiment = load_preset("suite-identify", params={"base_url": server.base_url})
+        assert len(experiment.envs) == 12 and {e.kwargs["game"] for e in experiment.envs} == {
+            f"games/{g}-v0" for g in ("errands", "escape", "monsters", "parkour3d", "runner2d", "tilefall",
+                                      "workshop", "duel", "kitchen", "handoff", "midline", "crystal")}
+        experiment = replace(experiment, envs=tuple(e for e in experiment.envs
+                                                    if e.name in ("identify-duel", "identify-kitchen")),
+                             seeds=(0,), out=str(tmp_path / "runs"))
+        result = run_experiment(experiment, run_id="identify", workers=1)
+        assert server.requests == 2
+    episodes = lines(result.run_dir)
+    assert result.failed == 0 and len(episodes) == 2
+    assert all(e["agents"]["p0"]["tokens_out"] > 0 and e["agents"]["p0"]["answer_chars"] > 0 for e in episodes)
+    frames = {e["level"]: sorted((result.run_dir / "frames" / e["episode"]).glob("frame-*.png")) for e in episodes}
+    assert all(len(paths) == 3 for paths in frames.values())
+    assert frames["identify-duel"][0].read_bytes() != frames["identify-kitchen"][0].read_bytes()

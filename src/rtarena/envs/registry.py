@@ -159,6 +159,9 @@ ENV_TABLE: list[EnvSpec] = [
             artifact_kwargs=SCREENSHOTS),
     *(row for game in GAMES for row in game_rows(*game)),
     *(row for game in MP_GAMES for row in game_rows(*game, single_agent=False)),
+    EnvSpec("probe/identify-v0", "rtarena.envs.games.identify:IdentifyProbe",
+            "Contamination probe: three frames of a suite game (game=...); can a model name it and its mechanics?",
+            single_agent=True, family="probe", extra="arena", artifact_kwargs={"frames_dir": "frames"}),
 ]
 
 
