@@ -8,10 +8,11 @@ from dataclasses import replace
 import pytest
 
 import rtarena
-from rtarena.agents.base import AgentContext
 from rtarena.agents.llm.prompts import domain_text
+from rtarena.contract import AgentContext
 from rtarena.eval.presets import load_preset
 from rtarena.eval.runner import run_experiment
+from rtarena.runtime.documentation import env_docs
 
 from .helpers import lines
 
@@ -106,7 +107,7 @@ def test_suite_variants_covers_each_games_three_variants_and_the_variant_reaches
         variant = env_id.split("-")[1]
         env = rtarena.make(env_id)
         base = rtarena.make(env_id.replace(f"-{variant}", ""))
-        context = AgentContext(env_id, ("p0",), {}, {}, {}, env.dt, 0, {}, env=env)
+        context = AgentContext(env_id, ("p0",), {}, {}, {}, env.dt, 0, {}, docs=env_docs(env, ("p0",)))
         prompt = domain_text(context)
         assert f"variant {variant}" in prompt
         assert env.rules_text() in prompt and env.rules_text().split("\n", 1)[1] != base.rules_text().split("\n", 1)[1]
