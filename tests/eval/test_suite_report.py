@@ -82,3 +82,19 @@ def test_the_html_report_shows_tables_matrix_and_radar_in_chromium(suite_run):
         box = radar.first.bounding_box()
         assert box["width"] > 200 and box["height"] > 200
         browser.close()
+
+
+def test_leaderboard_ranks_by_the_solo_mean_and_refuses_an_unknown_mode(suite_run):
+    from rtarena.errors import UserError
+    from rtarena.eval.leaderboard import leaderboard
+
+    root, run_dir = suite_run
+    _, rows = leaderboard(["suite"], root=root, games="solo")
+    assert all(list(r.levels) == ["tilefall-v0"] for r in rows)
+    tilefall = [e for e in lines(run_dir) if e["env_id"] == "games/tilefall-v0" and e["lineup"] == "heuristic"]
+    best = next(r for r in rows if r.agent == "heuristic")
+    assert best.rating == pytest.approx(sum(e["agents"]["p0"]["score"] for e in tilefall) / len(tilefall))
+    _, pvp = leaderboard(["suite"], root=root, games="pvp")
+    assert {lv for r in pvp for lv in r.levels} == {"duel-v0"}
+    with pytest.raises(UserError, match="--games"):
+        leaderboard(["suite"], root=root, games="duo")
