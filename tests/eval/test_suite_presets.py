@@ -132,3 +132,29 @@ def test_suite_identify_shows_each_game_and_stores_answers_and_frames(tmp_path):
     frames = {e["level"]: sorted((result.run_dir / "frames" / e["episode"]).glob("frame-*.png")) for e in episodes}
     assert all(len(paths) == 3 for paths in frames.values())
     assert frames["identify-duel"][0].read_bytes() != frames["identify-kitchen"][0].read_bytes()
+
+
+def test_every_multiplayer_game_runs_to_its_end_with_model_agents(tmp_path):
+    from rtarena.policy_server import PolicyServer
+
+    short = {"game": {"time_limit_s": 2.0}}
+    with PolicyServer() as server:
+        pvp = load_preset("suite-pvp", params={"base_url": server.base_url})
+        coop = load_preset("suite-coop", params={"base_url": server.base_url})
+        model_vs_random = next(lu.name for lu in pvp.lineups
+                               if lu.slots[0].startswith("llm:") and lu.slots[1] == "random")
+        model = next(lu.name for lu in coop.lineups if lu.slots[0].startswith("llm:"))
+        runs = []
+        for preset, lineup, name in ((pvp, model_vs_random, "pvp-end"), (coop, model, "coop-end")):
+            experiment = shrink(preset, tmp_path / name, {e.id for e in preset.envs}, {lineup}, max_steps=1000)
+            experiment = replace(experiment, envs=tuple(replace(e, overrides=short) for e in experiment.envs))
+            runs.append(run_experiment(experiment, run_id=name, workers=1))
+    episodes = [e for result in runs for e in lines(result.run_dir)]
+    assert all(r.failed == 0 for r in runs)
+    assert sorted(e["env_id"] for e in episodes) == sorted(f"games/{g}-v0" for g in ("duel", "midline", "crystal",
+                                                                                      "kitchen", "handoff"))
+    for e in episodes:
+        assert e["steps"] <= 20 and (e["steps"] == 20 or e["env_id"] in ("games/duel-v0", "games/crystal-v0"))
+        assert all(0.0 <= a["score"] <= 1.0 for a in e["agents"].values())
+        model_seats = [seat for seat, spec in e["slot_specs"].items() if spec.startswith("llm:")]
+        assert model_seats and all(e["agents"][seat]["tokens_out"] > 0 for seat in model_seats)
