@@ -1,5 +1,8 @@
 """Game suite speed: steps per second of each game with 128x128 pixels, and the chunked-action overhead.
 
+The multiplayer games (`MP_GAMES`) are stepped the same way with every player acting and observing:
+pixels are drawn for both players each step (one env step = two views).
+
 1. Each game's `-v0` stepped directly (no runtime) with pre-drawn random actions, resetting when an episode
    ends, observing `rgb` (128x128) + `text` + `state`, then `rgb` alone. Single process, one core
    (`NUMBA_NUM_THREADS=1`). The target is above 1,000 steps/s.
@@ -22,7 +25,7 @@ import numpy as np
 
 import rtarena
 from rtarena.agents.base import Agent, Decision
-from rtarena.envs.registry import GAMES
+from rtarena.envs.registry import GAMES, MP_GAMES
 
 REPEATS = 3
 
@@ -35,11 +38,11 @@ def steps_per_second(env_id: str, steps: int, obs: tuple[str, ...], seed: int = 
                 "mouse": rng.uniform(-20, 20, 2).astype(np.float32)} for _ in range(steps + 50)]
     env.reset(seed=seed)
     took = 0.0
-    for k, action in enumerate(actions):
+    for k in range(len(actions)):
         if not env.agents:
             env.reset(seed=seed + k)
         start = time.perf_counter()
-        env.step({"p0": action})
+        env.step({a: actions[(k + 17 * i) % len(actions)] for i, a in enumerate(env.agents)})
         if k >= 50:  # warm-up (compiled code loads) left out
             took += time.perf_counter() - start
     return steps / took
@@ -97,6 +100,13 @@ def main() -> None:
     args = parser.parse_args()
     print(f"{'game':22s} {'rgb+text+state':>15s} {'rgb only':>10s}   (steps/s, 128x128, one core)")
     for name, _, _ in GAMES:
+        env_id = f"games/{name}-v0"
+        full = steps_per_second(env_id, args.steps, ("rgb", "text", "state"))
+        rgb = steps_per_second(env_id, args.steps, ("rgb",))
+        print(f"{env_id:22s} {full:15.0f} {rgb:10.0f}")
+    print(f"\n{'multiplayer game':22s} {'rgb+text+state':>15s} {'rgb only':>10s}   (env steps/s, every player's "
+          "128x128 view each step, one core)")
+    for name, _, _ in MP_GAMES:
         env_id = f"games/{name}-v0"
         full = steps_per_second(env_id, args.steps, ("rgb", "text", "state"))
         rgb = steps_per_second(env_id, args.steps, ("rgb",))

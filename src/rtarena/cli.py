@@ -141,6 +141,8 @@ def leaderboard(
         help="metric to rank by (default: score, else return); final_gain or auc_gain rank improvement runs")] = None,
     clock: Annotated[str | None, typer.Option(help="only episodes of this clock setting")] = None,
     markdown: Annotated[Path | None, typer.Option(help="also write the table as Markdown to this file")] = None,
+    games: Annotated[str | None, typer.Option(
+        help="only the game suite's solo | pvp | coop games (solo: the suite's solo mean)")] = None,
 ) -> None:
     """Rank agents across runs by the mean over levels of their per-level means."""
     from rtarena.eval.commands import leaderboard_command
@@ -149,7 +151,7 @@ def leaderboard(
     if metric in GAIN_METRICS:
         gain_leaderboard_command(runs or [], root, metric, markdown, console)
         return
-    leaderboard_command(runs or [], root, metric, clock, markdown, console)
+    leaderboard_command(runs or [], root, metric, clock, markdown, console, games)
 
 
 @app.command()

@@ -45,7 +45,7 @@ def test_each_variant_changes_the_rules_and_says_how(env_id):
 
 def test_docs_show_the_ratings_of_the_level_files():
     ratings = game_ratings()
-    assert list(ratings) == sorted(GAME_IDS)
+    assert list(ratings)[:7] == sorted(GAME_IDS)  # then the multiplayer games (tests/games/test_suite.py)
     for doc in (ROOT / "docs" / "games.md", ROOT / "README.md"):
         text = doc.read_text()
         for env_id, values in ratings.items():

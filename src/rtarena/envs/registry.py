@@ -54,14 +54,22 @@ GAMES = [
     ("workshop", "rtarena.envs.games.workshop:Workshop", "fetch, upgrade and deliver parts for an order board"),
 ]
 VARIANTS = ("var1", "var2", "var3")
+# The suite's multiplayer games (PvP and co-op): rows like the solo games', for two (or more) players.
+MP_GAMES = [
+    ("duel", "rtarena.envs.games.duel:Duel", "PvP 1v1 melee on a floating platform; falling off loses"),
+    ("kitchen", "rtarena.envs.games.kitchen:Kitchen", "co-op: two cooks share one order board, bins and bench"),
+    ("handoff", "rtarena.envs.games.handoff:Handoff", "co-op: a runner and a maker pass parts through windows"),
+    ("midline", "rtarena.envs.games.midline:MidlineRace", "PvP: race for one order board, parts on the midline"),
+    ("crystal", "rtarena.envs.games.crystal:Crystal", "PvP first-person: throw balls at the other side's crystal"),
+]
 
 
-def game_rows(name: str, entry_point: str, summary: str) -> list[EnvSpec]:
-    rows = [EnvSpec(f"games/{name}-v0", entry_point, f"Game: {summary}.", single_agent=True, family="games",
-                    extra="arena")]
+def game_rows(name: str, entry_point: str, summary: str, single_agent: bool = True) -> list[EnvSpec]:
+    rows = [EnvSpec(f"games/{name}-v0", entry_point, f"Game: {summary}.", single_agent=single_agent,
+                    family="games", extra="arena")]
     for variant in VARIANTS:
         rows.append(EnvSpec(f"games/{name}-{variant}-v0", entry_point, f"Game: {summary} ({variant}).",
-                            {"variant": variant}, single_agent=True, family="games", extra="arena"))
+                            {"variant": variant}, single_agent=single_agent, family="games", extra="arena"))
     return rows  # browser tasks keep a few Set-of-Marks screenshots
 
 ENV_TABLE: list[EnvSpec] = [
@@ -150,6 +158,10 @@ ENV_TABLE: list[EnvSpec] = [
             {"task": "breakout"}, single_agent=True, family="gui-games", extra="gui",
             artifact_kwargs=SCREENSHOTS),
     *(row for game in GAMES for row in game_rows(*game)),
+    *(row for game in MP_GAMES for row in game_rows(*game, single_agent=False)),
+    EnvSpec("probe/identify-v0", "rtarena.envs.games.identify:IdentifyProbe",
+            "Contamination probe: three frames of a suite game (game=...); can a model name it and its mechanics?",
+            single_agent=True, family="probe", extra="arena", artifact_kwargs={"frames_dir": "frames"}),
 ]
 
 

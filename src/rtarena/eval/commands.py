@@ -229,10 +229,10 @@ def report_command(runs: list[str], out: Path | None, root: str, console: Consol
 
 
 def leaderboard_command(runs: list[str], root: str, metric: str | None, clock: str | None, markdown: Path | None,
-                        console: Console) -> None:
+                        console: Console, games: str | None = None) -> None:
     from rtarena.eval.leaderboard import leaderboard, to_markdown
 
-    metric, rows = leaderboard(runs, root, metric, clock)
+    metric, rows = leaderboard(runs, root, metric, clock, games)
     levels = list(dict.fromkeys(lv for r in rows for lv in r.levels))
     table = Table("rank", "agent", f"{metric} (mean over levels)", "episodes", *levels,
                   title="leaderboard" + (f" ({clock})" if clock else ""))

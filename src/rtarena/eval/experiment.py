@@ -54,6 +54,7 @@ class EnvEntry:
 class Lineup:
     name: str
     slots: tuple[str, ...]
+    group: str = ""  # the `pairs` entry that made it (every pair of specs, on both sides), if any
 
 
 @dataclass(frozen=True)

@@ -16,10 +16,14 @@ overrides = { "turret.count" = 2 }   # level rule overrides (the env's `override
 name = "model-vs-bots"
 slots = ["llm:{model}@{base_url}", "heuristic", "heuristic", "heuristic"]
 
+[[agents]]                          # every ordered pair of different specs: a-vs-b and b-vs-a (two slots)
+name = "pvp"                        # envs[].lineups = ["pvp"] picks all of them
+pairs = ["llm:{model}@{base_url}", "heuristic", "random"]
+
 [[clocks]]
 name = "rt-250ms"
 clock = "wall"                      # wall | paused | token | measured
-dt = 0.25                           # and delay_ms, kappa, overhead_s, obs_every ...
+dt = 0.25                           # and delay_ms, kappa, overhead_s, obs_every, settle_s ...
 
 observations = [["text"], ["rgb", "text"]]   # the env's `obs` argument, one cell each
 concurrency = { "{base_url}" = 4 }           # at most 4 controllers at once on this endpoint
@@ -139,10 +143,14 @@ def parse_experiment(data: dict[str, Any], source: str = "<experiment>", params:
         count = top.int("seeds", 1, minimum=1)
         seeds = tuple(range(seed_start, seed_start + count))
     lineups = _lineups(top, source)
+    groups = {lu.name: (lu.name,) for lu in lineups}
+    for lu in lineups:
+        if lu.group:
+            groups[lu.group] = (*groups.get(lu.group, ()), lu.name)
     experiment = Experiment(
         name=name,
         description=top.str("description", ""),
-        envs=_envs(top, source, {lu.name for lu in lineups}),
+        envs=_envs(top, source, groups),
         lineups=lineups,
         clocks=_clocks(top, source),
         seeds=seeds,
@@ -168,7 +176,8 @@ def _unique(entries: list[Any], what: str, fields: Fields) -> None:
             fields.fail(what, f"two entries are named {n!r}; give them distinct `name`s")
 
 
-def _envs(top: Fields, source: str, lineup_names: set[str]) -> tuple[EnvEntry, ...]:
+def _envs(top: Fields, source: str, lineup_names: dict[str, tuple[str, ...]]) -> tuple[EnvEntry, ...]:
+    """The `[[envs]]` entries; `lineup_names` maps each line-up name (and `pairs` group) to its line-ups."""
     entries = []
     for i, raw in enumerate(top.list("envs")):
         if isinstance(raw, str):
@@ -190,7 +199,8 @@ def _envs(top: Fields, source: str, lineup_names: set[str]) -> tuple[EnvEntry, .
                 f.fail(f"lineups[{j}]", f"no [[agents]] entry is named {show(lineup)} "
                                         f"(known: {', '.join(sorted(lineup_names))})")
         f.done()
-        entries.append(EnvEntry(name, env_id, kwargs, overrides, tuple(chosen)))
+        expanded = tuple(dict.fromkeys(member for lineup in chosen for member in lineup_names[lineup]))
+        entries.append(EnvEntry(name, env_id, kwargs, overrides, expanded))
     _unique(entries, "envs", top)
     return tuple(entries)
 
@@ -200,6 +210,9 @@ def _lineups(top: Fields, source: str) -> tuple[Lineup, ...]:
     for i, raw in enumerate(top.list("agents", ["random"])):
         if isinstance(raw, str):
             raw = {"slots": [raw]}
+        if isinstance(raw, dict) and "pairs" in raw:
+            entries += _pairs(Fields(raw, f"agents[{i}]", source))
+            continue
         f = Fields(raw, f"agents[{i}]", source)
         slots = f.list("slots")
         for j, spec in enumerate(slots):
@@ -212,6 +225,22 @@ def _lineups(top: Fields, source: str) -> tuple[Lineup, ...]:
         entries.append(Lineup(name, tuple(slots)))
     _unique(entries, "agents", top)
     return tuple(entries)
+
+
+def _pairs(f: Fields) -> list[Lineup]:
+    """A `pairs` entry: every ordered pair of two different specs (each meets each on both sides)."""
+    specs = f.list("pairs")
+    for j, spec in enumerate(specs):
+        if not isinstance(spec, str) or not spec:
+            f.fail(f"pairs[{j}]", f"must be an agent spec string, got {show(spec)}")
+    if len(set(specs)) != len(specs) or len(specs) < 2:
+        f.fail("pairs", f"must list two or more different specs, got {show(specs)}")
+    group = f.str("name", "pairs")
+    if not NAME.match(group):
+        f.fail("name", f"must use only letters, digits, _ + -, got {show(group)}")
+    f.done()
+    return [Lineup(safe_name(f"{agent_label(a)}-vs-{agent_label(b)}"), (a, b), group)
+            for a in specs for b in specs if a != b]
 
 
 def _clocks(top: Fields, source: str) -> tuple[ClockSetting, ...]:

@@ -4,6 +4,9 @@ An agent's rating is the mean over levels of its per-level mean (each level coun
 episodes it has); its standard error combines the per-level ones, `sqrt(sum se_i^2) / k`. Only levels an
 agent played count for it, and a rating over fewer levels is not comparable to one over more: agents that
 played more of the levels rank first, then by rating.
+
+`games="solo"` (or `"pvp"`, `"coop"`) keeps only the game suite's games of that mode (their variants
+included): with `solo` the rating is the suite's solo mean.
 """
 
 from __future__ import annotations
@@ -28,8 +31,11 @@ class Row:
     episodes: int
 
 
+GAME_MODES = ("solo", "pvp", "coop")
+
+
 def leaderboard(runs: list[str | Path] = (), root: str | Path = "runs", metric: str | None = None,
-                clock: str | None = None) -> tuple[str, list[Row]]:
+                clock: str | None = None, games: str | None = None) -> tuple[str, list[Row]]:
     con = connect(run_dirs(runs, root))
     metrics = metric_names(con)
     if not metrics:
@@ -38,6 +44,15 @@ def leaderboard(runs: list[str | Path] = (), root: str | Path = "runs", metric: 
     if metric not in metrics:
         raise UserError(f"no metric {metric!r} in these runs; they have: {', '.join(metrics)}", field="--metric")
     where = "coalesce(clock_name, clock) = ?" if clock else "true"
+    params: list[Any] = [clock] if clock else []
+    if games is not None:
+        if games not in GAME_MODES:
+            raise UserError(f"--games must be one of {', '.join(GAME_MODES)}, got {games!r}", field="--games")
+        from rtarena.envs.games.ratings import suite_ratings
+
+        ids = [r.env_id for r in suite_ratings() if r.mode == games]
+        where += f" AND regexp_replace(env_id, '-var[0-9]+-v0$', '-v0') IN ({', '.join('?' for _ in ids)})"
+        params += ids
     rows = con.execute(f"""
         WITH per_episode AS (
             SELECT run_id, episode, {CELL_SQL["agent"]}, {CELL_SQL["level"]}, {CELL_SQL["clock_name"]},
@@ -45,9 +60,10 @@ def leaderboard(runs: list[str | Path] = (), root: str | Path = "runs", metric: 
             FROM agents WHERE {where} GROUP BY ALL)
         SELECT agent, level, count(v), avg(v), stddev_samp(v) / sqrt(count(v))
         FROM per_episode GROUP BY agent, level ORDER BY agent, level
-    """, [clock] if clock else []).fetchall()
+    """, params).fetchall()
     if not rows:
-        raise UserError(f"no episodes with clock setting {clock!r}", field="--clock")
+        raise UserError(f"no episodes with clock setting {clock!r}" if clock else f"no {games} games in these runs",
+                        field="--clock" if clock else "--games")
     by_agent: dict[str, list[tuple[str, int, float, Any]]] = {}
     for agent, level, n, mean, se in rows:
         if mean is not None:

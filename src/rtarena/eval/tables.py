@@ -116,3 +116,56 @@ def episode_counts(con: Any) -> list[tuple[str, int, int]]:
                count(*) FILTER (WHERE status = 'error')
         FROM episodes GROUP BY run_id ORDER BY run_id
     """).fetchall()
+
+
+# -- the game suite ----------------------------------------------------------------------------------
+def game_scores(con: Any) -> list[tuple[str, str, Stat]]:
+    """(env id, agent, score) per suite game an agent played; a spec in several seats of one episode (co-op
+    self-play) is averaged over its seats first, so every seat of a team counts once per episode."""
+    if "score" not in {name for name, _ in columns(con, "agents")}:
+        return []
+    rows = con.execute("""
+        WITH per_episode AS (
+            SELECT run_id, episode, env_id, agent_label AS agent, avg(score::DOUBLE) AS v
+            FROM agents WHERE env_id LIKE 'games/%' GROUP BY ALL)
+        SELECT env_id, agent, count(v), avg(v), stddev_samp(v) / sqrt(count(v))
+        FROM per_episode GROUP BY env_id, agent ORDER BY env_id, agent
+    """).fetchall()
+    return [(env_id, agent, Stat(n, mean, se if se is not None and math.isfinite(se) else None))
+            for env_id, agent, n, mean, se in rows]
+
+
+def win_rates(con: Any, env_ids: list[str]) -> list[tuple[str, str, str, int, float, float]]:
+    """(env id, row agent, column agent, episodes, win rate, draw rate) of the row agent against the column
+    agent over every seat either held (a PvP score is 1 win, 0.5 draw, 0 loss)."""
+    if not env_ids or "score" not in {name for name, _ in columns(con, "agents")}:
+        return []
+    marks = ", ".join("?" for _ in env_ids)
+    return con.execute(f"""
+        SELECT a.env_id, a.agent_label, b.agent_label, count(*),
+               avg(CASE WHEN a.score = 1 THEN 1.0 ELSE 0.0 END), avg(CASE WHEN a.score = 0.5 THEN 1.0 ELSE 0.0 END)
+        FROM agents a JOIN agents b ON a.run_id = b.run_id AND a.episode = b.episode AND a.agent <> b.agent
+        WHERE a.env_id IN ({marks}) AND a.agent_label <> b.agent_label
+        GROUP BY ALL ORDER BY 1, 2, 3
+    """, env_ids).fetchall()
+
+
+def mean_of(stats: list[Stat]) -> Stat:
+    """The mean of per-game means (each game counts the same); its standard error sqrt(sum se^2) / k."""
+    means = [s for s in stats if s.mean is not None]
+    if not means:
+        return Stat(0, None, None)
+    ses = [s.se for s in means if s.se is not None]
+    se = math.sqrt(sum(v * v for v in ses)) / len(means) if len(ses) == len(means) else None
+    return Stat(sum(s.n for s in means), sum(s.mean for s in means) / len(means), se)
+
+
+def capability_profile(scores: dict[str, float], ratings: dict[str, dict[str, int]]) -> dict[str, float]:
+    """Per capability: the agent's game scores weighted by each game's rating of it,
+    sum(rating x score) / sum(rating) over the games it played (None-free; 0 where no game rates it)."""
+    profile = {}
+    for capability in next(iter(ratings.values()), {}):
+        weights = {g: ratings[g][capability] for g in scores if g in ratings}
+        total = sum(weights.values())
+        profile[capability] = sum(w * scores[g] for g, w in weights.items()) / total if total else 0.0
+    return profile

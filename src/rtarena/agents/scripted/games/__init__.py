@@ -23,6 +23,14 @@ POLICIES = {
     "parkour3d": "rtarena.agents.scripted.games.parkour3d:decide",
     "workshop": "rtarena.agents.scripted.games.workshop:decide",
 }
+# the multiplayer games' players (one per seat; tests/games/test_<game>.py play them against random)
+MP_POLICIES = {
+    "duel": "rtarena.agents.scripted.games.duel:decide",
+    "kitchen": "rtarena.agents.scripted.games.kitchen:decide",
+    "handoff": "rtarena.agents.scripted.games.handoff:decide",
+    "midline": "rtarena.agents.scripted.games.midline:decide",
+    "crystal": "rtarena.agents.scripted.games.crystal:decide",
+}
 
 
 def world(context: AgentContext, agent: str) -> dict[str, Any]:
@@ -40,7 +48,7 @@ class GameBot(Agent):
 
     def reset(self, context: AgentContext) -> None:
         super().reset(context)
-        entry = POLICIES.get(game_name(context.env_id))
+        entry = {**POLICIES, **MP_POLICIES}.get(game_name(context.env_id))
         if entry is None:
             raise ValueError(f"no scripted player for {context.env_id}")
         module, attr = entry.split(":")

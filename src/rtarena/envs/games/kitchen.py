@@ -1,0 +1,59 @@
+"""Kitchen: workshop's floor for two cooks who share the order board, the bins and the bench."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from rtarena.envs.games.workshop import Workshop
+
+
+class Kitchen(Workshop):
+    """Two cooks fill one order board together: the workshop's mechanics, shared by a team.
+
+    ## Description
+    The workshop's rules (see `games/workshop-v0`) on a larger floor with four part kinds, played by
+    two cooks at once: one order board, one set of bins, one bench, one counter and trash, all shared.
+    The cooks start at opposite ends of the floor (seeded stations along the walls); each carries one
+    item; either may take what the other put on the bench or dropped on the floor. Orders come faster
+    than one cook could serve (`orders.interval_s` 5 s), so the team must split the work.
+
+    ## Observation
+    As the workshop's, from each cook's side: `rgb` the floor from above (both cooks blue, what they
+    carry as a dot), `text` the HUD (shared orders and points, your hands, prompt) and the stations'
+    bearings, `state` your x, y, carried item, the bench and the order slots.
+
+    ## Action Space
+    Keys `W A S D E Space`; no mouse. Text form: `0 0 ; W*4 ; E ; - ; D*3`.
+
+    ## Rewards and Score
+    Team score, the same for both cooks: min(1, points of delivered orders / `orders.target_points`)
+    (plain 1, upgraded 2; the documented maximum is 14 points); reward = the score's change.
+
+    ## Termination
+    The time limit (60 s) truncates.
+
+    ## Capabilities
+    VP 2, SN 2, RT 1, MEM 1, PLN 3, ADV 0, COOP 3.
+
+    ## Variants
+    - `var1`: new layout family: two rooms joined by a doorway; parts west, counter and trash east.
+    - `var2`: changed mechanic: the bench works only while a cook stands at it holding E.
+    - `var3`: harder timing: orders come every 3 s and expire after 15 s; upgrades take 6 s.
+
+    ## Registered Configurations
+    - `games/kitchen-v0`, `games/kitchen-var1-v0`, `games/kitchen-var2-v0`, `games/kitchen-var3-v0`
+    """
+
+    level_file = "kitchen.toml"
+
+    def _new_world(self, rng: np.random.Generator) -> None:
+        super()._new_world(rng)
+        room = self.rules.room
+        span = room.width_m / 2 if room.layout == "two-rooms" else room.width_m
+        for i, agent in enumerate(self.possible_agents):  # spread along the floor's middle line
+            self.pos[agent] = np.array([span * (i + 1) / (len(self.possible_agents) + 1), room.height_m / 2])
+
+    def privileged_state(self, agent: str) -> dict:
+        return {**super().privileged_state(agent), "seat": self.possible_agents.index(agent),
+                "seats": len(self.possible_agents),
+                "others_held": [self.hands[a].item for a in self.possible_agents if a != agent]}

@@ -1,0 +1,15 @@
+"""What the suite's player-versus-player games share: sides, and win / draw / loss as a score."""
+
+from __future__ import annotations
+
+WIN, DRAW, LOSS = 1.0, 0.5, 0.0
+
+
+def side_of(agent: str) -> int:
+    """Agents alternate sides: p0, p2 ... on side 0; p1, p3 ... on side 1."""
+    return int(agent[1:]) % 2
+
+
+def outcome(mine: float, theirs: float) -> float:
+    """1 for the larger value, 0.5 when equal, 0 for the smaller."""
+    return WIN if mine > theirs else DRAW if mine == theirs else LOSS
