@@ -16,8 +16,10 @@ import duckdb
 import pyarrow.parquet as pq
 import pytest
 from tests.eval.helpers import cartpole_experiment
+from tests.improve.helpers import role
 
 from rtarena.dashboard.server import make_app
+from rtarena.policy_server import PolicyServer
 
 CHROMIUM = Path("/usr/bin/chromium")
 RTARENA = [sys.executable, "-m", "rtarena.cli"]
@@ -39,6 +41,12 @@ def root(tmp_path_factory) -> Path:
             "--max-steps", "30", "--video", "--out", str(runs / "arena"))
     rtarena("run", "web/auction-v0", "--agent", "oracle", "--clock", "paused", "--seeds", "1",
             "--max-steps", "12", "--out", str(runs / "web"))
+    rtarena("run", "games/duel-v0", "--agent", "heuristic", "--agent", "random", "--clock", "paused", "--seeds", "2",
+            "--max-steps", "80", "--video", "--out", str(runs / "duel"))
+    with PolicyServer() as server:
+        rtarena("improve", "classic/cartpole-v0", "--player", role(server, "skill", "llm:"), "--reflector",
+                role(server, "reflector"), "--judge", role(server, "judge"), "--rounds", "2", "--episodes", "2",
+                "--max-steps", "60", "--out", str(runs), "--run-id", "improve")
     return runs
 
 
@@ -74,10 +82,13 @@ def api(page, path: str) -> str:
 def test_runs_page_lists_runs_and_filters_change_the_rows(page, app, root):
     page.goto(app.url + "#/runs")
     page.wait_for_selector("#runs-table tbody tr[data-run='arena']")
-    assert page.locator("#runs-table tbody tr").count() == 3
+    assert page.locator("#runs-table tbody tr").count() == 5
     cartpole = page.locator("#runs-table tbody tr[data-run='cartpole']")
     assert "12 / 12" in cartpole.locator("td.progress").inner_text()  # 2 agents x 2 clocks x 3 seeds
     assert cartpole.locator("td").nth(7).inner_text() == "complete"
+    improve = page.locator("#runs-table tbody tr[data-run='improve']")
+    assert "2 / 2" in improve.locator("td.progress").inner_text()  # rounds of the improvement run
+    assert improve.locator("td").nth(2).inner_text() == "improve"
     page.fill("#runs-search", "auction")
     page.wait_for_function("document.querySelectorAll('#runs-table tbody tr').length === 1")
     assert page.locator("#runs-table tbody tr").get_attribute("data-run") == "web"
@@ -200,4 +211,44 @@ def test_bad_requests_get_json_errors(app, path, headers, status):
 def test_only_loopback_is_served(app):
     assert app.server.server_address[0] == "127.0.0.1"
     code, body = _get(app, "/api/runs")
-    assert code == 200 and {r["run_id"] for r in body} == {"arena", "cartpole", "web"}
+    assert code == 200 and {r["run_id"] for r in body} == {"arena", "cartpole", "web", "duel", "improve"}
+
+
+def test_compare_of_a_game_suite_run_shows_the_win_matrix_and_the_radar(page, app, root):
+    page.goto(app.url + "#/compare?runs=duel")
+    page.wait_for_selector("#compare-table tbody tr")
+    panels = page.locator("#panels section.panel")
+    assert panels.count() >= 1
+    text = page.inner_text("#panels")
+    assert "duel" in text
+    assert page.locator("#panels svg").count() >= 1  # the capability radar
+
+
+def test_replay_of_a_game_episode_has_frames_and_timeline(page, app, root):
+    key = json.loads((root / "duel" / "episodes.jsonl").read_text().splitlines()[0])["episode"]
+    decisions = pq.read_table(root / "duel" / "decisions" / f"{key}.parquet").num_rows
+    page.goto(app.url + f"#/episode?run=duel&episode={key}")
+    page.wait_for_selector("img#frame[data-loaded='0']")
+    assert page.locator("#timeline g.decision").count() == decisions > 0
+    page.keyboard.press("Shift+ArrowRight")
+    page.wait_for_selector("img#frame[data-loaded='10']")
+
+
+def test_improvement_page_shows_the_curve_rollbacks_and_each_rounds_skill(page, app, root):
+    run = root / "improve"
+    rounds = sorted(p.name for p in run.glob("round_*"))
+    states = {r: json.loads((run / r / "round.json").read_text()) for r in rounds}
+    page.goto(app.url + "#/runs")
+    page.click("#runs-table tr[data-run='improve'] a")
+    page.wait_for_selector("#curve circle.round-point")
+    points = page.locator("#curve circle.round-point")
+    assert points.count() == len(rounds) == 2  # --rounds 2: round 0, then one round after a reflection
+    for i, name in enumerate(rounds):
+        assert float(points.nth(i).get_attribute("data-mean")) == pytest.approx(states[name]["interval"]["mean"])
+    assert page.locator("#curve .rollback-mark").count() == sum(bool(s.get("rollback")) for s in states.values())
+    skill = (run / "round_01" / "skill_in.md").read_text().strip().splitlines()
+    diff = page.inner_text("section.round[data-round='round_01'] pre.skill-diff")
+    assert skill and all(f"+ {line}" in diff for line in skill if line.strip())
+    page.click("section.round[data-round='round_01'] h3 a")
+    page.wait_for_selector("#episodes-table tbody tr")
+    assert page.locator("#episodes-table tbody tr").count() == 2

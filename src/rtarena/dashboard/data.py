@@ -149,8 +149,8 @@ class Store:
         inner = [self.summary(r) for r in rounds]
         settings = _read_json(path / IMPROVE_FILE)
         done = sum(bool(_read_json(r / "round.json").get("done")) for r in rounds)
-        expected = settings.get("rounds")
-        expected = int(expected) + 1 if isinstance(expected, int) else None
+        expected = (settings.get("settings") or {}).get("rounds")
+        expected = int(expected) if isinstance(expected, int) else None  # rounds played, round 0 included
         finished = (path / "metrics.json").exists() and (expected is None or done >= expected)
         return RunSummary(
             run_id=path.name, kind="improve", envs=sorted({e for s in inner for e in s.envs}),
@@ -186,7 +186,8 @@ class Store:
 
     def compare(self, run_ids: list[str], filters: dict[str, str]) -> dict[str, Any]:
         """Mean ± standard error per cell over the chosen runs and filters, with the report's charts."""
-        from rtarena.eval.report import plots
+        from rtarena.eval.report import Section, plots
+        from rtarena.eval.suite_report import suite_sections
 
         con = self.connection(run_ids)
         options = {name: [r[0] for r in con.execute(
@@ -209,8 +210,11 @@ class Store:
                 row[m] = {"n": stat.n, "mean": stat.mean, "se": stat.se}
             rows.append(row)
         charts = [{"name": name, "svg": text} for name, text in plots(con, cells, metrics)] if cells else []
+        # The game suite's own tables (per-game scores, PvP win matrices, co-op scores, capability radar).
+        panels = [{"title": section.title, "html": "\n".join(section.html)}
+                  for section in (suite_sections(con, Section) if cells else [])]
         return finite({"columns": head, "metrics": metrics, "main": main_metric(metrics) if metrics else None,
-                       "rows": rows, "charts": charts, "options": options})
+                       "rows": rows, "charts": charts, "panels": panels, "options": options})
 
     def compare_csv(self, run_ids: list[str], filters: dict[str, str]) -> str:
         """The Compare table as CSV: one line per cell, `<metric>_mean`, `_se`, `_n` columns."""
