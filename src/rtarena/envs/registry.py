@@ -12,6 +12,7 @@ import importlib
 from dataclasses import dataclass, field
 from typing import Any
 
+from rtarena.envs.gui.catalog import task_rows
 from rtarena.errors import UserError
 
 
@@ -85,72 +86,13 @@ ENV_TABLE: list[EnvSpec] = [
     EnvSpec("arena/mixed-v0", "rtarena.envs.arena.levels:MixedLevel",
             "Arena: two teams of two score with coins, kills, turrets and chickens.",
             family="arena", extra="arena"),
-    EnvSpec("web/auction-v0", "rtarena.envs.gui.env:BrowserTaskEnv",
-            "Browser: a live auction: be the top bidder when it closes, within a budget.",
-            {"task": "auction"}, single_agent=True, family="web", extra="gui",
-            artifact_kwargs=SCREENSHOTS),
-    EnvSpec("web/tickets-v0", "rtarena.envs.gui.env:BrowserTaskEnv",
-            "Browser: a ticket sale that opens at a set time and sells out.",
-            {"task": "tickets"}, single_agent=True, family="web", extra="gui",
-            artifact_kwargs=SCREENSHOTS),
-    EnvSpec("web/cinema-v0", "rtarena.envs.gui.env:BrowserTaskEnv",
-            "Browser: cinema seats that other customers keep taking.",
-            {"task": "cinema"}, single_agent=True, family="web", extra="gui",
-            artifact_kwargs=SCREENSHOTS),
-    EnvSpec("web/document-v0", "rtarena.envs.gui.env:BrowserTaskEnv",
-            "Browser: a shared document to save before the edit lock expires.",
-            {"task": "document"}, single_agent=True, family="web", extra="gui",
-            artifact_kwargs=SCREENSHOTS),
-    EnvSpec("web/limit-v0", "rtarena.envs.gui.env:BrowserTaskEnv",
-            "Browser: a limit buy when a live price dips under a level.",
-            {"task": "limit"}, single_agent=True, family="web", extra="gui",
-            artifact_kwargs=SCREENSHOTS),
-    EnvSpec("web/message-v0", "rtarena.envs.gui.env:BrowserTaskEnv",
-            "Browser: a client chat message to send before the customer leaves.",
-            {"task": "message"}, single_agent=True, family="web", extra="gui",
-            artifact_kwargs=SCREENSHOTS),
-    EnvSpec("web/hotel-v0", "rtarena.envs.gui.env:BrowserTaskEnv",
-            "Browser: a hotel room hold to confirm in time (with an upgrade pop-up).",
-            {"task": "hotel"}, single_agent=True, family="web", extra="gui",
-            artifact_kwargs=SCREENSHOTS),
-    EnvSpec("web/flashsale-v0", "rtarena.envs.gui.env:BrowserTaskEnv",
-            "Browser: a flash-sale checkout before the stock runs out.",
-            {"task": "flashsale"}, single_agent=True, family="web", extra="gui",
-            artifact_kwargs=SCREENSHOTS),
-    EnvSpec("web/restaurant-v0", "rtarena.envs.gui.env:BrowserTaskEnv",
-            "Browser: a restaurant table while free times vanish.",
-            {"task": "restaurant"}, single_agent=True, family="web", extra="gui",
-            artifact_kwargs=SCREENSHOTS),
-    EnvSpec("web/calendar-v0", "rtarena.envs.gui.env:BrowserTaskEnv",
-            "Browser: a calendar meeting slot while colleagues book.",
-            {"task": "calendar"}, single_agent=True, family="web", extra="gui",
-            artifact_kwargs=SCREENSHOTS),
-    EnvSpec("web/ride-v0", "rtarena.envs.gui.env:BrowserTaskEnv",
-            "Browser: a ride offer to accept within its window, under a fare/distance rule.",
-            {"task": "ride"}, single_agent=True, family="web", extra="gui",
-            artifact_kwargs=SCREENSHOTS),
-    EnvSpec("web/quiz-v0", "rtarena.envs.gui.env:BrowserTaskEnv",
-            "Browser: a live quiz answered before each countdown.",
-            {"task": "quiz"}, single_agent=True, family="web", extra="gui",
-            artifact_kwargs=SCREENSHOTS),
-    EnvSpec("gui-games/snake-v0", "rtarena.envs.gui.env:BrowserTaskEnv",
-            "Browser: canvas snake: eat five apples.",
-            {"task": "snake"}, single_agent=True, family="gui-games", extra="gui",
-            artifact_kwargs=SCREENSHOTS),
-    EnvSpec("gui-games/tetris-v0", "rtarena.envs.gui.env:BrowserTaskEnv",
-            "Browser: canvas tetris: clear two lines.",
-            {"task": "tetris"}, single_agent=True, family="gui-games", extra="gui",
-            artifact_kwargs=SCREENSHOTS),
-    EnvSpec("gui-games/crossing-v0", "rtarena.envs.gui.env:BrowserTaskEnv",
-            "Browser: canvas lane crossing: reach the far side between cars.",
-            {"task": "crossing"}, single_agent=True, family="gui-games", extra="gui",
-            artifact_kwargs=SCREENSHOTS),
-    EnvSpec("gui-games/breakout-v0", "rtarena.envs.gui.env:BrowserTaskEnv",
-            "Browser: canvas breakout: break four bricks.",
-            {"task": "breakout"}, single_agent=True, family="gui-games", extra="gui",
-            artifact_kwargs=SCREENSHOTS),
     *(row for game in GAMES for row in game_rows(*game)),
 ]
+
+# Browser tasks: one row per task file (`envs/gui/tasks/*.toml`), so a new task needs no Python edit.
+ENV_TABLE += [EnvSpec(row.env_id, "rtarena.envs.gui.env:BrowserTaskEnv", row.summary, {"task": row.task},
+                      single_agent=True, family=row.family, extra="gui", artifact_kwargs=SCREENSHOTS)
+              for row in task_rows()]
 
 
 def registry_ids() -> list[str]:

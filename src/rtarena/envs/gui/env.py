@@ -272,26 +272,10 @@ class BrowserTaskEnv(RealtimeParallelEnv):
     async def _aexecute(self, call: gui_actions.GuiAction, boxes: dict[int, list[int]]) -> str | None:
         from playwright.async_api import Error as PlaywrightError
 
-        page = self._page
         try:
-            if call.name in ("click", "type"):
-                box = boxes.get(call.args[0])
-                if box is None:
-                    return f"no mark {call.args[0]} on the page"
-                x, y, w, h = box
-                await page.mouse.click(x + w / 2, y + h / 2)
-                if call.name == "type":
-                    await page.keyboard.press("Control+A")
-                    await page.keyboard.insert_text(call.args[1])
-            elif call.name == "click_xy":
-                x, y = call.args
-                if not (0 <= x < self.viewport[0] and 0 <= y < self.viewport[1]):
-                    return f"point ({x:g}, {y:g}) is outside the {self.viewport[0]}x{self.viewport[1]} viewport"
-                await page.mouse.click(x, y)
-            elif call.name == "key":
-                await page.keyboard.press(call.args[0])
-            elif call.name == "scroll":
-                await page.mouse.wheel(*call.args)
+            await call.execute(gui_actions.Hands(self._page, boxes, self.viewport))
+        except gui_actions.ActionFailed as error:
+            return str(error)
         except PlaywrightError as error:
             return str(error).splitlines()[0][:200]
         return None
