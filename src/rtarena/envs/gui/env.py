@@ -99,6 +99,8 @@ class BrowserTaskEnv(RealtimeParallelEnv):
         if not (self.dt > 0 and self.time_limit_s > 0):
             raise UserError(f"dt and time_limit_s must be positive, got {self.dt!r} and {self.time_limit_s!r}",
                             field="dt")
+        self.obs_every = int(spec.obs_every)  # the runtime's default: one observation per dt * obs_every
+        self.deadline_s = float(spec.deadline_s if spec.deadline_s is not None else self.time_limit_s)
         self.viewport = tuple(viewport or spec.viewport)
         self.params = {**spec.params, **(params or {})}
         unknown = [m for m in obs if m not in MODALITIES]
@@ -169,6 +171,11 @@ class BrowserTaskEnv(RealtimeParallelEnv):
     @property
     def goal(self) -> str:
         return self._goal
+
+    @property
+    def instruction(self) -> str:
+        """The task's own instruction for a model's prompt: this episode's goal (known after reset)."""
+        return _ascii(self._goal)
 
     # -- PettingZoo hooks -----------------------------------------------------------------------------
     def _reset_counters(self) -> None:
