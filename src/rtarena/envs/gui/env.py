@@ -27,6 +27,7 @@ IMAGE_MODALITIES = ("som", "rgb")
 T0_ISO = "2025-03-14T09:00:00Z"  # page time at reset: every episode starts at the same instant
 TEXT_CHARSET = "".join(chr(c) for c in range(32, 127)) + "\n\t"
 MAX_TEXT = 200_000
+MAX_IDLE_TABS = 4  # tabs of closed envs kept per viewport for the next env
 
 
 class BrowserTaskEnv(RealtimeParallelEnv):
@@ -40,7 +41,8 @@ class BrowserTaskEnv(RealtimeParallelEnv):
 
     The page runs in headless Chromium (Debian's `/usr/bin/chromium`, driven by Playwright) and its clock
     (`Date`, `performance`, timers, `requestAnimationFrame`) is Playwright's fake clock, which never moves
-    on its own. `step()` first executes the GUI actions (raw mouse and keyboard input at mark centres,
+    on its own; every episode starts at the same instant (`performance.now()` alone keeps counting across
+    the episodes of one env, so pages must not read it). `step()` first executes the GUI actions (raw mouse and keyboard input at mark centres,
     taking no page time), then advances page time by exactly `dt`. Under the `paused` and `token` clocks
     the page is therefore frozen while the agent thinks; under `wall` the runtime steps every `dt` of real
     time, so page time follows real time. All randomness comes from the seed, which the page receives
@@ -253,6 +255,17 @@ class BrowserTaskEnv(RealtimeParallelEnv):
 
     # -- on the browser thread ------------------------------------------------------------------------
     async def _areset(self, url: str):
+        if self._page is not None and not self._page.is_closed():
+            # The same tab, navigated anew: a new tab costs a renderer process (most of a reset). The page's
+            # timers and state go with the navigation; the clock is set back to the same instant, paused.
+            await self._context.clear_cookies()
+            await self._context.clock.set_system_time(T0_ISO)
+            await self._page.goto(url, wait_until="load")
+            return await self._asnapshot()
+        tab = self.host.take_tab(self.viewport)
+        if tab is not None:
+            self._context, self._page = tab
+            return await self._areset(url)
         browser = await self.host.browser()
         await self._aclose()
         width, height = self.viewport
@@ -302,8 +315,12 @@ class BrowserTaskEnv(RealtimeParallelEnv):
 
     async def _aclose(self) -> None:
         if self._context is not None:
-            context, self._context, self._page = self._context, None, None
-            await context.close()
+            context, page, self._context, self._page = self._context, self._page, None, None
+            if page is not None and not page.is_closed() and self.host.idle_count(self.viewport) < MAX_IDLE_TABS:
+                await page.goto("about:blank")  # stop its timers; the next env navigates it anew
+                self.host.give_tab(self.viewport, context, page)
+            else:
+                await context.close()
 
     # -- helpers -------------------------------------------------------------------------------------
     def _elapsed(self) -> float:
