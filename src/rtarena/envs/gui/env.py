@@ -45,8 +45,8 @@ class BrowserTaskEnv(RealtimeParallelEnv):
     the episodes of one env, so pages must not read it). `step()` first executes the GUI actions (raw mouse
     and keyboard input at mark centres, taking no page time), then advances page time by exactly `dt`.
     Under the `paused` and `token` clocks the page is therefore frozen while the agent thinks; under
-    `wall` the runtime steps every `dt` of real time, so page time follows real time. All randomness comes from the seed, which the page receives
-    with the task's parameters (`tasks/NAME.toml`).
+    `wall` the runtime steps every `dt` of real time, so page time follows real time. All randomness
+    comes from the seed, which the page receives with the task's parameters (`tasks/NAME.toml`).
 
     ## Observation
     A dict with the modalities chosen by `obs` (default all but `rgb`):
