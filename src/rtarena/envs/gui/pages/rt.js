@@ -120,7 +120,7 @@ const RT = (() => {
   const api = {};
   // period: page seconds between the solver's decisions taking effect (dt when thinking is free).
   function oracleAction(lead, period) { api.lead = Math.max(0, lead || 0); api.period = period || cfg.dt || 0.25;
-    try { return task.done ? "wait()" : (oracle() || "wait()"); } catch (e) { return "wait()"; } }
+    try { return task.done ? "wait()" : (oracle() || "wait()"); } catch (e) { api.oracleError = String(e); return "wait()"; } } // the error, for debugging a page
   const q = (s) => JSON.stringify(String(s)); // a quoted string argument for an action
 
   return Object.assign(api, { cfg, params, random, int, pick, shuffle, now, event, progress, finish, vars, task,
