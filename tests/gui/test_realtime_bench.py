@@ -67,3 +67,17 @@ def test_preset_runs_end_to_end_shrunk(tmp_path):
     assert len(episodes) == 4
     token = [e for e in episodes if e["clock"]["clock"] == "token"]
     assert token and all(e["clock"]["kappa"] == 64.0 for e in token)
+
+
+def test_token_clock_defaults_to_b_64_times_the_tasks_rate(gui_env):
+    from rtarena.agents.gui_oracle import GuiOracleAgent
+
+    env = gui_env("web/auction-v0", obs=("marks", "time"))
+    plain = rtarena.run_match(env, GuiOracleAgent(tokens_out=32), clock="token", seed=0, max_steps=3)
+    assert all(d.delay_sim_s == 0.5 for d in plain.decisions)  # 32 tokens at 64 tokens per page second
+    fast = gui_env("web/auction-v0", obs=("marks", "time"), dt=0.5)  # two observations per second: kappa 128
+    result = rtarena.run_match(fast, GuiOracleAgent(tokens_out=32), clock="token", tokens_per_interval=64, seed=0,
+                               max_steps=3)
+    assert all(d.delay_sim_s == 0.25 for d in result.decisions)
+    explicit = rtarena.run_match(env, GuiOracleAgent(tokens_out=32), clock="token", kappa=100, seed=0, max_steps=3)
+    assert all(d.delay_sim_s == 0.32 for d in explicit.decisions)  # an explicit kappa wins

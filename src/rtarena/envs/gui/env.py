@@ -75,6 +75,9 @@ class BrowserTaskEnv(RealtimeParallelEnv):
     `web/<task>-v0` for each web task and `gui-games/<game>-v0` for each game (see `rtarena list`).
     """
 
+    # The token clock's default B (tokens per observation interval) for browser tasks: Realtime-Bench's
+    # 1 observation per second and its implied ~64 tokens per second (kappa = B x 1 Hz).
+    tokens_per_interval: ClassVar[int] = 64
     metadata: ClassVar[dict[str, Any]] = {"render_modes": ["rgb_array"], "name": "rtarena_gui",
                                           "is_parallelizable": True}
 
