@@ -9,7 +9,7 @@ The wording lives in the template files of this folder (`string.Template` syntax
 | controls and output format | `formats/<parser key>.md`, `formats/team.md` | the action parser |
 | the clock instruction | (the runtime's sentence) | `AgentContext.clock["description"]` |
 | the setting | `setting_game.txt`, `setting_web.txt` | the registry family (`web` or any game) |
-| the task | `task.md` | the env's own instruction (`AgentContext.docs.instruction`, a browser task's goal), else fixed |
+| the task | `task.md` | the env's own instruction (`AgentContext.docs.instruction`: a browser task's goal) or fixed |
 | skill notes | `skill.md` | the `skill=` file, if any |
 | each observation | `observation.md`, `team_observation.md` | the configured modalities |
 """
