@@ -1,5 +1,9 @@
 """What a browser task costs: reset, one step with and without the screenshot, and whole oracle episodes.
 
+Every task steps at dt = 1 s of page time (Realtime-Bench's one observation per second), so a step's cost
+is what one observation costs: `som+marks` is the model's default view (the Set-of-Marks screenshot and
+the marks list).
+
     .venv/bin/python bench/gui_step.py [--steps 40]
 
 Prints medians in milliseconds. A step is: execute the GUI actions, advance page time by dt with
@@ -45,7 +49,9 @@ def main() -> None:
     rtarena.make("web/auction-v0").reset(seed=0)  # launch the browser outside the measurements
     print(f"{'env':24s} {'observation':28s} {'reset ms':>9s} {'step ms':>8s}")
     for env_id in ("web/auction-v0", "gui-games/breakout-v0"):
-        for label, kwargs in (("som+marks+goal+time+text", {}), ("rgb (no marks drawn)", {"obs": ("rgb",)}),
+        for label, kwargs in (("som+marks+goal+time+text", {}),
+                              ("som+marks (model default)", {"obs": ("som", "marks")}),
+                              ("rgb (no marks drawn)", {"obs": ("rgb",)}),
                               ("marks+goal+time only", {"obs": ("marks", "goal", "time")})):
             reset_ms, step_ms = step_cost(env_id, args.steps, **kwargs)
             print(f"{env_id:24s} {label:28s} {reset_ms:9.1f} {step_ms:8.1f}")
@@ -53,7 +59,8 @@ def main() -> None:
     for env_id in ("web/auction-v0", "gui-games/snake-v0"):
         for clock in ("paused", "token", "wall"):
             env = rtarena.make(env_id)
-            result = rtarena.run_match(env, GuiOracleAgent(tokens_out=5), clock=clock, seed=0, max_steps=400)
+            result = rtarena.run_match(env, GuiOracleAgent(tokens_out=32), clock=clock, seed=0, max_steps=400,
+                                       **({"kappa": 64} if clock == "token" else {}))
             env.close()
             print(f"{env_id:24s} {clock:7s} {result.sim_seconds:6.2f} {result.wall_seconds:7.2f} "
                   f"{result.agents['user']['success']:.0f}")

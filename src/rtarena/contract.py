@@ -93,13 +93,15 @@ class EnvDocs:
     `class_doc` is the env class's docstring (Minigrid's `## Description / ## Observation / ...`
     sections), `family_doc` the docstring of the module that defines the class (what a family of levels
     shares), `rules_text` the numbers of the level's data file as this run uses them, `action_names` the
-    field names of each agent's action vector where the env declares them.
+    field names of each agent's action vector where the env declares them, `instruction` the task's own
+    instruction where the env states one (its `instruction` attribute, read after reset).
     """
 
     class_doc: str | None = None
     family_doc: str | None = None
     rules_text: str | None = None
     action_names: Mapping[AgentID, tuple[str, ...] | None] = field(default_factory=dict)
+    instruction: str | None = None  # the task's own instruction for this episode (a browser task's goal)
 
 
 @dataclass(frozen=True)

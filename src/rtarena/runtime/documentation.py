@@ -23,6 +23,7 @@ def env_docs(env: Any, agents: Sequence[str]) -> EnvDocs:
         family_doc=inspect.getdoc(module) if module is not None else None,
         rules_text=level_rules(env),
         action_names={a: action_names(env, a) for a in agents},
+        instruction=str(getattr(env, "instruction", "") or "") or None,
     )
 
 

@@ -76,6 +76,10 @@ class Episode:
         self.seed = seed
         self.dt = float(env.dt)
         self.drafts: list[dict[str, Any]] = []
+        # draft index -> (slot index, that slot's decision number from 1), to tell an agent which of its
+        # decisions was applied (`Agent.applied`, optional): model agents keep a ledger of executed actions
+        self._decided: dict[int, tuple[int, int]] = {}
+        self._counts: dict[int, int] = {}
         self.steps: list[StepRecord] = []
         self.events: list[dict[str, Any]] = []
         self.alive_steps: dict[str, int] = {a: 0 for a in env.possible_agents}
@@ -102,6 +106,8 @@ class Episode:
         delay = sim_round(self.clock.decision_delay_s(decision, wall_end - wall_start))
         committed = sim_round(start_sim_s + delay)
         index = len(self.drafts)
+        self._counts[slot_index] = self._counts.get(slot_index, 0) + 1
+        self._decided[index] = (slot_index, self._counts[slot_index])
         self.drafts.append({
             "index": index,
             "controller": slot.name,
@@ -146,6 +152,10 @@ class Episode:
             draft = self.drafts[pending.draft]
             if draft["applied_step"] is None:
                 draft["applied_sim_s"], draft["applied_step"] = sim_s, k
+                slot_index, number = self._decided[pending.draft]
+                applied = getattr(self.slots[slot_index].agent, "applied", None)
+                if callable(applied):
+                    applied(number)
             draft["applied_steps"] += 1
             for agent, action in pending.actions.items():
                 if agent in joint:

@@ -5,9 +5,16 @@ only grows at the end: every earlier message is byte-identical to what the serve
 happen in blocks, never one message at a time:
 
 - Text: at most `max_turns` past turns are kept; when one more arrives, the oldest `fold` turns are
-  removed at once and their chosen actions appended to a compact ledger at the end of the system message.
+  removed at once and their *executed* actions (those the runtime applied, reported through `applied`)
+  appended to a ledger. The ledger is its own message right after the system message and only ever grows
+  at its end, so the system message stays byte-identical for the whole episode and a fold keeps the
+  prefix up to the old ledger text.
 - Images: at most `max_images` past images are kept; when one more arrives, the oldest `image_fold` are
-  replaced at once by a fixed placeholder text (`prompts/image_placeholder.txt`).
+  replaced at once by a fixed placeholder text (`prompts/image_placeholder.txt`), and so is the list of
+  interactables (marks) sent with each of them.
+
+The defaults are Realtime-Bench's: at 21 retained screenshots the oldest 10 become placeholders; past 50
+detailed turns the oldest 10 fold into the ledger.
 
 With `max_turns=0` every prompt is just the system message and the current observation.
 """
@@ -18,6 +25,7 @@ import copy
 from dataclasses import dataclass
 from typing import Any
 
+from rtarena.agents.llm.gui_view import is_marks
 from rtarena.agents.llm.media import is_image
 from rtarena.agents.llm.prompts import render
 
@@ -46,12 +54,14 @@ class History:
         self.ledger: list[str] = []
         self.text_folds = 0
         self.image_folds = 0
+        self.executed: set[int] = set()  # turn indices whose action the runtime applied
 
     def messages(self, system: str, user: Content) -> list[dict[str, Any]]:
         """The prompt for the current turn."""
-        if self.ledger:
-            system = system + "\n" + render("ledger.md", entries="\n".join(self.ledger))
         out: list[dict[str, Any]] = [{"role": "system", "content": system}]
+        if self.ledger:
+            out.append({"role": "user", "content": render("ledger.md", entries="\n".join(self.ledger))})
+            out.append({"role": "assistant", "content": "Noted."})
         for turn in self.turns:
             out.append({"role": "user", "content": turn.user})
             out.append({"role": "assistant", "content": turn.assistant})
@@ -65,11 +75,15 @@ class History:
         self.turns.append(Turn(index, copy.deepcopy(user), assistant, action))
         if len(self.turns) > self.max_turns:
             folded, self.turns = self.turns[:self.fold], self.turns[self.fold:]
-            self.ledger.extend(f"turn {t.index}: {t.action}" for t in folded)
+            self.ledger.extend(f"turn {t.index}: {t.action}" for t in folded if t.index in self.executed)
             self.text_folds += 1
         while self.image_count() > self.max_images:
             self._replace_oldest_images(self.image_fold)
             self.image_folds += 1
+
+    def applied(self, index: int) -> None:
+        """The runtime applied the action chosen in turn `index`: it belongs in the ledger once folded."""
+        self.executed.add(index)
 
     def image_count(self) -> int:
         return sum(is_image(p) for t in self.turns if isinstance(t.user, list) for p in t.user)
@@ -83,6 +97,8 @@ class History:
             for i, part in enumerate(parts):
                 if count and is_image(part):
                     parts[i] = dict(placeholder)
+                    if i + 1 < len(parts) and is_marks(parts[i + 1]):  # its interactables go with it
+                        parts[i + 1] = {"type": "text", "text": render("marks_placeholder.txt")}
                     count -= 1
             turn.user = parts
             if not count:

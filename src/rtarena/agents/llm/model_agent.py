@@ -78,6 +78,7 @@ class ModelAgent(Agent):
 
     def __init__(self, option: str | LLMOptions | None = None) -> None:
         self.options = option if isinstance(option, LLMOptions) else parse_llm_options(option, self.kind)
+        self.asked = self.options  # as given; `options` fills the env's default view in at each reset
         self.skill = self.options.skill_text()
         self.client = ChatClient(self.options)
         self.tally = FailureTally()
@@ -92,6 +93,8 @@ class ModelAgent(Agent):
 
     def reset(self, context: AgentContext) -> None:
         super().reset(context)
+        # the view the spec leaves open is the env's default (a browser task: Set-of-Marks screenshot + marks)
+        self.options = self.asked.for_observation(context.observation_spaces[context.agents[0]])
         self.history = self.new_history()
         self.turn = 0
         self.client.abandoned.clear()
@@ -105,6 +108,10 @@ class ModelAgent(Agent):
         self.history.record(self.turn, user, assistant_memory(reply, decision.valid), action_text)
         self.tally.note(decision.error)
         return decision
+
+    def applied(self, number: int) -> None:
+        """The runtime applied this agent's decision `number` (its turn): it goes in the ledger when folded."""
+        self.history.applied(number)
 
     def close(self) -> None:
         self.client.close()

@@ -17,8 +17,8 @@ agentic:MODEL[@BASE_URL][,KEY=VALUE]...
 | `max_tokens` | int > 0 | 512 | cap on generated tokens per call |
 | `seed` | int | none | sampling seed sent to the server |
 | `reasoning_effort` | none/minimal/low/medium/high | none | sent only when given |
-| `modalities` | `+`-joined of text, state, rgb, depth, audio, som | text | what each user message carries |
-| `image_size` | int > 0 | 256 | longest side of images sent, in pixels |
+| `modalities` | `+`-joined of text, state, rgb, depth, audio, som, marks | see below | what each message carries |
+| `image_size` | int > 0 | see below | longest side of images sent, in pixels |
 | `image_format` | png/jpeg | png | how images are encoded in their data URLs |
 | `history` | int >= 0 | 50 | past turns kept as messages (0: none) |
 | `fold` | int > 0 | 10 | turns folded at once into the action ledger |
@@ -33,18 +33,23 @@ agentic:MODEL[@BASE_URL][,KEY=VALUE]...
 | `prices` | TOML file path | none | price table, `"MODEL" = { input = 0.15, output = 0.6 }` (USD per Mtok) |
 | `rounds` | int >= 1 | 3 | agentic only: reasoning rounds allowed per step |
 
+Default view (`gui_view.default_view`): a browser task gets `som+marks` (the Set-of-Marks screenshot at its
+own size, up to 1280 pixels, then goal, clock and the marks list), every other env `text` at 256 pixels.
+
 Example: `llm:scripted-heuristic@http://127.0.0.1:8000/v1,temperature=0.2,max_tokens=256,modalities=text+rgb`.
 """
 
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, fields
+from dataclasses import dataclass, fields, replace
 from pathlib import Path
+from typing import Any
 
+from rtarena.agents.llm.gui_view import default_view
 from rtarena.errors import UserError
 
-MODALITIES = ("text", "state", "rgb", "depth", "audio", "som")
+MODALITIES = ("text", "state", "rgb", "depth", "audio", "som", "marks")
 EFFORTS = ("none", "minimal", "low", "medium", "high")
 ENV_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 
@@ -59,8 +64,8 @@ class LLMOptions:
     max_tokens: int = 512
     seed: int | None = None
     reasoning_effort: str | None = None
-    modalities: tuple[str, ...] = ("text",)
-    image_size: int = 256
+    modalities: tuple[str, ...] = ()  # () : the env's default view (`gui_view.default_view`)
+    image_size: int = 0  # 0: the default view's size
     image_format: str = "png"
     history: int = 50
     fold: int = 10
@@ -75,6 +80,12 @@ class LLMOptions:
     price_out: float | None = None
     prices: str | None = None
     rounds: int = 3
+
+    def for_observation(self, space: Any) -> LLMOptions:
+        """These options with the defaults of the view filled in for an observation space: a browser task
+        gets its Set-of-Marks screenshot at its own size plus the marks list; other envs get text."""
+        modalities, size = default_view(space)
+        return replace(self, modalities=self.modalities or modalities, image_size=self.image_size or size)
 
     def skill_text(self) -> str | None:
         if self.skill is None:

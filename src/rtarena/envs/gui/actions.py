@@ -1,8 +1,9 @@
 """The GUI action space: one string form, parsed here, documented by the functions below.
 
 An action is one or more calls separated by `;` or newlines, e.g. `type(2, "hello"); key("Enter")`.
-The functions in `ACTIONS` are the single source of truth: their signatures check the arguments and
-their docstrings are the prompt text (`describe()`), so prompt and parser cannot drift apart. A string
+The functions in `ACTIONS` are the single source of truth: their signatures check the arguments, their
+docstrings are the prompt text (`describe()`) and their bodies execute them on the page, so prompt,
+parser and behaviour cannot drift apart. Adding an action is adding one function here. A string
 that does not parse is executed as `wait()` and counted by the env as malformed.
 """
 
@@ -23,27 +24,59 @@ MAX_ACTION_CHARS = 4000
 ACTION_CHARSET = frozenset(string.printable) | frozenset(chr(c) for c in range(0xA0, 0x100)) | {"€"}
 
 
-def click(mark: int) -> None:
+class ActionFailed(Exception):
+    """The action parsed but could not be carried out on the page (an unknown mark, a point off-screen)."""
+
+
+class Hands:
+    """What an action executes on: the page's mouse and keyboard, the marks of the last observation
+    (id -> box `[x, y, w, h]`) and the viewport size. Made by the env for each step."""
+
+    def __init__(self, page: Any, boxes: dict[int, list[int]], viewport: tuple[int, int]) -> None:
+        self.page, self.boxes, self.viewport = page, boxes, viewport
+
+    def centre(self, mark: int) -> tuple[float, float]:
+        box = self.boxes.get(mark)
+        if box is None:
+            raise ActionFailed(f"no mark {mark} on the page")
+        x, y, w, h = box
+        return x + w / 2, y + h / 2
+
+
+# Each action: the first parameter is the page's `Hands` (not shown to agents); the rest, with their
+# annotations, are the action's arguments; the docstring is its prompt text; the body executes it.
+
+async def click(hands: Hands, mark: int) -> None:
     """Left-click the centre of the element labelled `mark` in the screenshot."""
+    await hands.page.mouse.click(*hands.centre(mark))
 
 
-def click_xy(x: float, y: float) -> None:
+async def click_xy(hands: Hands, x: float, y: float) -> None:
     """Left-click the viewport point (x, y), in screenshot pixels from the top-left corner."""
+    width, height = hands.viewport
+    if not (0 <= x < width and 0 <= y < height):
+        raise ActionFailed(f"point ({x:g}, {y:g}) is outside the {width}x{height} viewport")
+    await hands.page.mouse.click(x, y)
 
 
-def type(mark: int, text: str) -> None:
+async def type(hands: Hands, mark: int, text: str) -> None:
     """Click the field labelled `mark`, select its content and replace it with `text`."""
+    await hands.page.mouse.click(*hands.centre(mark))
+    await hands.page.keyboard.press("Control+A")
+    await hands.page.keyboard.insert_text(text)
 
 
-def key(name: str) -> None:
+async def key(hands: Hands, name: str) -> None:
     """Press one key or chord: "Enter", "ArrowLeft", "Space", "Backspace", "Control+A" ..."""
+    await hands.page.keyboard.press(name)
 
 
-def scroll(dx: float, dy: float) -> None:
+async def scroll(hands: Hands, dx: float, dy: float) -> None:
     """Scroll the page by (dx, dy) pixels; positive dy scrolls down."""
+    await hands.page.mouse.wheel(dx, dy)
 
 
-def wait() -> None:
+async def wait(hands: Hands) -> None:
     """Do nothing this time."""
 
 
@@ -56,6 +89,10 @@ class GuiAction:
 
     name: str
     args: tuple[Any, ...]
+
+    async def execute(self, hands: Hands) -> None:
+        """Carry the call out on the page; `ActionFailed` (or Playwright's error) when it cannot be."""
+        await ACTIONS[self.name](hands, *self.args)
 
     def __str__(self) -> str:
         return f"{self.name}({', '.join(repr(a) if isinstance(a, str) else f'{a:g}' for a in self.args)})"
@@ -102,7 +139,7 @@ def _check_call(call: ast.Call) -> GuiAction:
         kwargs = {k.arg: ast.literal_eval(k.value) for k in call.keywords if k.arg}
     except ValueError:
         raise ActionError(f"{fn.__name__}: arguments must be literals") from None
-    signature = inspect.signature(fn)
+    signature = _agent_signature(fn)
     try:
         bound = signature.bind(*args, **kwargs)
     except TypeError as error:
@@ -126,7 +163,13 @@ def describe() -> str:
     """The action set as prompt text, built from the functions' signatures and docstrings."""
     lines = ["Answer with one or more actions separated by `;`, e.g. `type(2, \"hello\"); key(\"Enter\")`:"]
     for fn in ACTIONS.values():
-        params = ", ".join(f"{p.name}: {p.annotation}" for p in inspect.signature(fn).parameters.values())
+        params = ", ".join(f"{p.name}: {p.annotation}" for p in _agent_signature(fn).parameters.values())
         lines.append(f"- {fn.__name__}({params}): {inspect.getdoc(fn)}")
     lines.append("Marks are the numbered boxes on the screenshot; anything that does not parse counts as wait().")
     return "\n".join(lines)
+
+
+def _agent_signature(fn: Any) -> inspect.Signature:
+    """An action's signature as agents see it: without the leading `hands`."""
+    signature = inspect.signature(fn)
+    return signature.replace(parameters=list(signature.parameters.values())[1:])

@@ -59,6 +59,9 @@ class BrowserHost:
         self._playwright: Any = None
         self._browser: Any = None
         self._launch_lock: asyncio.Lock | None = None
+        # tabs of closed envs, by viewport, for the next env to navigate anew: a new tab costs a renderer
+        # process, most of the time of a first reset
+        self._idle: dict[tuple[int, int], list[tuple[Any, Any]]] = {}
         self._thread = threading.Thread(target=self._run, name="rtarena-browser", daemon=True)
         self._thread.start()
 
@@ -104,6 +107,22 @@ class BrowserHost:
                     executable_path=self.executable_path, headless=True, args=list(CHROMIUM_ARGS)
                 )
         return self._browser
+
+    def take_tab(self, viewport: tuple[int, int]) -> tuple[Any, Any] | None:
+        """A (context, page) a closed env left with this viewport, or None (on the browser thread)."""
+        tabs = self._idle.get(tuple(viewport), [])
+        while tabs:
+            context, page = tabs.pop()
+            if not page.is_closed():
+                return context, page
+        return None
+
+    def give_tab(self, viewport: tuple[int, int], context: Any, page: Any) -> None:
+        """Keep a closed env's tab for the next env (a few per viewport; the rest are closed by the caller)."""
+        self._idle.setdefault(tuple(viewport), []).append((context, page))
+
+    def idle_count(self, viewport: tuple[int, int]) -> int:
+        return len(self._idle.get(tuple(viewport), []))
 
     async def _shutdown(self) -> None:
         if self._browser is not None:

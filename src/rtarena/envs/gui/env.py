@@ -27,6 +27,7 @@ IMAGE_MODALITIES = ("som", "rgb")
 T0_ISO = "2025-03-14T09:00:00Z"  # page time at reset: every episode starts at the same instant
 TEXT_CHARSET = "".join(chr(c) for c in range(32, 127)) + "\n\t"
 MAX_TEXT = 200_000
+MAX_IDLE_TABS = 4  # tabs of closed envs kept per viewport for the next env
 
 
 class BrowserTaskEnv(RealtimeParallelEnv):
@@ -40,11 +41,12 @@ class BrowserTaskEnv(RealtimeParallelEnv):
 
     The page runs in headless Chromium (Debian's `/usr/bin/chromium`, driven by Playwright) and its clock
     (`Date`, `performance`, timers, `requestAnimationFrame`) is Playwright's fake clock, which never moves
-    on its own. `step()` first executes the GUI actions (raw mouse and keyboard input at mark centres,
-    taking no page time), then advances page time by exactly `dt`. Under the `paused` and `token` clocks
-    the page is therefore frozen while the agent thinks; under `wall` the runtime steps every `dt` of real
-    time, so page time follows real time. All randomness comes from the seed, which the page receives
-    with the task's parameters (`tasks/NAME.toml`).
+    on its own; every episode starts at the same instant (`performance.now()` alone keeps counting across
+    the episodes of one env, so pages must not read it). `step()` first executes the GUI actions (raw mouse
+    and keyboard input at mark centres, taking no page time), then advances page time by exactly `dt`.
+    Under the `paused` and `token` clocks the page is therefore frozen while the agent thinks; under
+    `wall` the runtime steps every `dt` of real time, so page time follows real time. All randomness
+    comes from the seed, which the page receives with the task's parameters (`tasks/NAME.toml`).
 
     ## Observation
     A dict with the modalities chosen by `obs` (default all but `rgb`):
@@ -73,6 +75,9 @@ class BrowserTaskEnv(RealtimeParallelEnv):
     `web/<task>-v0` for each web task and `gui-games/<game>-v0` for each game (see `rtarena list`).
     """
 
+    # The token clock's default B (tokens per observation interval) for browser tasks: Realtime-Bench's
+    # 1 observation per second and its implied ~64 tokens per second (kappa = B x 1 Hz).
+    tokens_per_interval: ClassVar[int] = 64
     metadata: ClassVar[dict[str, Any]] = {"render_modes": ["rgb_array"], "name": "rtarena_gui",
                                           "is_parallelizable": True}
 
@@ -99,6 +104,8 @@ class BrowserTaskEnv(RealtimeParallelEnv):
         if not (self.dt > 0 and self.time_limit_s > 0):
             raise UserError(f"dt and time_limit_s must be positive, got {self.dt!r} and {self.time_limit_s!r}",
                             field="dt")
+        self.obs_every = int(spec.obs_every)  # the runtime's default: one observation per dt * obs_every
+        self.deadline_s = float(spec.deadline_s if spec.deadline_s is not None else self.time_limit_s)
         self.viewport = tuple(viewport or spec.viewport)
         self.params = {**spec.params, **(params or {})}
         unknown = [m for m in obs if m not in MODALITIES]
@@ -169,6 +176,11 @@ class BrowserTaskEnv(RealtimeParallelEnv):
     @property
     def goal(self) -> str:
         return self._goal
+
+    @property
+    def instruction(self) -> str:
+        """The task's own instruction for a model's prompt: this episode's goal (known after reset)."""
+        return _ascii(self._goal)
 
     # -- PettingZoo hooks -----------------------------------------------------------------------------
     def _reset_counters(self) -> None:
@@ -246,6 +258,17 @@ class BrowserTaskEnv(RealtimeParallelEnv):
 
     # -- on the browser thread ------------------------------------------------------------------------
     async def _areset(self, url: str):
+        if self._page is not None and not self._page.is_closed():
+            # The same tab, navigated anew: a new tab costs a renderer process (most of a reset). The page's
+            # timers and state go with the navigation; the clock is set back to the same instant, paused.
+            await self._context.clear_cookies()
+            await self._context.clock.set_system_time(T0_ISO)
+            await self._page.goto(url, wait_until="load")
+            return await self._asnapshot()
+        tab = self.host.take_tab(self.viewport)
+        if tab is not None:
+            self._context, self._page = tab
+            return await self._areset(url)
         browser = await self.host.browser()
         await self._aclose()
         width, height = self.viewport
@@ -272,26 +295,10 @@ class BrowserTaskEnv(RealtimeParallelEnv):
     async def _aexecute(self, call: gui_actions.GuiAction, boxes: dict[int, list[int]]) -> str | None:
         from playwright.async_api import Error as PlaywrightError
 
-        page = self._page
         try:
-            if call.name in ("click", "type"):
-                box = boxes.get(call.args[0])
-                if box is None:
-                    return f"no mark {call.args[0]} on the page"
-                x, y, w, h = box
-                await page.mouse.click(x + w / 2, y + h / 2)
-                if call.name == "type":
-                    await page.keyboard.press("Control+A")
-                    await page.keyboard.insert_text(call.args[1])
-            elif call.name == "click_xy":
-                x, y = call.args
-                if not (0 <= x < self.viewport[0] and 0 <= y < self.viewport[1]):
-                    return f"point ({x:g}, {y:g}) is outside the {self.viewport[0]}x{self.viewport[1]} viewport"
-                await page.mouse.click(x, y)
-            elif call.name == "key":
-                await page.keyboard.press(call.args[0])
-            elif call.name == "scroll":
-                await page.mouse.wheel(*call.args)
+            await call.execute(gui_actions.Hands(self._page, boxes, self.viewport))
+        except gui_actions.ActionFailed as error:
+            return str(error)
         except PlaywrightError as error:
             return str(error).splitlines()[0][:200]
         return None
@@ -311,8 +318,12 @@ class BrowserTaskEnv(RealtimeParallelEnv):
 
     async def _aclose(self) -> None:
         if self._context is not None:
-            context, self._context, self._page = self._context, None, None
-            await context.close()
+            context, page, self._context, self._page = self._context, self._page, None, None
+            if page is not None and not page.is_closed() and self.host.idle_count(self.viewport) < MAX_IDLE_TABS:
+                await page.goto("about:blank")  # stop its timers; the next env navigates it anew
+                self.host.give_tab(self.viewport, context, page)
+            else:
+                await context.close()
 
     # -- helpers -------------------------------------------------------------------------------------
     def _elapsed(self) -> float:

@@ -29,6 +29,7 @@ class AgenticAgent(ModelAgent):
         self.perception = Perception(self.options)
 
     def setup(self, context: AgentContext) -> None:
+        self.perception.options = self.options  # with the env's default view filled in
         o, agent = self.options, context.agent
         parser = self.parser_of(agent)
         self.executor = ActionExecutor(parser, context.default_actions[agent])

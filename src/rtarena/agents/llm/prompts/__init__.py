@@ -8,7 +8,8 @@ The wording lives in the template files of this folder (`string.Template` syntax
 | the domain | (the env's documentation) | the env class docstring sections and its level rules |
 | controls and output format | `formats/<parser key>.md`, `formats/team.md` | the action parser |
 | the clock instruction | (the runtime's sentence) | `AgentContext.clock["description"]` |
-| the task | `task.md` | fixed |
+| the setting | `setting_game.txt`, `setting_web.txt` | the registry family (`web` or any game) |
+| the task | `task.md` | the env's own instruction (`AgentContext.docs.instruction`: a browser task's goal) or fixed |
 | skill notes | `skill.md` | the `skill=` file, if any |
 | each observation | `observation.md`, `team_observation.md` | the configured modalities |
 """
@@ -25,9 +26,11 @@ from typing import Any
 
 import numpy as np
 
+from rtarena.agents.llm.gui_view import goal_text, marks_part
 from rtarena.agents.llm.media import audio_part, depth_part, image_part
 
 HERE = Path(__file__).parent
+HEADINGS = {"game": "The game", "web": "The web task"}
 DOMAIN_SECTIONS = ("Description", "Observation", "Action Space", "Rewards and Score", "Termination")
 
 
@@ -83,11 +86,24 @@ def system_prompt(context: Any, controls: str, skill: str | None = None, extra: 
         who = render("who_single.txt", agent=context.agents[0])
     else:
         who = render("who_team.txt", count=len(context.agents), agents=", ".join(context.agents))
-    text = render("system.md", who=who, domain=domain_text(context), controls=controls,
-                  clock=context.clock.get("description", ""), task=render("task.md"))
+    kind = setting_kind(context.env_id)
+    goal = context.docs.instruction or "Score as much as you can before the episode ends."
+    text = render("system.md", who=who, setting=render(f"setting_{kind}.txt"), heading=HEADINGS[kind],
+                  domain=domain_text(context), controls=controls, clock=context.clock.get("description", ""),
+                  task=render("task.md", goal=goal))
     if skill:
         text += "\n" + render("skill.md", skill=skill.strip())
     return text + extra
+
+
+def setting_kind(env_id: str) -> str:
+    """`web` for a web task (registry family `web`), else `game`: which setting sentence opens the prompt."""
+    try:
+        from rtarena.envs.registry import env_spec
+
+        return "web" if env_spec(env_id).family == "web" else "game"
+    except Exception:  # an env outside the registry is a game
+        return "game"
 
 
 def controls_text(parser: Any) -> str:
@@ -115,10 +131,15 @@ def observation_parts(observation: Any, modalities: tuple[str, ...], image_size:
         return [{"type": "text", "text": f"state: {_vector(observation)}"}]
     if "text" in modalities and "text" in observation:
         parts.append({"type": "text", "text": str(observation["text"])})
+    if "marks" in modalities and "marks" in observation and "text" not in modalities:
+        head = goal_text(observation)
+        if head:
+            parts.append({"type": "text", "text": head})
     if "state" in modalities and "state" in observation:
         parts.append({"type": "text", "text": f"state: {_vector(observation['state'])}"})
     if not parts and "text" in modalities:  # a dict without text: show its numeric fields
-        numeric = {k: v for k, v in observation.items() if k not in ("rgb", "depth", "audio", "som")}
+        numeric = {k: v for k, v in observation.items()
+                   if k not in ("rgb", "depth", "audio", "som") and not isinstance(v, str)}
         parts.append({"type": "text", "text": "\n".join(f"{k}: {_vector(v)}" for k, v in numeric.items())})
     for key in ("rgb", "som"):
         if key in modalities and key in observation:
@@ -127,6 +148,8 @@ def observation_parts(observation: Any, modalities: tuple[str, ...], image_size:
         parts.append(depth_part(observation["depth"], image_size, image_format))
     if "audio" in modalities and "audio" in observation:
         parts.append(audio_part(observation["audio"]))
+    if "marks" in modalities and "marks" in observation:
+        parts.append(marks_part(observation))  # after the screenshot: history folds the two together
     return parts
 
 

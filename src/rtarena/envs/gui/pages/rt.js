@@ -49,6 +49,11 @@ const RT = (() => {
     return el;
   }
   const fmt = (x) => x.toFixed(1);
+  // multi-page sites in one document: <section class="view" data-view="cart">; show(name) hides the others
+  let current = null;
+  function show(name) { for (const v of $$("section.view")) v.hidden = v.dataset.view !== name; current = name; event({ type: "page", view: name }); }
+  const view = () => current;
+  const money = (x) => "$" + x.toFixed(2);
   function countdown(el, endS, label) {
     const draw = () => { el.textContent = `${label} ${fmt(Math.max(0, endS - now()))} s`; };
     draw(); setInterval(draw, 100);
@@ -115,9 +120,9 @@ const RT = (() => {
   const api = {};
   // period: page seconds between the solver's decisions taking effect (dt when thinking is free).
   function oracleAction(lead, period) { api.lead = Math.max(0, lead || 0); api.period = period || cfg.dt || 0.25;
-    try { return task.done ? "wait()" : (oracle() || "wait()"); } catch (e) { return "wait()"; } }
+    try { return task.done ? "wait()" : (oracle() || "wait()"); } catch (e) { api.oracleError = String(e); return "wait()"; } } // the error, for debugging a page
   const q = (s) => JSON.stringify(String(s)); // a quoted string argument for an action
 
   return Object.assign(api, { cfg, params, random, int, pick, shuffle, now, event, progress, finish, vars, task,
-    $, $$, h, fmt, countdown, marks, id, snapshot, solve, oracleAction, q, lead: 0, period: 0.25 });
+    $, $$, h, fmt, money, show, view, countdown, marks, id, snapshot, solve, oracleAction, q, lead: 0, period: 0.25 });
 })();

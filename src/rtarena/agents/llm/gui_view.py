@@ -1,0 +1,46 @@
+"""A browser task as a model sees it by default: the goal and clock, the Set-of-Marks screenshot, and the
+list of interactable elements (the marks) after it, as its own part so that history can fold it with
+its screenshot (Realtime-Bench's retention replaces old screenshots *and their interactables*).
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+MARKS_HEADER = "Interactable elements (the numbered marks on the screenshot): id, role, text, box x,y,w,h"
+MAX_SIDE = 1280  # screenshots are sent at their own size up to this longest side: small text stays legible
+
+
+def default_view(space: Any) -> tuple[tuple[str, ...], int]:
+    """The modalities and image size a model agent gets when its spec names none: screenshot with marks
+    plus the marks list where the observation has a Set-of-Marks image, else text at 256 pixels."""
+    spaces = getattr(space, "spaces", None) or {}
+    if "som" in spaces and "marks" in spaces:
+        return ("som", "marks"), min(MAX_SIDE, max(spaces["som"].shape[:2]))
+    return ("text",), 256
+
+
+def goal_text(observation: dict[str, Any]) -> str | None:
+    """The goal and the page clock, one line each, when the observation has them."""
+    lines = []
+    if "goal" in observation:
+        lines.append(f"Goal: {observation['goal']}")
+    if "time" in observation:
+        elapsed, left = (float(v) for v in observation["time"])
+        lines.append(f"Time: {elapsed:.1f} s elapsed, {left:.1f} s left")
+    return "\n".join(lines) or None
+
+
+def marks_part(observation: dict[str, Any]) -> dict[str, Any]:
+    """The marks list as one text part."""
+    lines = [MARKS_HEADER]
+    for mark in json.loads(observation["marks"] or "[]"):
+        state = "" if "checked" not in mark else (" checked" if mark["checked"] else " unchecked")
+        lines.append(f"[{mark['id']}] {mark['role']}{state} {json.dumps(mark['text'])} "
+                     f"at {','.join(str(v) for v in mark['box'])}")
+    return {"type": "text", "text": "\n".join(lines)}
+
+
+def is_marks(part: dict[str, Any]) -> bool:
+    return part.get("type") == "text" and str(part.get("text", "")).startswith(MARKS_HEADER)

@@ -1,0 +1,83 @@
+"""The `realtime-bench` preset: every browser task, the paper's clocks, and its conditions reach the agent
+(the clock sentence and kappa = B x the task's observation rate in the model's prompt and records, the
+Set-of-Marks screenshot plus marks list in its messages)."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from tests.gui.helpers import GUI_IDS
+
+import rtarena
+from rtarena.agents.llm.agent import LLMAgent
+from rtarena.eval.presets import load_preset
+from rtarena.eval.runner import run_experiment
+from rtarena.policy_server.server import PolicyServer
+from rtarena.runtime.clocks import make_clock
+from rtarena.runtime.match import env_clock_defaults
+
+
+def test_preset_runs_every_browser_task_under_the_papers_clocks():
+    experiment = load_preset("realtime-bench")
+    assert sorted(e.id for e in experiment.envs) == sorted(GUI_IDS)
+    clocks = {c.name: c for c in experiment.clocks}
+    assert {c.clock for c in clocks.values()} == {"paused", "token", "wall"}
+    assert clocks["token-B64"].numbers == {"tokens_per_interval": 64.0}
+    assert all(c.dt is None for c in clocks.values())  # each task's own dt: one observation per page second
+
+
+def test_each_clock_reaches_the_model_prompt_and_view(gui_env):
+    experiment = load_preset("realtime-bench")
+    env = gui_env("web/auction-v0")
+    sentences = {}
+    with PolicyServer() as server:
+        for setting in experiment.clocks:
+            if setting.clock == "wall":
+                continue  # real time: its sentence is checked by the clock tests, without a real-time wait
+            clock = make_clock(setting.clock, **env_clock_defaults(env, setting.clock, setting.clock_settings()))
+            agent = LLMAgent(f"scripted-heuristic@{server.base_url}")
+            result = rtarena.run_match(env, agent, clock=clock, seed=0, max_steps=2)
+            sentences[setting.name] = agent.system
+            first = agent.history.turns[0].user
+            kinds = [part["type"] for part in first]
+            assert kinds == ["text", "image_url", "text"]  # goal and clock, the screenshot, then the marks
+            assert first[2]["text"].startswith("Interactable elements") and "Place bid" in first[2]["text"]
+            assert agent.options.image_size == 800  # the screenshot at its own size, readable
+            assert "web site" in agent.system and env.goal in agent.system  # web setting, the task's own goal
+            if setting.clock == "token":
+                assert clock.kappa == 64.0  # B = 64 tokens per interval x one observation per second
+                assert all(d.delay_sim_s == d.tokens_out / 64.0 for d in result.decisions)
+    assert "paused while you think" in sentences["paused"]
+    assert "every 64 tokens you generate cost 1 s" in sentences["token-B64"]
+
+
+def test_preset_runs_end_to_end_shrunk(tmp_path):
+    experiment = load_preset("realtime-bench")
+    envs = tuple(e for e in experiment.envs if e.id in ("web/tickets-v0", "gui-games/snake-v0"))
+    lineups = tuple(lu for lu in experiment.lineups if lu.name == "oracle")
+    clocks = tuple(c for c in experiment.clocks if c.clock != "wall")
+    envs = tuple(replace(e, lineups=tuple(n for n in e.lineups if n == "oracle") or e.lineups) for e in envs)
+    small = replace(experiment, envs=envs, lineups=lineups, clocks=clocks, seeds=(0,), max_steps=6,
+                    out=str(tmp_path / "runs"))
+    result = run_experiment(small, run_id="rtb", workers=1)
+    assert result.failed == 0
+    from tests.eval.helpers import lines
+
+    episodes = lines(result.run_dir)
+    assert len(episodes) == 4
+    token = [e for e in episodes if e["clock"]["clock"] == "token"]
+    assert token and all(e["clock"]["kappa"] == 64.0 for e in token)
+
+
+def test_token_clock_defaults_to_b_64_times_the_tasks_rate(gui_env):
+    from rtarena.agents.gui_oracle import GuiOracleAgent
+
+    env = gui_env("web/auction-v0", obs=("marks", "time"))
+    plain = rtarena.run_match(env, GuiOracleAgent(tokens_out=32), clock="token", seed=0, max_steps=3)
+    assert all(d.delay_sim_s == 0.5 for d in plain.decisions)  # 32 tokens at 64 tokens per page second
+    fast = gui_env("web/auction-v0", obs=("marks", "time"), dt=0.5)  # two observations per second: kappa 128
+    result = rtarena.run_match(fast, GuiOracleAgent(tokens_out=32), clock="token", tokens_per_interval=64, seed=0,
+                               max_steps=3)
+    assert all(d.delay_sim_s == 0.25 for d in result.decisions)
+    explicit = rtarena.run_match(env, GuiOracleAgent(tokens_out=32), clock="token", kappa=100, seed=0, max_steps=3)
+    assert all(d.delay_sim_s == 0.32 for d in explicit.decisions)  # an explicit kappa wins
