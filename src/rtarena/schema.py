@@ -140,7 +140,7 @@ def _reason(error: dict[str, Any], unit: str, known: list[str]) -> str:
         op, key = bounds[kind]
         return f"must be {op}{_shown(ctx.get(key))}{tail}"
     if kind == "extra_forbidden":
-        return "unknown key" + (f"; keys are: {', '.join(known)}" if known else "")
+        return "unknown field" + (f"; fields are: {', '.join(known)}" if known else "")
     if kind == "missing":
         return "is required"
     if kind == "finite_number":

@@ -7,30 +7,55 @@ parameters handed to the page. Adding a task is adding a TOML file, a page, and 
 
 from __future__ import annotations
 
-import tomllib
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from pydantic import ConfigDict, Field, field_validator
+
 from rtarena.errors import UserError
+from rtarena.schema import PosFloat, Section, read_toml, validate
 
 TASKS_DIR = Path(__file__).with_name("tasks")
 PAGES_DIR = Path(__file__).with_name("pages")
 
+Pixels = Field(ge=100, le=4000)
 
-@dataclass(frozen=True)
-class TaskSpec:
-    """One task: `name` is the file stem; `page` is relative to `pages/`; times are in seconds."""
 
-    name: str
-    title: str
-    page: str
-    goal: str
-    dt: float = 0.25
-    time_limit_s: float = 20.0
-    viewport: tuple[int, int] = (800, 600)
-    params: dict[str, Any] = field(default_factory=dict)
-    source: str = ""
+class TaskSpec(Section):
+    """One task file: `name` is the file stem; `page` is relative to `pages/`; times are in seconds.
+
+    The typed schema of `tasks/*.toml` (`rtarena.schema`): unknown keys, a missing page, a non-positive or
+    NaN time and a viewport outside 100..4000 pixels are refused with one line naming file and field.
+    """
+
+    model_config = ConfigDict(frozen=True)
+
+    name: str = Field("", description="the file stem (set by load_spec)")
+    title: str = Field(min_length=1, description="shown in `rtarena list`")
+    page: str = Field(min_length=1, description="the page, relative to pages/")
+    goal: str = Field(min_length=1, description="goal template: {placeholders} from params and the page")
+    dt: PosFloat = Field(0.25, description="simulated seconds per step")
+    time_limit_s: PosFloat = Field(20.0, description="episode time limit, seconds")
+    viewport: tuple[int, int] = Field((800, 600), description="[width, height] in pixels, each 100..4000")
+    params: dict[str, Any] = Field(default_factory=dict, description="free parameters handed to the page")
+    source: str = Field("", description="the file read (set by load_spec)")
+
+    @field_validator("viewport")
+    @classmethod
+    def _pixels(cls, value: tuple[int, int]) -> tuple[int, int]:
+        if not all(100 <= v <= 4000 for v in value):
+            raise ValueError(f"must be [width, height] in pixels, each 100..4000, got {list(value)}")
+        return value
+
+    @field_validator("page")
+    @classmethod
+    def _page_exists(cls, value: str) -> str:
+        if not (PAGES_DIR / value).is_file():
+            raise ValueError(f"page {value!r} is not under {PAGES_DIR}")
+        return value
+
+    def __hash__(self) -> int:  # params is a dict: hash by identity of the file read
+        return hash((self.name, self.source))
 
     def goal_text(self, values: dict[str, Any], params: dict[str, Any] | None = None) -> str:
         """The goal with the parameters and the page's seeded values filled in (`{name}` placeholders)."""
@@ -43,31 +68,11 @@ class TaskSpec:
 def load_spec(name: str) -> TaskSpec:
     """Read `tasks/<name>.toml` (or a path to a TOML file) into a `TaskSpec`, with one-line errors."""
     path = Path(name) if name.endswith(".toml") else TASKS_DIR / f"{name}.toml"
-    if not path.is_file():
+    if not path.is_file() and not path.is_dir():
         known = ", ".join(sorted(p.stem for p in TASKS_DIR.glob("*.toml")))
         raise UserError(f"no task file {path}; known tasks: {known}", field="task")
-    try:
-        data = tomllib.loads(path.read_text())
-    except tomllib.TOMLDecodeError as error:
-        raise UserError(f"{error}", source=str(path)) from None
-    known_fields = {"title", "page", "goal", "dt", "time_limit_s", "viewport", "params"}
-    for key in data:
-        if key not in known_fields:
-            raise UserError(f"unknown field (known: {', '.join(sorted(known_fields))})", source=str(path), field=key)
-    for key in ("title", "page", "goal"):
-        if not isinstance(data.get(key), str):
-            raise UserError("missing or not a string", source=str(path), field=key)
-    if not (PAGES_DIR / data["page"]).is_file():
-        raise UserError(f"page {data['page']!r} is not under {PAGES_DIR}", source=str(path), field="page")
-    for key in ("dt", "time_limit_s"):
-        value = data.get(key, 1.0)
-        if not (isinstance(value, (int, float)) and value > 0):
-            raise UserError(f"must be a positive number of seconds, got {value!r}", source=str(path), field=key)
-    viewport = tuple(data.get("viewport", (800, 600)))
-    if len(viewport) != 2 or not all(isinstance(v, int) and 100 <= v <= 4000 for v in viewport):
-        raise UserError(f"must be [width, height] in pixels, got {viewport!r}", source=str(path), field="viewport")
-    return TaskSpec(
-        name=path.stem, title=data["title"], page=data["page"], goal=data["goal"],
-        dt=float(data.get("dt", 0.25)), time_limit_s=float(data.get("time_limit_s", 20.0)),
-        viewport=viewport, params=dict(data.get("params", {})), source=str(path),
-    )
+    data = read_toml(path, "task file")
+    for key in ("name", "source"):
+        if key in data:
+            raise UserError("unknown field (it is set from the file's name)", source=str(path), field=key)
+    return validate(TaskSpec, {**data, "name": path.stem, "source": str(path)}, source=str(path))
