@@ -61,10 +61,10 @@ class CoopLevel(BasicLevel):
 
     ## Description
     A {arena.size_m:g} m x {arena.size_m:g} m arena with {layout.walls} walls, {layout.crates} crates,
-    {coins.count} coins, {ammo.count} ammo boxes, {chickens.count} chickens, {turret.count} turrets and a toxic zone ({toxic_zone.enabled})
-    that shrinks from a {toxic_zone.start_radius_m:g} m to a {toxic_zone.end_radius_m:g} m radius in
-    {toxic_zone.stages} stages from {toxic_zone.first_shrink_s:g} s. Every player is on team 0; friendly fire:
-    {weapon.friendly_fire}.
+    {coins.count} coins, {ammo.count} ammo boxes, {chickens.count} chickens, {turret.count} turrets and a
+    toxic zone ({toxic_zone.enabled}) that shrinks from a {toxic_zone.start_radius_m:g} m to a
+    {toxic_zone.end_radius_m:g} m radius in {toxic_zone.stages} stages from {toxic_zone.first_shrink_s:g} s.
+    Every player is on team 0; friendly fire: {weapon.friendly_fire}.
     ## Observation
     `text` and `state` by default (`obs=`).
     ## Action Space
