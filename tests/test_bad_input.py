@@ -43,7 +43,7 @@ FILES: dict[str, str | bytes] = {
     "broken.toml": "name = [unclosed\n",
     "map_nan.toml": MAP.replace("size_m = 50.0", "size_m = nan"),
     "map_nan_coin.toml": MAP.replace("[[30.0, 30.0]]", "[[nan, 30.0]]"),
-    "map_full_wall.toml": MAP.replace("obstacles = []", "obstacles = [[0.0, 0.0, 50.0, 50.0, 0]]"),
+    "map_full_wall.toml": "size_m = 50.0\nobstacles = [[0.0, 0.0, 50.0, 50.0, 3.0, \"wall\"]]\n",
     "map_neg.toml": MAP.replace("size_m = 50.0", "size_m = -50.0"),
     "map_ok.toml": MAP,
     "prices_bad.toml": '"m" = { input = -1.0, output = 2.0 }\n',
@@ -55,6 +55,8 @@ def experiment(old: str | None = None, new: str = "") -> str:
     if old is None:
         return EXPERIMENT + new + "\n"
     assert old in EXPERIMENT, old
+    if "[[" in new:  # a table goes last, or it would take in the top-level keys after it
+        return EXPERIMENT.replace(old + "\n", "") + new + "\n"
     return EXPERIMENT.replace(old, new)
 
 
@@ -214,11 +216,11 @@ CLI = [
     (["run", CART, "--agent", "random", "--out", "afile/sub"], ["--out", "afile/sub"]),
     # run: presets and experiment files
     (["run", "--preset", "no-such-preset"], ["--preset", "no-such-preset"]),
-    (["run", "--preset", "smoke", "--seeds", "3"], ["--seeds", "3"]),
-    (["run", "--preset", "smoke", "--clock", "wall"], ["--clock", "wall"]),
-    (["run", "--preset", "smoke", "--max-steps", "9"], ["--max-steps", "9"]),
-    (["run", "--preset", "smoke", "--agent", "random"], ["--agent"]),
-    (["run", "--preset", "smoke", "--set", "nosuch=1"], ["nosuch"]),
+    (["run", "--preset", "cartpole-delays", "--seeds", "3"], ["--seeds", "3"]),
+    (["run", "--preset", "cartpole-delays", "--clock", "wall"], ["--clock", "wall"]),
+    (["run", "--preset", "cartpole-delays", "--max-steps", "9"], ["--max-steps", "9"]),
+    (["run", "--preset", "cartpole-delays", "--agent", "random"], ["--agent"]),
+    (["run", "--preset", "cartpole-delays", "--set", "nosuch=1"], ["nosuch"]),
     (["run", "junk.toml"], ["junk.toml"]),
     (["run", "broken.toml"], ["broken.toml", "TOML"]),
     (["run", "no_such_experiment.toml"], ["no_such_experiment.toml"]),
@@ -230,13 +232,13 @@ CLI = [
     (["leaderboard", "--root", "no_such_folder"], ["no_such_folder"]),
     # map
     (["map", "generate", "x.txt"], ["x.txt", ".toml"]),
-    (["map", "generate", "m.toml", "--style", "spiral"], ["--style", "spiral"]),
-    (["map", "generate", "m.toml", "--size", "-5"], ["--size", "-5"]),
-    (["map", "generate", "m.toml", "--size", "nan"], ["--size", "nan"]),
+    (["map", "generate", "m.toml", "--style", "spiral"], ["style", "spiral"]),
+    (["map", "generate", "m.toml", "--size", "-5"], ["size", "-5"]),
+    (["map", "generate", "m.toml", "--size", "nan"], ["size", "nan"]),
     (["map", "generate", "m.toml", "--density", "2"], ["density", "2"]),
-    (["map", "generate", "m.toml", "--coins", "-1"], ["--coins", "-1"]),
-    (["map", "generate", "m.toml", "--turrets", "-1"], ["--turrets", "-1"]),
-    (["map", "generate", "m.toml", "--players", "0"], ["--players", "0"]),
+    (["map", "generate", "m.toml", "--coins", "-1"], ["coins", "-1"]),
+    (["map", "generate", "m.toml", "--turrets", "-1"], ["turrets", "-1"]),
+    (["map", "generate", "m.toml", "--players", "0"], ["players", "0"]),
     (["map", "generate", "m.toml", "--level", "no/such-v0"], ["no/such-v0"]),
     (["map", "generate", "afile/m.toml"], ["afile/m.toml"]),
     (["map", "render", "map_ok.toml", "--out", "x.jpg"], ["--out", "x.jpg"]),
@@ -265,7 +267,7 @@ CLI = [
     (["serve-policy", "--set", "colour=red"], ["colour"]),
     (["play", ARENA, "--scale", "0"], ["--scale", "0"]),
     (["play", ARENA, "--scale", "-2"], ["--scale", "-2"]),
-    (["play", "arena/coop-v0", "--agent", "human", "--agent", "human"], ["human", "wasd"]),
+    (["play", "arena/coop-v0", "--agent", "human:wasd", "--agent", "human:wasd"], ["human", "wasd"]),
     (["play", "arena/coop-v0", "--agent", "human:arrows", "--agent", "human:arrows"], ["human", "arrows"]),
     (["play", "arena/coop-v0", "--agent", "human:qwerty"], ["human", "qwerty"]),
     (["play", ARENA, "--dt", "0"], ["--dt", "0"]),
@@ -335,7 +337,7 @@ API = [
     (_level_file('extends = "coop.toml"\n[dragons]\ncount = 1\n'), ["level.toml", "dragons"]),
     (_level_file('extends = "no_such_level.toml"\n'), ["no_such_level.toml"]),
     (_level_file('extends = "level.toml"\n'), ["level.toml", "loop"]),
-    (_level_file('[arena]\nsize_m = 10.0\n'), ["level.toml", "layout"]),
+    (_level_file('[arena]\nsize_m = 10.0\n'), ["level.toml", "time_limit_s", "required"]),
     (_server(filler_tokens=-1), ["filler_tokens", "-1"]),
     (_server(usage="maybe"), ["usage", "maybe"]),
     (_server(ttft_s=float("nan")), ["ttft_s", "nan"]),

@@ -93,7 +93,7 @@ def unit_of(name: str) -> str:
     return next((unit for suffix, unit in _UNITS if str(name).endswith(suffix)), "")
 
 
-def _shown(value: Any) -> str:
+def shown(value: Any) -> str:
     """A value as the user wrote it: numbers plainly (`-30`, not `-30.0`), text quoted unless numeric."""
     if isinstance(value, bool):
         return "true" if value else "false"
@@ -138,7 +138,7 @@ def _reason(error: dict[str, Any], unit: str, known: list[str]) -> str:
               "less_than": ("< ", "lt"), "less_than_equal": ("<= ", "le")}
     if kind in bounds:
         op, key = bounds[kind]
-        return f"must be {op}{_shown(ctx.get(key))}{tail}"
+        return f"must be {op}{shown(ctx.get(key))}{tail}"
     if kind == "extra_forbidden":
         return "unknown field" + (f"; fields are: {', '.join(known)}" if known else "")
     if kind == "missing":
@@ -171,11 +171,11 @@ def error_line(error: ValidationError, model: type[BaseModel] | None = None, pre
     field = _path(((prefix,) if prefix else ()) + loc)
     last = next((p for p in reversed(loc) if isinstance(p, str)), "")
     reason = _reason(first, unit_of(last), _known_fields(model, loc) if first["type"] == "extra_forbidden" else [])
-    shown = "" if first["type"] == "missing" else f", got {_shown(first.get('input'))}"
-    if first["type"] == "extra_forbidden":
-        shown = ""
+    given = f", got {shown(first.get('input'))}"
+    if first["type"] in ("missing", "extra_forbidden") or (not loc and first["type"] == "value_error"):
+        given = ""  # nothing was given, or a rule across fields that names its own values
     more = f" (and {len(errors) - 1} more)" if len(errors) > 1 else ""
-    return (f"{field}: " if field else "") + reason + shown + more
+    return (f"{field}: " if field else "") + reason + given + more
 
 
 def validate(model: type[M], data: Any, source: str | None = None, prefix: str = "") -> M:
@@ -203,3 +203,43 @@ def read_toml(path: str | Path, what: str = "file") -> dict[str, Any]:
         return tomllib.loads(text)
     except tomllib.TOMLDecodeError as error:
         raise UserError(f"not valid TOML: {error}", source=str(path)) from None
+
+
+def writable_folder(path: str | Path, field: str, given: str | Path | None = None) -> Path:
+    """An output folder that exists or can be made: not a file, under no file, in a writable place.
+
+    Checked before anything runs, so a bad `--out` costs one line and leaves nothing behind."""
+    import os
+
+    path = Path(path)
+    given = path if given is None else given
+    if path.exists() and not path.is_dir():
+        raise UserError(f"is a file, not a folder, got {given}", field=field)
+    probe = path
+    while not probe.exists():
+        if probe.parent == probe:
+            break
+        probe = probe.parent
+    if probe.exists() and not probe.is_dir():
+        raise UserError(f"cannot make a folder under the file {probe}, got {given}", field=field)
+    if not os.access(probe, os.W_OK | os.X_OK):
+        raise UserError(f"{probe} is not writable, got {given}", field=field)
+    return path
+
+
+def writable_file(path: str | Path, field: str, suffixes: tuple[str, ...]) -> Path:
+    """An output file with one of `suffixes` whose folder exists or can be made (see `writable_folder`)."""
+    path = Path(path)
+    if path.suffix.lower() not in suffixes:
+        raise UserError(f"must end in {' or '.join(suffixes)}, got {path}", field=field)
+    if path.is_dir():
+        raise UserError(f"is a folder, not a file, got {path}", field=field)
+    writable_folder(path.parent, field, given=path)
+    return path
+
+
+def check_port(port: int, field: str = "--port") -> int:
+    """A TCP port number for 127.0.0.1 (0: any free port)."""
+    if isinstance(port, bool) or not isinstance(port, int) or not 0 <= port <= 65535:
+        raise UserError(f"must be a port from 0 to 65535 (0: any free port), got {port}", field=field)
+    return port

@@ -38,6 +38,7 @@ from typing import Any
 from rtarena.errors import UserError
 from rtarena.eval.experiment import NAME, ClockSetting, EnvEntry, Experiment, Lineup, Modality, agent_label, safe_name
 from rtarena.eval.fields import Fields, show
+from rtarena.schema import read_toml
 
 PARAM = re.compile(r"\{([A-Za-z_][A-Za-z0-9_]*)\}")
 # keys of a [[clocks]] entry read here (files give delay_ms, so delay_s is refused); the rest is the clock's
@@ -48,7 +49,14 @@ def read_file(path: Path) -> dict[str, Any]:
     """Parse a TOML or YAML file into a dict; syntax errors become one line with the position."""
     if not path.exists():
         raise UserError(f"no such experiment file: {path}", field="experiment")
-    text = path.read_text(encoding="utf-8")
+    if path.suffix not in (".yaml", ".yml"):
+        return read_toml(path, "experiment file")
+    if path.is_dir():
+        raise UserError("is a folder, not an experiment file", source=str(path))
+    try:
+        text = path.read_text(encoding="utf-8")
+    except UnicodeDecodeError:
+        raise UserError("not a text experiment file (not UTF-8)", source=str(path)) from None
     if path.suffix in (".yaml", ".yml"):
         try:
             import yaml
@@ -65,12 +73,6 @@ def read_file(path: Path) -> dict[str, Any]:
         if not isinstance(data, dict):
             raise UserError(f"the file must hold a mapping, got {show(data)}", source=str(path))
         return data
-    import tomllib
-
-    try:
-        return tomllib.loads(text)
-    except tomllib.TOMLDecodeError as error:
-        raise UserError(f"invalid TOML: {error}", source=str(path)) from None
 
 
 def load_experiment(path: str | Path, params: dict[str, str] | None = None, strict: bool = True) -> Experiment:
@@ -275,6 +277,12 @@ def check_against_registries(experiment: Experiment) -> None:
                             field=f"envs[{i}].kwargs") from None
         slot_counts[env.name] = len(instance.possible_agents)
         instance.close()
+        for k, modality in enumerate(experiment.observations):
+            try:
+                make(env.id, **env.env_kwargs(), obs=list(modality.obs)).close()
+            except (UserError, TypeError, KeyError, ValueError) as error:
+                raise UserError(f"{env.id} cannot observe {modality.name!r}: {error}", source=source,
+                                field=f"observations[{k}]") from None
     checked: set[tuple[str, str]] = set()
     for env, lineup, _, _ in experiment.cells():
         family = env_spec(env.id).family
@@ -283,7 +291,7 @@ def check_against_registries(experiment: Experiment) -> None:
                 continue
             checked.add((spec, family))
             try:
-                check_spec(spec, family)  # builds the agent once: a bad option fails before any episode
+                check_spec(spec, family, command="run")  # builds the agent once: a bad option fails before any episode
             except UserError as error:
                 message = str(error).removeprefix("--agent: ")
                 raise UserError(message, source=source,

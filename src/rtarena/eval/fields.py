@@ -12,14 +12,14 @@ import math
 from typing import Any
 
 from rtarena.errors import UserError
+from rtarena.schema import shown
 
 REQUIRED = object()
 
 
 def show(value: Any) -> str:
-    """A value as the user wrote it, cut short so the error stays one line."""
-    text = repr(value)
-    return text if len(text) <= 60 else text[:57] + "..."
+    """A value as the user wrote it, cut short so the error stays one line (the schema's rendering)."""
+    return shown(value)
 
 
 class Fields:

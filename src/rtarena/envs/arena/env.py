@@ -112,8 +112,10 @@ class ArenaEnv(RealtimeParallelEnv):
         self.possible_agents = [f"p{i}" for i in range(count)]
         self.agent_index = {a: i for i, a in enumerate(self.possible_agents)}
         self.substep_s = float(self.rules.arena.substep_s)
-        substeps = round(float(dt) / self.substep_s)
-        if not (dt > 0 and substeps >= 1 and math.isclose(substeps * self.substep_s, float(dt), abs_tol=1e-9)):
+        finite = isinstance(dt, (int, float)) and math.isfinite(dt)
+        substeps = round(float(dt) / self.substep_s) if finite else 0
+        whole = finite and math.isclose(substeps * self.substep_s, float(dt), abs_tol=1e-9)
+        if not (finite and dt > 0 and substeps >= 1 and whole):
             raise UserError(f"dt must be a positive whole multiple of the physics sub-step "
                             f"{self.substep_s:g} s, got {dt!r}", field="dt")
         self.dt, self.substeps = float(dt), substeps

@@ -40,6 +40,13 @@ class TaskSpec(Section):
     params: dict[str, Any] = Field(default_factory=dict, description="free parameters handed to the page")
     source: str = Field("", description="the file read (set by load_spec)")
 
+    @field_validator("viewport", mode="before")
+    @classmethod
+    def _pair(cls, value: Any) -> Any:
+        if not isinstance(value, (list, tuple)) or len(value) != 2:
+            raise ValueError(f"must be [width, height] in pixels, got {value!r}")
+        return value
+
     @field_validator("viewport")
     @classmethod
     def _pixels(cls, value: tuple[int, int]) -> tuple[int, int]:
