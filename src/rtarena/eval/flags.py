@@ -10,15 +10,14 @@ re-validates a flag bag. With an experiment file or a preset, the run flags are 
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Literal
 
-from pydantic import ConfigDict, Field, model_validator
+from pydantic import ConfigDict, Field, field_validator, model_validator
 
 from rtarena.errors import UserError
 from rtarena.schema import NonNegFloat, NonNegInt, PosFloat, PosInt, Section, validate, writable_folder
 
-CLOCKS = ("wall", "paused", "token", "measured")
-TOKEN_ONLY = ("kappa", "overhead")
+# Flags that are settings of some clocks only: the clock class declares whether it takes them.
+CLOCK_SETTING_FLAGS = {"kappa": "kappa", "overhead": "overhead_s"}
 
 
 def flag_name(field: str) -> str:
@@ -32,7 +31,7 @@ class RunFlags(Section):
     model_config = ConfigDict(alias_generator=flag_name, populate_by_name=True, frozen=True)
 
     agent: tuple[str, ...] = Field(min_length=1, description="agent specs: one for every slot, or one per slot")
-    clock: Literal["wall", "paused", "token", "measured"] = "token"
+    clock: str = Field("token", description="clock protocol, a name of runtime.clocks.CLOCKS")
     dt: PosFloat | None = Field(None, description="simulated seconds per env step (the env's default if unset)")
     kappa: PosFloat | None = Field(None, description="token clock: tokens per simulated second")
     overhead: NonNegFloat | None = Field(None, description="token clock: fixed seconds per decision")
@@ -46,12 +45,25 @@ class RunFlags(Section):
     map: str | None = None
     disable: tuple[str, ...] = ()
 
+    @field_validator("clock")
+    @classmethod
+    def _known_clock(cls, value: str) -> str:
+        from rtarena.runtime.clocks import CLOCKS
+
+        if value not in CLOCKS:
+            raise ValueError(f"must be one of {', '.join(CLOCKS)}")
+        return value
+
     @model_validator(mode="after")
-    def _token_only(self) -> RunFlags:
-        for name in TOKEN_ONLY:
-            if getattr(self, name) is not None and self.clock != "token":
-                raise ValueError(f"{flag_name(name)} {getattr(self, name):g} applies to the token clock only, "
-                                 f"got --clock {self.clock}")
+    def _clock_takes_it(self) -> RunFlags:
+        """A clock setting the chosen clock does not declare is refused, not silently dropped."""
+        from rtarena.runtime.clocks import CLOCKS
+
+        declared = CLOCKS[self.clock].__dataclass_fields__
+        for flag, setting in CLOCK_SETTING_FLAGS.items():
+            if getattr(self, flag) is not None and setting not in declared:
+                raise ValueError(f"{flag_name(flag)} {getattr(self, flag):g}: the {self.clock} clock takes no "
+                                 f"{setting}, got --clock {self.clock}")
         return self
 
     @property
