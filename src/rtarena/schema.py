@@ -22,7 +22,7 @@ from __future__ import annotations
 import math
 import tomllib
 from pathlib import Path
-from typing import Annotated, Any, TypeVar
+from typing import Annotated, Any, TypeVar, get_args
 
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, ValidationError
 
@@ -121,14 +121,28 @@ def _path(loc: tuple[Any, ...]) -> str:
     return out
 
 
+def _model_in(annotation: Any) -> type[BaseModel] | None:
+    """The settings model inside an annotation (`list[ClockItem]`, `Annotated[Turret, ...]`), if any."""
+    if isinstance(annotation, type) and issubclass(annotation, BaseModel):
+        return annotation
+    return next((m for m in map(_model_in, get_args(annotation)) if m is not None), None)
+
+
 def _known_fields(model: type[BaseModel] | None, loc: tuple[Any, ...]) -> list[str]:
     """The field names of the model that holds `loc[-1]` (walking nested models), for 'unknown key' hints."""
     for part in loc[:-1]:
-        if model is None or not isinstance(part, str) or part not in model.model_fields:
+        if isinstance(part, int):
+            continue
+        if model is None or part not in model.model_fields:
             return []
-        annotation = model.model_fields[part].annotation
-        model = annotation if isinstance(annotation, type) and issubclass(annotation, BaseModel) else None
+        model = _model_in(model.model_fields[part].annotation)
     return list(model.model_fields) if model is not None else []
+
+
+def _user_loc(loc: tuple[Any, ...]) -> tuple[Any, ...]:
+    """A location without pydantic's union-member tags (`int`, `function-after[...]`, `literal[...]`)."""
+    tags = ("int", "float", "str", "bool", "list", "dict", "tuple", "none")
+    return tuple(p for p in loc if isinstance(p, int) or not ("[" in p or "(" in p or p in tags))
 
 
 def _reason(error: dict[str, Any], unit: str, known: list[str]) -> str:
@@ -140,6 +154,11 @@ def _reason(error: dict[str, Any], unit: str, known: list[str]) -> str:
         op, key = bounds[kind]
         return f"must be {op}{shown(ctx.get(key))}{tail}"
     if kind == "extra_forbidden":
+        import difflib
+
+        close = difflib.get_close_matches(str(error["loc"][-1]), known, n=1)
+        if close:
+            return f"unknown field; did you mean {close[0]!r}?"
         return "unknown field" + (f"; fields are: {', '.join(known)}" if known else "")
     if kind == "missing":
         return "is required"
@@ -167,14 +186,17 @@ def error_line(error: ValidationError, model: type[BaseModel] | None = None, pre
     """The first problem of a `ValidationError` as `field: reason, got value` (one line)."""
     errors = error.errors(include_url=False)
     first = errors[0]
-    loc = tuple(part for part in first["loc"] if part not in ("function-before[_strict_bool(), bool]",))
+    loc = _user_loc(first["loc"])
+    places = {_user_loc(e["loc"]) for e in errors}  # a union reports one error per member: count places
     field = _path(((prefix,) if prefix else ()) + loc)
     last = next((p for p in reversed(loc) if isinstance(p, str)), "")
     reason = _reason(first, unit_of(last), _known_fields(model, loc) if first["type"] == "extra_forbidden" else [])
     given = f", got {shown(first.get('input'))}"
     if first["type"] in ("missing", "extra_forbidden") or (not loc and first["type"] == "value_error"):
         given = ""  # nothing was given, or a rule across fields that names its own values
-    more = f" (and {len(errors) - 1} more)" if len(errors) > 1 else ""
+    elif first["type"] == "value_error" and "got " in reason:
+        given = ""  # the validator's message already shows the value
+    more = f" (and {len(places) - 1} more)" if len(places) > 1 else ""
     return (f"{field}: " if field else "") + reason + given + more
 
 
@@ -202,7 +224,7 @@ def read_toml(path: str | Path, what: str = "file") -> dict[str, Any]:
     try:
         return tomllib.loads(text)
     except tomllib.TOMLDecodeError as error:
-        raise UserError(f"not valid TOML: {error}", source=str(path)) from None
+        raise UserError(f"invalid TOML: {error}", source=str(path)) from None
 
 
 def writable_folder(path: str | Path, field: str, given: str | Path | None = None) -> Path:
