@@ -132,7 +132,7 @@ def test_cli_prints_one_line_for_a_malformed_file(tmp_path):
     done = rtarena_cli("run", str(path), cwd=tmp_path)
     output = (done.stdout + done.stderr).strip()
     assert done.returncode == 2
-    assert output.splitlines() == [f"error: {path}: clocks[0].delay_ms: must be a number >= 0, got 'lots'"]
+    assert output.splitlines() == [f"error: {path}: clocks[0].delay_ms: must be a number of milliseconds, got 'lots'"]
     assert not (tmp_path / "runs").exists()
 
 
