@@ -194,8 +194,8 @@ def error_line(error: ValidationError, model: type[BaseModel] | None = None, pre
     given = f", got {shown(first.get('input'))}"
     if first["type"] in ("missing", "extra_forbidden") or (not loc and first["type"] == "value_error"):
         given = ""  # nothing was given, or a rule across fields that names its own values
-    elif first["type"] == "value_error" and "got " in reason:
-        given = ""  # the validator's message already shows the value
+    elif first["type"] == "value_error" and ("got " in reason or isinstance(first.get("input"), dict)):
+        given = ""  # the validator's message shows the values (or a rule across a table's fields does)
     more = f" (and {len(places) - 1} more)" if len(places) > 1 else ""
     return (f"{field}: " if field else "") + reason + given + more
 
