@@ -1,23 +1,21 @@
 """The flags of `rtarena run ENV_ID`, as one typed object validated once at the top.
 
-`cli.py` turns what the user typed into `RunFlags` (a typed schema of `rtarena.schema`, field names are
-the flags' own: `--delay-ms`), so every mistake is one line naming the flag and its value before any env
-is built; `commands.run_flags` then turns the flags into an `Experiment` of one cell, and nothing below
-re-validates a flag bag. With an experiment file or a preset, the run flags are refused by name
-(`flags_given_with_experiment`): an experiment sets them in its file.
+`cli.py` hands what the user typed to `RunFlags` (a typed schema of `rtarena.schema`; field names are the
+flags' own, `--delay-ms`); the clock's own settings (`--kappa`, `--overhead`) are checked by the clock
+class (`runtime/clocks.py`), as for experiment files and the Python API. Every mistake is one line naming
+the flag and its value before any env is built; `commands.run_flags` then turns the flags into an
+`Experiment` of one cell. With an experiment file or a preset, run flags the user typed are refused by
+name (`flags_given_with_experiment`): an experiment sets them in its file.
 """
 
 from __future__ import annotations
 
 from pathlib import Path
 
-from pydantic import ConfigDict, Field, field_validator, model_validator
+from pydantic import ConfigDict, Field
 
 from rtarena.errors import UserError
 from rtarena.schema import NonNegFloat, NonNegInt, PosFloat, PosInt, Section, validate, writable_folder
-
-# Flags that are settings of some clocks only: the clock class declares whether it takes them.
-CLOCK_SETTING_FLAGS = {"kappa": "kappa", "overhead": "overhead_s"}
 
 
 def flag_name(field: str) -> str:
@@ -31,10 +29,10 @@ class RunFlags(Section):
     model_config = ConfigDict(alias_generator=flag_name, populate_by_name=True, frozen=True)
 
     agent: tuple[str, ...] = Field(min_length=1, description="agent specs: one for every slot, or one per slot")
-    clock: str = Field("token", description="clock protocol, a name of runtime.clocks.CLOCKS")
+    clock: str = Field("token", description="clock protocol, a name of runtime.clocks.CLOCKS (it checks its settings)")
     dt: PosFloat | None = Field(None, description="simulated seconds per env step (the env's default if unset)")
-    kappa: PosFloat | None = Field(None, description="token clock: tokens per simulated second")
-    overhead: NonNegFloat | None = Field(None, description="token clock: fixed seconds per decision")
+    kappa: float | None = Field(None, description="token clock: tokens per simulated second (the clock checks it)")
+    overhead: float | None = Field(None, description="token clock: fixed seconds per decision (the clock checks it)")
     delay_ms: NonNegFloat = Field(0.0, description="injected delay per decision, milliseconds")
     obs_every: PosInt = Field(1, description="publish an observation every K steps")
     max_steps: PosInt = Field(500, description="step limit per episode")
@@ -44,27 +42,6 @@ class RunFlags(Section):
     out: Path = Field(Path("runs/latest"), description="output folder")
     map: str | None = None
     disable: tuple[str, ...] = ()
-
-    @field_validator("clock")
-    @classmethod
-    def _known_clock(cls, value: str) -> str:
-        from rtarena.runtime.clocks import CLOCKS
-
-        if value not in CLOCKS:
-            raise ValueError(f"must be one of {', '.join(CLOCKS)}")
-        return value
-
-    @model_validator(mode="after")
-    def _clock_takes_it(self) -> RunFlags:
-        """A clock setting the chosen clock does not declare is refused, not silently dropped."""
-        from rtarena.runtime.clocks import CLOCKS
-
-        declared = CLOCKS[self.clock].__dataclass_fields__
-        for flag, setting in CLOCK_SETTING_FLAGS.items():
-            if getattr(self, flag) is not None and setting not in declared:
-                raise ValueError(f"{flag_name(flag)} {getattr(self, flag):g}: the {self.clock} clock takes no "
-                                 f"{setting}, got --clock {self.clock}")
-        return self
 
     @property
     def seed_list(self) -> tuple[int, ...]:
@@ -80,7 +57,10 @@ def run_flags(values: dict[str, object]) -> RunFlags:
     if not values.get("agent"):
         raise UserError("is required: one spec for every slot or one per slot (e.g. --agent random); "
                         "see `rtarena list`", field="--agent")
+    from rtarena.runtime.clocks import build_clock
+
     flags = validate(RunFlags, {flag_name(k): v for k, v in values.items() if v is not None})
+    build_clock(flags.clock, flags.clock_settings())  # the clock class declares and checks its own settings
     writable_folder(flags.out, "--out")
     return flags
 
