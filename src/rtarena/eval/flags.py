@@ -34,7 +34,7 @@ class RunFlags(Section):
     kappa: float | None = Field(None, description="token clock: tokens per simulated second (the clock checks it)")
     overhead: float | None = Field(None, description="token clock: fixed seconds per decision (the clock checks it)")
     delay_ms: NonNegFloat = Field(0.0, description="injected delay per decision, milliseconds")
-    obs_every: PosInt = Field(1, description="publish an observation every K steps")
+    obs_every: int = Field(1, description="publish an observation every K steps (the clock checks it)")
     max_steps: PosInt = Field(500, description="step limit per episode")
     seeds: PosInt = Field(1, description="number of episodes")
     seed_start: NonNegInt = Field(0, description="first seed")
