@@ -6,7 +6,7 @@ is read with `validate(Model, data, source=...)`, so the same mistake gives the 
 entry point: `coop.toml: turret.range_m: must be > 0 metres, got -30`.
 
 The policy, in one place:
-- unknown keys are refused (`extra="forbid"`), naming the keys that exist;
+- unknown fields are refused (`extra="forbid"`), naming the nearest known one or all of them;
 - floats must be finite (`nan` and `inf` are refused), ranges are in the types (`PosFloat` ...);
 - booleans are strict: `true` or `false` (any case, from text), or a real boolean. `yes`, `no`, `on`,
   `off`, `1` and `0` are refused, so `stream=yes` and `coins.enabled=yes` give the same answer;

@@ -38,7 +38,7 @@ def test_the_same_mistake_gives_the_same_line_from_python_and_the_command_line(o
     with pytest.raises(UserError) as caught:
         rtarena.make("arena/coop-v0", overrides=overrides)
     assert str(caught.value) == line
-    from rtarena.envs.arena.customize import arena_kwargs
+    from rtarena.eval.customize import arena_kwargs
 
     key, value = next(iter(overrides.items()))
     with pytest.raises(UserError) as from_cli:
