@@ -44,15 +44,16 @@ def test_one_agent_spec_per_slot_and_noop(tmp_path):
 
 
 @pytest.mark.parametrize(("args", "message"), [
-    (["run", "arena/nope-v0"], "unknown env id 'arena/nope-v0'"),
-    (["run", "classic/cartpole-v0", "--clock", "fast"], "unknown clock 'fast'"),
-    (["run", "classic/cartpole-v0", "--dt", "0"], "dt must be a positive number"),
-    (["run", "classic/cartpole-v0", "--dt", "-0.5"], "dt must be a positive number"),
+    (["run", "arena/nope-v0", "--agent", "random"], "unknown env id 'arena/nope-v0'"),
+    (["run", "classic/cartpole-v0", "--agent", "random", "--clock", "fast"], "unknown clock 'fast'"),
+    (["run", "classic/cartpole-v0", "--agent", "random", "--dt", "0"], "--dt: must be > 0, got 0"),
+    (["run", "classic/cartpole-v0", "--agent", "random", "--dt", "-0.5"], "--dt: must be > 0, got -0.5"),
     (["run", "classic/cartpole-v0", "--agent", "wizard"], "unknown agent spec 'wizard'"),
-    (["run", "classic/cartpole-v0", "--kappa", "0"], "kappa: must be > 0, got 0"),
+    (["run", "classic/cartpole-v0", "--agent", "random", "--kappa", "0"], "kappa: must be > 0, got 0"),
+    (["run", "classic/cartpole-v0"], "--agent: is required"),
     (["run", "classic/cartpole-v0", "--agent", "heuristic:easy"], "does not take option 'easy'"),
     (["run", "classic/cartpole-v0", "--agent", "llm:m@http://127.0.0.1:9/v1,temperature=hot"],
-     "temperature must be a float, got 'hot'"),
+     "temperature: must be a number, got 'hot'"),
 ])
 def test_user_mistakes_give_one_line_and_no_traceback(tmp_path, args, message):
     done = rtarena_cli(*args, "--out", str(tmp_path / "x"))

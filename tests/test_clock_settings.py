@@ -48,7 +48,8 @@ def test_experiment_file_refuses(tmp_path, clock, settings, flags, line):
 @pytest.mark.parametrize(("clock", "settings", "flags", "line"), MISTAKES)
 def test_cli_refuses(tmp_path, clock, settings, flags, line):
     out = tmp_path / "run"
-    done = subprocess.run([sys.executable, "-m", "rtarena.cli", "run", "classic/cartpole-v0", "--clock", clock, *flags,
+    done = subprocess.run([sys.executable, "-m", "rtarena.cli", "run", "classic/cartpole-v0", "--agent", "random",
+                           "--clock", clock, *flags,
                            "--out", str(out)], capture_output=True, text=True, timeout=120)
     output = (done.stdout + done.stderr).strip()
     assert done.returncode == 2 and len(output.splitlines()) == 1, output

@@ -28,7 +28,8 @@ class Level(Section):
     ({"turret": {"count": True}}, "coop.toml: turret.count: must be a number, not true/false, got true"),
     ({"turret": {"count": "-1"}}, "coop.toml: turret.count: must be >= 0, got -1"),
     ({"turret": {"count": 2.5}}, "coop.toml: turret.count: must be a whole number, got 2.5"),
-    ({"turret": {"cnt": 1}}, "coop.toml: turret.cnt: unknown key; keys are: range_m, enabled, count"),
+    ({"turret": {"colour": 1}}, "coop.toml: turret.colour: unknown field; fields are: range_m, enabled, count"),
+    ({"turret": {"cnt": 1}}, "coop.toml: turret.cnt: unknown field; did you mean 'count'?"),
 ])
 def test_one_line_per_mistake(data, line):
     with pytest.raises(UserError) as caught:

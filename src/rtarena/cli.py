@@ -54,18 +54,31 @@ def list_envs(
     console.print(kinds)
 
 
-RUN_FLAG_DEFAULTS = {"agent": None, "clock": "token", "dt": None, "kappa": None, "overhead": None, "delay_ms": 0.0,
-                     "obs_every": 1, "max_steps": 500, "seeds": 1, "seed_start": 0, "out": Path("runs/latest"),
-                     "map": None, "disable": None, "settle_s": None}
+# The flags of `rtarena run ENV_ID` (typed by `eval/flags.py: RunFlags`); refused next to an experiment.
+RUN_FLAGS = ("agent", "clock", "dt", "kappa", "overhead", "delay_ms", "obs_every", "max_steps", "seeds",
+             "seed_start", "out", "map", "disable", "settle_s")
+
+
+def given_options(ctx: typer.Context, names: tuple[str, ...]) -> dict[str, object]:
+    """The options of `names` the user typed (not left at their defaults), with their values."""
+    given = {}
+    for name in names:
+        param = name if name in ctx.params else name + "_"
+        source = ctx.get_parameter_source(param)
+        if source is not None and source.name == "COMMANDLINE":
+            given[name] = ctx.params[param]
+    return given
 
 
 @app.command()
 def run(
+    ctx: typer.Context,
     target: Annotated[str | None, typer.Argument(
         help="an env id (see `rtarena list`), an experiment file (.toml/.yaml), or a run folder with --resume",
         show_default=False)] = None,
     agent: Annotated[
-        list[str] | None, typer.Option("--agent", help="agent spec; once for every slot, or once per slot")
+        list[str] | None, typer.Option("--agent", help="agent spec, required with an ENV_ID (e.g. random); once "
+                                       "for every slot, or once per slot", show_default=False)
     ] = None,
     clock: Annotated[str, typer.Option(help=" | ".join(CLOCKS))] = "token",
     dt: Annotated[float | None, typer.Option(help="simulated seconds per env step")] = None,
@@ -100,10 +113,9 @@ def run(
 
     flags = {"agent": agent, "clock": clock, "dt": dt, "kappa": kappa, "overhead": overhead, "delay_ms": delay_ms,
              "obs_every": obs_every, "max_steps": max_steps, "seeds": seeds, "seed_start": seed_start, "out": out,
-             "map": map_, "disable": disable, "settle_s": settle_s}
-    changed = ["--" + k.replace("_", "-") for k, v in flags.items() if v != RUN_FLAG_DEFAULTS[k]]
+             "map": map_, "disable": disable, "workers": workers, "settle_s": settle_s}
     options = RunOptions(preset, tuple(set_ or ()), ray, resume, workers, video, run_id)
-    result = run_command(target, flags, changed, options, console)
+    result = run_command(target, flags, given_options(ctx, RUN_FLAGS), options, console)
     if result.exit_code:  # exit codes: docs/evaluation.md
         raise typer.Exit(result.exit_code)
 
@@ -175,8 +187,9 @@ def demo(
 ) -> None:
     """The offline demo: no API key, scripted agents, every clock."""
     from rtarena.demo import run_demo
+    from rtarena.schema import writable_folder
 
-    run_demo(out, console, quick=quick)
+    run_demo(writable_folder(out, "--out"), console, quick=quick)
 
 
 @app.command()
@@ -229,7 +242,11 @@ def serve_policy(
 ) -> None:
     """Serve an OpenAI-compatible chat API on 127.0.0.1 that answers with a scripted policy."""
     from rtarena.policy_server.server import serve
+    from rtarena.schema import check_port
 
+    check_port(port)
+    if not 0 <= ttft_ms < float("inf"):
+        raise UserError(f"must be >= 0 milliseconds, got {ttft_ms:g}", field="--ttft-ms")
     serve(port, policy=policy, filler_tokens=filler_tokens, filler_rate=filler_rate, ttft_s=ttft_ms / 1000.0,
           fault=fault, overrides=",".join(setting or []), echo=plain_echo)
 
@@ -294,7 +311,16 @@ def map_generate(
 ) -> None:
     """Generate a procedural map (every coin and spawn reachable) and write it."""
     from rtarena.editor.maps import generate_command
+    from rtarena.schema import writable_file
 
+    writable_file(out, "OUT", (".toml", ".json"))
+    if size is not None and not 0 < size < float("inf"):
+        raise UserError(f"must be a number of metres > 0, got {size:g}", field="--size")
+    for flag, value in (("--coins", coins), ("--turrets", turrets), ("--ammo", ammo)):
+        if value is not None and value < 0:
+            raise UserError(f"must be >= 0, got {value}", field=flag)
+    if players is not None and players < 1:
+        raise UserError(f"must be >= 1, got {players}", field="--players")
     path, data = generate_command(out, seed, style, level, players, size_m=size, density=density,
                                   crate_ratio=crate_ratio, coins=coins, turrets=turrets, ammo=ammo,
                                   symmetric=symmetric)
@@ -311,6 +337,8 @@ def map_validate(
     """Check maps: one line per problem (file: field: what), exit 1 when there is any."""
     from rtarena.editor.maps import validate_command
 
+    if players is not None and players < 1:
+        raise UserError(f"must be >= 1, got {players}", field="--players")
     problems = validate_command(maps, level, players)
     for problem in problems:
         typer.echo(problem.line())
@@ -328,7 +356,11 @@ def map_render(
 ) -> None:
     """Write a top-down PNG preview of a map."""
     from rtarena.editor.maps import render_command
+    from rtarena.schema import writable_file
 
+    writable_file(out, "--out", (".png",))
+    if not 0 < px_per_m < float("inf"):
+        raise UserError(f"must be a number of pixels > 0, got {px_per_m:g}", field="--px-per-m")
     console.print(str(render_command(source, out, px_per_m, level)))
 
 
@@ -343,7 +375,9 @@ def edit(
 ) -> None:
     """The map editor: a page on 127.0.0.1 to paint obstacles, place things, generate, preview and save."""
     from rtarena.editor.server import serve
+    from rtarena.schema import check_port
 
+    check_port(port)
     serve(map_file, level=level, port=port, open_browser=open_browser, console=console, root=root)
 
 
@@ -380,9 +414,16 @@ def play(
     = None,
 ) -> None:
     """Play an arena level in a window: up to four people at one keyboard, split-screen, in real time."""
-    from rtarena.play import needs_display
+    from rtarena.play import check_play, needs_display
     from rtarena.play import play as play_match
 
+    if scale < 1:
+        raise UserError(f"must be a whole number of window pixels >= 1, got {scale}", field="--scale")
+    if max_steps is not None and max_steps < 1:
+        raise UserError(f"must be >= 1, got {max_steps}", field="--max-steps")
+    if dt is not None and not 0 < dt < float("inf"):
+        raise UserError(f"must be a number of seconds > 0, got {dt:g}", field="--dt")
+    check_play(env_id, agent, map=map_, sets=tuple(set_ or ()), disable=tuple(disable or ()), dt=dt)
     why = needs_display()
     if why:
         raise UserError(why, field="play")
@@ -395,6 +436,20 @@ def play(
         table.add_row(agent_id, spec, f"{numbers['return']:.2f}", "" if walked is None else f"{walked:.2f}")
     console.print(table)
     console.print(f"recorded in {out}")
+
+
+def _is_usage_error(error: BaseException) -> bool:
+    """A click (or typer's own click) usage error: a wrong flag, a value of the wrong type."""
+    import click
+
+    kinds: tuple[type, ...] = (click.ClickException,)
+    try:
+        from typer._click.exceptions import ClickException as TyperClickException
+
+        kinds += (TyperClickException,)
+    except ImportError:  # typer versions that use click itself
+        pass
+    return isinstance(error, kinds)
 
 
 def main() -> None:
@@ -413,11 +468,15 @@ def main() -> None:
         console.print("aborted")
         sys.exit(130)
     except Exception as error:  # click usage errors arrive here in non-standalone mode
-        import click
+        if _is_usage_error(error):  # a usage mistake: one line, like a UserError
+            message = error.format_message()
+            cause = getattr(error.__cause__, "errors", None)  # typer's pydantic coercion keeps the input there
+            if callable(cause) and cause():
+                from rtarena.schema import shown
 
-        if isinstance(error, (click.ClickException, typer.TyperException)) and hasattr(error, "show"):
-            error.show()
-            sys.exit(error.exit_code)
+                message += f", got {shown(cause()[0].get('input'))}"
+            console.print(f"[red]error:[/red] {escape(message)}", highlight=False, soft_wrap=True)
+            sys.exit(2 if error.exit_code in (1, 2) else error.exit_code)
         raise
 
 

@@ -25,7 +25,7 @@ from typing import Any
 
 import numpy as np
 
-from rtarena.agents.human import KEYBOARD, LAYOUT_ORDER, HumanAgent
+from rtarena.agents.human import KEYBOARD, LAYOUT_ORDER, LAYOUTS, HumanAgent
 from rtarena.errors import UserError
 
 MAX_HUMANS = 4
@@ -196,6 +196,9 @@ def assign_slots(env: Any, specs: list[str]) -> tuple[list[str], dict[str, str]]
     for i, spec in enumerate(specs):
         if spec == "human" or spec.startswith("human:"):
             layout = spec.partition(":")[2] or free_layouts.pop(0)
+            if layout not in LAYOUTS:
+                raise UserError(f"unknown keyboard layout in {spec!r}; layouts: {', '.join(LAYOUTS)}",
+                                field="--agent")
             if layout in humans.values():
                 raise UserError(f"two humans share the keyboard layout {layout!r}", field="--agent")
             humans[slots[i]] = layout
@@ -203,6 +206,26 @@ def assign_slots(env: Any, specs: list[str]) -> tuple[list[str], dict[str, str]]
     if len(humans) > MAX_HUMANS:
         raise UserError(f"at most {MAX_HUMANS} humans share one keyboard, got {len(humans)}", field="--agent")
     return specs, humans
+
+
+def check_play(env_id: str, agents: list[str] | None = None, *, map: str | None = None,
+               sets: tuple[str, ...] = (), disable: tuple[str, ...] = (), dt: float | None = None) -> None:
+    """Everything `play` checks before it opens a window: the level, its options, the slots and layouts."""
+    from rtarena.agents.specs import check_spec
+    from rtarena.envs.registry import env_spec, make
+    from rtarena.eval.customize import arena_kwargs
+
+    if env_spec(env_id).family != "arena":
+        raise UserError(f"`rtarena play` plays arena levels, not {env_id!r}", field="ENV_ID")
+    kwargs = arena_kwargs(env_id, map, sets, disable)
+    env = make(env_id, **kwargs, **({"dt": dt} if dt is not None else {}))
+    try:
+        specs, _ = assign_slots(env, agents or [])
+    finally:
+        env.close()
+    for text in specs:
+        if not text.startswith("human"):
+            check_spec(text, "arena")
 
 
 def play(env_id: str, agents: list[str] | None = None, *, map: str | None = None,

@@ -6,7 +6,7 @@ is read with `validate(Model, data, source=...)`, so the same mistake gives the 
 entry point: `coop.toml: turret.range_m: must be > 0 metres, got -30`.
 
 The policy, in one place:
-- unknown keys are refused (`extra="forbid"`), naming the keys that exist;
+- unknown fields are refused (`extra="forbid"`), naming the nearest known one or all of them;
 - floats must be finite (`nan` and `inf` are refused), ranges are in the types (`PosFloat` ...);
 - booleans are strict: `true` or `false` (any case, from text), or a real boolean. `yes`, `no`, `on`,
   `off`, `1` and `0` are refused, so `stream=yes` and `coins.enabled=yes` give the same answer;
@@ -22,7 +22,7 @@ from __future__ import annotations
 import math
 import tomllib
 from pathlib import Path
-from typing import Annotated, Any, TypeVar
+from typing import Annotated, Any, TypeVar, get_args
 
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, ValidationError
 
@@ -93,7 +93,7 @@ def unit_of(name: str) -> str:
     return next((unit for suffix, unit in _UNITS if str(name).endswith(suffix)), "")
 
 
-def _shown(value: Any) -> str:
+def shown(value: Any) -> str:
     """A value as the user wrote it: numbers plainly (`-30`, not `-30.0`), text quoted unless numeric."""
     if isinstance(value, bool):
         return "true" if value else "false"
@@ -121,14 +121,28 @@ def _path(loc: tuple[Any, ...]) -> str:
     return out
 
 
+def _model_in(annotation: Any) -> type[BaseModel] | None:
+    """The settings model inside an annotation (`list[ClockItem]`, `Annotated[Turret, ...]`), if any."""
+    if isinstance(annotation, type) and issubclass(annotation, BaseModel):
+        return annotation
+    return next((m for m in map(_model_in, get_args(annotation)) if m is not None), None)
+
+
 def _known_fields(model: type[BaseModel] | None, loc: tuple[Any, ...]) -> list[str]:
     """The field names of the model that holds `loc[-1]` (walking nested models), for 'unknown key' hints."""
     for part in loc[:-1]:
-        if model is None or not isinstance(part, str) or part not in model.model_fields:
+        if isinstance(part, int):
+            continue
+        if model is None or part not in model.model_fields:
             return []
-        annotation = model.model_fields[part].annotation
-        model = annotation if isinstance(annotation, type) and issubclass(annotation, BaseModel) else None
+        model = _model_in(model.model_fields[part].annotation)
     return list(model.model_fields) if model is not None else []
+
+
+def _user_loc(loc: tuple[Any, ...]) -> tuple[Any, ...]:
+    """A location without pydantic's union-member tags (`int`, `function-after[...]`, `literal[...]`)."""
+    tags = ("int", "float", "str", "bool", "list", "dict", "tuple", "none")
+    return tuple(p for p in loc if isinstance(p, int) or not ("[" in p or "(" in p or p in tags))
 
 
 def _reason(error: dict[str, Any], unit: str, known: list[str]) -> str:
@@ -138,9 +152,14 @@ def _reason(error: dict[str, Any], unit: str, known: list[str]) -> str:
               "less_than": ("< ", "lt"), "less_than_equal": ("<= ", "le")}
     if kind in bounds:
         op, key = bounds[kind]
-        return f"must be {op}{_shown(ctx.get(key))}{tail}"
+        return f"must be {op}{shown(ctx.get(key))}{tail}"
     if kind == "extra_forbidden":
-        return "unknown key" + (f"; keys are: {', '.join(known)}" if known else "")
+        import difflib
+
+        close = difflib.get_close_matches(str(error["loc"][-1]), known, n=1)
+        if close:
+            return f"unknown field; did you mean {close[0]!r}?"
+        return "unknown field" + (f"; fields are: {', '.join(known)}" if known else "")
     if kind == "missing":
         return "is required"
     if kind == "finite_number":
@@ -167,15 +186,18 @@ def error_line(error: ValidationError, model: type[BaseModel] | None = None, pre
     """The first problem of a `ValidationError` as `field: reason, got value` (one line)."""
     errors = error.errors(include_url=False)
     first = errors[0]
-    loc = tuple(part for part in first["loc"] if part not in ("function-before[_strict_bool(), bool]",))
+    loc = _user_loc(first["loc"])
+    places = {_user_loc(e["loc"]) for e in errors}  # a union reports one error per member: count places
     field = _path(((prefix,) if prefix else ()) + loc)
     last = next((p for p in reversed(loc) if isinstance(p, str)), "")
     reason = _reason(first, unit_of(last), _known_fields(model, loc) if first["type"] == "extra_forbidden" else [])
-    shown = "" if first["type"] == "missing" else f", got {_shown(first.get('input'))}"
-    if first["type"] == "extra_forbidden":
-        shown = ""
-    more = f" (and {len(errors) - 1} more)" if len(errors) > 1 else ""
-    return (f"{field}: " if field else "") + reason + shown + more
+    given = f", got {shown(first.get('input'))}"
+    if first["type"] in ("missing", "extra_forbidden") or (not loc and first["type"] == "value_error"):
+        given = ""  # nothing was given, or a rule across fields that names its own values
+    elif first["type"] == "value_error" and ("got " in reason or isinstance(first.get("input"), dict)):
+        given = ""  # the validator's message shows the values (or a rule across a table's fields does)
+    more = f" (and {len(places) - 1} more)" if len(places) > 1 else ""
+    return (f"{field}: " if field else "") + reason + given + more
 
 
 def validate(model: type[M], data: Any, source: str | None = None, prefix: str = "") -> M:
@@ -202,4 +224,44 @@ def read_toml(path: str | Path, what: str = "file") -> dict[str, Any]:
     try:
         return tomllib.loads(text)
     except tomllib.TOMLDecodeError as error:
-        raise UserError(f"not valid TOML: {error}", source=str(path)) from None
+        raise UserError(f"invalid TOML: {error}", source=str(path)) from None
+
+
+def writable_folder(path: str | Path, field: str, given: str | Path | None = None) -> Path:
+    """An output folder that exists or can be made: not a file, under no file, in a writable place.
+
+    Checked before anything runs, so a bad `--out` costs one line and leaves nothing behind."""
+    import os
+
+    path = Path(path)
+    given = path if given is None else given
+    if path.exists() and not path.is_dir():
+        raise UserError(f"is a file, not a folder, got {given}", field=field)
+    probe = path
+    while not probe.exists():
+        if probe.parent == probe:
+            break
+        probe = probe.parent
+    if probe.exists() and not probe.is_dir():
+        raise UserError(f"cannot make a folder under the file {probe}, got {given}", field=field)
+    if not os.access(probe, os.W_OK | os.X_OK):
+        raise UserError(f"{probe} is not writable, got {given}", field=field)
+    return path
+
+
+def writable_file(path: str | Path, field: str, suffixes: tuple[str, ...]) -> Path:
+    """An output file with one of `suffixes` whose folder exists or can be made (see `writable_folder`)."""
+    path = Path(path)
+    if path.suffix.lower() not in suffixes:
+        raise UserError(f"must end in {' or '.join(suffixes)}, got {path}", field=field)
+    if path.is_dir():
+        raise UserError(f"is a folder, not a file, got {path}", field=field)
+    writable_folder(path.parent, field, given=path)
+    return path
+
+
+def check_port(port: int, field: str = "--port") -> int:
+    """A TCP port number for 127.0.0.1 (0: any free port)."""
+    if isinstance(port, bool) or not isinstance(port, int) or not 0 <= port <= 65535:
+        raise UserError(f"must be a port from 0 to 65535 (0: any free port), got {port}", field=field)
+    return port

@@ -120,7 +120,7 @@ def test_mistakes_name_file_field_and_value_in_one_line(tmp_path, text, field, v
 def test_yaml_files_read_like_toml(tmp_path):
     path = write(tmp_path, "envs: [classic/cartpole-v0]\nagents: [noop]\nclocks:\n  - clock: paused\n"
                            "    delay_ms: -1\n", "bad.yaml")
-    with pytest.raises(UserError, match=r"bad.yaml: clocks\[0\].delay_ms: must be a number >= 0, got -1"):
+    with pytest.raises(UserError, match=r"bad.yaml: clocks\[0\].delay_ms: must be >= 0 milliseconds, got -1"):
         load_experiment(path)
     path.write_text("envs: [classic/cartpole-v0]\nagents: [noop]\nclocks: [paused]\n")
     assert len(load_experiment(path).jobs()) == 1
@@ -132,7 +132,7 @@ def test_cli_prints_one_line_for_a_malformed_file(tmp_path):
     done = rtarena_cli("run", str(path), cwd=tmp_path)
     output = (done.stdout + done.stderr).strip()
     assert done.returncode == 2
-    assert output.splitlines() == [f"error: {path}: clocks[0].delay_ms: must be a number >= 0, got 'lots'"]
+    assert output.splitlines() == [f"error: {path}: clocks[0].delay_ms: must be a number of milliseconds, got 'lots'"]
     assert not (tmp_path / "runs").exists()
 
 

@@ -15,7 +15,7 @@ BOTH = ["classic/cartpole-v0", "--player", PLAYER, "--reflector", REFLECTOR]
     (["classic/cartpole-v0", "--player", "heuristic", "--reflector", REFLECTOR], "--player: the player must be"),
     ([*BOTH, "--alpha", "2"], "alpha: must be <= 1, got 2"),
     ([*BOTH, "--judge-mode", "soft"], "judge_mode: must be one of"),
-    ([*BOTH, "--setting", "nope=1"], "nope: unknown key"),
+    ([*BOTH, "--setting", "nope=1"], "nope: unknown field"),
     ([*BOTH, "--clock", "sundial"], "clock: must be one of"),
     (["classic/cartpole-v0", "--player", PLAYER], "--reflector"),
     ([*BOTH, "--variant", "v:nope=1"], "--variant"),

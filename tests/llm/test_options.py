@@ -31,15 +31,17 @@ def test_short_history_folds_all_of_itself_unless_told():
 @pytest.mark.parametrize("text, fragment", [
     ("", "needs a model"),
     ("m@ftp://host", "base URL"),
-    ("m@http://h/v1,temperature=hot", "temperature must be a float"),
-    ("m@http://h/v1,max_tokens=0", "max_tokens must be > 0"),
+    ("m@http://h/v1,temperature=hot", "temperature: must be a number"),
+    ("m@http://h/v1,max_tokens=0", "max_tokens: must be > 0"),
     ("m@http://h/v1,modalities=text+smell", "modalities"),
     ("m@http://h/v1,colour=red", "unknown setting 'colour'"),
     ("m@http://h/v1,history=5,history=6", "given twice"),
     ("m@http://h/v1,history=5,fold=6", "fold (6) must not exceed history (5)"),
     ("m@http://h/v1,api_key_env=sk-123", "api_key_env"),
-    ("m@http://h/v1,stream=maybe", "stream must be true or false"),
+    ("m@http://h/v1,stream=maybe", "stream: must be true or false"),
     ("m@http://h/v1,timeout", "expected key=value"),
+    ("m@http://h/v1,stream=yes", "stream: must be true or false, got 'yes'"),
+    ("m@http://h/v1,timeout=nan", "timeout: must be a finite number, got nan"),
 ])
 def test_mistakes_are_one_line_user_errors(text, fragment):
     with pytest.raises(UserError) as error:

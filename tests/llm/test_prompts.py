@@ -96,3 +96,11 @@ def test_arena_pixels_reach_the_server_as_data_urls(server):
     assert [p["type"] for p in parts] == ["text", "image_url"]
     picture = Image.open(io.BytesIO(base64.b64decode(parts[1]["image_url"]["url"].split(",", 1)[1])))
     assert picture.format == "PNG" and max(picture.size) == 64
+
+
+def test_the_prompt_takes_its_numbers_from_the_rules_in_force():
+    text = system_for("arena/coop-v0", make_clock("paused"), "m@http://127.0.0.1:9/v1",
+                      overrides={"coins.count": 5, "turret.count": 0})
+    assert "5 coins" in text and "0 turrets" in text  # the description, filled from the rules in force
+    assert "24 coins" not in text and "6 turrets" not in text
+    assert "count = 5" in text  # the rules table, from the same LevelRules instance

@@ -58,8 +58,8 @@ def test_malformed_maps_through_the_cli_exit_non_zero_with_one_line_each():
 def test_a_level_refuses_a_malformed_map_with_its_first_problem():
     with pytest.raises(UserError, match=r"coin_in_wall.toml: coins\[0\]: .* overlaps obstacles\[0\]"):
         rtarena.make("arena/basic-v0", map=str(BAD / "coin_in_wall.toml"))
-    done = cli("run", "arena/basic-v0", "--map", str(BAD / "unreachable_coin.toml"), "--max-steps", "2",
-               "--out", "/tmp/rtarena-test-unused")
+    done = cli("run", "arena/basic-v0", "--agent", "random", "--map", str(BAD / "unreachable_coin.toml"),
+               "--max-steps", "2", "--out", "/tmp/rtarena-test-unused")
     assert done.returncode == 2 and "cannot be reached" in done.stdout and "Traceback" not in done.stderr
 
 
@@ -192,5 +192,6 @@ def test_cli_generate_render_and_run_with_overrides(tmp_path):
     assert done.returncode == 0, done.stdout + done.stderr
     episode = (tmp_path / "run" / "episodes.jsonl").read_text()
     assert "turret.range_m" in episode and str(path) in episode
-    bad = cli("run", "arena/coop-v0", "--set", "turret.rang=3", "--max-steps", "2", "--out", str(tmp_path / "x"))
+    bad = cli("run", "arena/coop-v0", "--agent", "random", "--set", "turret.rang=3", "--max-steps", "2",
+              "--out", str(tmp_path / "x"))
     assert bad.returncode == 2 and "unknown rule 'turret.rang'" in bad.stdout

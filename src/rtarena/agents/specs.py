@@ -28,6 +28,7 @@ class AgentKind:
     by_family: dict[str, str] = field(default_factory=dict)
     team: bool = False  # one controller for several bodies
     privileged: bool = False  # may read world state: its agents set `privileged = True` on their class
+    interactive: bool = False  # a person at a window: `rtarena play` only, never `run` or an experiment
 
 
 AGENT_KINDS: list[AgentKind] = [
@@ -69,7 +70,7 @@ AGENT_KINDS: list[AgentKind] = [
     AgentKind("sb3", "a Stable-Baselines3 policy on the arena's state vector: `sb3:PATH` (`rtarena train sb3`)",
               "rtarena.agents.sb3:SB3Agent"),
     AgentKind("human", "a person at the keyboard (`rtarena play`): `human[:wasd|arrows|ijkl|numpad]`",
-              "rtarena.agents.human:make_human"),
+              "rtarena.agents.human:make_human", interactive=True),
 ]
 
 
@@ -119,9 +120,11 @@ def build_agent(spec: AgentSpec | str, family: str = "") -> Agent:
     return agent
 
 
-def check_spec(text: str, family: str = "") -> AgentSpec:
+def check_spec(text: str, family: str = "", command: str = "") -> AgentSpec:
     """Parse a spec and build its agent once (no network, no episode), so that a bad option fails with
-    one line before anything runs."""
+    one line before anything runs. `command="run"` also refuses interactive kinds (a person at a window)."""
     spec = parse_spec(text)
+    if command == "run" and spec.kind.interactive:
+        raise UserError(f"{text!r} is a person at a window: use `rtarena play`, not `rtarena run`", field="--agent")
     build_agent(spec, family).close()
     return spec

@@ -72,6 +72,9 @@ def validate_command(paths: list[str], level: str | None = None, players: int | 
 
 
 def render_command(source: str, out: Path, px_per_m: float = 6.0, level: str | None = None) -> Path:
-    """A top-down PNG of a map."""
-    data, _ = load_any(source, level)
+    """A top-down PNG of a map (checked first: a map with NaN or out-of-range numbers is refused)."""
+    from rtarena.envs.arena.maps.validate import check_map
+
+    data, name = load_any(source, level)
+    check_map(data, name)
     return write_topdown_png(data, out, px_per_m)

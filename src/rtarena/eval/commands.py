@@ -20,8 +20,11 @@ from rich.table import Column, Table
 from rtarena.errors import UserError
 from rtarena.eval.experiment import experiment_from_flags, plain_keys
 from rtarena.eval.experiment_file import load_experiment
+from rtarena.eval.flags import RunFlags, flags_given_with_experiment
+from rtarena.eval.flags import run_flags as typed_flags
 from rtarena.eval.presets import load_preset, preset_names, preset_summary
 from rtarena.eval.runner import RunResult, resume_run_dir, run_experiment, run_jobs
+from rtarena.schema import writable_folder
 
 
 @dataclass
@@ -64,14 +67,14 @@ def is_experiment_file(target: str) -> bool:
     return target.endswith((".toml", ".yaml", ".yml"))
 
 
-def run_command(target: str | None, flags: dict[str, Any], changed_flags: list[str], options: RunOptions,
+def run_command(target: str | None, flags: dict[str, Any], given: dict[str, Any], options: RunOptions,
                 console: Console) -> RunResult:
-    """Dispatch `rtarena run` on what TARGET is; print the outcome."""
+    """Dispatch `rtarena run` on what TARGET is; print the outcome. `given`: the run flags the user typed."""
     err = Console(stderr=True)
+    if options.workers < 0:
+        raise UserError(f"must be >= 0 (0: one per CPU), got {options.workers}", field="--workers")
     if options.preset or (target and (is_experiment_file(target) or (Path(target) / "config.json").exists())):
-        if changed_flags:
-            raise UserError(f"{', '.join(changed_flags)} apply to `rtarena run ENV_ID`; an experiment sets them in "
-                            "its file (or use --set KEY=VALUE for its [params])", field=changed_flags[0])
+        flags_given_with_experiment(given)
         if options.preset and target:
             raise UserError(f"give an experiment file or --preset, not both (got {target!r})", field="--preset")
         if target and (Path(target) / "config.json").exists() and not is_experiment_file(target):
@@ -81,46 +84,43 @@ def run_command(target: str | None, flags: dict[str, Any], changed_flags: list[s
         else:
             params = parse_params(options.params)
             experiment = load_preset(options.preset, params) if options.preset else load_experiment(target, params)
+            writable_folder(experiment.out, f"{experiment.source}: out")
             result = run_experiment(experiment, run_id=options.run_id, resume=options.resume,
                                     workers=options.workers, ray=options.ray, video=options.video or None, console=err)
         print_run(result, console)
         return result
     if target is None:
         raise UserError("give an env id, an experiment file or --preset NAME (see `rtarena presets`)", field="TARGET")
-    return run_flags(target, flags, options, console, err)
+    return run_flags(target, typed_flags(flags), options, console, err)
 
 
-def run_flags(env_id: str, flags: dict[str, Any], options: RunOptions, console: Console, err: Console) -> RunResult:
+def run_flags(env_id: str, flags: RunFlags, options: RunOptions, console: Console, err: Console) -> RunResult:
     """`rtarena run ENV_ID --agent ...`: one cell, written straight into `--out` like the first version."""
     from rtarena.agents.specs import check_spec
-    from rtarena.envs.adapters import check_dt
     from rtarena.envs.registry import env_spec, make
     from rtarena.runtime.clocks import make_clock
 
-    env_spec(env_id)
-    env_kwargs = {"dt": check_dt(flags["dt"])} if flags["dt"] is not None else {}
+    family = env_spec(env_id).family
+    env_kwargs: dict[str, Any] = {"dt": flags.dt} if flags.dt is not None else {}
     from rtarena.eval.customize import arena_kwargs
 
     # --map, --set SECTION.KEY=VALUE and --disable customise an arena level (checked before any episode)
-    custom = arena_kwargs(env_id, flags.get("map"), options.params, flags.get("disable") or ())
+    custom = arena_kwargs(env_id, flags.map, options.params, flags.disable)
     env_kwargs.update(custom)
-    settings = {"kappa": flags["kappa"], "overhead": flags["overhead"], "delay_s": flags["delay_ms"] / 1000.0,
-                "obs_every": flags["obs_every"], "settle_s": flags.get("settle_s")}
-    make_clock(flags["clock"], **dict(settings))  # validate once, before any episode runs
-    specs = tuple(flags["agent"] or ["random"])
-    for spec in specs:
-        check_spec(spec, env_spec(env_id).family)
+    settings = flags.clock_settings()
+    make_clock(flags.clock, **dict(settings))  # validate once, before any episode runs
+    for spec in flags.agent:
+        check_spec(spec, family, command="run")
     env = make(env_id, **env_kwargs)
     slots = len(env.possible_agents)
     env.close()
-    if len(specs) not in (1, slots):
-        raise UserError(f"{len(specs)} --agent specs for {slots} slots of {env_id}; give one (for every slot) or "
-                        "one per slot", field="--agent")
-    seeds = tuple(range(flags["seed_start"], flags["seed_start"] + flags["seeds"]))
-    out = Path(flags["out"])
+    if len(flags.agent) not in (1, slots):
+        raise UserError(f"{len(flags.agent)} --agent specs for {slots} slots of {env_id}; give one (for every slot) "
+                        "or one per slot", field="--agent")
+    out = Path(flags.out)
     refuse_reuse(out, options.resume)
-    experiment = experiment_from_flags(env_id, specs, flags["clock"], settings, env_kwargs, seeds,
-                                       flags["max_steps"], str(out))
+    experiment = experiment_from_flags(env_id, flags.agent, flags.clock, settings, env_kwargs, flags.seed_list,
+                                       flags.max_steps, str(out))
     if custom:
         from dataclasses import replace as _replace
 
@@ -191,6 +191,9 @@ def print_run(result: RunResult, console: Console) -> None:
     console.print(f"report: rtarena report {result.run_dir}", soft_wrap=True)
 
 
+QUERY_FORMATS = ("table", "csv", "json")
+
+
 def presets_command(console: Console) -> None:
     table = Table(Column("preset", no_wrap=True), "description", "parameters (--set KEY=VALUE)",
                   title="presets (rtarena run --preset NAME)")
@@ -203,6 +206,8 @@ def presets_command(console: Console) -> None:
 def query_command(sql: str, runs: list[str], root: str, fmt: str, console: Console) -> None:
     from rtarena.eval.query import run_query
 
+    if fmt not in QUERY_FORMATS:
+        raise UserError(f"must be one of {', '.join(QUERY_FORMATS)}, got {fmt!r}", field="--format")
     names, rows = run_query(sql, runs, root)
     if fmt == "csv":
         buffer = io.StringIO()

@@ -30,14 +30,28 @@ concurrency = { "{base_url}" = 4 }           # at most 4 controllers at once on 
 ```
 
 Short forms: `envs = ["classic/cartpole-v0"]`, `agents = ["random", "heuristic"]`, `clocks = ["paused"]`.
-Everything is checked before anything runs; a mistake is one line naming file, field and value.
+Everything is checked before anything runs, through the typed schema `ExperimentFile` (`rtarena.schema`):
+a mistake is one line naming file, field and value (`exp.toml: clocks[0].delay_ms: must be >= 0 milliseconds,
+got -5`); the observation names are checked against every env up front.
 """
 
 from __future__ import annotations
 
 import re
 from pathlib import Path
-from typing import Any
+from typing import Annotated, Any
+
+from pydantic import (
+    AfterValidator,
+    BaseModel,
+    BeforeValidator,
+    ConfigDict,
+    Discriminator,
+    Field,
+    Tag,
+    field_validator,
+    model_validator,
+)
 
 from rtarena.errors import UserError
 from rtarena.eval.experiment import (
@@ -52,8 +66,19 @@ from rtarena.eval.experiment import (
     cell_slots,
     safe_name,
 )
-from rtarena.eval.fields import Fields, show
+from rtarena.schema import (
+    Flag,
+    NonNegFloat,
+    NonNegInt,
+    PosFloat,
+    PosInt,
+    Section,
+    read_toml,
+    shown,
+    validate,
+)
 
+show = shown
 PARAM = re.compile(r"\{([A-Za-z_][A-Za-z0-9_]*)\}")
 # keys of a [[clocks]] entry read here (files give delay_ms, so delay_s is refused); the rest is the clock's
 EXPERIMENT_CLOCK_KEYS = ("name", "clock", "dt", "delay_ms", "delay_s")
@@ -63,7 +88,14 @@ def read_file(path: Path) -> dict[str, Any]:
     """Parse a TOML or YAML file into a dict; syntax errors become one line with the position."""
     if not path.exists():
         raise UserError(f"no such experiment file: {path}", field="experiment")
-    text = path.read_text(encoding="utf-8")
+    if path.suffix not in (".yaml", ".yml"):
+        return read_toml(path, "experiment file")
+    if path.is_dir():
+        raise UserError("is a folder, not an experiment file", source=str(path))
+    try:
+        text = path.read_text(encoding="utf-8")
+    except UnicodeDecodeError:
+        raise UserError("not a text experiment file (not UTF-8)", source=str(path)) from None
     if path.suffix in (".yaml", ".yml"):
         try:
             import yaml
@@ -80,12 +112,6 @@ def read_file(path: Path) -> dict[str, Any]:
         if not isinstance(data, dict):
             raise UserError(f"the file must hold a mapping, got {show(data)}", source=str(path))
         return data
-    import tomllib
-
-    try:
-        return tomllib.loads(text)
-    except tomllib.TOMLDecodeError as error:
-        raise UserError(f"invalid TOML: {error}", source=str(path)) from None
 
 
 def load_experiment(path: str | Path, params: dict[str, str] | None = None, strict: bool = True) -> Experiment:
@@ -114,179 +140,226 @@ def _substitute(value: Any, params: dict[str, Any], where: str, source: str) -> 
     return value
 
 
+def _name(value: str | None) -> str | None:
+    if value is not None and not NAME.match(value):
+        raise ValueError(f"must use only letters, digits, _ + -, got {show(value)}")
+    return value
+
+
+Name = Annotated[str | None, AfterValidator(_name)]
+Text = Annotated[str, Field(min_length=1)]
+
+
+def _refuse(where: str):
+    def check(value: Any) -> None:
+        raise ValueError(f"is set by {where}, not kwargs")
+    return BeforeValidator(check)
+
+
+class EnvKwargs(BaseModel):
+    """An env's keyword arguments: free, except those an experiment sets elsewhere."""
+
+    model_config = ConfigDict(extra="allow")
+    dt: Annotated[None, _refuse("[[clocks]] dt")] = None
+    obs: Annotated[None, _refuse("`observations`")] = None
+    render_mode: Annotated[None, _refuse("--video")] = None
+    overrides: Annotated[None, _refuse("the entry's own `overrides` table")] = None
+
+
+class EnvItem(Section):
+    """One `[[envs]]` entry (or a bare env id)."""
+
+    id: Text
+    name: Name = None
+    kwargs: EnvKwargs = EnvKwargs()
+    overrides: dict[str, Any] = Field(default_factory=dict, description="level rule overrides")
+    lineups: list[str] = Field(default_factory=list, description="[[agents]] names (empty: every line-up)")
+
+
+class LineupItem(Section):
+    """One `[[agents]]` entry (or a bare spec): one spec for every slot, or one per slot."""
+
+    name: Name = None
+    slots: Annotated[list[Text], Field(min_length=1)]
+
+    @field_validator("slots", mode="before")
+    @classmethod
+    def _single(cls, value: Any) -> Any:
+        return value if isinstance(value, list) else [value]
+
+    def lineups(self) -> list[Lineup]:
+        return [Lineup(self.name or safe_name("+".join(dict.fromkeys(agent_label(s) for s in self.slots))),
+                       tuple(self.slots))]
+
+
+class PairsItem(Section):
+    """A `pairs` entry of `[[agents]]`: every ordered pair of two different specs, so each meets each on
+    both sides (never itself); an env picks them all by the entry's `name` (default `pairs`)."""
+
+    name: Name = None
+    pairs: Annotated[list[Text], Field(min_length=2)]
+
+    @field_validator("pairs")
+    @classmethod
+    def _distinct(cls, value: list[str]) -> list[str]:
+        if len(set(value)) != len(value):
+            raise ValueError(f"must list two or more different specs, got {value!r}")
+        return value
+
+    def lineups(self) -> list[Lineup]:
+        group = self.name or "pairs"
+        return [Lineup(safe_name(f"{agent_label(a)}-vs-{agent_label(b)}"), (a, b), group)
+                for a in self.pairs for b in self.pairs if a != b]
+
+
+class ClockItem(Section):
+    """One `[[clocks]]` entry (or a bare clock name). Its other keys are the clock's own settings, which
+    the clock class declares and validates (`runtime/clocks.py`); times in seconds unless named `_ms`."""
+
+    model_config = ConfigDict(extra="allow")
+
+    clock: str = Field(description="a name of runtime.clocks.CLOCKS")
+    name: Name = None
+    dt: PosFloat | None = Field(None, description="simulated seconds per env step")
+    delay_ms: NonNegFloat = Field(0.0, description="injected delay per decision, milliseconds")
+
+
+# An `[[agents]]` entry is a line-up (`slots`) or a `pairs` group, told apart by its key (the tags are
+# bracketed so that error locations leave them out: `schema._user_loc`).
+AgentsItem = Annotated[Annotated[LineupItem, Tag("[line-up]")] | Annotated[PairsItem, Tag("[pairs]")],
+                       Discriminator(lambda v: "[pairs]" if isinstance(v, dict) and "pairs" in v else "[line-up]")]
+
+
+def _listed(value: Any) -> Any:
+    return value if isinstance(value, list) else [value]
+
+
+class ExperimentFile(Section):
+    """An experiment file's tables, typed (see the module docstring); `Experiment` is built from it."""
+
+    name: Name = None
+    description: str = ""
+    params: dict[str, Any] = Field(default_factory=dict, description="`{name}` placeholders; --set name=value")
+    seeds: PosInt | list[NonNegInt] = Field(1, description="a count (seeds seed_start..) or a list of seeds")
+    seed_start: NonNegInt = 0
+    max_steps: PosInt = 500
+    out: Text = Field("runs", description="folder the run folder goes in")
+    workers: PosInt | None = None
+    video: Flag | NonNegInt = Field(False, description="false | true (every episode) | N (the first N seeds)")
+    envs: Annotated[list[EnvItem], Field(min_length=1)]
+    agents: Annotated[list[AgentsItem], Field(min_length=1)]
+    clocks: Annotated[list[ClockItem], Field(min_length=1)]
+    observations: list[Annotated[list[Annotated[str, Field(pattern=NAME.pattern)]], Field(min_length=1)]] = Field(
+        default_factory=list, description="the env's `obs` argument, one cell each")
+
+    @model_validator(mode="before")
+    @classmethod
+    def _defaults(cls, data: Any) -> Any:
+        """Line-ups and clocks default to `random` and `token`, validated like written ones."""
+        if isinstance(data, dict):
+            data = {"agents": ["random"], "clocks": ["token"], **data}
+        return data
+    concurrency: dict[str, PosInt] = Field(default_factory=dict, description="controllers at once per endpoint")
+
+    @field_validator("envs", mode="before")
+    @classmethod
+    def _env_ids(cls, value: Any) -> Any:
+        return [{"id": v} if isinstance(v, str) else v for v in _listed(value)]
+
+    @field_validator("agents", mode="before")
+    @classmethod
+    def _bare_specs(cls, value: Any) -> Any:
+        return [{"slots": [v]} if isinstance(v, str) else v for v in _listed(value)]
+
+    @field_validator("clocks", mode="before")
+    @classmethod
+    def _bare_clocks(cls, value: Any) -> Any:
+        return [{"clock": v} if isinstance(v, str) else v for v in _listed(value)]
+
+    @field_validator("observations", mode="before")
+    @classmethod
+    def _joined(cls, value: Any) -> Any:
+        return [v.split("+") if isinstance(v, str) else v for v in _listed(value)]
+
+    @field_validator("seeds")
+    @classmethod
+    def _distinct(cls, value: Any) -> Any:
+        if isinstance(value, list) and len(set(value)) != len(value):
+            raise ValueError(f"lists a seed twice: {show(value)}")
+        if isinstance(value, list) and not value:
+            raise ValueError("must be a count or a non-empty list of seeds")
+        return value
+
+
 def parse_experiment(data: dict[str, Any], source: str = "<experiment>", params: dict[str, str] | None = None,
                      strict: bool = True) -> Experiment:
     """Validate a parsed experiment table. `strict` also checks env ids and agent kinds against the
     registries and slot counts against the envs (off only to check presets whose envs are not built)."""
-    top = Fields(data, "", source)
-    declared = top.sub("params", {})
+    if not isinstance(data, dict):
+        raise UserError(f"the file must hold a table, got {show(data)}", source=source)
+    declared = data.get("params", {})
+    if not isinstance(declared, dict):
+        raise UserError(f"must be a table, got {show(declared)}", source=source, field="params")
     for key, value in (params or {}).items():
         if key not in declared:
             raise UserError(f"--set {key}={value}: the experiment declares no parameter {key!r} "
                             f"(it has: {', '.join(declared) or 'none'})", source=source, field=f"params.{key}")
     merged = {**declared, **(params or {})}
     body = {k: (_substitute(v, merged, k, source) if k != "params" else v) for k, v in data.items()}
-    top = Fields(body, "", source)
-    top.sub("params", {})
-    name = top.str("name", "experiment")
-    if not NAME.match(name):
-        top.fail("name", f"must use only letters, digits, _ + -, got {show(name)}")
-    seeds_value = top.get("seeds", 1)
-    seed_start = top.int("seed_start", 0)
-    if isinstance(seeds_value, list):
-        if not seeds_value or not all(isinstance(s, int) and not isinstance(s, bool) and s >= 0 for s in seeds_value):
-            top.fail("seeds", f"must be a count or a list of whole numbers >= 0, got {show(seeds_value)}")
-        if len(set(seeds_value)) != len(seeds_value):
-            top.fail("seeds", f"lists a seed twice: {show(seeds_value)}")
-        seeds = tuple(seeds_value)
-    else:
-        count = top.int("seeds", 1, minimum=1)
-        seeds = tuple(range(seed_start, seed_start + count))
-    lineups = _lineups(top, source)
-    groups = {lu.name: (lu.name,) for lu in lineups}
+    typed = validate(ExperimentFile, body, source=source)
+    seeds = (tuple(typed.seeds) if isinstance(typed.seeds, list)
+             else tuple(range(typed.seed_start, typed.seed_start + typed.seeds)))
+    lineups = tuple(lineup for item in typed.agents for lineup in item.lineups())
+    groups = {lu.name: (lu.name,) for lu in lineups}  # a line-up's name, or a `pairs` group's name
     for lu in lineups:
         if lu.group:
             groups[lu.group] = (*groups.get(lu.group, ()), lu.name)
+    envs = []
+    for i, item in enumerate(typed.envs):
+        for j, lineup in enumerate(item.lineups):
+            if lineup not in groups:
+                raise UserError(f"no [[agents]] entry is named {show(lineup)} (known: {', '.join(sorted(groups))})",
+                                source=source, field=f"envs[{i}].lineups[{j}]")
+        chosen = tuple(dict.fromkeys(member for lineup in item.lineups for member in groups[lineup]))
+        envs.append(EnvEntry(item.name or safe_name(item.id.split("/")[-1]), item.id,
+                             dict(item.kwargs.model_extra or {}), item.overrides, chosen))
     experiment = Experiment(
-        name=name,
-        description=top.str("description", ""),
-        envs=_envs(top, source, groups),
-        lineups=lineups,
-        clocks=_clocks(top, source),
-        seeds=seeds,
-        observations=_observations(top, source),
-        max_steps=top.int("max_steps", 500, minimum=1),
-        out=top.str("out", "runs"),
-        workers=top.int("workers", None, minimum=1),
-        video=top.bool_or_int("video", False),
-        concurrency=_concurrency(top),
-        params=merged,
-        source=source,
+        name=typed.name or "experiment", description=typed.description, envs=tuple(envs), lineups=lineups,
+        clocks=tuple(_clock(i, item, source) for i, item in enumerate(typed.clocks)), seeds=seeds,
+        observations=tuple(Modality("+".join(obs), tuple(obs)) for obs in typed.observations),
+        max_steps=typed.max_steps, out=typed.out, workers=typed.workers, video=typed.video,
+        concurrency=dict(typed.concurrency), params=merged, source=source,
     )
-    top.done()
+    for what in ("envs", "lineups", "clocks", "observations"):
+        entries = [e.name for e in getattr(experiment, what)]
+        twice = next((n for n in entries if entries.count(n) > 1), None)
+        if twice is not None:
+            field = "agents" if what == "lineups" else what
+            raise UserError(f"two entries are named {twice!r}; give them distinct `name`s", source=source,
+                            field=field)
     if strict:
         check_against_registries(experiment)
     return experiment
 
 
-def _unique(entries: list[Any], what: str, fields: Fields) -> None:
-    names = [e.name for e in entries]
-    for n in names:
-        if names.count(n) > 1:
-            fields.fail(what, f"two entries are named {n!r}; give them distinct `name`s")
+def _clock(i: int, item: ClockItem, source: str) -> ClockSetting:
+    """A clock entry, its own settings validated by the clock class (the same policy as the CLI's)."""
+    import difflib
 
-
-def _envs(top: Fields, source: str, lineup_names: dict[str, tuple[str, ...]]) -> tuple[EnvEntry, ...]:
-    """The `[[envs]]` entries; `lineup_names` maps each line-up name (and `pairs` group) to its line-ups."""
-    entries = []
-    for i, raw in enumerate(top.list("envs")):
-        if isinstance(raw, str):
-            raw = {"id": raw}
-        f = Fields(raw, f"envs[{i}]", source)
-        env_id = f.str("id")
-        name = f.str("name", safe_name(env_id.split("/")[-1]))
-        if not NAME.match(name):
-            f.fail("name", f"must use only letters, digits, _ + -, got {show(name)}")
-        kwargs = f.sub("kwargs", {})
-        for reserved, where in (("dt", "[[clocks]] dt"), ("obs", "`observations`"), ("render_mode", "--video"),
-                                ("overrides", "the entry's own `overrides` table")):
-            if reserved in kwargs:
-                f.fail(f"kwargs.{reserved}", f"is set by {where}, not kwargs")
-        overrides = f.sub("overrides", {})
-        chosen = f.list("lineups", [])
-        for j, lineup in enumerate(chosen):
-            if lineup not in lineup_names:
-                f.fail(f"lineups[{j}]", f"no [[agents]] entry is named {show(lineup)} "
-                                        f"(known: {', '.join(sorted(lineup_names))})")
-        f.done()
-        expanded = tuple(dict.fromkeys(member for lineup in chosen for member in lineup_names[lineup]))
-        entries.append(EnvEntry(name, env_id, kwargs, overrides, expanded))
-    _unique(entries, "envs", top)
-    return tuple(entries)
-
-
-def _lineups(top: Fields, source: str) -> tuple[Lineup, ...]:
-    entries = []
-    for i, raw in enumerate(top.list("agents", ["random"])):
-        if isinstance(raw, str):
-            raw = {"slots": [raw]}
-        if isinstance(raw, dict) and "pairs" in raw:
-            entries += _pairs(Fields(raw, f"agents[{i}]", source))
-            continue
-        f = Fields(raw, f"agents[{i}]", source)
-        slots = f.list("slots")
-        for j, spec in enumerate(slots):
-            if not isinstance(spec, str) or not spec:
-                f.fail(f"slots[{j}]", f"must be an agent spec string, got {show(spec)}")
-        name = f.str("name", safe_name("+".join(dict.fromkeys(agent_label(s) for s in slots))))
-        if not NAME.match(name):
-            f.fail("name", f"must use only letters, digits, _ + -, got {show(name)}")
-        f.done()
-        entries.append(Lineup(name, tuple(slots)))
-    _unique(entries, "agents", top)
-    return tuple(entries)
-
-
-def _pairs(f: Fields) -> list[Lineup]:
-    """A `pairs` entry: every ordered pair of two different specs (each meets each on both sides)."""
-    specs = f.list("pairs")
-    for j, spec in enumerate(specs):
-        if not isinstance(spec, str) or not spec:
-            f.fail(f"pairs[{j}]", f"must be an agent spec string, got {show(spec)}")
-    if len(set(specs)) != len(specs) or len(specs) < 2:
-        f.fail("pairs", f"must list two or more different specs, got {show(specs)}")
-    group = f.str("name", "pairs")
-    if not NAME.match(group):
-        f.fail("name", f"must use only letters, digits, _ + -, got {show(group)}")
-    f.done()
-    return [Lineup(safe_name(f"{agent_label(a)}-vs-{agent_label(b)}"), (a, b), group)
-            for a in specs for b in specs if a != b]
-
-
-def _clocks(top: Fields, source: str) -> tuple[ClockSetting, ...]:
     from rtarena.runtime.clocks import CLOCKS, build_clock
 
-    entries = []
-    for i, raw in enumerate(top.list("clocks", ["token"])):
-        if isinstance(raw, str):
-            raw = {"clock": raw}
-        f = Fields(raw, f"clocks[{i}]", source)
-        clock = f.str("clock", choices=tuple(CLOCKS))
-        dt = f.number("dt", None, positive=True)
-        delay_ms = f.number("delay_ms", 0.0)
-        # a setting of any clock is the clock's to validate (runtime/clocks.py); other keys are typos
-        known = {name for cls in CLOCKS.values() for name in cls.setting_names()}
-        own = {k: v for k, v in f.table.items() if k in known and k not in EXPERIMENT_CLOCK_KEYS}
-        f.seen.update(own)
-        made = build_clock(clock, {"delay_s": delay_ms / 1000.0, **own}, source=source, field=f"clocks[{i}]")
-        numbers = {k: float(v) for k, v in own.items() if k != "obs_every"}
-        default = clock + (f"-dt{dt * 1000:g}ms" if dt else "") + (f"-delay{delay_ms:g}ms" if delay_ms else "")
-        name = f.str("name", safe_name(default))
-        if not NAME.match(name):
-            f.fail("name", f"must use only letters, digits, _ + -, got {show(name)}")
-        f.done()
-        entries.append(ClockSetting(name, clock, dt, delay_ms, made.obs_every, numbers))
-    _unique(entries, "clocks", top)
-    return tuple(entries)
-
-
-def _observations(top: Fields, source: str) -> tuple[Modality, ...]:
-    entries = []
-    for i, raw in enumerate(top.list("observations", [])):
-        obs = raw.split("+") if isinstance(raw, str) else raw
-        if not isinstance(obs, list) or not obs or not all(isinstance(m, str) and NAME.match(m) for m in obs):
-            top.fail(f"observations[{i}]", f"must be a list of modality names like ['rgb', 'text'], got {show(raw)}")
-        entries.append(Modality("+".join(obs), tuple(obs)))
-    _unique(entries, "observations", top)
-    return tuple(entries)
-
-
-def _concurrency(top: Fields) -> dict[str, int]:
-    table = top.sub("concurrency", {})
-    for key, value in table.items():
-        if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-            top.fail(f"concurrency.{key}", f"must be a whole number >= 1, got {show(value)}")
-    return dict(table)
+    known = sorted({name for cls in CLOCKS.values() for name in cls.setting_names()} - set(EXPERIMENT_CLOCK_KEYS))
+    own = dict(item.model_extra or {})
+    for key in own:
+        if key not in known:
+            close = difflib.get_close_matches(key, [*known, *ClockItem.model_fields], n=1)
+            hint = f"; did you mean {close[0]!r}?" if close else f"; known: {', '.join(known)}"
+            raise UserError(f"unknown field{hint}", source=source, field=f"clocks[{i}].{key}")
+    made = build_clock(item.clock, {"delay_s": item.delay_ms / 1000.0, **own}, source=source, field=f"clocks[{i}]")
+    numbers = {k: float(v) for k, v in own.items() if k != "obs_every"}
+    default = item.clock + (f"-dt{item.dt * 1000:g}ms" if item.dt else "") + (
+        f"-delay{item.delay_ms:g}ms" if item.delay_ms else "")
+    return ClockSetting(item.name or safe_name(default), item.clock, item.dt, item.delay_ms, made.obs_every, numbers)
 
 
 def check_against_registries(experiment: Experiment) -> None:
@@ -318,6 +391,12 @@ def check_against_registries(experiment: Experiment) -> None:
                             field=f"envs[{i}].kwargs") from None
         slot_counts[env.name] = len(instance.possible_agents)
         instance.close()
+        for k, modality in enumerate(experiment.observations):
+            try:
+                make(env.id, **env.env_kwargs(), obs=list(modality.obs)).close()
+            except (UserError, TypeError, KeyError, ValueError) as error:
+                raise UserError(f"{env.id} cannot observe {modality.name!r}: {error}", source=source,
+                                field=f"observations[{k}]") from None
     checked: set[tuple[str, str]] = set()
     for env, lineup, _, modality in experiment.cells():
         family = env_spec(env.id).family
@@ -326,7 +405,7 @@ def check_against_registries(experiment: Experiment) -> None:
                 continue
             checked.add((spec, family))
             try:
-                check_spec(spec, family)  # builds the agent once: a bad option fails before any episode
+                check_spec(spec, family, command="run")  # builds the agent once: fails before any episode
             except UserError as error:
                 message = str(error).removeprefix("--agent: ")
                 raise UserError(message, source=source,

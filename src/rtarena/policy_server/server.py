@@ -20,18 +20,22 @@ import threading
 import time
 import uuid
 from collections import deque
-from dataclasses import asdict, dataclass, fields, replace
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from typing import Any
+from typing import Any, Literal
+
+from pydantic import ConfigDict, Field
 
 from rtarena.agents.llm.tokens import count_content, count_messages, count_tokens
 from rtarena.errors import UserError
 from rtarena.policy_server import tool_calls
 from rtarena.policy_server.faults import FAULTS, GARBAGE
 from rtarena.policy_server.policies import POLICIES, answer
+from rtarena.schema import Flag, Int, NonNegFloat, NonNegInt, PosInt, Section, validate
 from rtarena.webapp import RequestError, field, read_json_body
 
 FILLER_WORD = "think"  # one token under the counting rule
+POLICY_NAMES = tuple(POLICIES)
+FAULT_NAMES = tuple(FAULTS)
 BATCH_S = 0.02  # filler tokens due within this long go out in one event (50 events per second at most)
 INPUTS_KEPT = 4096  # shapes of the latest requests' user messages kept for tests (`PolicyServer.inputs`)
 
@@ -45,61 +49,47 @@ def input_shape(messages: list[dict[str, Any]]) -> tuple[tuple[str, int], ...]:
     return tuple((str(part.get("type")), count_content([part])) for part in parts)
 
 
-@dataclass(frozen=True)
-class ServerSettings:
-    """How the scripted server answers (every field can be overridden per request in the path)."""
+class ServerSettings(Section):
+    """How the scripted server answers (every field can be overridden per request in the path).
 
-    policy: str = "heuristic"
-    model: str = ""  # reported model name; default "scripted-<policy>"
-    filler_tokens: int = 0
-    filler_rate: float = 0.0  # filler tokens per second; 0 emits them without pacing
-    ttft_s: float = 0.0
-    reasoning: str = "field"  # "field": reasoning_content deltas; "think": <think> in the content
-    fault: str = "none"
-    fault_every: int = 1
-    slow_s: float = 30.0
-    retry_after_s: float = 0.2
-    usage: bool = True  # False: report no usage, like some servers (clients must count)
-    seed: int = 0
+    A typed schema (`rtarena.schema`): `--set`, a request path and Python keywords all validate through
+    it, with the project's one-line errors and strict booleans (`usage=true|false`).
+    """
 
-    def __post_init__(self) -> None:
-        checks = [
-            (self.policy in POLICIES, "policy", f"one of {', '.join(POLICIES)}"),
-            (self.fault in FAULTS, "fault", f"one of {', '.join(FAULTS)}"),
-            (self.reasoning in ("field", "think"), "reasoning", "field or think"),
-            (self.filler_tokens >= 0, "filler_tokens", ">= 0"),
-            (self.filler_rate >= 0, "filler_rate", ">= 0 tokens per second"),
-            (self.ttft_s >= 0, "ttft_s", ">= 0 seconds"),
-            (self.fault_every >= 1, "fault_every", ">= 1"),
-            (self.slow_s >= 0, "slow_s", ">= 0 seconds"),
-        ]
-        for ok, name, want in checks:
-            if not ok:
-                raise UserError(f"must be {want}, got {getattr(self, name)!r}", field=f"serve-policy {name}")
+    model_config = ConfigDict(frozen=True)
+
+    policy: Literal[POLICY_NAMES] = Field("heuristic", description="scripted policy answering")
+    model: str = Field("", description='reported model name; default "scripted-<policy>"')
+    filler_tokens: NonNegInt = Field(0, description="reasoning tokens emitted before each answer")
+    filler_rate: NonNegFloat = Field(0.0, description="filler tokens per second; 0 emits them without pacing")
+    ttft_s: NonNegFloat = Field(0.0, description="time to first token, seconds")
+    reasoning: Literal["field", "think"] = Field("field", description='"field": reasoning_content deltas; '
+                                                 '"think": <think> in the content')
+    fault: Literal[FAULT_NAMES] = Field("none", description="injected fault (faults.py)")
+    fault_every: PosInt = Field(1, description="inject the fault on every N-th request")
+    slow_s: NonNegFloat = Field(30.0, description="the slow fault's delay, seconds")
+    retry_after_s: NonNegFloat = Field(0.2, description="Retry-After of the http_429 fault, seconds")
+    usage: Flag = Field(True, description="false: report no usage, like some servers (clients must count)")
+    seed: Int = Field(0, description="seed of the random policy")
 
     @property
     def model_name(self) -> str:
         return self.model or f"scripted-{self.policy}"
 
+    def replaced(self, **values: Any) -> ServerSettings:
+        """These settings with some fields replaced, validated (a one-line `UserError` on a mistake)."""
+        return validate(ServerSettings, {**self.model_dump(), **values}, source="serve-policy")
+
     def with_overrides(self, text: str) -> ServerSettings:
         """These settings with `key=value,key=value` overrides (from a request path or the CLI)."""
-        types = {f.name: f.type for f in fields(self)}
         values: dict[str, Any] = {}
         for pair in filter(None, text.split(",")):
-            key, _, raw = pair.partition("=")
-            if key not in types:
-                raise UserError(f"unknown setting {key!r}; known: {', '.join(types)}", field="serve-policy")
-            kind = types[key]
-            try:
-                if kind == "bool":
-                    values[key] = raw.lower() in ("1", "true", "yes", "on")
-                elif kind in ("int", "float"):
-                    values[key] = {"int": int, "float": float}[kind](raw)
-                else:
-                    values[key] = raw
-            except ValueError:
-                raise UserError(f"{key} must be a number, got {raw!r}", field="serve-policy") from None
-        return replace(self, **values)
+            key, eq, raw = pair.partition("=")
+            if not eq or key not in ServerSettings.model_fields:
+                known = ", ".join(ServerSettings.model_fields)
+                raise UserError(f"unknown setting {key!r}; known: {known}", field="serve-policy")
+            values[key] = raw
+        return self.replaced(**values)
 
 
 class _Server(ThreadingHTTPServer):
@@ -348,8 +338,7 @@ class PolicyServer:
         """A base URL whose requests get these settings, e.g. `url(filler_tokens=200, fault="cut")`."""
         if not overrides:
             return self.base_url
-        for key, value in overrides.items():  # validate now rather than at the first request
-            replace(self.settings, **{key: value})
+        self.settings.replaced(**overrides)  # validate now rather than at the first request
         text = "/".join(f"{k}={v}" for k, v in overrides.items())
         return f"http://{self.host}:{self.port}/s/{text}/v1"
 
@@ -386,13 +375,14 @@ class PolicyServer:
 
 
 def settings_summary(settings: ServerSettings) -> str:
-    return ", ".join(f"{k}={v}" for k, v in asdict(settings).items() if v != getattr(ServerSettings(), k))
+    default = ServerSettings()
+    return ", ".join(f"{k}={v}" for k, v in settings.model_dump().items() if v != getattr(default, k))
 
 
 def serve(port: int = 8000, overrides: str = "", echo=print, **settings: Any) -> None:
     """Run the server in the foreground until interrupted (the `rtarena serve-policy` command)."""
     try:
-        chosen = ServerSettings(**settings).with_overrides(overrides)
+        chosen = ServerSettings().replaced(**settings).with_overrides(overrides)
         server = PolicyServer(chosen, port=port)
     except OSError as error:
         raise UserError(f"cannot listen on 127.0.0.1:{port}: {error.strerror}", field="--port") from None

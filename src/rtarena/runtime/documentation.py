@@ -9,7 +9,6 @@ from __future__ import annotations
 import inspect
 import sys
 from collections.abc import Sequence
-from pathlib import Path
 from typing import Any
 
 from rtarena.contract import EnvDocs, ReadOnlyView
@@ -18,8 +17,9 @@ from rtarena.contract import EnvDocs, ReadOnlyView
 def env_docs(env: Any, agents: Sequence[str]) -> EnvDocs:
     """The documentation of `env` for a controller owning `agents`."""
     module = sys.modules.get(type(env).__module__)
+    own = getattr(env, "documentation", None)  # an env whose docstring is filled from the rules in force
     return EnvDocs(
-        class_doc=type(env).__doc__,
+        class_doc=own() if callable(own) else type(env).__doc__,
         family_doc=inspect.getdoc(module) if module is not None else None,
         rules_text=level_rules(env),
         action_names={a: action_names(env, a) for a in agents},
@@ -44,22 +44,14 @@ def action_names(env: Any, agent: str) -> tuple[str, ...] | None:
 def level_rules(env: Any) -> str | None:
     """The numbers of the level's data file as this run uses them (overrides included), one table a line.
 
-    An env offers them as `rules_text()`, or as a `rules` object holding the parsed TOML tables (the
-    arena's `Rules`); the procedural-layout table is left out (it says how the map was made, not how the
-    game plays).
+    An env offers them as `rules_text()`, or as a `rules` object with a `text()` method (the arena's
+    `LevelRules`, whose text leaves out the procedural-layout table: it says how the map was made, not how
+    the game plays).
     """
     if callable(getattr(env, "rules_text", None)):
         return str(env.rules_text())
-    data = vars(getattr(env, "rules", None) or object()).get("_data") if hasattr(env, "rules") else None
-    if not isinstance(data, dict):
-        return None
-    source = getattr(env.rules, "source", "")
-    lines = [f"(from {Path(str(source)).name})"] if source else []
-    for table, values in data.items():
-        if table == "layout" or not isinstance(values, dict):
-            continue
-        lines.append(f"- {table}: " + ", ".join(f"{k} = {v}" for k, v in values.items()))
-    return "\n".join(lines)
+    text = getattr(getattr(env, "rules", None), "text", None)
+    return str(text()) if callable(text) else None
 
 
 def privileged_view(env: Any) -> ReadOnlyView:

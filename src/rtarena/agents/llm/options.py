@@ -36,138 +36,111 @@ agentic:MODEL[@BASE_URL][,KEY=VALUE]...
 Default view (`gui_view.default_view`): a browser task gets `som+marks` (the Set-of-Marks screenshot at its
 own size, up to 1280 pixels, then goal, clock and the marks list), every other env `text` at 256 pixels.
 
+Every value is checked by the typed schema `LLMOptions` (`rtarena.schema`): a mistake is one line,
+`--agent llm: temperature: must be >= 0, got -1`. Booleans are `true` or `false`, as everywhere.
+
 Example: `llm:scripted-heuristic@http://127.0.0.1:8000/v1,temperature=0.2,max_tokens=256,modalities=text+rgb`.
 """
 
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, fields, replace
-from pathlib import Path
-from typing import Any
+from typing import Any, Literal
+
+from pydantic import ConfigDict, Field, field_validator, model_validator
 
 from rtarena.agents.llm.gui_view import default_view
 from rtarena.errors import UserError
+from rtarena.schema import Flag, Int, NonNegFloat, NonNegInt, PosFloat, PosInt, Section, read_toml, validate
 
 MODALITIES = ("text", "state", "rgb", "depth", "audio", "som", "marks")
 EFFORTS = ("none", "minimal", "low", "medium", "high")
 ENV_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
+Modality = Literal["text", "state", "rgb", "depth", "audio", "som", "marks"]
 
 
-@dataclass(frozen=True)
-class LLMOptions:
+class LLMOptions(Section):
     """What a model agent needs to know; built from a spec string by `parse_llm_options`."""
 
-    model: str
-    base_url: str | None = None
-    temperature: float = 0.0
-    max_tokens: int = 512
-    seed: int | None = None
-    reasoning_effort: str | None = None
-    modalities: tuple[str, ...] = ()  # () : the env's default view (`gui_view.default_view`)
-    image_size: int = 0  # 0: the default view's size
-    image_format: str = "png"
-    history: int = 50
-    fold: int = 10
-    images: int = 21
-    image_fold: int = 10
-    skill: str | None = None
-    api_key_env: str = "OPENAI_API_KEY"
-    timeout: float | None = None  # None: the clock's default (`client.CLOCK_TIMEOUT_S`)
-    retries: int = 2
-    stream: bool = True
-    price_in: float | None = None
-    price_out: float | None = None
-    prices: str | None = None
-    rounds: int = 3
+    model_config = ConfigDict(frozen=True)
+
+    model: str = Field(min_length=1, description="model name sent to the server")
+    base_url: str | None = Field(None, pattern=r"^https?://[^\s/]+", description="OpenAI-compatible root URL")
+    temperature: NonNegFloat = Field(0.0, description="sampling temperature")
+    max_tokens: PosInt = Field(512, description="cap on generated tokens per call")
+    seed: Int | None = Field(None, description="sampling seed sent to the server")
+    reasoning_effort: Literal["none", "minimal", "low", "medium", "high"] | None = None
+    modalities: tuple[Modality, ...] = Field((), description="what each message carries; empty: the env's "
+                                             "default view (`gui_view.default_view`)")
+    image_size: NonNegInt = Field(0, description="longest side of images sent, in pixels; 0: the default view's")
+    image_format: Literal["png", "jpeg"] = "png"
+    history: NonNegInt = Field(50, description="past turns kept as messages")
+    fold: PosInt = Field(10, description="turns folded at once into the action ledger")
+    images: NonNegInt = Field(21, description="past images kept")
+    image_fold: PosInt = Field(10, description="oldest images replaced by a placeholder at once")
+    skill: str | None = Field(None, description="text file appended to the system prompt")
+    api_key_env: str = Field("OPENAI_API_KEY", pattern=ENV_NAME.pattern, description="env var with the key")
+    timeout: PosFloat | None = Field(None, description="wall budget of one decision in seconds, retries "
+                                     "included; None: the clock's default (`client.CLOCK_TIMEOUT_S`)")
+    retries: NonNegInt = Field(2, description="retries after a 429, 5xx or connection failure")
+    stream: Flag = Field(True, description="stream the reply (time to first token measured only then)")
+    price_in: NonNegFloat | None = Field(None, description="USD per million input tokens")
+    price_out: NonNegFloat | None = Field(None, description="USD per million output tokens")
+    prices: str | None = Field(None, description="TOML price table path")
+    rounds: PosInt = Field(3, description="agentic only: reasoning rounds allowed per step")
+
+    @field_validator("modalities", mode="before")
+    @classmethod
+    def _joined(cls, value: Any) -> Any:
+        """`text+rgb` -> ("text", "rgb"), repeats dropped."""
+        if isinstance(value, str):
+            value = tuple(p for p in value.split("+") if p)
+        return tuple(dict.fromkeys(value)) if isinstance(value, (list, tuple)) else value
+
+    @model_validator(mode="before")
+    @classmethod
+    def _fold_defaults(cls, data: Any) -> Any:
+        """Without an explicit fold size, a short history folds all of itself at once."""
+        if not isinstance(data, dict):
+            return data
+        data = dict(data)
+        for count, fold in (("history", "fold"), ("images", "image_fold")):
+            if fold not in data and count in data:
+                try:
+                    given = int(str(data[count]))
+                except ValueError:
+                    continue  # the field itself reports the mistake
+                if given > 0:
+                    data[fold] = min(cls.model_fields[fold].default, given)
+        return data
+
+    @model_validator(mode="after")
+    def _folds_fit(self) -> LLMOptions:
+        if self.history and self.fold > self.history:
+            raise ValueError(f"fold ({self.fold}) must not exceed history ({self.history})")
+        if self.images and self.image_fold > self.images:
+            raise ValueError(f"image_fold ({self.image_fold}) must not exceed images ({self.images})")
+        return self
 
     def for_observation(self, space: Any) -> LLMOptions:
         """These options with the defaults of the view filled in for an observation space: a browser task
         gets its Set-of-Marks screenshot at its own size plus the marks list; other envs get text."""
         modalities, size = default_view(space)
-        return replace(self, modalities=self.modalities or modalities, image_size=self.image_size or size)
+        return self.model_copy(update={"modalities": self.modalities or modalities,
+                                       "image_size": self.image_size or size})
 
     def skill_text(self) -> str | None:
         if self.skill is None:
             return None
         try:
-            return Path(self.skill).read_text(encoding="utf-8")
-        except OSError as error:
-            raise UserError(f"cannot read skill file: {error.strerror}", source=self.skill, field="skill") from None
+            with open(self.skill, encoding="utf-8") as handle:
+                return handle.read()
+        except (OSError, UnicodeDecodeError) as error:
+            reason = getattr(error, "strerror", None) or "not UTF-8 text"
+            raise UserError(f"cannot read skill file: {reason}", source=self.skill, field="skill") from None
 
 
-def _number(kind: type, low: float | None = None, strict: bool = False):
-    def convert(key: str, value: str):
-        try:
-            number = kind(value)
-        except ValueError:
-            raise UserError(f"{key} must be a {kind.__name__}, got {value!r}", field=f"--agent {key}") from None
-        if low is not None and (number <= low if strict else number < low):
-            bound = f"> {low:g}" if strict else f">= {low:g}"
-            raise UserError(f"{key} must be {bound}, got {value!r}", field=f"--agent {key}")
-        return number
-    return convert
-
-
-def _choice(options: tuple[str, ...]):
-    def convert(key: str, value: str):
-        if value not in options:
-            raise UserError(f"{key} must be one of {', '.join(options)}, got {value!r}", field=f"--agent {key}")
-        return value
-    return convert
-
-
-def _modalities(key: str, value: str) -> tuple[str, ...]:
-    parts = tuple(p for p in value.split("+") if p)
-    bad = [p for p in parts if p not in MODALITIES]
-    if bad or not parts:
-        raise UserError(f"modalities are +-joined names among {', '.join(MODALITIES)}, got {value!r}",
-                        field=f"--agent {key}")
-    return tuple(dict.fromkeys(parts))
-
-
-def _bool(key: str, value: str) -> bool:
-    lowered = value.lower()
-    if lowered in ("true", "1", "yes", "on"):
-        return True
-    if lowered in ("false", "0", "no", "off"):
-        return False
-    raise UserError(f"{key} must be true or false, got {value!r}", field=f"--agent {key}")
-
-
-def _env_name(key: str, value: str) -> str:
-    if not ENV_NAME.match(value):
-        raise UserError(f"{key} must name an environment variable, got {value!r}", field=f"--agent {key}")
-    return value
-
-
-def _text(key: str, value: str) -> str:
-    return value
-
-
-CONVERTERS = {
-    "temperature": _number(float, 0.0),
-    "max_tokens": _number(int, 0, strict=True),
-    "seed": _number(int),
-    "reasoning_effort": _choice(EFFORTS),
-    "modalities": _modalities,
-    "image_size": _number(int, 0, strict=True),
-    "image_format": _choice(("png", "jpeg")),
-    "history": _number(int, 0),
-    "fold": _number(int, 0, strict=True),
-    "images": _number(int, 0),
-    "image_fold": _number(int, 0, strict=True),
-    "skill": _text,
-    "api_key_env": _env_name,
-    "timeout": _number(float, 0.0, strict=True),
-    "retries": _number(int, 0),
-    "stream": _bool,
-    "price_in": _number(float, 0.0),
-    "price_out": _number(float, 0.0),
-    "prices": _text,
-    "rounds": _number(int, 1),
-}
-assert set(CONVERTERS) == {f.name for f in fields(LLMOptions)} - {"model", "base_url"}
+SETTINGS = tuple(name for name in LLMOptions.model_fields if name not in ("model", "base_url"))
 
 
 def parse_llm_options(option: str | None, kind: str = "llm") -> LLMOptions:
@@ -182,47 +155,35 @@ def parse_llm_options(option: str | None, kind: str = "llm") -> LLMOptions:
         raise UserError(f"empty model name in {option!r}", field=where)
     if at and not re.match(r"^https?://[^\s/]+", base_url):
         raise UserError(f"base URL must start with http:// or https://, got {base_url!r}", field=where)
-    settings: dict[str, object] = {}
+    settings: dict[str, Any] = {}
     for pair in pairs:
         key, eq, value = pair.partition("=")
         key = key.strip()
         if not eq:
             raise UserError(f"expected key=value, got {pair!r}", field=where)
-        if key not in CONVERTERS:
-            raise UserError(f"unknown setting {key!r}; known: {', '.join(CONVERTERS)}", field=where)
+        if key not in SETTINGS:
+            raise UserError(f"unknown setting {key!r}; known: {', '.join(SETTINGS)}", field=where)
         if key in settings:
             raise UserError(f"setting {key!r} given twice", field=where)
-        settings[key] = CONVERTERS[key](key, value.strip())
-    # Without an explicit fold size, a short history folds all of itself at once.
-    if "fold" not in settings and settings.get("history"):
-        settings["fold"] = min(LLMOptions.fold, settings["history"])
-    if "image_fold" not in settings and settings.get("images"):
-        settings["image_fold"] = min(LLMOptions.image_fold, settings["images"])
-    if "prices" in settings:
-        settings.update(price_table(str(settings["prices"]), model, settings))
-    options = LLMOptions(model=model, base_url=base_url.rstrip("/") if at else None, **settings)
-    if options.fold > max(options.history, 1) and options.history:
-        raise UserError(f"fold ({options.fold}) must not exceed history ({options.history})", field=where)
-    if options.images and options.image_fold > options.images:
-        raise UserError(f"image_fold ({options.image_fold}) must not exceed images ({options.images})", field=where)
+        settings[key] = value.strip()
+    data = {"model": model, "base_url": base_url.rstrip("/") if at else None, **settings}
+    options = validate(LLMOptions, data, source=where)
+    if options.prices is not None:
+        options = validate(LLMOptions, {**data, **price_table(options.prices, model, settings)}, source=where)
     return options
 
 
 def price_table(path: str, model: str, settings: dict[str, object]) -> dict[str, float]:
     """The model's `price_in`/`price_out` from a TOML price table (explicit `price_in=`/`price_out=` win)."""
-    import tomllib
-
     try:
-        table = tomllib.loads(Path(path).read_text(encoding="utf-8"))
-    except OSError as error:
-        raise UserError(f"cannot read price table: {error.strerror}", source=path, field="prices") from None
-    except tomllib.TOMLDecodeError as error:
-        raise UserError(f"not valid TOML: {error}", source=path, field="prices") from None
+        table = read_toml(path, "price table")
+    except UserError as error:
+        raise UserError(f"cannot read price table: {error}", field="prices") from None
     row = table.get(model)
     if not isinstance(row, dict) or not {"input", "output"} <= set(row):
         raise UserError(f"no `input` and `output` prices for model {model!r}", source=path, field="prices")
-    out = {}
-    for key, name in (("price_in", "input"), ("price_out", "output")):
-        if key not in settings:
-            out[key] = _number(float, 0.0)(f"{model}.{name}", str(row[name]))
+    out = {key: row[name] for key, name in (("price_in", "input"), ("price_out", "output")) if key not in settings}
+    for key, value in out.items():
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 <= value < float("inf"):
+            raise UserError(f"{model}.{key}: must be a number >= 0, got {value!r}", source=path, field="prices")
     return out

@@ -24,7 +24,7 @@ from rtarena.envs.arena.observations import modality
 from rtarena.envs.arena.perception import AgentView, Perception, agent_view, perceive
 from rtarena.envs.arena.physics import commands, move_players
 from rtarena.envs.arena.pickups import Pickups
-from rtarena.envs.arena.rules import Rules, load_rules
+from rtarena.envs.arena.rules import SECTIONS, Rules, load_rules
 from rtarena.envs.arena.turret import TurretSystem
 from rtarena.envs.arena.world import World
 from rtarena.envs.arena.zone import ZoneSchedule
@@ -34,6 +34,23 @@ from rtarena.errors import UserError
 ACTION_NVEC = (3, 3, 3, 3, 2, 2, 2)
 ACTION_NAMES = ("move_x", "move_y", "yaw", "pitch", "fire", "jump", "minimap")
 FIRE, MINIMAP = 4, 6
+
+
+def fill_doc(template: str, rules: Rules) -> str:
+    """A docstring template with `{section.key}` filled from `rules` (booleans as on/off)."""
+    tables = {name: _DocTable(getattr(rules, name)) for name in SECTIONS}
+    return template.format(**tables)
+
+
+class _DocTable:
+    """A rules table as `str.format` sees it: numbers as they are, booleans as on/off."""
+
+    def __init__(self, table: Any) -> None:
+        self._table = table
+
+    def __getattr__(self, key: str) -> Any:
+        value = getattr(self._table, key)
+        return ("on" if value else "off") if isinstance(value, bool) else value
 
 
 class ArenaEnv(RealtimeParallelEnv):
@@ -49,9 +66,27 @@ class ArenaEnv(RealtimeParallelEnv):
     """
 
     level_file: ClassVar[str] = "basic.toml"
+    # A level's docstring is a template: `{turret.count}` and the like are filled from its rules (the level
+    # file's own numbers on the class, the numbers in force on an instance: `documentation()`).
+    doc_template: ClassVar[str | None] = None
     metadata: ClassVar[dict[str, Any]] = {"render_modes": ["rgb_array", "human"], "name": "arena",
                                           "is_parallelizable": True,
                                           "render_fps": 4}
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        doc = cls.__dict__.get("__doc__")
+        if doc and "{" in doc:
+            cls.doc_template = doc
+            cls.__doc__ = fill_doc(doc, load_rules(cls.level_file))
+
+    def documentation(self) -> str:
+        """The level's docstring with the numbers of the rules in force (overrides and switches included)."""
+        return fill_doc(self.doc_template, self.rules) if self.doc_template else (type(self).__doc__ or "")
+
+    def rules_text(self) -> str:
+        """The rules in force, one table a line (what the model-agent prompt shows)."""
+        return self.rules.text()
 
     def __init__(
         self,

@@ -20,20 +20,22 @@ from rtarena.envs.arena.env import ArenaEnv
 
 
 class BasicLevel(ArenaEnv):
-    """One player collects the coins of a 50 m arena while two turrets guard it.
+    """One player collects the coins of a {arena.size_m:g} m arena while {turret.count} turrets guard it.
 
     ## Description
-    A 50 m x 50 m arena with walls, low crates (jump over them), 10 coins, 3 ammo boxes, 2 chickens and 2
-    turrets; no toxic zone. The player starts facing the centre with 15 rounds.
+    A {arena.size_m:g} m x {arena.size_m:g} m arena with {layout.walls} walls, {layout.crates} low crates (jump over
+    them), {coins.count} coins, {ammo.count} ammo boxes, {chickens.count} chickens and {turret.count} turrets; toxic
+    zone: {toxic_zone.enabled}. The player starts facing the centre with {players.ammo_start} rounds.
     ## Observation
     `text` and `state` by default (`obs=`); `rgb`, `depth`, `audio` when the renderer is installed.
     ## Action Space
     `MultiDiscrete([3, 3, 3, 3, 2, 2, 2])` (move_x, move_y, yaw, pitch, fire, jump, minimap).
     ## Rewards and Score
-    Reward: the points of the step (coin 1, turret 1, chicken 0.5). Score = coins collected / coins placed,
-    in [0, 1]. Outcome: win when every coin is collected, otherwise loss.
+    Reward: the points of the step (coin {points.coin:g}, turret {points.turret:g}, chicken {points.chicken:g}).
+    Score = coins collected / coins placed, in [0, 1]. Outcome: win when every coin is collected, otherwise loss.
     ## Termination
-    Terminated when every coin is collected or the player dies; truncated at the time limit (300 s).
+    Terminated when every coin is collected or the player dies; truncated at the time limit
+    ({arena.time_limit_s:g} s).
     ## Registered Configurations
     - `arena/basic-v0` (one agent; also a Gymnasium env through `gymnasium.make("arena/basic-v0")`)
     """
@@ -56,12 +58,14 @@ class BasicLevel(ArenaEnv):
 
 
 class CoopLevel(BasicLevel):
-    """Four players on one team collect every coin of a 100 m arena together.
+    """{players.count} players on one team collect every coin of a {arena.size_m:g} m arena together.
 
     ## Description
-    A 100 m x 100 m arena with 10 walls, 24 crates, 24 coins, 6 ammo boxes, 5 chickens, 6 turrets and a
-    toxic zone that shrinks from a 72 m to a 12 m radius in four stages from the first minute. Every
-    player is on team 0; shots pass through teammates (friendly fire off).
+    A {arena.size_m:g} m x {arena.size_m:g} m arena with {layout.walls} walls, {layout.crates} crates,
+    {coins.count} coins, {ammo.count} ammo boxes, {chickens.count} chickens, {turret.count} turrets and a
+    toxic zone ({toxic_zone.enabled}) that shrinks from a {toxic_zone.start_radius_m:g} m to a
+    {toxic_zone.end_radius_m:g} m radius in {toxic_zone.stages} stages from {toxic_zone.first_shrink_s:g} s.
+    Every player is on team 0; friendly fire: {weapon.friendly_fire}.
     ## Observation
     `text` and `state` by default (`obs=`).
     ## Action Space
@@ -70,9 +74,10 @@ class CoopLevel(BasicLevel):
     Reward: the player's own points of the step. Score (the same for every player) = coins collected by
     the team / coins placed, in [0, 1]. Outcome: win when the team collects every coin, otherwise loss.
     ## Termination
-    Terminated when every coin is collected (everyone) or the player dies; truncated at 300 s.
+    Terminated when every coin is collected (everyone) or the player dies; truncated at
+    {arena.time_limit_s:g} s.
     ## Registered Configurations
-    - `arena/coop-v0` (`num_agents=` sets the team size, 4 by default)
+    - `arena/coop-v0` (`num_agents=` sets the team size, {players.count} by default)
     """
 
     level_file = "coop.toml"
@@ -89,23 +94,25 @@ class CoopLevel(BasicLevel):
 
 
 class CompetitiveLevel(ArenaEnv):
-    """Four players, each for itself, score with coins, kills, turrets and chickens.
+    """{players.count} players, each for itself, score with coins, kills, turrets and chickens.
 
     ## Description
-    The coop arena (100 m, turrets, toxic zone), but every player is its own team: opponents shoot back.
+    The coop arena ({arena.size_m:g} m, {coins.count} coins, {turret.count} turrets, toxic zone
+    {toxic_zone.enabled}), but every player is its own team: opponents shoot back.
     ## Observation
     `text` and `state` by default (`obs=`).
     ## Action Space
     `MultiDiscrete([3, 3, 3, 3, 2, 2, 2])`.
     ## Rewards and Score
-    Points: coin 1, kill 3, turret destroyed 1, chicken 0.5 (the reward of the step). Score = points /
-    (coins x 1 + opponents x 3 + turrets x 1), clipped to [0, 1]. Outcome: win with strictly the most
+    Points: coin {points.coin:g}, kill {points.kill:g}, turret destroyed {points.turret:g}, chicken
+    {points.chicken:g} (the reward of the step). Score = points / (coins x {points.coin:g} + opponents x
+    {points.kill:g} + turrets x {points.turret:g}), clipped to [0, 1]. Outcome: win with strictly the most
     points, draw when tied for the most, loss otherwise. Dead players keep their points.
     ## Termination
     Terminated when the player dies, or for everyone when no coin is left and at most one player lives;
-    truncated at 300 s.
+    truncated at {arena.time_limit_s:g} s.
     ## Registered Configurations
-    - `arena/competitive-v0` (`num_agents=`, 4 by default)
+    - `arena/competitive-v0` (`num_agents=`, {players.count} by default)
     """
 
     level_file = "competitive.toml"
@@ -149,14 +156,15 @@ class MixedLevel(CompetitiveLevel):
     ## Action Space
     `MultiDiscrete([3, 3, 3, 3, 2, 2, 2])`.
     ## Rewards and Score
-    Reward: the player's own points (coin 1, kill 3, turret 1, chicken 0.5). Score (the same for both
-    members) = team points / (coins x 1 + opponents x 3 + turrets x 1), clipped to [0, 1]. Outcome: the
+    Reward: the player's own points (coin {points.coin:g}, kill {points.kill:g}, turret {points.turret:g},
+    chicken {points.chicken:g}). Score (the same for both members) = team points / (coins x {points.coin:g} +
+    opponents x {points.kill:g} + turrets x {points.turret:g}), clipped to [0, 1]. Outcome: the
     team with more points wins, equal points draw.
     ## Termination
     Terminated when the player dies, or for everyone when no coin is left and at most one team lives;
-    truncated at 300 s.
+    truncated at {arena.time_limit_s:g} s.
     ## Registered Configurations
-    - `arena/mixed-v0` (`num_agents=`, 4 by default)
+    - `arena/mixed-v0` (`num_agents=`, {players.count} by default)
     """
 
     level_file = "mixed.toml"

@@ -1,20 +1,36 @@
-"""A level's rules: the numbers of its TOML file, with per-run overrides and disabled features.
+"""A level's rules: the typed schema of its TOML file, with inheritance, per-run overrides and switches.
 
 `load_rules("coop.toml", overrides={"turret.range_m": 30}, disable=("chickens",))` reads
-`levels/coop.toml`, replaces `[turret] range_m`, and switches the `[chickens]` section off. Keys that do
-not exist and values of the wrong type raise a one-line `UserError` naming the file and key, so a typo
-in a `--set` never silently does nothing.
+`levels/coop.toml` (and the file it `extends`, if any), replaces `[turret] range_m`, switches the
+`[chickens]` section off and validates the result against `LevelRules`. Unknown keys, values of the wrong
+type and values out of range (a negative radius, a NaN time) raise a one-line `UserError` naming the file
+and key (`coop.toml: turret.range_m: must be > 0 metres, got -30`), so a typo in a `--set` never silently
+does nothing. Every other part (the world, the prompt, the docstrings) reads the `LevelRules` instance.
+
+Inheritance is in the data: a level file with `extends = "coop.toml"` starts from that file's tables and
+overrides only the keys it gives (`competitive.toml` is coop with `players.teams = "each"`).
 """
 
 from __future__ import annotations
 
-import copy
-import tomllib
 from collections.abc import Iterable, Mapping
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
+
+from pydantic import model_validator
 
 from rtarena.errors import UserError
+from rtarena.schema import (
+    Flag,
+    Float,
+    NonNegFloat,
+    NonNegInt,
+    PosFloat,
+    PosInt,
+    Section,
+    read_toml,
+    validate,
+)
 
 LEVELS_DIR = Path(__file__).with_name("levels")
 
@@ -26,109 +42,260 @@ DISABLE_ALIASES = {"turrets": "turret", "zone": "toxic_zone", "ammo_boxes": "amm
                    "walls": "walls"}
 
 
-class Section:
-    """One TOML table with attribute access: `rules.turret.range_m`."""
-
-    def __init__(self, name: str, values: Mapping[str, Any]) -> None:
-        self._name = name
-        self._values = dict(values)
-
-    def __getattr__(self, key: str) -> Any:
-        try:
-            return self._values[key]
-        except KeyError:
-            raise AttributeError(f"rules section [{self._name}] has no key {key!r}") from None
+class RuleSection(Section):
+    """One TOML table of a level file with attribute access: `rules.turret.range_m`."""
 
     def get(self, key: str, default: Any = None) -> Any:
-        return self._values.get(key, default)
+        return getattr(self, key, default)
 
     def as_dict(self) -> dict[str, Any]:
-        return dict(self._values)
+        return self.model_dump()
 
 
-class Rules:
-    """All sections of a level file; `source` names the file for error messages."""
+MinMax = tuple[PosFloat, PosFloat]
 
-    def __init__(self, data: Mapping[str, Mapping[str, Any]], source: str) -> None:
-        self.source = source
-        self._data = {name: dict(values) for name, values in data.items()}
-        self._sections = {name: Section(name, values) for name, values in self._data.items()}
 
-    def __getattr__(self, name: str) -> Section:
-        try:
-            return self.__dict__["_sections"][name]
-        except KeyError:
-            raise AttributeError(f"{self.__dict__.get('source')}: no section [{name}]") from None
+class Arena(RuleSection):
+    size_m: PosFloat
+    time_limit_s: PosFloat
+    substep_s: PosFloat  # physics sub-step; the env's dt must be a whole multiple of it
+    wall_height_m: PosFloat
+    crate_height_m: PosFloat
+
+
+class Layout(RuleSection):
+    """Procedural generation, used for whatever a map file does not give."""
+
+    walls: NonNegInt
+    wall_length_m: MinMax
+    wall_thickness_m: PosFloat
+    crates: NonNegInt
+    crate_size_m: MinMax
+    gap_m: NonNegFloat
+    spawn_clearance_m: NonNegFloat
+
+    @model_validator(mode="after")
+    def _ordered(self) -> Layout:
+        for name in ("wall_length_m", "crate_size_m"):
+            low, high = getattr(self, name)
+            if low > high:
+                raise ValueError(f"{name}: the minimum {low:g} is above the maximum {high:g} metres")
+        return self
+
+
+class Players(RuleSection):
+    count: PosInt
+    teams: Literal["one", "each"] | PosInt  # "one": everyone on team 0; "each": a team each; k: k teams
+    health: PosFloat
+    ammo_start: NonNegInt
+    ammo_max: NonNegInt
+    radius_m: PosFloat
+    height_m: PosFloat
+    eye_height_m: PosFloat
+    move_speed_m_s: NonNegFloat
+    turn_deg_s: NonNegFloat
+    pitch_deg_s: NonNegFloat
+    pitch_limit_deg: NonNegFloat
+    jump_speed_m_s: NonNegFloat
+    gravity_m_s2: PosFloat
+    fov_deg: PosFloat
+    view_range_m: PosFloat
+
+    @model_validator(mode="after")
+    def _consistent(self) -> Players:
+        if self.ammo_start > self.ammo_max:
+            raise ValueError(f"ammo_start {self.ammo_start} is above ammo_max {self.ammo_max}")
+        if self.fov_deg >= 180:
+            raise ValueError(f"fov_deg must be < 180 degrees, got {self.fov_deg:g}")
+        if self.pitch_limit_deg > 90:
+            raise ValueError(f"pitch_limit_deg must be <= 90 degrees, got {self.pitch_limit_deg:g}")
+        return self
+
+
+class Weapon(RuleSection):
+    fire_interval_s: PosFloat
+    damage: NonNegFloat
+    range_m: PosFloat
+    spread_deg: NonNegFloat  # standard deviation of the random deviation of each shot
+    hit_cone_deg: NonNegFloat  # a shot hits the nearest target within this angle (plus its size)
+    aim_window_deg: NonNegFloat  # a shot counts as aimed at a player within this angle of the crosshair
+    friendly_fire: Flag
+
+
+class Coins(RuleSection):
+    enabled: Flag = True
+    count: NonNegInt
+    height_m: NonNegFloat
+    pickup_radius_m: PosFloat
+
+
+class Ammo(RuleSection):
+    enabled: Flag = True
+    count: NonNegInt
+    pickup_radius_m: PosFloat
+    respawn_s: NonNegFloat
+
+
+class Chickens(RuleSection):
+    enabled: Flag = True
+    count: NonNegInt
+    speed_m_s: NonNegFloat
+    turn_every_s: PosFloat
+    respawn_s: NonNegFloat
+
+
+class Turret(RuleSection):
+    enabled: Flag = True
+    count: NonNegInt
+    range_m: PosFloat
+    turn_deg_s: NonNegFloat
+    idle_turn_deg_s: NonNegFloat
+    aim_tolerance_deg: NonNegFloat
+    fire_interval_s: PosFloat
+    damage: NonNegFloat
+    shell_speed_m_s: PosFloat
+    health: PosFloat
+
+
+class ToxicZone(RuleSection):
+    enabled: Flag = True
+    start_radius_m: PosFloat
+    end_radius_m: NonNegFloat
+    first_shrink_s: NonNegFloat
+    shrink_every_s: PosFloat
+    shrink_duration_s: NonNegFloat
+    stages: PosInt
+    damage_per_s: NonNegFloat
+
+    @model_validator(mode="after")
+    def _shrinks(self) -> ToxicZone:
+        if self.end_radius_m > self.start_radius_m:
+            raise ValueError(f"end_radius_m {self.end_radius_m:g} is above start_radius_m "
+                             f"{self.start_radius_m:g} metres")
+        return self
+
+
+class Points(RuleSection):
+    """What each thing is worth (the reward of the step it happens in); negative values are penalties."""
+
+    coin: Float
+    kill: Float
+    turret: Float
+    chicken: Float
+
+
+class Hud(RuleSection):
+    enabled: Flag = True
+
+
+class LevelRules(Section):
+    """All tables of a level file; `source` names the file for error messages."""
+
+    extends: str | None = None  # the level file this one starts from ("coop.toml")
+    source: str = ""
+    arena: Arena
+    layout: Layout
+    players: Players
+    weapon: Weapon
+    coins: Coins
+    ammo: Ammo
+    chickens: Chickens
+    turret: Turret
+    toxic_zone: ToxicZone
+    points: Points
+    hud: Hud | None = None  # present only when switched off (`disable=("hud",)`)
 
     def as_dict(self) -> dict[str, dict[str, Any]]:
-        return copy.deepcopy(self._data)
+        """The rule tables (plain data, as in the file after inheritance and overrides)."""
+        return self.model_dump(exclude={"extends", "source"}, exclude_none=True)
 
     def enabled(self, section: str) -> bool:
-        return bool(self._data.get(section, {}).get("enabled", True))
+        table = getattr(self, section, None)
+        return bool(getattr(table, "enabled", True))
+
+    def text(self, skip: Iterable[str] = ("layout",)) -> str:
+        """The rules as this run uses them, one table a line (the prompt's and the docs' source)."""
+        lines = [f"(from {Path(self.source).name})"] if self.source else []
+        for table, values in self.as_dict().items():
+            if table not in skip:
+                lines.append(f"- {table}: " + ", ".join(f"{k} = {_plain(v)}" for k, v in values.items()))
+        return "\n".join(lines)
 
 
-def _coerce(value: Any, old: Any, where: str, source: str) -> Any:
-    """The override in the type of the value it replaces (ints may become floats, not the reverse)."""
-    if isinstance(old, bool):
-        if isinstance(value, bool):
-            return value
-        if isinstance(value, str) and value.lower() in ("true", "false", "1", "0", "on", "off"):
-            return value.lower() in ("true", "1", "on")
-    elif isinstance(old, (int, float)) and not isinstance(old, bool):
-        try:
-            number = float(value)
-        except (TypeError, ValueError):
-            number = None
-        if number is not None and isinstance(old, float):
-            return number
-        if number is not None and number == int(number):
-            return int(number)
-    elif isinstance(old, list) and isinstance(value, (list, tuple)):
-        return list(value)
-    elif isinstance(old, str):
-        return str(value)
-    if type(old) is not bool and isinstance(value, type(old)):
-        return value
-    # a "teams" setting may be a word or a number
-    if where.endswith(".teams") and isinstance(value, (int, str)):
-        return value
-    raise UserError(f"{where} must be like {old!r}, got {value!r}", source=source)
+def _plain(value: Any) -> Any:
+    return list(value) if isinstance(value, tuple) else value
+
+
+# The name the rest of the arena uses for the type.
+Rules = LevelRules
+SECTIONS = tuple(name for name in LevelRules.model_fields if name not in ("extends", "source", "hud"))
+
+
+def level_path(level_file: str | Path, relative_to: Path | None = None) -> Path:
+    """A level name in `levels/` (or next to the file extending it), or a path."""
+    path = Path(level_file)
+    if path.is_absolute() or path.exists():
+        return path
+    if relative_to is not None and (relative_to / path).exists():
+        return relative_to / path
+    return LEVELS_DIR / path
+
+
+def _display(path: Path) -> str:
+    return path.name if path.parent == LEVELS_DIR else str(path)
+
+
+def read_level(level_file: str | Path, _seen: tuple[Path, ...] = ()) -> dict[str, Any]:
+    """A level file's tables with its `extends` chain resolved (the child's keys win), not yet validated."""
+    path = level_path(level_file, _seen[-1].parent if _seen else None)
+    if not path.exists():
+        raise UserError(f"no such level file: {level_file}", source=_display(_seen[-1]) if _seen else None)
+    data = read_toml(path, "level file")
+    if path.resolve() in (p.resolve() for p in _seen):
+        raise UserError(f"extends {level_file!r} in a loop", source=_display(path))
+    parent = data.get("extends")
+    if parent is None:
+        return data
+    if not isinstance(parent, str):
+        raise UserError(f"extends: must be a level file name, got {parent!r}", source=_display(path))
+    merged = read_level(parent, (*_seen, path))
+    for table, values in data.items():
+        if isinstance(values, dict) and isinstance(merged.get(table), dict):
+            merged[table] = {**merged[table], **values}
+        else:
+            merged[table] = values
+    return merged
 
 
 def load_rules(
     level_file: str | Path,
     overrides: Mapping[str, Any] | None = None,
     disable: Iterable[str] = (),
-) -> Rules:
+) -> LevelRules:
     """Read a level file (a name in `levels/` or a path) and apply overrides and disabled features."""
-    path = Path(level_file)
-    if not path.is_absolute() and not path.exists():
-        path = LEVELS_DIR / path
-    source = str(path.name if path.parent == LEVELS_DIR else path)
-    try:
-        with path.open("rb") as handle:
-            data = tomllib.load(handle)
-    except FileNotFoundError:
-        raise UserError(f"no such level file: {level_file}") from None
-    except tomllib.TOMLDecodeError as error:
-        raise UserError(f"not valid TOML: {error}", source=source) from None
+    path = level_path(level_file)
+    source = _display(path)
+    data = read_level(level_file)
     for key, value in (overrides or {}).items():
         section, _, name = str(key).partition(".")
-        if section not in data or not name or name not in data[section]:
-            known = ", ".join(f"{s}.{k}" for s in data for k in data[s])
+        if section not in SECTIONS or not name or name not in LevelRules.model_fields[section].annotation.model_fields:
+            known = ", ".join(f"{s}.{k}" for s in SECTIONS for k in LevelRules.model_fields[s].annotation.model_fields)
             raise UserError(f"unknown rule {key!r}; rules are: {known}", source=source)
-        data[section][name] = _coerce(value, data[section][name], key, source)
+        data.setdefault(section, {})[name] = value
     if isinstance(disable, str):
         disable = (disable,)
     for feature in disable:
         name = DISABLE_ALIASES.get(feature, feature)
         if name in ("crates", "walls"):
-            data["layout"][name] = 0
+            data.setdefault("layout", {})[name] = 0
         elif name in RENDER_FEATURES:
             data[name] = {"enabled": False}
         elif name in DISABLEABLE:
-            data[name]["enabled"] = False
+            data.setdefault(name, {})["enabled"] = False
         else:
             known = ", ".join(sorted({*DISABLEABLE, *RENDER_FEATURES, "crates", "walls"}))
             raise UserError(f"cannot disable {feature!r}; features are: {known}", source=source)
-    return Rules(data, source)
+    return validate(LevelRules, {**data, "source": source}, source=source)
+
+
+__all__ = ["DISABLEABLE", "LevelRules", "Rules", "load_rules", "read_level"]

@@ -8,12 +8,13 @@ row per task file (`catalog.py`), `web/NAME-v0` for pages under `web/`, `gui-gam
 
 from __future__ import annotations
 
-import tomllib
-from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
+
+from pydantic import ConfigDict, Field, field_validator, model_validator
 
 from rtarena.errors import UserError
+from rtarena.schema import PosFloat, PosInt, Section, read_toml, validate
 
 TASKS_DIR = Path(__file__).with_name("tasks")
 PAGES_DIR = Path(__file__).with_name("pages")
@@ -21,30 +22,83 @@ PAGES_DIR = Path(__file__).with_name("pages")
 # changed, thinking within the time left, and deciding whether acting now is worth it at all.
 CAPABILITIES = ("perceive_change", "deliberate_in_time", "decide_to_act")
 
+Pixels = Field(ge=100, le=4000)
 
-@dataclass(frozen=True)
-class TaskSpec:
-    """One task: `name` is the file stem; `page` is relative to `pages/`; times are in seconds."""
 
-    name: str
-    title: str
-    page: str
-    goal: str
-    dt: float = 0.25
-    time_limit_s: float = 20.0
-    viewport: tuple[int, int] = (800, 600)
-    params: dict[str, Any] = field(default_factory=dict)
-    source: str = ""
-    summary: str = ""  # one line for `rtarena list`
-    obs_every: int = 1  # env steps per observation: the observation rate is 1 / (dt * obs_every) per page second
-    deadline_s: float | None = None  # page second by which the goal must be reached (None: time_limit_s)
-    # how hard the task leans on each real-time capability, 0 (not at all) to 3 (the point of the task)
-    capabilities: dict[str, int] = field(default_factory=dict)
+class TaskSpec(Section):
+    """One task file: `name` is the file stem; `page` is relative to `pages/`; times are in seconds.
+
+    The typed schema of `tasks/*.toml` (`rtarena.schema`): unknown keys, a missing page, a non-positive or
+    NaN time and a viewport outside 100..4000 pixels are refused with one line naming file and field.
+    """
+
+    model_config = ConfigDict(frozen=True)
+
+    name: str = Field("", description="the file stem (set by load_spec)")
+    title: str = Field(min_length=1, description="shown in `rtarena list`")
+    page: str = Field(min_length=1, description="the page, relative to pages/")
+    goal: str = Field(min_length=1, description="goal template: {placeholders} from params and the page")
+    dt: PosFloat = Field(0.25, description="simulated seconds per step")
+    time_limit_s: PosFloat = Field(20.0, description="episode time limit, seconds")
+    viewport: tuple[int, int] = Field((800, 600), description="[width, height] in pixels, each 100..4000")
+    params: dict[str, Any] = Field(default_factory=dict, description="free parameters handed to the page")
+    source: str = Field("", description="the file read (set by load_spec)")
+    summary: str = Field("", description="one line for `rtarena list` (default: the title)")
+    obs_every: PosInt = Field(1, description="env steps per observation: 1 / (dt * obs_every) observations per second")
+    deadline_s: PosFloat | None = Field(None, description="page second by which the goal must be reached "
+                                                          "(None: time_limit_s)")
+    capabilities: dict[Literal[CAPABILITIES], int] = Field(
+        default_factory=dict, description="how hard the task leans on each real-time capability, 0..3")
 
     @property
     def domain(self) -> str:
         """`web` for a web task, `game` for a canvas game (from the page's folder)."""
         return "game" if self.page.startswith("games/") else "web"
+
+    @field_validator("capabilities")
+    @classmethod
+    def _levels(cls, value: dict[str, int]) -> dict[str, int]:
+        for tag, level in value.items():
+            if not 0 <= level <= 3:
+                raise ValueError(f"{tag}: levels are 0-3, got {level}")
+        return value
+
+    @model_validator(mode="before")
+    @classmethod
+    def _summary_from_title(cls, data: Any) -> Any:
+        if isinstance(data, dict) and not data.get("summary") and isinstance(data.get("title"), str):
+            data = {**data, "summary": data["title"]}
+        return data
+
+    @model_validator(mode="after")
+    def _deadline_in_time(self) -> TaskSpec:
+        if self.deadline_s is not None and self.deadline_s > self.time_limit_s:
+            raise ValueError(f"deadline_s ({self.deadline_s:g}) must not exceed time_limit_s ({self.time_limit_s:g})")
+        return self
+
+    @field_validator("viewport", mode="before")
+    @classmethod
+    def _pair(cls, value: Any) -> Any:
+        if not isinstance(value, (list, tuple)) or len(value) != 2:
+            raise ValueError(f"must be [width, height] in pixels, got {value!r}")
+        return value
+
+    @field_validator("viewport")
+    @classmethod
+    def _pixels(cls, value: tuple[int, int]) -> tuple[int, int]:
+        if not all(100 <= v <= 4000 for v in value):
+            raise ValueError(f"must be [width, height] in pixels, each 100..4000, got {list(value)}")
+        return value
+
+    @field_validator("page")
+    @classmethod
+    def _page_exists(cls, value: str) -> str:
+        if not (PAGES_DIR / value).is_file():
+            raise ValueError(f"page {value!r} is not under {PAGES_DIR}")
+        return value
+
+    def __hash__(self) -> int:  # params is a dict: hash by identity of the file read
+        return hash((self.name, self.source))
 
     def goal_text(self, values: dict[str, Any], params: dict[str, Any] | None = None) -> str:
         """The goal with the parameters and the page's seeded values filled in (`{name}` placeholders)."""
@@ -57,47 +111,11 @@ class TaskSpec:
 def load_spec(name: str) -> TaskSpec:
     """Read `tasks/<name>.toml` (or a path to a TOML file) into a `TaskSpec`, with one-line errors."""
     path = Path(name) if name.endswith(".toml") else TASKS_DIR / f"{name}.toml"
-    if not path.is_file():
+    if not path.is_file() and not path.is_dir():
         known = ", ".join(sorted(p.stem for p in TASKS_DIR.glob("*.toml")))
         raise UserError(f"no task file {path}; known tasks: {known}", field="task")
-    try:
-        data = tomllib.loads(path.read_text())
-    except tomllib.TOMLDecodeError as error:
-        raise UserError(f"{error}", source=str(path)) from None
-    known_fields = {"title", "page", "goal", "dt", "time_limit_s", "viewport", "params", "summary", "obs_every",
-                    "deadline_s", "capabilities"}
-    for key in data:
-        if key not in known_fields:
-            raise UserError(f"unknown field (known: {', '.join(sorted(known_fields))})", source=str(path), field=key)
-    for key in ("title", "page", "goal"):
-        if not isinstance(data.get(key), str):
-            raise UserError("missing or not a string", source=str(path), field=key)
-    if not (PAGES_DIR / data["page"]).is_file():
-        raise UserError(f"page {data['page']!r} is not under {PAGES_DIR}", source=str(path), field="page")
-    for key in ("dt", "time_limit_s"):
-        value = data.get(key, 1.0)
-        if not (isinstance(value, (int, float)) and value > 0):
-            raise UserError(f"must be a positive number of seconds, got {value!r}", source=str(path), field=key)
-    viewport = tuple(data.get("viewport", (800, 600)))
-    if len(viewport) != 2 or not all(isinstance(v, int) and 100 <= v <= 4000 for v in viewport):
-        raise UserError(f"must be [width, height] in pixels, got {viewport!r}", source=str(path), field="viewport")
-    obs_every = data.get("obs_every", 1)
-    if not (isinstance(obs_every, int) and obs_every >= 1):
-        raise UserError(f"must be a whole number >= 1, got {obs_every!r}", source=str(path), field="obs_every")
-    deadline = data.get("deadline_s")
-    limit = data.get("time_limit_s", 20.0)
-    if deadline is not None and not (isinstance(deadline, (int, float)) and 0 < deadline <= limit):
-        raise UserError(f"must be a number of seconds in (0, time_limit_s], got {deadline!r}", source=str(path),
-                        field="deadline_s")
-    capabilities = data.get("capabilities", {})
-    for tag, level in capabilities.items():
-        if tag not in CAPABILITIES or not (isinstance(level, int) and 0 <= level <= 3):
-            raise UserError(f"capabilities are {', '.join(CAPABILITIES)} with levels 0-3, got {tag} = {level!r}",
-                            source=str(path), field="capabilities")
-    return TaskSpec(
-        name=path.stem, summary=str(data.get("summary", data["title"])), obs_every=obs_every,
-        deadline_s=None if deadline is None else float(deadline), capabilities=dict(capabilities),
-        title=data["title"], page=data["page"], goal=data["goal"],
-        dt=float(data.get("dt", 0.25)), time_limit_s=float(data.get("time_limit_s", 20.0)),
-        viewport=viewport, params=dict(data.get("params", {})), source=str(path),
-    )
+    data = read_toml(path, "task file")
+    for key in ("name", "source"):
+        if key in data:
+            raise UserError("unknown field (it is set from the file's name)", source=str(path), field=key)
+    return validate(TaskSpec, {**data, "name": path.stem, "source": str(path)}, source=str(path))

@@ -256,7 +256,8 @@ def _check_reachability(check: _Checker, size: float, boxes: list[Box], points: 
         counts[0] = 0
         main = int(counts.argmax()) if counts.any() else 0
         where = "from the open floor"
-    if not main:
+    if not main:  # nowhere to stand: the level could place no spawn, coin or pickup
+        check.add("obstacles", f"leave no open floor a player fits on in the {size:g} m arena")
         return
     for field, xy, _radius, reach in points:
         if reach and label_at(labels, xy, cell) != main:
