@@ -23,6 +23,7 @@ from rtarena.errors import UserError
 from rtarena.schema import (
     Flag,
     Float,
+    Fraction,
     NonNegFloat,
     NonNegInt,
     PosFloat,
@@ -58,7 +59,7 @@ MinMax = tuple[PosFloat, PosFloat]
 class Arena(RuleSection):
     size_m: PosFloat
     time_limit_s: PosFloat
-    substep_s: PosFloat  # physics sub-step; the env's dt must be a whole multiple of it
+    substep_s: PosFloat  # the longest physics sub-step; a step is cut into equal sub-steps no longer than it
     wall_height_m: PosFloat
     crate_height_m: PosFloat
 
@@ -134,6 +135,7 @@ class Ammo(RuleSection):
     count: NonNegInt
     pickup_radius_m: PosFloat
     respawn_s: NonNegFloat
+    relocate_every_s: NonNegFloat = 0.0  # boxes on the floor respawn at random places this often (0: never)
 
 
 class Chickens(RuleSection):
@@ -155,6 +157,7 @@ class Turret(RuleSection):
     damage: NonNegFloat
     shell_speed_m_s: PosFloat
     health: PosFloat
+    moving_fire_chance: Fraction = 1.0  # a ready, aimed turret fires at a moving player with this chance
 
 
 class ToxicZone(RuleSection):
