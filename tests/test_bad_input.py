@@ -159,7 +159,7 @@ CLI = [
     (["run", CART, "--agent", f"{LLM},history=-1"], ["history", "-1"]),
     (["run", CART, "--agent", f"{LLM},history=5,fold=6"], ["fold", "6"]),
     (["run", CART, "--agent", f"{LLM},images=2,image_fold=3"], ["image_fold", "3"]),
-    (["run", CART, "--agent", f"{LLM},image_size=0"], ["image_size", "0"]),
+    (["run", CART, "--agent", f"{LLM},image_size=-5"], ["image_size", "-5"]),  # 0 means the default view
     (["run", CART, "--agent", f"{LLM},image_format=gif"], ["image_format", "gif"]),
     (["run", CART, "--agent", f"{LLM},reasoning_effort=max"], ["reasoning_effort", "max"]),
     (["run", CART, "--agent", f"{LLM},modalities=text+smell"], ["modalities", "smell"]),
