@@ -25,9 +25,15 @@ TAIL_FLOOR = 5e-4  # the part of a sound quieter than this at the listener is no
 
 @njit(cache=True, nogil=True, fastmath=True, error_model="numpy")
 def _add_scaled(out, at, sound, start, n, gain):
-    """out[at:at + n] += gain * sound[start:start + n], as a loop the compiler vectorises."""
+    """out[at:at + n] += gain * sound[start:start + n], as a loop the compiler vectorises: indexing two
+    slices by the loop counter (never negative) spares the per-index wraparound checks that kept
+    `out[at + k]` scalar (5x slower, issue 19)."""
+    if n <= 0:
+        return
+    o = out[at:at + n]
+    s = sound[start:start + n]
     for k in range(n):
-        out[at + k] += gain * sound[start + k]
+        o[k] += gain * s[k]
 
 
 @njit(cache=True, nogil=True, fastmath=True, error_model="numpy")
