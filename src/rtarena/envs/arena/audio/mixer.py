@@ -136,7 +136,8 @@ class SpatialMixer:
                 for future in futures:
                     self.used = max(self.used, future.result())
         m = self.step_samples
-        out = np.clip(self.buffers[:, :, :m], -1.0, 1.0).transpose(0, 2, 1).copy()
+        out = np.empty((self.buffers.shape[0], m, 2), dtype=np.float32)  # clipped and interleaved in one pass
+        np.clip(self.buffers[:, :, :m].transpose(0, 2, 1), -1.0, 1.0, out=out)
         # move what is still sounding to the head; only the part that may be non-zero is touched
         used = self.used
         if used > m:
