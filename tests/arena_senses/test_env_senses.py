@@ -52,6 +52,19 @@ def test_depth_is_aligned_with_rgb_and_in_metres():
     assert np.allclose(depth[-1], 1.6 * 64 / 63.5, atol=1e-4)
 
 
+def test_rgb_without_depth_is_the_same_picture_and_keeps_no_depth():
+    """Without the depth modality the renderer draws into a scratch depth buffer (issue 19)."""
+    alone = CoopLevel(num_agents=3, obs=("rgb",), resolution=96)
+    both = CoopLevel(num_agents=3, obs=("rgb", "depth"), resolution=96)
+    a, _ = alone.reset(seed=4)
+    b, _ = both.reset(seed=4)
+    for _ in range(3):
+        assert all(np.array_equal(a[k]["rgb"], b[k]["rgb"]) for k in a)
+        a, *_ = alone.step(forward_and_fire(alone))
+        b, *_ = both.step(forward_and_fire(both))
+    assert alone.__dict__["_senses"].depth is None and both.__dict__["_senses"].depth is not None
+
+
 def test_minimap_action_shows_the_inset_in_rgb_and_the_minimap_observation():
     env = CoopLevel(num_agents=2, obs=("rgb", "minimap"), resolution=128, hud=False)
     env.reset(seed=1)

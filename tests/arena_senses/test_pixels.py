@@ -139,6 +139,10 @@ def test_batch_in_threads_equals_one_by_one():
         rgb_k, depth_k = one.render(world, [k])
         assert np.array_equal(rgb_k[0], rgb_a[k]) and np.array_equal(depth_k[0], depth_a[k])
     assert np.array_equal(rgb_a, rgb_b) and np.array_equal(depth_a, depth_b)
+    # without depth (a scratch buffer reused camera after camera) the pictures are the same
+    for renderer in (one, many):
+        rgb_c, depth_c = renderer.render(world, depth=False)
+        assert depth_c is None and np.array_equal(rgb_c, rgb_a)
     many.close()
 
 

@@ -270,10 +270,19 @@ class ArenaEnv(RealtimeParallelEnv):
 
     # -- observations -------------------------------------------------------------------------------
     def _observe(self) -> None:
-        self.perception: Perception = perceive(self.world, self.rules)
+        self._perception: Perception | None = None
         self._views: dict[int, AgentView] = {}
         for builder in self.builders.values():
             builder.prepare()
+
+    @property
+    def perception(self) -> Perception:
+        """Who sees what this step, worked out on first use: pixel and audio observations never need it
+        (it was a third of a one-agent pixel step, issue 19). The world only changes inside `_step`,
+        which ends by calling `_observe`, so a late first use sees the same world."""
+        if self._perception is None:
+            self._perception = perceive(self.world, self.rules)
+        return self._perception
 
     def _observations(self, agents: list[str]) -> dict[str, dict[str, Any]]:
         return {a: {name: b.build(self.agent_index[a]) for name, b in self.builders.items()} for a in agents}

@@ -25,9 +25,15 @@ TAIL_FLOOR = 5e-4  # the part of a sound quieter than this at the listener is no
 
 @njit(cache=True, nogil=True, fastmath=True, error_model="numpy")
 def _add_scaled(out, at, sound, start, n, gain):
-    """out[at:at + n] += gain * sound[start:start + n], as a loop the compiler vectorises."""
+    """out[at:at + n] += gain * sound[start:start + n], as a loop the compiler vectorises: indexing two
+    slices by the loop counter (never negative) spares the per-index wraparound checks that kept
+    `out[at + k]` scalar (5x slower, issue 19)."""
+    if n <= 0:
+        return
+    o = out[at:at + n]
+    s = sound[start:start + n]
     for k in range(n):
-        out[at + k] += gain * sound[start + k]
+        o[k] += gain * s[k]
 
 
 @njit(cache=True, nogil=True, fastmath=True, error_model="numpy")
@@ -130,7 +136,8 @@ class SpatialMixer:
                 for future in futures:
                     self.used = max(self.used, future.result())
         m = self.step_samples
-        out = np.clip(self.buffers[:, :, :m], -1.0, 1.0).transpose(0, 2, 1).copy()
+        out = np.empty((self.buffers.shape[0], m, 2), dtype=np.float32)  # clipped and interleaved in one pass
+        np.clip(self.buffers[:, :, :m].transpose(0, 2, 1), -1.0, 1.0, out=out)
         # move what is still sounding to the head; only the part that may be non-zero is touched
         used = self.used
         if used > m:

@@ -77,7 +77,9 @@ class Senses:
             indices = [env.agent_index[a] for a in env.agents]
             hud = renderer.hud_table(world, indices, getattr(env, "points", None),
                                      [self.flags(i) for i in indices], show=self.hud)
-            self.rgb, self.depth = renderer.render(world, indices, env.log.step, env.possible_agents, hud=hud)
+            wants_depth = "depth" in getattr(env, "builders", {"depth": None})  # else a scratch depth only
+            self.rgb, self.depth = renderer.render(world, indices, env.log.step, env.possible_agents, hud=hud,
+                                                   depth=wants_depth)
             self.rows = {i: k for k, i in enumerate(indices)}
             self._key = key
         return self.rgb, self.depth
@@ -176,7 +178,7 @@ class EnvRenderer:
         if len(rgb) == 0:  # the episode is over: show everyone's last view
             renderer = senses.ensure_renderer()
             rgb, _ = renderer.render(env.world, range(len(env.possible_agents)), env.log.step,
-                                     env.possible_agents)
+                                     env.possible_agents, depth=False)
         n, h, w = rgb.shape[:3]
         cols = max(1, math.ceil(math.sqrt(n * h / max(w, 1))))
         grid_h = math.ceil(n / cols) * (h + 4) - 4

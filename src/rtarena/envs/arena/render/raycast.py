@@ -670,9 +670,12 @@ def _zone_wall(flat, depth, ray_x, ray_y, ox, oy, R, eye, hor, f, far_m):
 
 @njit(cache=True, nogil=True, fastmath=True, error_model="numpy")
 def render_range(boxes, bounds, cams, sprites, zone, sky, rgb, depth, far_m, fog_m, start, stop):
-    """Render cameras `start..stop` into `rgb[i]`/`depth[i]`; one call per worker thread."""
+    """Render cameras `start..stop` into `rgb[i]`/`depth[i]`; one call per worker thread. A `depth` of
+    one image is a scratch buffer that every camera reuses (nobody asked for depth)."""
+    scratch = depth.shape[0] == 1
     for i in range(start, stop):
-        render_view(boxes, bounds, cams[i], sprites, zone, sky, rgb[i], depth[i], far_m, fog_m)
+        render_view(boxes, bounds, cams[i], sprites, zone, sky, rgb[i], depth[0] if scratch else depth[i],
+                    far_m, fog_m)
 
 
 __all__ = ["FLASH", "SHELL", "render_range", "render_view"]

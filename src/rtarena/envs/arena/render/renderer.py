@@ -240,24 +240,31 @@ class ArenaRenderer:
         names: Sequence[str] = (),
         hud: np.ndarray | None = None,
         sprites: np.ndarray | None = None,
-    ) -> tuple[np.ndarray, np.ndarray]:
+        depth: bool = True,
+    ) -> tuple[np.ndarray, np.ndarray | None]:
         """Render players `indices` (default: all): `(rgb (N, H, W, 3) uint8, depth (N, H, W) float32)`.
 
-        `hud` is a `hud_table` (None: no HUD and no minimap)."""
+        `hud` is a `hud_table` (None: no HUD and no minimap); `depth=False` returns None for the depth."""
         if indices is None:
             indices = range(len(world.players))
         cams = self.camera_table(world, indices)
         if sprites is None:
             sprites = self.sprite_table(world, events, names)
-        return self.render_cameras(world, cams, sprites, hud)
+        return self.render_cameras(world, cams, sprites, hud, depth)
 
-    def render_cameras(self, world, cams: np.ndarray, sprites: np.ndarray, hud: np.ndarray | None = None):
-        """The core batch call, for any camera table (tests and benchmarks place cameras freely)."""
+    def render_cameras(self, world, cams: np.ndarray, sprites: np.ndarray, hud: np.ndarray | None = None,
+                       depth: bool = True):
+        """The core batch call, for any camera table (tests and benchmarks place cameras freely).
+
+        Sprites and the zone are depth-tested against the walls, floors and tops, so a depth buffer is
+        always drawn; without `depth` it is one small scratch image per worker, reused camera after camera
+        (it stays in cache, and N depth images are neither written to memory nor kept)."""
         n = len(cams)
-        rgb = np.empty((n, self.height, self.width, 3), dtype=np.uint8)
-        depth = np.empty((n, self.height, self.width), dtype=np.float32)
+        H, W = self.height, self.width
+        rgb = np.empty((n, H, W, 3), dtype=np.uint8)
+        depth_out = np.empty((n, H, W), dtype=np.float32) if depth else None
         if n == 0:
-            return rgb, depth
+            return rgb, depth_out
         grid = self.grid
         zone = world.zone
         zone_arr = np.array([zone.center[0], zone.center[1], zone.radius_m, 1.0 if zone.enabled else 0.0])
@@ -271,7 +278,8 @@ class ArenaRenderer:
         mm_scale = mm_size / grid.size_m
 
         def work(start: int, stop: int) -> None:
-            render_range(self.boxes, self.bounds, cams, sprites, zone_arr, self.sky, rgb, depth, self.far_m,
+            buf = depth_out if depth_out is not None else np.empty((1, H, W), dtype=np.float32)
+            render_range(self.boxes, self.bounds, cams, sprites, zone_arr, self.sky, rgb, buf, self.far_m,
                          self.fog_m, start, stop)
             if hud is not None:
                 overlay_range(rgb, hud, FONT, minimap, mm_x0, mm_y0, mm_scale, grid.size_m, start, stop)
@@ -285,7 +293,7 @@ class ArenaRenderer:
                        if b > a]
             for future in futures:
                 future.result()
-        return rgb, depth
+        return rgb, depth_out
 
     def minimap_view(self, world, index: int) -> np.ndarray:
         """The minimap picture alone for player `index`, with its own arrow (what the inset shows)."""
