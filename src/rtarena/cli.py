@@ -227,6 +227,24 @@ def improve(
                     console)
 
 
+@app.command()
+def annotate(
+    run: Annotated[str, typer.Argument(help="a run folder or run id under --root")],
+    root: Annotated[str, typer.Option(help="folder holding the runs")] = "runs",
+    model: Annotated[str | None, typer.Option(help="also annotate with a model: MODEL@BASE_URL[,key=value...]")]
+    = None,
+    codebook: Annotated[str | None, typer.Option(help="a codebook TOML (default: the bundled failure_modes.toml)")]
+    = None,
+    review: Annotated[bool, typer.Option("--review", help="then serve the review page on 127.0.0.1")] = False,
+    port: Annotated[int, typer.Option(help="review page port on 127.0.0.1 (0: any free port)")] = 8766,
+    open_browser: Annotated[bool, typer.Option("--open/--no-open", help="open the review page in a browser")] = True,
+) -> None:
+    """Code why episodes failed (RT-Perceive / RT-Deliberate / RT-Act) into RUN/annotations/."""
+    from rtarena.annotate.commands import annotate_command
+
+    annotate_command(run, root, model, codebook, review, port, open_browser, console)
+
+
 @app.command("serve-policy")
 def serve_policy(
     port: Annotated[int, typer.Option(help="port on 127.0.0.1 (0: any free port)")] = 8000,

@@ -8,6 +8,11 @@ observation in the last user message (one block per teammate, under `### <id>`, 
   arena's heuristic bot would do from the same report), the game suite (`games_text.py`, answering in
   the chunked key form), cart-pole (the balancer's linear law on the state vector); anything else gets
   the default action.
+  Browser tasks: the live quiz's questions are answered from the marks (`gui_text.py`).
+- `stale`: the heuristic applied to a stale picture: the OLDEST observation in the conversation on
+  which the heuristic would act, not the current one. It locks onto its first target and keeps acting
+  on it after the page has changed (a stale-target policy, for testing failure annotation).
+- `annotator`: the scripted failure-mode annotator (`annotator_text.py`) for `rtarena annotate --model`.
 - `random`: a uniformly random action of the named space, seeded by the request, so the same prompt
   always gets the same answer.
 - `skill`, `judge`, `reflector`: the scripted roles of `rtarena improve` (`skill_player.py`, `judge.py`,
@@ -25,7 +30,7 @@ from typing import Any
 
 import numpy as np
 
-from rtarena.policy_server import arena_text, games_text, judge, reflector, skill_player
+from rtarena.policy_server import annotator_text, arena_text, games_text, gui_text, judge, reflector, skill_player
 
 CARTPOLE_GAINS = np.array([0.3, 0.6, 8.0, 1.5])  # the same law as agents/scripted/cartpole.py
 
@@ -86,6 +91,8 @@ def heuristic_action(observation: str, space: Space) -> Any:
         return arena_text.decide(observation)
     if space.kind == "keys" and games_text.looks_like_game(observation):
         return games_text.decide(observation)
+    if space.kind == "text" and gui_text.looks_like_gui(observation):
+        return gui_text.decide(observation)
     state = re.search(r"state: (\[[^\]]*\])", observation)
     if space.kind == "discrete" and space.n == 2 and state:
         values = json.loads(state.group(1))
@@ -121,6 +128,10 @@ def answer(messages: list[dict[str, Any]], policy: str, seed: int = 0) -> str:
         rng = np.random.default_rng(int.from_bytes(digest[:8], "little"))
         decide: Callable[[str], Any] = lambda _obs: random_action(rng, space)  # noqa: E731
         reason = "A random choice."
+    elif policy == "stale":
+        user = first_actionable(messages, space) or user
+        decide = lambda obs: heuristic_action(obs, space)  # noqa: E731
+        reason = "Acting on the first target I saw (scripted stale-target policy)."
     else:
         decide = lambda obs: heuristic_action(obs, space)  # noqa: E731
         reason = "Following the scripted heuristic."
@@ -130,11 +141,23 @@ def answer(messages: list[dict[str, Any]], policy: str, seed: int = 0) -> str:
     return f"{reason}\nACTION: {json.dumps(team, separators=(',', ':'))}"
 
 
+def first_actionable(messages: list[dict[str, Any]], space: Space) -> str | None:
+    """The oldest user message on which the heuristic would do something other than the default."""
+    for message in messages:
+        if message.get("role") == "user":
+            text = message_text(message)
+            if heuristic_action(text, space) != default_action(space):
+                return text
+    return None
+
+
 # Scripted roles of improvement runs (docs/improve.md): a player that follows only its skill notes, a
-# judge that checks a submitted skill against the rules in its prompt, and (with `tools`) a reflector.
+# judge that checks a submitted skill against the rules in its prompt, and (with `tools`) a reflector;
+# and the failure-mode annotator of `rtarena annotate --model` (docs/annotate.md).
 ROLE_ANSWERS: dict[str, Callable[[str, str, Callable[[], str]], str]] = {
     "skill": skill_player.answer,
     "judge": judge.answer,
     "reflector": reflector.answer,
+    "annotator": lambda _system, user, _default: annotator_text.annotate(user),  # rtarena annotate --model
 }
-POLICIES = ("heuristic", "random", *ROLE_ANSWERS)
+POLICIES = ("heuristic", "random", "stale", *ROLE_ANSWERS)

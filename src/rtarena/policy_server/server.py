@@ -27,6 +27,7 @@ from pydantic import ConfigDict, Field
 
 from rtarena.agents.llm.tokens import count_content, count_messages, count_tokens
 from rtarena.errors import UserError
+from rtarena.policy_server import reasoning as reasoning_mode
 from rtarena.policy_server import tool_calls
 from rtarena.policy_server.faults import FAULTS, GARBAGE
 from rtarena.policy_server.policies import POLICIES, answer
@@ -71,6 +72,9 @@ class ServerSettings(Section):
     retry_after_s: NonNegFloat = Field(0.2, description="Retry-After of the http_429 fault, seconds")
     usage: Flag = Field(True, description="false: report no usage, like some servers (clients must count)")
     seed: Int = Field(0, description="seed of the random policy")
+    reasoning_model: Flag = Field(False, description="answer like a reasoning endpoint (reasoning.py)")
+    effort_scale: NonNegFloat = Field(1.0, description="reasoning tokens per effort level, times this")
+    after_tokens: NonNegInt = Field(0, description="words written after the ACTION line")
 
     @property
     def model_name(self) -> str:
@@ -169,6 +173,9 @@ class _Handler(BaseHTTPRequestHandler):
     # -- answering ---------------------------------------------------------------------------------
     def _complete(self, request: dict[str, Any], settings: ServerSettings, fault: str) -> None:
         received = time.monotonic()
+        refused = reasoning_mode.rejection(settings, request)
+        if refused is not None:
+            return self._json(400, refused)
         if fault == "http_500":
             return self._json(500, {"error": {"message": "injected fault: internal error", "type": "server_error"}})
         if fault == "http_429":
@@ -179,12 +186,12 @@ class _Handler(BaseHTTPRequestHandler):
         messages = request.get("messages") or []
         if request.get("tools"):  # tool calling (the reflector of `rtarena improve`): tool_calls.py
             return tool_calls.respond(self, request, settings.model_name)
-        text = answer(messages, settings.policy, settings.seed)
+        text = reasoning_mode.with_after(answer(messages, settings.policy, settings.seed), settings)
         if fault == "garbage":
             text = GARBAGE
         elif fault == "empty":
             text = ""
-        filler = settings.filler_tokens
+        filler = reasoning_mode.reasoning_tokens(settings, request)
         limit = request.get("max_completion_tokens") or request.get("max_tokens")
         finish = "stop"
         if limit is not None and filler + count_tokens(text) > int(limit):

@@ -6,6 +6,15 @@ stay in the text), tokens in and out with their source ("server" when the server
 "counted" when it did not and the local rule of `tokens.py` was used), reasoning and cached tokens where
 reported, time to first token and total latency, the attempts made, and the failure kind if it failed.
 
+Reasoning endpoints: with `endpoint=reasoning` (or `auto` for o1/o3/o4/gpt-5 model names, and after an
+HTTP 400 that rejects `max_tokens` or `temperature`) the request carries `max_completion_tokens` and no
+`temperature`; `reasoning_effort` is passed when set; reasoning tokens come from the usage details
+(`completion_tokens_details.reasoning_tokens`).
+
+Commit accounting (`commit.py`): `tokens_after_commit` are the tokens written after the action was
+complete; they are recorded, and the agent does not charge them. With `early_commit` a stream is closed
+at the commit (`early_commit=True` on the completion; usage is then counted locally).
+
 It never raises for a server's misbehaviour. Failures are named by kind (`failures.py`): `http_429`,
 `http_500` (any status), `timeout`, `connection`, `stream_cut`, `empty`, `abandoned`. A decision has one
 wall budget (`timeout` seconds, retries included); a retry after a 429, 5xx or connection failure is made
@@ -19,11 +28,13 @@ stored on this object, logged, or written anywhere.
 from __future__ import annotations
 
 import os
+import re
 import threading
 import time
 from dataclasses import dataclass, field
 from typing import Any
 
+from rtarena.agents.llm.commit import commit_point
 from rtarena.agents.llm.options import LLMOptions
 from rtarena.agents.llm.tokens import count_messages, count_tokens
 from rtarena.redact import redact
@@ -31,10 +42,12 @@ from rtarena.redact import redact
 # The default `timeout` fits the clock: under `wall` the world moves on, and a reply later than this is
 # stale (the episode goes on without it); under `paused`, `token` and `measured` the world waits, so a
 # slow local model gets time to answer (and the runtime prints a line while it waits).
-CLOCK_TIMEOUT_S = {"wall": 10.0, "paused": 120.0, "token": 120.0, "measured": 120.0}
+CLOCK_TIMEOUT_S = {"wall": 10.0, "paused": 300.0, "token": 300.0, "measured": 300.0}  # high effort takes minutes
 FALLBACK_TIMEOUT_S = 30.0
 BACKOFF_S = 0.25  # first retry waits this long (doubling), unless the server says Retry-After
 RETRYABLE = ("http_429", "http_5", "connection")
+REASONING_MODELS = re.compile(r"(^|/)(o\d|gpt-5)", re.I)  # OpenAI's reasoning model families
+REJECTS_CLASSIC = re.compile(r"max_tokens|temperature", re.I)
 
 
 @dataclass(frozen=True)
@@ -55,6 +68,8 @@ class Completion:
     error: str | None = None
     cost_usd: float | None = None
     failed_attempts: list[str] = field(default_factory=list)
+    tokens_after_commit: int | None = None  # written after the action was complete: recorded, not charged
+    early_commit: bool = False  # the stream was closed at the commit
 
     @property
     def ok(self) -> bool:
@@ -116,6 +131,9 @@ class ChatClient:
 
         self.options = options
         self.abandoned = threading.Event()
+        # reasoning-endpoint request style: max_completion_tokens, no temperature
+        self.reasoning_style = options.endpoint == "reasoning" or (
+            options.endpoint == "auto" and bool(REASONING_MODELS.search(options.model)))
         self._sdk = openai.OpenAI(
             base_url=options.base_url,
             api_key=os.environ.get(options.api_key_env) or "EMPTY",  # local servers take any key
@@ -150,6 +168,8 @@ class ChatClient:
             except Exception as error:  # every failure is classified, none escapes
                 failure = _as_failure(error)
             failures.append(failure.kind)
+            if self._switch_style(failure):
+                continue  # the endpoint told us its style: ask again at once (the refusal stays on record)
             spent = time.monotonic() - attempt_start
             wait = failure.retry_after_s if failure.retry_after_s is not None else BACKOFF_S * 2 ** (len(failures) - 1)
             can_retry = (failure.retryable and len(failures) <= self.options.retries
@@ -159,6 +179,14 @@ class ChatClient:
                 failed = Completion(text=text, reasoning=reasoning, error=str(failure), finish_reason=None)
                 return self._finish(failed, messages, start, len(failures), failures[:-1])
 
+    def _switch_style(self, failure: Failure) -> bool:
+        """After a 400 rejecting `max_tokens`/`temperature` (auto endpoint), use the reasoning style."""
+        if (self.options.endpoint != "auto" or self.reasoning_style or failure.kind != "http_400"
+                or not REJECTS_CLASSIC.search(str(failure))):
+            return False
+        self.reasoning_style = True
+        return True
+
     def _finish(self, done: Completion, messages: list[dict[str, Any]], start: float, attempts: int,
                 failed: list[str]) -> Completion:
         values = dict(done.__dict__)
@@ -166,6 +194,9 @@ class ChatClient:
             values["tokens_in"] = count_messages(messages) if done.ok or done.text else 0
             values["tokens_out"] = count_tokens(done.text) + count_tokens(done.reasoning)
             values["tokens_source"] = "counted" if values["tokens_in"] or values["tokens_out"] else "none"
+        if done.ok and done.tokens_after_commit is None:
+            point = commit_point(done.text, final=True)
+            values["tokens_after_commit"] = count_tokens(done.text[point:]) if point is not None else 0
         if done.ok and not done.text.strip():
             values["error"] = "empty: the reply had no content"
         if self.options.price_in is not None or self.options.price_out is not None:
@@ -180,13 +211,14 @@ class ChatClient:
         remaining = deadline - time.monotonic()
         if remaining <= 0:
             raise Failure("timeout", "no time left for another attempt")
-        kwargs: dict[str, Any] = {
-            "model": self.options.model,
-            "messages": messages,
-            "max_tokens": self.options.max_tokens,
-            "temperature": self.options.temperature,
-            "timeout": remaining,
-        }
+        kwargs: dict[str, Any] = {"model": self.options.model, "messages": messages, "timeout": remaining}
+        if self.reasoning_style:
+            if self.options.max_tokens is not None:
+                kwargs["max_completion_tokens"] = self.options.max_tokens
+        else:
+            kwargs["temperature"] = self.options.temperature
+            if self.options.max_tokens is not None:
+                kwargs["max_tokens"] = self.options.max_tokens
         if self.options.seed is not None:
             kwargs["seed"] = self.options.seed
         if self.options.reasoning_effort is not None:
@@ -210,6 +242,7 @@ class ChatClient:
         text: list[str] = []
         reasoning: list[str] = []
         usage = finish = ttft = None
+        committed = False
         try:
             for chunk in stream:
                 if self.abandoned.is_set():
@@ -229,6 +262,9 @@ class ChatClient:
                     if thought:
                         reasoning.append(thought)
                     finish = choice.finish_reason or finish
+                if self.options.early_commit and piece and commit_point("".join(text)) is not None:
+                    committed = True  # the action is complete: stop generating here
+                    break
         except Failure:
             raise
         except Exception as error:  # the connection broke mid-stream
@@ -238,6 +274,11 @@ class ChatClient:
                           partial=("".join(text), "".join(reasoning))) from None
         finally:
             stream.close()
+        if committed:
+            point = commit_point("".join(text))
+            kept = "".join(text)[:point]
+            return Completion(text=kept, reasoning="".join(reasoning), finish_reason="commit", ttft_s=ttft,
+                              tokens_after_commit=0, early_commit=True)
         if finish is None:
             raise Failure("stream_cut", "the stream ended without a finish reason",
                           partial=("".join(text), "".join(reasoning)))

@@ -36,6 +36,8 @@ def completion_extra(completion: Completion) -> dict[str, Any]:
         "reasoning_tokens": completion.reasoning_tokens,
         "cached_tokens": completion.cached_tokens,
         "finish_reason": completion.finish_reason,
+        "tokens_after_commit": completion.tokens_after_commit or None,
+        "early_commit": completion.early_commit or None,
     }
     if completion.failed_attempts:
         extra["failed_attempts"] = list(completion.failed_attempts)
@@ -46,15 +48,16 @@ def completion_extra(completion: Completion) -> dict[str, Any]:
 
 def decision_from(completions: list[Completion], action: Any, valid: bool, error: str | None,
                   extra: dict[str, Any] | None = None, chunk: tuple[Any, ...] | None = None) -> Decision:
-    """A `Decision` from the calls of one step: their tokens summed, their texts joined, and the last
-    call's details (`completion_extra`) with `extra` on top; `chunk` the per-step actions of a reply that
-    spans several steps (the game suite's key form)."""
+    """A `Decision` from the calls of one step: their tokens summed (each to its commit, `commit.py`), their
+    texts joined, and the last call's details (`completion_extra`) with `extra` on top; `chunk` the
+    per-step actions of a reply that spans several steps (the game suite's key form)."""
     sources = {c.tokens_source for c in completions}
     details = {**completion_extra(completions[-1]), **(extra or {})}
     return Decision(
         action=action,
         tokens_in=sum(c.tokens_in for c in completions),
-        tokens_out=sum(c.tokens_out for c in completions),
+        # charged to the commit: tokens written after an action was complete are in `extra` only
+        tokens_out=sum(max(0, c.tokens_out - (c.tokens_after_commit or 0)) for c in completions),
         tokens_source="server" if sources == {"server"} else ("counted" if "counted" in sources else "none"),
         text=completions[0].text if len(completions) == 1 else "\n---\n".join(c.text for c in completions),
         valid=valid,

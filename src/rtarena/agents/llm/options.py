@@ -14,9 +14,11 @@ agentic:MODEL[@BASE_URL][,KEY=VALUE]...
 | key | value | default | meaning |
 |---|---|---|---|
 | `temperature` | float >= 0 | 0.0 | sampling temperature |
-| `max_tokens` | int > 0 | 512 | cap on generated tokens per call |
+| `max_tokens` | int > 0 | none | cap on generated tokens per call (reasoning included); none: the server's own |
 | `seed` | int | none | sampling seed sent to the server |
 | `reasoning_effort` | none/minimal/low/medium/high | none | sent only when given |
+| `endpoint` | auto/classic/reasoning | auto | request style, see below |
+| `early_commit` | true/false | false | stop a streamed reply once its `ACTION:` line is complete |
 | `modalities` | `+`-joined of text, state, rgb, depth, audio, som, marks | see below | what each message carries |
 | `image_size` | int > 0 | see below | longest side of images sent, in pixels |
 | `image_format` | png/jpeg | png | how images are encoded in their data URLs |
@@ -26,7 +28,7 @@ agentic:MODEL[@BASE_URL][,KEY=VALUE]...
 | `image_fold` | int > 0 | 10 | oldest images replaced by a placeholder at once |
 | `skill` | file path | none | a text file appended to the system prompt |
 | `api_key_env` | env var name | OPENAI_API_KEY | where the key is read from (never logged) |
-| `timeout` | seconds > 0 | by clock: `wall` 10, others 120 | wall budget of one decision, retries included |
+| `timeout` | seconds > 0 | by clock: `wall` 10, others 300 | wall budget of one decision, retries included |
 | `retries` | int >= 0 | 2 | retries after a 429, 5xx or connection failure, if time allows |
 | `stream` | true/false | true | stream the reply (time to first token is measured only then) |
 | `price_in`, `price_out` | USD per million tokens | none | to report a cost per decision |
@@ -35,6 +37,11 @@ agentic:MODEL[@BASE_URL][,KEY=VALUE]...
 
 Default view (`gui_view.default_view`): a browser task gets `som+marks` (the Set-of-Marks screenshot at its
 own size, up to 1280 pixels, then goal, clock and the marks list), every other env `text` at 256 pixels.
+
+`endpoint=reasoning` sends `max_completion_tokens` and no `temperature`, as OpenAI's reasoning models
+require; `auto` does so for o1/o3/o4/gpt-5 model names and after a 400 that rejects either parameter.
+Tokens written after the `ACTION:` line are recorded but not charged to the decision; `early_commit`
+closes the stream there, so they are not generated at all.
 
 Every value is checked by the typed schema `LLMOptions` (`rtarena.schema`): a mistake is one line,
 `--agent llm: temperature: must be >= 0, got -1`. Booleans are `true` or `false`, as everywhere.
@@ -67,9 +74,13 @@ class LLMOptions(Section):
     model: str = Field(min_length=1, description="model name sent to the server")
     base_url: str | None = Field(None, pattern=r"^https?://[^\s/]+", description="OpenAI-compatible root URL")
     temperature: NonNegFloat = Field(0.0, description="sampling temperature")
-    max_tokens: PosInt = Field(512, description="cap on generated tokens per call")
+    max_tokens: PosInt | None = Field(None, description="cap on generated tokens per call, reasoning included; "
+                                      "None: not sent (the server's own), so reasoning is never cut by a default")
     seed: Int | None = Field(None, description="sampling seed sent to the server")
     reasoning_effort: Literal["none", "minimal", "low", "medium", "high"] | None = None
+    endpoint: Literal["auto", "classic", "reasoning"] = Field("auto", description="request style: reasoning "
+                                                              "sends max_completion_tokens, no temperature")
+    early_commit: Flag = Field(False, description="close a streamed reply once its ACTION: line is complete")
     modalities: tuple[Modality, ...] = Field((), description="what each message carries; empty: the env's "
                                              "default view (`gui_view.default_view`)")
     image_size: NonNegInt = Field(0, description="longest side of images sent, in pixels; 0: the default view's")

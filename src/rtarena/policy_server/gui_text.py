@@ -1,0 +1,37 @@
+"""A scripted policy for browser tasks, from the observation text alone (the `text` modality).
+
+It knows one kind of page well enough to act in it: a question `A + B = ?` / `A - B = ?` in the page
+text (the live quiz, `web/quiz-v0`) is answered by clicking the mark whose text is the result. On any
+other page it waits. It reads only what a model would read: the `Marks` lines and the `Page text`.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+
+MARK = re.compile(r'^\[(\d+)\] \S+(?: checked| unchecked)? ("(?:[^"\\]|\\.)*")', re.M)
+QUESTION = re.compile(r"(-?\d+)\s*([+-])\s*(-?\d+)\s*=\s*\?")
+
+
+def looks_like_gui(observation: str) -> bool:
+    return "Marks (id, role, text" in observation
+
+
+def marks(observation: str) -> dict[int, str]:
+    """Mark id -> its text, from the observation's `Marks` lines."""
+    return {int(m.group(1)): json.loads(m.group(2)) for m in MARK.finditer(observation)}
+
+
+def decide(observation: str) -> str:
+    """`click(ID)` on the answer to the page's arithmetic question, else `wait()`."""
+    page = observation.split("Page text:", 1)[-1]
+    question = QUESTION.search(page)
+    if not question:
+        return "wait()"
+    a, op, b = int(question.group(1)), question.group(2), int(question.group(3))
+    result = str(a + b if op == "+" else a - b)
+    for mark_id, text in marks(observation).items():
+        if text.strip() == result:
+            return f"click({mark_id})"
+    return "wait()"
