@@ -40,6 +40,12 @@ class EpisodeEvidence:
             return self.success < 0.5
         return any(e.get("type") in failure_events for e in self.events)
 
+    @property
+    def dt(self) -> float:
+        """Simulated seconds per env step (from the step records; 0 when fewer than two)."""
+        times = sorted(float(s["sim_s"]) for s in self.steps[:2])
+        return times[1] - times[0] if len(times) == 2 else 0.0
+
     def applied(self) -> list[dict[str, Any]]:
         return [d for d in self.decisions if d.get("applied_step") is not None]
 
@@ -86,10 +92,12 @@ def load_run(run: str | Path, root: str | Path = "runs") -> tuple[Path, list[Epi
     con = connect([folder])
     episodes = _rows(con, "SELECT * FROM episodes WHERE status = 'ok' ORDER BY episode", [])
     has_events = _has_rows(con, "events")
+    has_decisions = _has_rows(con, "decisions")
     out: list[EpisodeEvidence] = []
     for line in episodes:
         key = line["episode"]
-        decisions = _rows(con, "SELECT * EXCLUDE (run_id) FROM decisions WHERE episode = ? ORDER BY \"index\"", [key])
+        decisions = (_rows(con, 'SELECT * EXCLUDE (run_id) FROM decisions WHERE episode = ? ORDER BY "index"', [key])
+                     if has_decisions else [])
         steps = _rows(con, "SELECT * EXCLUDE (run_id) FROM steps WHERE episode = ? ORDER BY step", [key])
         events = (_rows(con, "SELECT * EXCLUDE (run_id) FROM events WHERE episode = ? ORDER BY step", [key])
                   if has_events else [])

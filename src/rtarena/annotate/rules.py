@@ -78,12 +78,24 @@ def overran(ev: EpisodeEvidence, params: dict[str, Any]) -> list[Finding]:
     late = [d for d in late if d["committed_sim_s"] > ev.end_s + EPS
             or d["delay_sim_s"] > ev.end_s - d["obs_sim_s"] + EPS]
     if not late:
-        return []
+        return _unfinished(ev, params)
     d = late[0]
     return [Finding("overran_deadline", tuple(x["index"] for x in late),
                     f"decision {d['index']} saw the state at {d['obs_sim_s']} s, deliberated {d['delay_sim_s']} s "
                     f"({d['tokens_out']} tokens out) and committed at {d['committed_sim_s']} s; "
                     f"the episode ended at {ev.end_s} s")]
+
+
+def _unfinished(ev: EpisodeEvidence, params: dict[str, Any]) -> list[Finding]:
+    """Under the wall clock a reply still on its way at the end is never recorded; what shows is silence:
+    no commit in the last `silent_min_s` of a lost episode while the controller was deliberating."""
+    commits = [d["committed_sim_s"] for d in ev.decisions if d["committed_sim_s"] <= ev.end_s + EPS]
+    since = max(commits, default=0.0)
+    if ev.end_s - since < params["silent_min_s"] - EPS:
+        return []
+    return [Finding("overran_deadline", (),
+                    f"no decision committed from {since} s to the end at {ev.end_s} s: the controller was still "
+                    f"deliberating when the time ran out ({len(ev.decisions)} decisions committed before)")]
 
 
 def no_adaptation(ev: EpisodeEvidence, params: dict[str, Any]) -> list[Finding]:
@@ -95,7 +107,8 @@ def no_adaptation(ev: EpisodeEvidence, params: dict[str, Any]) -> list[Finding]:
     mean = lambda rows: sum(r["tokens_out"] for r in rows) / len(rows)  # noqa: E731
     if not early or mean(late) < params["adapt_ratio"] * mean(early) or mean(early) == 0:
         return []
-    pressed = [d for d in late if d["delay_sim_s"] > params["pressure_share"] * max(ev.end_s - d["obs_sim_s"], EPS)]
+    pressed = [d for d in late if d["delay_sim_s"] > params["pressure_share"] * max(ev.end_s - d["obs_sim_s"], EPS)
+               and d["delay_sim_s"] >= ev.dt - EPS]  # and long enough that the world moved on
     if not pressed:
         return []
     return [Finding("no_adaptation", tuple(d["index"] for d in pressed),
@@ -204,9 +217,12 @@ RULES: dict[str, Callable[[EpisodeEvidence, dict[str, Any]], list[Finding]]] = {
 
 
 def annotate_episode(ev: EpisodeEvidence, codebook: Codebook | None = None) -> list[Finding]:
-    """Every code of the codebook that holds for this episode, in the codebook's order."""
+    """Every code of the codebook that holds for this episode, in the codebook's order (lost episodes
+    only, unless the codebook's `only_lost` is false: a stray click in a won episode explains nothing)."""
     book = codebook or default_codebook()
     missing = set(book.codes) - set(RULES)
     if missing:
         raise KeyError(f"codebook codes without a rule: {sorted(missing)}")
+    if book.params.get("only_lost", True) and not ev.lost(book.params["failure_events"]):
+        return []
     return [f for code in book.codes for f in RULES[code](ev, book.params)]
