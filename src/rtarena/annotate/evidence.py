@@ -31,6 +31,7 @@ class EpisodeEvidence:
     run_id: str = ""
     env_id: str = ""
     condition: str = ""  # the clock setting's name (TL, TH, PH, WH ...)
+    clock: str = ""  # the clock protocol: wall, paused, token, measured
     agent_label: str = ""
     files: tuple[str, ...] = ()  # screenshots and other frames, relative to the run folder
 
@@ -115,6 +116,7 @@ def load_run(run: str | Path, root: str | Path = "runs") -> tuple[Path, list[Epi
                 success=min(success) if success else None,
                 run_id=folder.name, env_id=str(line.get("env_id", "")),
                 condition=str(line.get("clock_name") or (line.get("clock") or {}).get("clock", "")),
+                clock=str((line.get("clock") or {}).get("clock", "")),
                 agent_label=str(mine[0].get("agent_label", "")) if mine else "",
                 files=tuple(line.get("files") or ()),
             ))

@@ -75,8 +75,10 @@ def overran(ev: EpisodeEvidence, params: dict[str, Any]) -> list[Finding]:
     if not ev.lost(params["failure_events"]):
         return []
     late = [d for d in ev.decisions if not d.get("error") or d.get("tokens_out")]
+    # a reply in flight at the end counts only if its observation left time to act (min_left_s): under
+    # the token clock some reply is always in flight when an episode ends
     late = [d for d in late if d["committed_sim_s"] > ev.end_s + EPS
-            or d["delay_sim_s"] > ev.end_s - d["obs_sim_s"] + EPS]
+            and ev.end_s - d["obs_sim_s"] >= params["min_left_s"] - EPS]
     if not late:
         return _unfinished(ev, params)
     d = late[0]
@@ -88,10 +90,12 @@ def overran(ev: EpisodeEvidence, params: dict[str, Any]) -> list[Finding]:
 
 def _unfinished(ev: EpisodeEvidence, params: dict[str, Any]) -> list[Finding]:
     """Under the wall clock a reply still on its way at the end is never recorded; what shows is silence:
-    no commit in the last `silent_min_s` of a lost episode while the controller was deliberating."""
+    no commit in the last `min_left_s` of a lost episode while the controller was deliberating."""
+    if ev.clock != "wall":  # the other clocks record a late reply, with its commit after the end
+        return []
     commits = [d["committed_sim_s"] for d in ev.decisions if d["committed_sim_s"] <= ev.end_s + EPS]
     since = max(commits, default=0.0)
-    if ev.end_s - since < params["silent_min_s"] - EPS:
+    if ev.end_s - since < params["min_left_s"] - EPS:
         return []
     return [Finding("overran_deadline", (),
                     f"no decision committed from {since} s to the end at {ev.end_s} s: the controller was still "
@@ -108,7 +112,8 @@ def no_adaptation(ev: EpisodeEvidence, params: dict[str, Any]) -> list[Finding]:
     if not early or mean(late) < params["adapt_ratio"] * mean(early) or mean(early) == 0:
         return []
     pressed = [d for d in late if d["delay_sim_s"] > params["pressure_share"] * max(ev.end_s - d["obs_sim_s"], EPS)
-               and d["delay_sim_s"] >= ev.dt - EPS]  # and long enough that the world moved on
+               and d["delay_sim_s"] >= ev.dt - EPS  # long enough that the world moved on,
+               and ev.end_s - d["obs_sim_s"] >= params["min_left_s"] - EPS]  # with time left to act
     if not pressed:
         return []
     return [Finding("no_adaptation", tuple(d["index"] for d in pressed),

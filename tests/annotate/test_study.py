@@ -1,0 +1,61 @@
+"""Done-when of the annotation study: under TL/TH/PH/WH the failures that the filler (effort-dependent
+reasoning tokens) causes are coded RT-Deliberate, and the stale-target policy's are coded RT-Perceive."""
+
+from __future__ import annotations
+
+import json
+
+import duckdb
+import pyarrow.parquet as pq
+import pytest
+
+from rtarena.annotate.commands import annotate_run
+from rtarena.policy_server.reasoning import EFFORT_TOKENS
+
+from .conftest import CONDITIONS, STALE_SCALE
+
+EFFORT = {"TL": "low", "TH": "high", "PH": "high", "WH": "high"}
+CLOCK = {"TL": "token", "TH": "token", "PH": "paused", "WH": "wall"}
+
+
+def rules(run_dir) -> list[dict]:
+    return pq.read_table(annotate_run(run_dir)["rules"]).to_pylist()
+
+
+def reasoning_tokens(run) -> set[int]:
+    if not (run / "decisions").exists():
+        return set()  # under WH every high-effort reply was still on its way when the quiz ended
+    rows = duckdb.sql(f"SELECT extra FROM '{run}/decisions/*.parquet'").fetchall()
+    return {json.loads(x)["reasoning_tokens"] for (x,) in rows}
+
+
+@pytest.mark.parametrize("condition", CONDITIONS)
+def test_each_condition_reaches_the_agent(study, condition):
+    for policy, scale in (("heuristic", 1.0), ("stale", STALE_SCALE)):
+        run = study[(policy, condition)]
+        line = json.loads((run / "episodes.jsonl").read_text().splitlines()[0])
+        assert line["clock"]["clock"] == CLOCK[condition] and line["clock_name"] == condition
+        effort = f"reasoning_effort={EFFORT[condition]}"
+        assert all(effort in spec for spec in line["slot_specs"].values())
+        seen = reasoning_tokens(run)
+        assert seen <= {round(EFFORT_TOKENS[EFFORT[condition]] * scale)}
+    assert reasoning_tokens(study[("stale", condition)])  # the stale policy always commits something
+
+
+def test_filler_failures_are_deliberation_failures(study):
+    coded = {c: rules(study[("heuristic", c)]) for c in CONDITIONS}
+    # the page waits under PH and low effort fits the 2 s answer window under TL: nothing fails
+    assert [r["code"] for r in coded["TL"]] == ["none"] and [r["code"] for r in coded["PH"]] == ["none"]
+    for condition in ("TH", "WH"):  # 512 reasoning tokens outlast the answer window
+        assert {r["capability"] for r in coded[condition]} == {"RT-Deliberate"}
+        assert "overran_deadline" in {r["code"] for r in coded[condition]}
+        assert all(r["condition"] == condition and r["agent_label"].startswith("llm:scripted-heuristic")
+                   for r in coded[condition])
+
+
+def test_stale_target_failures_are_perception_failures(study):
+    for condition in CONDITIONS:
+        rows = rules(study[("stale", condition)])
+        assert rows and {r["capability"] for r in rows} == {"RT-Perceive"}, condition
+        assert {"missed_change", "repeated_no_effect"} <= {r["code"] for r in rows}
+        assert all(r["evidence"] and json.loads(r["decisions"]) for r in rows)
