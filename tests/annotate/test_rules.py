@@ -78,7 +78,7 @@ def test_overran_deadline_when_a_commit_comes_after_the_end():
     assert "5.12" in found[0].evidence
     won = trajectory([slow], end_s=2.5, success=1.0)
     assert codes(won) == set()
-    last_moment = every_step(WAIT, 0, 10) + [decision(10, obs=2.25, commit=2.6, action=WAIT, end=2.5)]
+    last_moment = [*every_step(WAIT, 0, 10), decision(10, obs=2.25, commit=2.6, action=WAIT, end=2.5)]
     assert "overran_deadline" not in codes(trajectory(last_moment, end_s=2.5))  # 0.25 s left: no time to act
 
 
@@ -104,12 +104,12 @@ def test_no_adaptation_when_deliberation_stays_long_as_time_runs_out():
 def test_waited_too_long():
     ev = trajectory(every_step(WAIT, 0, 12), [event(11, "task_failure", why="auction closed")])
     assert codes(ev) == {"waited_too_long"}
-    acted = every_step(WAIT, 0, 11) + [decision(11, 2.75, 2.75, "click(3)")]
+    acted = [*every_step(WAIT, 0, 11), decision(11, 2.75, 2.75, "click(3)")]
     assert "waited_too_long" not in codes(trajectory(acted))
 
 
 def test_acted_too_early():
-    acts = every_step(WAIT, 0, 3) + [decision(3, 0.75, 0.75, "click(5)")]
+    acts = [*every_step(WAIT, 0, 3), decision(3, 0.75, 0.75, "click(5)")]
     ev = trajectory(acts, [event(3, "gui_action"), event(3, "task_failure", why="bought above the limit")])
     assert codes(ev) == {"acted_too_early"}
     missed = trajectory(acts, [event(3, "failed_action"), event(3, "task_failure")])
@@ -117,7 +117,7 @@ def test_acted_too_early():
 
 
 def test_invalid_action_under_time_pressure():
-    bad = every_step(WAIT, 0, 11) + [decision(11, 2.75, 2.75, WAIT, valid=False)]
+    bad = [*every_step(WAIT, 0, 11), decision(11, 2.75, 2.75, WAIT, valid=False)]
     assert "invalid_under_pressure" in codes(trajectory(bad))
     assert "invalid_under_pressure" in codes(trajectory(every_step(WAIT, 0, 12), [event(4, "malformed_action")]))
     assert codes(trajectory(bad, success=1.0)) == set()  # won episodes are not coded
