@@ -39,8 +39,8 @@ def study(tmp_path_factory, policy_server):
     runs = {}
     for policy in ("heuristic", "stale"):
         for condition in CONDITIONS:
-            experiment = load_preset(condition, params={"base_url": policy_server.url(**server_settings(policy,
-                                                                                                        condition))})
+            url = policy_server.url(**server_settings(policy, condition))
+            experiment = load_preset(condition, params={"base_url": url, "model": f"scripted-{policy}"})
             experiment = replace(experiment, envs=tuple(e for e in experiment.envs if e.id == TASK), seeds=(0,),
                                  out=str(root))
             result = run_experiment(experiment, run_id=f"{policy}-{condition}", workers=1)

@@ -49,7 +49,7 @@ def test_filler_failures_are_deliberation_failures(study):
     for condition in ("TH", "WH"):  # 512 reasoning tokens outlast the answer window
         assert {r["capability"] for r in coded[condition]} == {"RT-Deliberate"}
         assert "overran_deadline" in {r["code"] for r in coded[condition]}
-        assert all(r["condition"] == condition and r["agent_label"].startswith("llm:scripted-heuristic")
+        assert all(r["condition"] == condition and r["agent_label"] == "llm:scripted-heuristic"
                    for r in coded[condition])
 
 
@@ -59,3 +59,21 @@ def test_stale_target_failures_are_perception_failures(study):
         assert rows and {r["capability"] for r in rows} == {"RT-Perceive"}, condition
         assert {"missed_change", "repeated_no_effect"} <= {r["code"] for r in rows}
         assert all(r["evidence"] and json.loads(r["decisions"]) for r in rows)
+
+
+def test_report_shows_failure_modes_per_condition_and_agent(study, tmp_path):
+    from rtarena.eval.report import build_report
+
+    runs = [study[(p, c)] for p in ("heuristic", "stale") for c in CONDITIONS]
+    for run in runs:
+        annotate_run(run)
+    html = build_report(runs, out=tmp_path / "report").read_text()
+    assert "<h2>failure modes</h2>" in html and "failure modes per condition: llm:scripted-heuristic" in html
+    rows = {(m[0], m[1], m[2]): (int(m[3]), int(m[4])) for m in __import__("re").findall(
+        r'data-condition="(\w+)" data-agent="([^"]+)" data-code="(\w+)" data-n="(\d+)" data-of="(\d+)"', html)}
+    heuristic = {k: v for k, v in rows.items() if "heuristic" in k[1]}
+    assert {(c, code) for c, _, code in heuristic} == {("TH", "overran_deadline"), ("WH", "overran_deadline")}
+    assert all(v == (1, 1) for v in heuristic.values())
+    assert {c for c, a, code in rows if "stale" in a and code == "missed_change"} == set(CONDITIONS)
+    assert 'href="../' in html  # example episodes link to their frames in the run folders
+    assert (tmp_path / "report" / "plots" / "failure-modes-0.svg").exists()

@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from rtarena.eval import svg
+from rtarena.eval.failure_modes import failure_section
 from rtarena.eval.manifest import run_state
 from rtarena.eval.query import connect, run_dirs
 from rtarena.eval.suite_report import suite_sections
@@ -222,6 +223,17 @@ def _failures_and_videos(con: Any, dirs: list[Path], out: Path) -> list[Section]
     return sections
 
 
+def _episode_lines(con: Any, dirs: list[Path]) -> dict[tuple[str, str], dict]:
+    """(run folder, episode) -> its video and files, for the failure-mode section's example links."""
+    names = {row[0] for row in con.execute("DESCRIBE episodes").fetchall()}
+    wanted = [c for c in ("video", "files") if c in names]
+    if not wanted:
+        return {}
+    by_name = {d.name: str(d) for d in dirs}
+    rows = con.execute(f"SELECT run_id, episode, {', '.join(wanted)} FROM episodes").fetchall()
+    return {(by_name.get(r[0], r[0]), r[1]): dict(zip(wanted, r[2:], strict=True)) for r in rows}
+
+
 def build_report(runs: list[str | Path], out: Path | None = None, root: str | Path = "runs") -> Path:
     """Write `report.md`, `report.html` and `plots/*.svg` to `out`; returns the HTML path."""
     dirs = run_dirs(runs, root)
@@ -268,6 +280,13 @@ def build_report(runs: list[str | Path], out: Path | None = None, root: str | Pa
         for s in others:
             md += [f"### {s.title}", "", *s.markdown, ""]
             html += [f"<details><summary>{escape(s.title)}</summary>", *s.html, "</details>"]
+    failure_md, failure_html, failure_charts = failure_section(dirs, out, _episode_lines(con, dirs))
+    if failure_md:
+        for name, chart in failure_charts:
+            (out / "plots" / name).write_text(chart, encoding="utf-8")
+        md += ["## failure modes", "", *failure_md, "", *(f"![{n}](plots/{n})" for n, _ in failure_charts), ""]
+        html += ["<h2>failure modes</h2>", *failure_html, "<div class='plots'>",
+                 *(chart for _, chart in failure_charts), "</div>"]
     for s in sections[1 + len(main):]:
         md += [f"## {s.title}", "", *s.markdown, ""]
         html += [f"<h2>{escape(s.title)}</h2>", *s.html]
