@@ -1,0 +1,108 @@
+"""The review page, driven in Chromium: accept one code, change another, save, reload: the verdicts are
+there, and saved beside the automatic annotations. Plus the page's safety rules over plain HTTP."""
+
+from __future__ import annotations
+
+import http.client
+import json
+from urllib.parse import quote
+
+import pyarrow.parquet as pq
+import pytest
+
+from rtarena.annotate.commands import annotate_run
+from rtarena.annotate.review import MAX_BODY, ReviewServer
+
+CHROMIUM = "/usr/bin/chromium"
+
+
+@pytest.fixture
+def review(study):
+    run = study[("stale", "PH")]
+    annotate_run(run)
+    (run / "annotations" / "review.parquet").unlink(missing_ok=True)
+    with ReviewServer(run) as server:
+        yield run, server
+
+
+def test_accept_change_save_and_reload_in_chromium(review):
+    from playwright.sync_api import sync_playwright
+
+    run, server = review
+    rules_before = (run / "annotations" / "rules.parquet").read_bytes()
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM)
+        page = browser.new_page()
+        errors: list[str] = []
+        page.on("pageerror", lambda e: errors.append(str(e)))
+        page.goto(server.url)
+        page.wait_for_selector(".code[data-code=missed_change]")
+        assert page.locator(".frames img").count() >= 1  # the episode's frames are shown
+        assert page.locator(".frames img").first.evaluate("img => img.complete && img.naturalWidth > 0")
+        missed = page.locator(".code[data-code=missed_change]")
+        missed.locator("input[value=accept]").check()
+        repeated = page.locator(".code[data-code=repeated_no_effect]")
+        repeated.locator("input[value=change]").check()
+        repeated.locator("select").select_option("stale_target")
+        page.click("#save")
+        page.wait_for_selector("#status:has-text('saved 2 verdicts')")
+        page.reload()
+        page.wait_for_selector(".code[data-code=missed_change] .saved")
+        assert page.locator(".code[data-code=missed_change] input[value=accept]").is_checked()
+        again = page.locator(".code[data-code=repeated_no_effect]")
+        assert again.locator("input[value=change]").is_checked()
+        assert again.locator("select").input_value() == "stale_target"
+        assert not errors
+        browser.close()
+    rows = {r["original_code"]: r for r in pq.read_table(run / "annotations" / "review.parquet").to_pylist()}
+    assert rows["missed_change"]["verdict"] == "accept" and rows["missed_change"]["code"] == "missed_change"
+    assert rows["repeated_no_effect"]["verdict"] == "change" and rows["repeated_no_effect"]["code"] == "stale_target"
+    assert rows["repeated_no_effect"]["capability"] == "RT-Perceive" and rows["repeated_no_effect"]["annotator"] == "review"
+    assert (run / "annotations" / "rules.parquet").read_bytes() == rules_before  # beside, never over
+
+
+def request(server, method: str, path: str, body: bytes | None = None, headers: dict | None = None):
+    conn = http.client.HTTPConnection("127.0.0.1", server.port, timeout=10)
+    conn.request(method, path, body=body, headers={"Host": f"127.0.0.1:{server.port}", **(headers or {})})
+    reply = conn.getresponse()
+    return reply.status, reply.read()
+
+
+def test_the_page_needs_its_token_host_and_origin(review):
+    _, server = review
+    token = server.session.token
+    assert request(server, "GET", f"/api/episodes?token={token}")[0] == 200
+    assert request(server, "GET", "/api/episodes?token=guess")[0] == 403
+    assert request(server, "GET", "/api/episodes")[0] == 403
+    assert request(server, "GET", f"/?token={token}", headers={"Host": "evil.example"})[0] == 403
+    post = {"X-Review-Token": token, "Content-Type": "application/json"}
+    body = json.dumps({"verdicts": []}).encode()
+    assert request(server, "POST", "/api/verdicts", body, post)[0] == 200
+    assert request(server, "POST", "/api/verdicts", body, {**post, "Origin": "http://evil.example"})[0] == 403
+    assert request(server, "POST", "/api/verdicts", body, {**post, "X-Review-Token": "guess"})[0] == 403
+
+
+def test_bodies_are_json_of_limited_size_and_checked(review):
+    _, server = review
+    post = {"X-Review-Token": server.session.token, "Content-Type": "application/json"}
+    assert request(server, "POST", "/api/verdicts", b"not json", post)[0] == 400
+    assert request(server, "POST", "/api/verdicts", b"{}", {**post, "Content-Type": "text/plain"})[0] == 415
+    assert request(server, "POST", "/api/verdicts", b"x" * (MAX_BODY + 1), post)[0] == 413
+    bad = {"verdicts": [{"episode": "nope", "controller": "user", "code": "missed_change", "verdict": "accept"}]}
+    assert request(server, "POST", "/api/verdicts", json.dumps(bad).encode(), post)[0] == 400
+    episode = next(iter(server.session.episodes))
+    wrong = {"verdicts": [{"episode": episode[0], "controller": episode[1], "code": "missed_change",
+                           "verdict": "change", "new_code": "made_up"}]}
+    status, answer = request(server, "POST", "/api/verdicts", json.dumps(wrong).encode(), post)
+    assert status == 400 and b"made_up" in answer
+
+
+def test_only_frames_the_run_lists_are_readable(review):
+    run, server = review
+    token = server.session.token
+    frame = next(iter(server.session.frames))
+    status, data = request(server, "GET", f"/frame?token={token}&path={quote(frame)}")
+    assert status == 200 and data[:2] == b"\xff\xd8"  # a JPEG
+    for path in ("episodes.jsonl", "../../../../etc/passwd", str(run / "episodes.jsonl"),
+                 "annotations/rules.parquet", frame.replace("step", "../step")):
+        assert request(server, "GET", f"/frame?token={token}&path={quote(path)}")[0] == 404
