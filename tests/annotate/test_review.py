@@ -57,7 +57,8 @@ def test_accept_change_save_and_reload_in_chromium(review):
     rows = {r["original_code"]: r for r in pq.read_table(run / "annotations" / "review.parquet").to_pylist()}
     assert rows["missed_change"]["verdict"] == "accept" and rows["missed_change"]["code"] == "missed_change"
     assert rows["repeated_no_effect"]["verdict"] == "change" and rows["repeated_no_effect"]["code"] == "stale_target"
-    assert rows["repeated_no_effect"]["capability"] == "RT-Perceive" and rows["repeated_no_effect"]["annotator"] == "review"
+    changed = rows["repeated_no_effect"]
+    assert changed["capability"] == "RT-Perceive" and changed["annotator"] == "review"
     assert (run / "annotations" / "rules.parquet").read_bytes() == rules_before  # beside, never over
 
 

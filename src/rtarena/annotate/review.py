@@ -7,9 +7,9 @@ timing and the codes the annotators proposed, and saves the person's verdicts to
 | route | answer |
 |---|---|
 | `GET /?token=T` | the page |
-| `GET /api/episodes?token=T` | codebook, episodes with decisions, frames, proposed codes and saved verdicts |
+| `GET /api/episodes?token=T` | the codebook; episodes with decisions, frames, proposed codes, verdicts |
 | `GET /frame?token=T&path=P` | a frame of the run, only if an episode line lists `P` among its files |
-| `POST /api/verdicts` (header `X-Review-Token: T`, JSON) | `{verdicts: [{episode, controller, code, verdict, new_code?}]}` |
+| `POST /api/verdicts` (`X-Review-Token: T`) | JSON `{verdicts: [{episode, controller, code, verdict, new_code}]}` |
 
 Safety: served on 127.0.0.1 only; the Host header must name this server and an Origin, when sent, must be
 its own (no other site can drive it); every route needs the per-session token printed at start; bodies are

@@ -87,7 +87,8 @@ def failure_section(dirs: list[Path], out: Path, episodes: dict[tuple[str, str],
                             f'data-code="{escape(code)}" data-n="{len(episodes_hit)}" data-of="{total}">'
                             f'<td class="key">{escape(condition)}</td><td class="key">{escape(agent)}</td>'
                             f'<td class="key">{escape(code)}</td><td class="key">{escape(capability[code])}</td>'
-                            f'<td>{len(episodes_hit)} of {total}</td><td>{share:.2f}</td><td class="key">{cell}</td></tr>')
+                            f'<td>{len(episodes_hit)} of {total}</td><td>{share:.2f}</td>'
+                            f'<td class="key">{cell}</td></tr>')
         if codes:
             name = f"failure-modes-{len(charts)}.svg"
             charts.append((name, svg.bar_chart(f"failure modes per condition: {agent}", "share of episodes",
