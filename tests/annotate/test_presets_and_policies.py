@@ -1,0 +1,70 @@
+"""The condition presets (TL, TH, PH, WH over browser tasks and arena levels) and the scripted policies
+the study needs: the quiz answerer and the stale-target policy (scripted, not models)."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import replace
+
+import pytest
+
+from rtarena.eval.presets import load_preset, preset_names
+from rtarena.eval.runner import run_experiment
+from rtarena.policy_server import gui_text
+from rtarena.policy_server.policies import answer
+from rtarena.policy_server.reasoning import EFFORT_TOKENS
+
+CONDITIONS = {"TL": ("token", "low"), "TH": ("token", "high"), "PH": ("paused", "high"), "WH": ("wall", "high")}
+SYSTEM = {"role": "system", "content": "The action is one line of text, e.g. click(3)."}
+
+
+def quiz_observation(question: str, marks: dict[int, str]) -> str:
+    lines = ["Goal: answer", "Time: 1.00 s elapsed, 9.00 s left", "Marks (id, role, text, box x,y,w,h, actions):"]
+    lines += [f'[{i}] button "{t}" at (0, 0, 10, 10) click' for i, t in marks.items()]
+    return "\n".join([*lines, "Page text:", f"QuizLive Question 1 of 3 {question}"])
+
+
+@pytest.mark.parametrize("name", ["TL", "TH", "PH", "WH"])
+def test_condition_presets_name_their_clock_and_effort(name):
+    assert name in preset_names() and f"arena-{name}" in preset_names()
+    clock, effort = CONDITIONS[name]
+    for preset in (name, f"arena-{name}"):
+        experiment = load_preset(preset)
+        assert [(c.name, c.clock) for c in experiment.clocks] == [(name, clock)]
+        specs = [s for lineup in experiment.lineups for s in lineup.slots if s.startswith("llm:")]
+        assert specs and all(f"reasoning_effort={effort}" in s for s in specs)
+    web = load_preset(name)
+    assert all(e.id.startswith("web/") for e in web.envs) and len(web.envs) >= 12
+    assert {e.id for e in load_preset(f"arena-{name}").envs} == {"arena/basic-v0", "arena/coop-v0",
+                                                                  "arena/competitive-v0", "arena/mixed-v0"}
+
+
+@pytest.mark.parametrize("name", ["TL", "TH"])
+def test_arena_preset_effort_reaches_the_model(name, policy_server, tmp_path):
+    url = policy_server.url(reasoning_model=True)
+    experiment = load_preset(f"arena-{name}", params={"base_url": url})
+    experiment = replace(experiment, envs=tuple(e for e in experiment.envs if e.id == "arena/basic-v0"),
+                         seeds=(0,), max_steps=4, out=str(tmp_path))
+    result = run_experiment(experiment, run_id=name, workers=1)
+    import duckdb
+
+    extras = duckdb.sql(f"SELECT extra FROM '{result.run_dir}/decisions/*.parquet'").fetchall()
+    assert extras and {json.loads(e)["reasoning_tokens"] for (e,) in extras} == {
+        EFFORT_TOKENS[CONDITIONS[name][1]]}
+
+
+def test_quiz_policy_clicks_the_mark_with_the_result():
+    obs = quiz_observation("35 - 12 = ?", {3: "24", 4: "23", 5: "13"})
+    assert gui_text.decide(obs) == "click(4)"
+    assert gui_text.decide(quiz_observation("Get ready...", {})) == "wait()"
+    assert answer([SYSTEM, {"role": "user", "content": obs}], "heuristic").endswith("ACTION: click(4)")
+
+
+def test_stale_policy_keeps_acting_on_its_first_target():
+    first = quiz_observation("35 - 12 = ?", {4: "23"})
+    later = quiz_observation("10 + 10 = ?", {7: "20"})
+    chat = [SYSTEM, {"role": "user", "content": first}, {"role": "assistant", "content": "ACTION: click(4)"},
+            {"role": "user", "content": later}]
+    assert answer(chat, "heuristic").endswith("ACTION: click(7)")  # the current page
+    stale = answer(chat, "stale")
+    assert stale.endswith("ACTION: click(4)") and "scripted stale-target policy" in stale
