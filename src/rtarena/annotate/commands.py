@@ -16,7 +16,7 @@ from rtarena.annotate.codebook import Codebook, default_codebook, load_codebook
 from rtarena.annotate.evidence import load_run
 from rtarena.annotate.model import annotate_with_model
 from rtarena.annotate.rules import annotate_episode
-from rtarena.annotate.store import rows_for, write_rows
+from rtarena.annotate.store import read_rows, rows_for, write_rows
 from rtarena.errors import UserError
 
 
@@ -53,10 +53,8 @@ def annotate_command(run: str, root: str, model: str | None, codebook: str | Non
     summary = annotate_run(run, root, model, codebook)
     folder = Path(summary["run"])
     table = Table("condition", "agent", "code", "capability", "episodes", title=f"failure modes: {folder.name}")
-    counts = Counter()
-    import pyarrow.parquet as pq
-
-    for row in pq.read_table(summary["rules"]).to_pylist():
+    counts: Counter = Counter()
+    for row in read_rows(folder, "rules"):
         counts[(row["condition"], row["agent_label"], row["code"], row["capability"])] += 1
     for (condition, agent, code, capability), n in sorted(counts.items()):
         table.add_row(condition, agent, code, capability or "-", str(n))

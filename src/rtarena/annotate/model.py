@@ -59,7 +59,7 @@ def system_text(book: Codebook) -> str:
 
 def frames(run_dir: Path, ev: EpisodeEvidence, limit: int = MAX_FRAMES) -> list[dict[str, Any]]:
     """Image parts for the episode's first, middle and last frames (screenshots kept with the run)."""
-    pictures = [f for f in ev.files if f.lower().endswith((".jpg", ".jpeg", ".png"))]
+    pictures = [f for f in ev.files if f.lower().endswith((".jpg", ".jpeg", ".png")) and (Path(run_dir) / f).is_file()]
     if len(pictures) > limit:
         pictures = [pictures[round(i * (len(pictures) - 1) / (limit - 1))] for i in range(limit)]
     parts = []

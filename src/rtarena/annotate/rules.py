@@ -41,13 +41,12 @@ def _bad_at(ev: EpisodeEvidence, step: int, params: dict[str, Any]) -> list[dict
     return [e for e in ev.events_at(step) if _is_bad(e, params)]
 
 
-def _failed_before(ev: EpisodeEvidence, action: str, by_s: float, params: dict[str, Any]) -> bool:
-    """Whether an identical action had already met a bad-action event at or before `by_s`."""
-    for d in ev.applied():
-        same = _action_key(d["action"]) == action and d["applied_sim_s"] <= by_s + EPS
-        if same and _bad_at(ev, int(d["applied_step"]), params):
-            return True
-    return False
+def _failed_before(ev: EpisodeEvidence, d: dict[str, Any], params: dict[str, Any]) -> bool:
+    """Whether an earlier identical action had met a bad-action event by the time `d` observed the world."""
+    action = _action_key(d["action"])
+    return any(x["index"] < d["index"] and _action_key(x["action"]) == action
+               and x["applied_sim_s"] <= d["obs_sim_s"] + EPS and _bad_at(ev, int(x["applied_step"]), params)
+               for x in ev.applied())
 
 
 def _bad_actions(ev: EpisodeEvidence, params: dict[str, Any]) -> list[tuple[dict, list[dict], bool]]:
@@ -55,14 +54,9 @@ def _bad_actions(ev: EpisodeEvidence, params: dict[str, Any]) -> list[tuple[dict
     out = []
     for d in ev.applied():
         bad = _bad_at(ev, int(d["applied_step"]), params)
-        if not bad:
-            continue
-        same_time = d["applied_sim_s"] <= d["obs_sim_s"] + EPS
-        earlier = [x for x in ev.applied() if x["index"] < d["index"]]
-        seen = same_time or _failed_before(
-            EpisodeEvidence(ev.episode, ev.controller, ev.agents, earlier, ev.steps, ev.events),
-            _action_key(d["action"]), d["obs_sim_s"], params)
-        out.append((d, bad, seen))
+        if bad:
+            seen = d["applied_sim_s"] <= d["obs_sim_s"] + EPS or _failed_before(ev, d, params)
+            out.append((d, bad, seen))
     return out
 
 
