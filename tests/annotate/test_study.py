@@ -10,9 +10,8 @@ import pyarrow.parquet as pq
 import pytest
 
 from rtarena.annotate.commands import annotate_run
+from rtarena.annotate.study import CONDITIONS, STALE_SCALE
 from rtarena.policy_server.reasoning import EFFORT_TOKENS
-
-from .conftest import CONDITIONS, STALE_SCALE
 
 EFFORT = {"TL": "low", "TH": "high", "PH": "high", "WH": "high"}
 CLOCK = {"TL": "token", "TH": "token", "PH": "paused", "WH": "wall"}

@@ -1,0 +1,54 @@
+"""The offline failure-mode study: condition presets x scripted policies on one task, against the scripted
+policy server in reasoning mode (no model anywhere).
+
+- `heuristic`: knows every answer; its effort-dependent reasoning tokens are the filler, so whatever it
+  loses, it loses to deliberation time.
+- `stale`: the stale-target policy, with next to no reasoning (`STALE_SCALE`): it keeps acting on the first
+  target it saw, so whatever it loses, it loses to perception.
+
+Under `WH` the server paces reasoning at `WALL_RATE` tokens per second, so thinking takes real time.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+from rtarena.eval.presets import load_preset
+from rtarena.eval.runner import run_experiment
+from rtarena.policy_server.server import PolicyServer
+
+CONDITIONS = ("TL", "TH", "PH", "WH")
+POLICIES = ("heuristic", "stale")
+STALE_SCALE = 0.01  # high effort: 5 reasoning tokens, low: 0 (the effort still shows in the records)
+WALL_RATE = 200.0  # reasoning tokens per second under WH: 512 tokens take 2.56 s
+
+
+def server_settings(policy: str, condition: str) -> dict[str, Any]:
+    settings: dict[str, Any] = {"reasoning_model": True, "policy": policy}
+    if condition == "WH":
+        settings["filler_rate"] = WALL_RATE
+    if policy == "stale":
+        settings["effort_scale"] = STALE_SCALE
+    return settings
+
+
+def scripted_study(root: Path, env_id: str = "web/quiz-v0", seeds: tuple[int, ...] = (0,),
+                   conditions: tuple[str, ...] = CONDITIONS, policies: tuple[str, ...] = POLICIES,
+                   server: PolicyServer | None = None, workers: int = 1) -> dict[tuple[str, str], Path]:
+    """Run every (policy, condition) on `env_id` into `root/<policy>-<condition>`; returns the run folders."""
+    runs = {}
+    with contextlib.ExitStack() as stack:
+        if server is None:
+            server = stack.enter_context(PolicyServer())
+        for policy in policies:
+            for condition in conditions:
+                url = server.url(**server_settings(policy, condition))
+                experiment = load_preset(condition, params={"base_url": url, "model": f"scripted-{policy}"})
+                experiment = replace(experiment, envs=tuple(e for e in experiment.envs if e.id == env_id),
+                                     seeds=tuple(seeds), out=str(root))
+                result = run_experiment(experiment, run_id=f"{policy}-{condition}", workers=workers)
+                runs[(policy, condition)] = result.run_dir
+    return runs
