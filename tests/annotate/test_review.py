@@ -11,7 +11,8 @@ import pyarrow.parquet as pq
 import pytest
 
 from rtarena.annotate.commands import annotate_run
-from rtarena.annotate.review import MAX_BODY, ReviewServer
+from rtarena.annotate.review import make_app
+from rtarena.webapp import MAX_BODY_BYTES, TOKEN_HEADER
 
 CHROMIUM = "/usr/bin/chromium"
 
@@ -21,14 +22,15 @@ def review(study):
     run = study[("stale", "PH")]
     annotate_run(run)
     (run / "annotations" / "review.parquet").unlink(missing_ok=True)
-    with ReviewServer(run) as server:
-        yield run, server
+    app, session = make_app(run)
+    with app:
+        yield run, app, session
 
 
 def test_accept_change_save_and_reload_in_chromium(review):
     from playwright.sync_api import sync_playwright
 
-    run, server = review
+    run, server, _ = review
     rules_before = (run / "annotations" / "rules.parquet").read_bytes()
     with sync_playwright() as p:
         browser = p.chromium.launch(executable_path=CHROMIUM)
@@ -62,7 +64,9 @@ def test_accept_change_save_and_reload_in_chromium(review):
     assert (run / "annotations" / "rules.parquet").read_bytes() == rules_before  # beside, never over
 
 
-def request(server, method: str, path: str, body: bytes | None = None, headers: dict | None = None):
+def request(server, method: str, path: str, body: bytes | None = None, headers: dict | None = None,
+            token: str | None = None):
+    headers = {**({TOKEN_HEADER: token} if token else {}), **(headers or {})}
     conn = http.client.HTTPConnection("127.0.0.1", server.port, timeout=10)
     conn.request(method, path, body=body, headers={"Host": f"127.0.0.1:{server.port}", **(headers or {})})
     reply = conn.getresponse()
@@ -70,40 +74,39 @@ def request(server, method: str, path: str, body: bytes | None = None, headers: 
 
 
 def test_the_page_needs_its_token_host_and_origin(review):
-    _, server = review
-    token = server.session.token
-    assert request(server, "GET", f"/api/episodes?token={token}")[0] == 200
-    assert request(server, "GET", "/api/episodes?token=guess")[0] == 403
+    _, server, _ = review
+    token = server.token
+    assert request(server, "GET", "/api/episodes", token=token)[0] == 200
+    assert request(server, "GET", "/api/episodes", token="guess")[0] == 403
     assert request(server, "GET", "/api/episodes")[0] == 403
-    assert request(server, "GET", f"/?token={token}", headers={"Host": "evil.example"})[0] == 403
-    post = {"X-Review-Token": token, "Content-Type": "application/json"}
+    assert request(server, "GET", "/", headers={"Host": "evil.example"})[0] == 403
+    post = {"Content-Type": "application/json"}
     body = json.dumps({"verdicts": []}).encode()
-    assert request(server, "POST", "/api/verdicts", body, post)[0] == 200
-    assert request(server, "POST", "/api/verdicts", body, {**post, "Origin": "http://evil.example"})[0] == 403
-    assert request(server, "POST", "/api/verdicts", body, {**post, "X-Review-Token": "guess"})[0] == 403
+    assert request(server, "POST", "/api/verdicts", body, post, token)[0] == 200
+    assert request(server, "POST", "/api/verdicts", body, {**post, "Origin": "http://evil.example"}, token)[0] == 403
+    assert request(server, "POST", "/api/verdicts", body, post, "guess")[0] == 403
 
 
 def test_bodies_are_json_of_limited_size_and_checked(review):
-    _, server = review
-    post = {"X-Review-Token": server.session.token, "Content-Type": "application/json"}
-    assert request(server, "POST", "/api/verdicts", b"not json", post)[0] == 400
-    assert request(server, "POST", "/api/verdicts", b"{}", {**post, "Content-Type": "text/plain"})[0] == 415
-    assert request(server, "POST", "/api/verdicts", b"x" * (MAX_BODY + 1), post)[0] == 413
+    _, server, session = review
+    post, token = {"Content-Type": "application/json"}, server.token
+    assert request(server, "POST", "/api/verdicts", b"not json", post, token)[0] == 400
+    assert request(server, "POST", "/api/verdicts", b"{}", {"Content-Type": "text/plain"}, token)[0] == 415
+    assert request(server, "POST", "/api/verdicts", b"x" * (MAX_BODY_BYTES + 1), post, token)[0] == 413
     bad = {"verdicts": [{"episode": "nope", "controller": "user", "code": "missed_change", "verdict": "accept"}]}
-    assert request(server, "POST", "/api/verdicts", json.dumps(bad).encode(), post)[0] == 400
-    episode = next(iter(server.session.episodes))
+    assert request(server, "POST", "/api/verdicts", json.dumps(bad).encode(), post, token)[0] == 400
+    episode = next(iter(session.episodes))
     wrong = {"verdicts": [{"episode": episode[0], "controller": episode[1], "code": "missed_change",
                            "verdict": "change", "new_code": "made_up"}]}
-    status, answer = request(server, "POST", "/api/verdicts", json.dumps(wrong).encode(), post)
+    status, answer = request(server, "POST", "/api/verdicts", json.dumps(wrong).encode(), post, token)
     assert status == 400 and b"made_up" in answer
 
 
 def test_only_frames_the_run_lists_are_readable(review):
-    run, server = review
-    token = server.session.token
-    frame = next(iter(server.session.frames))
-    status, data = request(server, "GET", f"/frame?token={token}&path={quote(frame)}")
+    run, server, session = review
+    frame = next(iter(session.frames))
+    status, data = request(server, "GET", f"/api/frame?path={quote(frame)}", token=server.token)
     assert status == 200 and data[:2] == b"\xff\xd8"  # a JPEG
     for path in ("episodes.jsonl", "../../../../etc/passwd", str(run / "episodes.jsonl"),
                  "annotations/rules.parquet", frame.replace("step", "../step")):
-        assert request(server, "GET", f"/frame?token={token}&path={quote(path)}")[0] == 404
+        assert request(server, "GET", f"/api/frame?path={quote(path)}", token=server.token)[0] == 404

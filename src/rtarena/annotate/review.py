@@ -6,34 +6,29 @@ timing and the codes the annotators proposed, and saves the person's verdicts to
 
 | route | answer |
 |---|---|
-| `GET /?token=T` | the page |
-| `GET /api/episodes?token=T` | the codebook; episodes with decisions, frames, proposed codes, verdicts |
-| `GET /frame?token=T&path=P` | a frame of the run, only if an episode line lists `P` among its files |
-| `POST /api/verdicts` (`X-Review-Token: T`) | JSON `{verdicts: [{episode, controller, code, verdict, new_code}]}` |
+| `GET /` | the page (it carries the session token) |
+| `GET /api/episodes` | the codebook; episodes with decisions, frames, proposed codes, verdicts |
+| `GET /api/frame?path=P` | a frame of the run, only if an episode line lists `P` among its files |
+| `POST /api/verdicts` | JSON `{verdicts: [{episode, controller, code, verdict, new_code}]}` |
 
-Safety: served on 127.0.0.1 only; the Host header must name this server and an Origin, when sent, must be
-its own (no other site can drive it); every route needs the per-session token printed at start; bodies are
-JSON of at most 1 MB; only frames listed by the run are readable, nothing else on disk.
+Safety is `webapp.LocalApp`'s: 127.0.0.1 only, Host and Origin checked, a per-session token on every API
+call, JSON bodies of at most 1 MB; and only frames that the run lists are readable, nothing else on disk.
 """
 
 from __future__ import annotations
 
-import json
-import secrets
 import threading
 import webbrowser
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
-from urllib.parse import parse_qs, urlsplit
 
 from rtarena.annotate.codebook import Codebook, default_codebook
 from rtarena.annotate.evidence import load_run
 from rtarena.annotate.store import read_rows, write_rows
 from rtarena.errors import UserError
+from rtarena.webapp import LocalApp, Request, RequestError, file_reply
 
 PAGE = Path(__file__).with_name("review.html")
-MAX_BODY = 1 << 20
 VERDICTS = ("accept", "change", "reject")
 DECISION_FIELDS = ("index", "obs_sim_s", "committed_sim_s", "applied_sim_s", "delay_sim_s", "tokens_out", "valid",
                    "action")
@@ -45,7 +40,6 @@ class ReviewSession:
     def __init__(self, run_dir: Path, codebook: Codebook | None = None) -> None:
         self.run_dir = Path(run_dir).resolve()
         self.book = codebook or default_codebook()
-        self.token = secrets.token_urlsafe(24)
         self.lock = threading.Lock()
         _, episodes = load_run(self.run_dir)
         self.episodes = {(e.episode, e.controller): e for e in episodes}
@@ -102,118 +96,38 @@ class ReviewSession:
             write_rows(self.run_dir, "review", list(rows.values()))
         return len(verdicts)
 
-    def frame(self, relative: str) -> Path | None:
-        """The frame's path if the run lists it and it lies inside the run folder."""
+    def frame(self, request: Request) -> Any:
+        """A frame the run lists (and that lies inside the run folder); anything else is a 404."""
+        relative = request.arg("path")
         if relative not in self.frames:
-            return None
-        path = (self.run_dir / relative).resolve()
-        return path if path.is_relative_to(self.run_dir) and path.is_file() else None
+            raise RequestError(404, f"no frame {relative!r} in this run")
+        return file_reply(self.run_dir, relative)
+
+    def verdicts(self, request: Request) -> dict[str, int]:
+        body = request.body
+        if not isinstance(body, dict) or not isinstance(body.get("verdicts"), list):
+            raise RequestError(400, "expected {verdicts: [...]}")
+        try:
+            return {"saved": self.save(body["verdicts"])}
+        except ValueError as error:
+            raise RequestError(400, str(error)[:200]) from None
 
 
-def make_handler(session: ReviewSession, port_of: Any) -> type[BaseHTTPRequestHandler]:
-    class Handler(BaseHTTPRequestHandler):
-        def log_message(self, format: str, *args: Any) -> None:
-            pass
-
-        def _send(self, status: int, body: bytes, kind: str = "application/json") -> None:
-            self.send_response(status)
-            self.send_header("Content-Type", kind)
-            self.send_header("Content-Length", str(len(body)))
-            self.send_header("Cache-Control", "no-store")
-            self.send_header("X-Content-Type-Options", "nosniff")
-            self.end_headers()
-            self.wfile.write(body)
-
-        def _error(self, status: int, message: str) -> None:
-            self._send(status, json.dumps({"error": message}).encode())
-
-        def _allowed(self, token: str | None) -> bool:
-            port = port_of()
-            hosts = {f"127.0.0.1:{port}", f"localhost:{port}"}
-            origin = self.headers.get("Origin")
-            if self.headers.get("Host") not in hosts or (origin is not None and origin not in
-                                                         {f"http://{h}" for h in hosts}):
-                self._error(403, "wrong host or origin")
-                return False
-            if not token or not secrets.compare_digest(token, session.token):
-                self._error(403, "missing or wrong session token")
-                return False
-            return True
-
-        def do_GET(self) -> None:
-            url = urlsplit(self.path)
-            query = parse_qs(url.query)
-            if not self._allowed((query.get("token") or [None])[0]):
-                return
-            if url.path == "/":
-                return self._send(200, PAGE.read_bytes(), "text/html; charset=utf-8")
-            if url.path == "/api/episodes":
-                return self._send(200, json.dumps(session.payload()).encode())
-            if url.path == "/frame":
-                path = session.frame((query.get("path") or [""])[0])
-                if path is None:
-                    return self._error(404, "no such frame in this run")
-                kind = "image/png" if path.suffix == ".png" else "image/jpeg"
-                return self._send(200, path.read_bytes(), kind)
-            self._error(404, "no such route")
-
-        def do_POST(self) -> None:
-            if not self._allowed(self.headers.get("X-Review-Token")):
-                return
-            if urlsplit(self.path).path != "/api/verdicts":
-                return self._error(404, "no such route")
-            if not (self.headers.get("Content-Type") or "").startswith("application/json"):
-                return self._error(415, "send JSON")
-            length = int(self.headers.get("Content-Length") or 0)
-            if length > MAX_BODY:
-                return self._error(413, f"body over {MAX_BODY} bytes")
-            try:
-                body = json.loads(self.rfile.read(length) or b"null")
-                verdicts = body.get("verdicts") if isinstance(body, dict) else None
-                if not isinstance(verdicts, list):
-                    raise ValueError("expected {verdicts: [...]}")
-                saved = session.save(verdicts)
-            except ValueError as error:  # JSONDecodeError is a ValueError
-                return self._error(400, str(error)[:200])
-            self._send(200, json.dumps({"saved": saved}).encode())
-
-    return Handler
-
-
-class ReviewServer:
-    """The review page for one run, in a background thread: `with ReviewServer(run) as server: server.url`."""
-
-    def __init__(self, run_dir: Path, port: int = 0) -> None:
-        self.session = ReviewSession(run_dir)
-        self.httpd = ThreadingHTTPServer(("127.0.0.1", port), make_handler(self.session, lambda: self.port))
-        self.httpd.daemon_threads = True
-        self.port = self.httpd.server_address[1]
-
-    @property
-    def url(self) -> str:
-        return f"http://127.0.0.1:{self.port}/?token={self.session.token}"
-
-    def __enter__(self) -> ReviewServer:
-        threading.Thread(target=self.httpd.serve_forever, daemon=True, name="rtarena-review").start()
-        return self
-
-    def __exit__(self, *exc: Any) -> None:
-        self.httpd.shutdown()
-        self.httpd.server_close()
+def make_app(run_dir: Path, port: int = 0) -> tuple[LocalApp, ReviewSession]:
+    """The review page over one run (not started), and its session."""
+    session = ReviewSession(run_dir)
+    routes = {("GET", "/api/episodes"): lambda _r: session.payload(), ("GET", "/api/frame"): session.frame,
+              ("POST", "/api/verdicts"): session.verdicts}
+    return LocalApp(PAGE.read_text(encoding="utf-8"), routes, port=port), session
 
 
 def serve(run_dir: Path, port: int = 8766, open_browser: bool = True, echo: Any = print) -> None:
     """Serve the review page in the foreground until interrupted."""
     try:
-        server = ReviewServer(run_dir, port)
+        app, _ = make_app(run_dir, port)
     except OSError as error:
         raise UserError(f"cannot listen on 127.0.0.1:{port}: {error.strerror}", field="--port") from None
-    echo(f"review page: {server.url}  (Ctrl-C to stop; verdicts go to {run_dir}/annotations/review.parquet)")
+    echo(f"review page: {app.url}  (Ctrl-C stops; verdicts go to {run_dir}/annotations/review.parquet)")
     if open_browser:
-        webbrowser.open(server.url)
-    try:
-        server.httpd.serve_forever()
-    except KeyboardInterrupt:
-        echo("stopped")
-    finally:
-        server.httpd.server_close()
+        webbrowser.open(app.url)
+    app.serve_forever()
