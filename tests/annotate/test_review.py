@@ -110,3 +110,27 @@ def test_only_frames_the_run_lists_are_readable(review):
     for path in ("episodes.jsonl", "../../../../etc/passwd", str(run / "episodes.jsonl"),
                  "annotations/rules.parquet", frame.replace("step", "../step")):
         assert request(server, "GET", f"/api/frame?path={quote(path)}", token=server.token)[0] == 404
+
+
+def test_cli_review_serves_the_page(study):
+    import re
+    import subprocess
+    import sys
+
+    run = study[("stale", "PH")]
+    proc = subprocess.Popen([sys.executable, "-m", "rtarena.cli", "annotate", str(run), "--review", "--no-open",
+                             "--port", "0"], stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    try:
+        for line in proc.stdout:
+            found = re.search(r"review page: http://127\.0\.0\.1:(\d+)/", line)
+            if found:
+                break
+        port = int(found.group(1))
+        conn = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
+        conn.request("GET", "/", headers={"Host": f"127.0.0.1:{port}"})
+        reply = conn.getresponse()
+        page = reply.read().decode()
+        assert reply.status == 200 and "Failure-mode review" in page and "__RTARENA_TOKEN__" not in page
+    finally:
+        proc.terminate()
+        proc.wait(timeout=10)
