@@ -118,6 +118,6 @@ def test_acted_too_early():
 
 def test_invalid_action_under_time_pressure():
     bad = [*every_step(WAIT, 0, 11), decision(11, 2.75, 2.75, WAIT, valid=False)]
-    assert "invalid_under_pressure" in codes(trajectory(bad))
-    assert "invalid_under_pressure" in codes(trajectory(every_step(WAIT, 0, 12), [event(4, "malformed_action")]))
+    assert "invalid_action" in codes(trajectory(bad))
+    assert "invalid_action" in codes(trajectory(every_step(WAIT, 0, 12), [event(4, "malformed_action")]))
     assert codes(trajectory(bad, success=1.0)) == set()  # won episodes are not coded

@@ -192,7 +192,7 @@ def invalid(ev: EpisodeEvidence, params: dict[str, Any]) -> list[Finding]:
         return []
     what = (f"decision {bad[0]['index']} did not parse or failed ({bad[0].get('error')})" if bad
             else f"{_describe(malformed[0])}")
-    return [Finding("invalid_under_pressure", tuple(d["index"] for d in bad),
+    return [Finding("invalid_action", tuple(d["index"] for d in bad),
                     f"{len(bad)} invalid decisions, {len(malformed)} malformed actions; {what}")]
 
 
@@ -211,7 +211,7 @@ RULES: dict[str, Callable[[EpisodeEvidence, dict[str, Any]], list[Finding]]] = {
     "no_adaptation": no_adaptation,
     "waited_too_long": waited,
     "acted_too_early": _unless_overran(acted_early),
-    "invalid_under_pressure": invalid,
+    "invalid_action": invalid,
 }
 
 

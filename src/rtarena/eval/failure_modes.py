@@ -19,6 +19,7 @@ import pyarrow.parquet as pq
 from rtarena.eval import svg
 
 SOURCES = ("review", "rules")  # preferred first
+SHORT = {"RT-Perceive": "P", "RT-Deliberate": "D", "RT-Act": "A"}  # chart legends: "P stale_target"
 
 
 def annotation_rows(dirs: list[Path]) -> tuple[list[dict[str, Any]], list[str]]:
@@ -33,6 +34,10 @@ def annotation_rows(dirs: list[Path]) -> tuple[list[dict[str, Any]], list[str]]:
                 used.append(f"{d.name}: {name}")
                 break
     return rows, used
+
+
+def _label(code: str, capability: str) -> str:
+    return f"{SHORT.get(capability, '?')} {code}"
 
 
 def _example_link(row: dict[str, Any], episodes: dict[tuple[str, str], dict], out: Path) -> str | None:
@@ -58,9 +63,11 @@ def failure_section(dirs: list[Path], out: Path, episodes: dict[tuple[str, str],
     conditions = list(dict.fromkeys(r["condition"] for r in rows))
     agents = list(dict.fromkeys(r["agent_label"] for r in rows))
     codes = sorted(capability, key=lambda c: (capability[c], c))
-    md = [f"Codes from: {', '.join(used)}. Share of judged episodes with each code.", "",
+    md = [f"Codes from: {', '.join(used)}. Share of judged episodes with each code. Chart legends: "
+          "P = RT-Perceive, D = RT-Deliberate, A = RT-Act.", "",
           "| condition | agent | code | capability | episodes | share | example |", "|---|---|---|---|---|---|---|"]
-    html = [f"<p class='muted'>Codes from: {escape(', '.join(used))}. Share of judged episodes with each code.</p>",
+    html = [f"<p class='muted'>Codes from: {escape(', '.join(used))}. Share of judged episodes with each code. "
+            "Chart legends: P = RT-Perceive, D = RT-Deliberate, A = RT-Act.</p>",
             '<table class="failure-modes"><thead><tr><th class="key">condition</th><th class="key">agent</th>'
             '<th class="key">code</th><th class="key">capability</th><th>episodes</th><th>share</th>'
             '<th class="key">example</th></tr></thead><tbody>']
@@ -73,7 +80,7 @@ def failure_section(dirs: list[Path], out: Path, episodes: dict[tuple[str, str],
                 hits = coded.get((condition, agent, code), [])
                 episodes_hit = {(r["run_dir"], r["episode"], r["controller"]) for r in hits}
                 if total:
-                    values[(condition, f"{code} ({capability[code]})")] = (len(episodes_hit) / total, None)
+                    values[(condition, _label(code, capability[code]))] = (len(episodes_hit) / total, None)
                 if not hits:
                     continue
                 share = len(episodes_hit) / total
@@ -92,6 +99,6 @@ def failure_section(dirs: list[Path], out: Path, episodes: dict[tuple[str, str],
         if codes:
             name = f"failure-modes-{len(charts)}.svg"
             charts.append((name, svg.bar_chart(f"failure modes per condition: {agent}", "share of episodes",
-                                               conditions, [f"{c} ({capability[c]})" for c in codes], values)))
+                                               conditions, [_label(c, capability[c]) for c in codes], values)))
     html.append("</tbody></table>")
     return md, html, charts
