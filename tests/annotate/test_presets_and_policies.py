@@ -48,7 +48,8 @@ def test_arena_preset_effort_reaches_the_model(name, policy_server, tmp_path):
     result = run_experiment(experiment, run_id=name, workers=1)
     import duckdb
 
-    extras = duckdb.sql(f"SELECT extra FROM '{result.run_dir}/decisions/*.parquet'").fetchall()
+    with duckdb.connect() as con:  # its own connection: the module-level one is shared by every test
+        extras = con.execute(f"SELECT extra FROM '{result.run_dir}/decisions/*.parquet'").fetchall()
     assert extras and {json.loads(e)["reasoning_tokens"] for (e,) in extras} == {
         EFFORT_TOKENS[CONDITIONS[name][1]]}
 
