@@ -138,7 +138,9 @@ def test_query_sees_every_run(runs):
     joined = rtarena_cli("query", "SELECT count(*) FROM decisions d JOIN agents a USING (run_id, episode, "
                          "controller) WHERE a.run_id = 'cp'", "--root", str(runs), "--format", "csv")
     assert joined.returncode == 0, joined.stderr
-    total = duckdb.execute(f"SELECT count(*) FROM '{runs}/cp/decisions/*.parquet'").fetchone()[0]
+    # fetchall, not fetchone: an unfinished result would block DuckDB's shared default connection for
+    # every later test in the session (the improve and dashboard tests query it too)
+    total = duckdb.execute(f"SELECT count(*) FROM '{runs}/cp/decisions/*.parquet'").fetchall()[0][0]
     assert joined.stdout.splitlines()[1] == str(total)
     bad = rtarena_cli("query", "SELECT nope FROM agents", "--root", str(runs))
     assert bad.returncode == 2 and len(bad.stdout.strip().splitlines()) == 1
