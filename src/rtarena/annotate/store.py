@@ -13,15 +13,21 @@ import json
 from pathlib import Path
 from typing import Any
 
+import pyarrow as pa
 import pyarrow.parquet as pq
 
 from rtarena.annotate.codebook import Codebook
 from rtarena.annotate.evidence import EpisodeEvidence
 from rtarena.annotate.rules import Finding
-from rtarena.eval.store import write_parquet
+from rtarena.eval.schemas import table
+from rtarena.eval.store import write_table
 
 FOLDER = "annotations"
 NONE = "none"
+TEXT = ("run_id", "episode", "controller", "env_id", "condition", "agent_label", "code", "capability", "annotator",
+        "decisions", "evidence")
+SCHEMA = pa.schema([*(pa.field(name, pa.string()) for name in TEXT), pa.field("quote_found", pa.bool_()),
+                    pa.field("verdict", pa.string()), pa.field("original_code", pa.string())])
 
 
 def table_path(run_dir: Path, annotator: str) -> Path:
@@ -41,7 +47,7 @@ def rows_for(ev: EpisodeEvidence, findings: list[Finding], annotator: str, book:
 
 def write_rows(run_dir: Path, annotator: str, rows: list[dict[str, Any]]) -> Path:
     path = table_path(run_dir, annotator)
-    write_parquet(path, rows)
+    write_table(path, table(rows, SCHEMA))  # one schema for every annotator, so tables read together
     return path
 
 
