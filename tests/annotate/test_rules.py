@@ -82,6 +82,17 @@ def test_overran_deadline_when_a_commit_comes_after_the_end():
     assert "overran_deadline" not in codes(trajectory(last_moment, end_s=2.5))  # 0.25 s left: no time to act
 
 
+def test_an_abandoned_reply_is_a_deliberation_failure_not_an_invalid_action():
+    abandoned = {**decision(0, obs=0.0, commit=0.0, action=WAIT, tokens=0, valid=False, applied=False),
+                 "committed_sim_s": None, "delay_sim_s": None,
+                 "error": "abandoned: no answer when the episode ended (2.34 s in)"}
+    ev = trajectory([abandoned], [event(9, "task_failure")], end_s=2.5, clock="wall")
+    found = annotate_episode(ev)
+    assert [f.code for f in found] == ["overran_deadline"] and "still unanswered" in found[0].evidence
+    late = {**abandoned, "obs_sim_s": 2.25, "start_sim_s": 2.25}  # 0.25 s left: no time to act anyway
+    assert "overran_deadline" not in codes(trajectory([*every_step(WAIT, 0, 9), late], end_s=2.5, clock="wall"))
+
+
 def test_overran_deadline_from_silence_at_the_end_under_the_wall_clock():
     assert codes(trajectory([], end_s=2.5, clock="wall")) == {"overran_deadline"}  # nothing ever came back
     recent = every_step(WAIT, 0, 10)  # committed until the end: not deliberating, just waiting

@@ -23,10 +23,10 @@ def rules(run_dir) -> list[dict]:
 
 def reasoning_tokens(run) -> set[int]:
     if not (run / "decisions").exists():
-        return set()  # under WH every high-effort reply was still on its way when the quiz ended
+        return set()
     with duckdb.connect() as con:  # its own connection: the module-level one is shared by every test
         rows = con.execute(f"SELECT extra FROM '{run}/decisions/*.parquet'").fetchall()
-    return {json.loads(x)["reasoning_tokens"] for (x,) in rows}
+    return {json.loads(x)["reasoning_tokens"] for (x,) in rows if x}  # an abandoned decision has no call details
 
 
 @pytest.mark.parametrize("condition", CONDITIONS)

@@ -65,29 +65,44 @@ def _describe(event: dict[str, Any]) -> str:
     return f"{event.get('type')} at {event.get('sim_s')} s" + (f" ({detail})" if detail else "")
 
 
+def _kind(d: dict[str, Any]) -> str:
+    """A decision's failure kind (`timeout`, `abandoned`, `unparsed` ...), or "" when it has none."""
+    return str(d.get("error") or "").split(":", 1)[0].strip()
+
+
+def _abandoned(d: dict[str, Any]) -> bool:
+    """Still unanswered when the episode ended (the wall clock records it so: no commit time)."""
+    return d.get("committed_sim_s") is None or _kind(d) == "abandoned"
+
+
 def overran(ev: EpisodeEvidence, params: dict[str, Any]) -> list[Finding]:
     if not ev.lost(params["failure_events"]):
         return []
-    late = [d for d in ev.decisions if not d.get("error") or d.get("tokens_out")]
+    deliberated = [d for d in ev.decisions if not d.get("error") or d.get("tokens_out") or _abandoned(d)]
     # a reply in flight at the end counts only if its observation left time to act (min_left_s): under
     # the token clock some reply is always in flight when an episode ends
-    late = [d for d in late if d["committed_sim_s"] > ev.end_s + EPS
+    late = [d for d in deliberated if (_abandoned(d) or d["committed_sim_s"] > ev.end_s + EPS)
             and ev.end_s - d["obs_sim_s"] >= params["min_left_s"] - EPS]
     if not late:
         return _unfinished(ev, params)
     d = late[0]
-    return [Finding("overran_deadline", tuple(x["index"] for x in late),
-                    f"decision {d['index']} saw the state at {d['obs_sim_s']} s, deliberated {d['delay_sim_s']} s "
-                    f"({d['tokens_out']} tokens out) and committed at {d['committed_sim_s']} s; "
-                    f"the episode ended at {ev.end_s} s")]
+    if _abandoned(d):
+        told = (f"decision {d['index']} saw the state at {d['obs_sim_s']} s and was still unanswered when the "
+                f"episode ended at {ev.end_s} s ({d.get('error')})")
+    else:
+        told = (f"decision {d['index']} saw the state at {d['obs_sim_s']} s, deliberated {d['delay_sim_s']} s "
+                f"({d['tokens_out']} tokens out) and committed at {d['committed_sim_s']} s; "
+                f"the episode ended at {ev.end_s} s")
+    return [Finding("overran_deadline", tuple(x["index"] for x in late), told)]
 
 
 def _unfinished(ev: EpisodeEvidence, params: dict[str, Any]) -> list[Finding]:
-    """Under the wall clock a reply still on its way at the end is never recorded; what shows is silence:
+    """Runs whose wall clock did not record a reply still on its way at the end show silence instead:
     no commit in the last `min_left_s` of a lost episode while the controller was deliberating."""
     if ev.clock != "wall":  # the other clocks record a late reply, with its commit after the end
         return []
-    commits = [d["committed_sim_s"] for d in ev.decisions if d["committed_sim_s"] <= ev.end_s + EPS]
+    commits = [d["committed_sim_s"] for d in ev.decisions
+               if not _abandoned(d) and d["committed_sim_s"] <= ev.end_s + EPS]
     since = max(commits, default=0.0)
     if ev.end_s - since < params["min_left_s"] - EPS:
         return []
@@ -97,7 +112,7 @@ def _unfinished(ev: EpisodeEvidence, params: dict[str, Any]) -> list[Finding]:
 
 
 def no_adaptation(ev: EpisodeEvidence, params: dict[str, Any]) -> list[Finding]:
-    decisions = ev.decisions
+    decisions = [d for d in ev.decisions if not _abandoned(d)]
     if not ev.lost(params["failure_events"]) or len(decisions) < params["adapt_min_decisions"]:
         return []
     half = len(decisions) // 2
@@ -186,7 +201,8 @@ def acted_early(ev: EpisodeEvidence, params: dict[str, Any]) -> list[Finding]:
 def invalid(ev: EpisodeEvidence, params: dict[str, Any]) -> list[Finding]:
     if not ev.lost(params["failure_events"]):
         return []
-    bad = [d for d in ev.decisions if not d.get("valid", True)]
+    # a reply that never came in time is a deliberation failure, not an invalid action
+    bad = [d for d in ev.decisions if not d.get("valid", True) and _kind(d) not in ("abandoned", "timeout")]
     malformed = [e for e in ev.events if e.get("type") == "malformed_action"]
     if not bad and not malformed:
         return []
