@@ -10,7 +10,7 @@ import pyarrow.parquet as pq
 import pytest
 
 from rtarena.annotate.commands import annotate_run
-from rtarena.annotate.study import CONDITIONS, STALE_SCALE
+from rtarena.annotate.study import CONDITIONS, HEURISTIC_SCALE, STALE_SCALE
 from rtarena.policy_server.reasoning import EFFORT_TOKENS
 
 EFFORT = {"TL": "low", "TH": "high", "PH": "high", "WH": "high"}
@@ -31,7 +31,7 @@ def reasoning_tokens(run) -> set[int]:
 
 @pytest.mark.parametrize("condition", CONDITIONS)
 def test_each_condition_reaches_the_agent(study, condition):
-    for policy, scale in (("heuristic", 1.0), ("stale", STALE_SCALE)):
+    for policy, scale in (("heuristic", HEURISTIC_SCALE), ("stale", STALE_SCALE)):
         run = study[(policy, condition)]
         line = json.loads((run / "episodes.jsonl").read_text().splitlines()[0])
         assert line["clock"]["clock"] == CLOCK[condition] and line["clock_name"] == condition
@@ -44,9 +44,9 @@ def test_each_condition_reaches_the_agent(study, condition):
 
 def test_filler_failures_are_deliberation_failures(study):
     coded = {c: rules(study[("heuristic", c)]) for c in CONDITIONS}
-    # the page waits under PH and low effort fits the 2 s answer window under TL: nothing fails
+    # the page waits under PH and low effort fits the 8 s answer window under TL: nothing fails
     assert [r["code"] for r in coded["TL"]] == ["none"] and [r["code"] for r in coded["PH"]] == ["none"]
-    for condition in ("TH", "WH"):  # 512 reasoning tokens outlast the answer window
+    for condition in ("TH", "WH"):  # 1024 reasoning tokens outlast the answer window
         assert {r["capability"] for r in coded[condition]} == {"RT-Deliberate"}
         assert "overran_deadline" in {r["code"] for r in coded[condition]}
         assert all(r["condition"] == condition and r["agent_label"] == "llm:scripted-heuristic"

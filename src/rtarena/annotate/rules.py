@@ -65,6 +65,11 @@ def _describe(event: dict[str, Any]) -> str:
     return f"{event.get('type')} at {event.get('sim_s')} s" + (f" ({detail})" if detail else "")
 
 
+def min_left(ev: EpisodeEvidence, params: dict[str, Any]) -> float:
+    """Time left at an observation that was enough to act in: `min_left_s`, or `min_left_steps` env steps."""
+    return max(params["min_left_s"], params["min_left_steps"] * ev.dt)
+
+
 def _kind(d: dict[str, Any]) -> str:
     """A decision's failure kind (`timeout`, `abandoned`, `unparsed` ...), or "" when it has none."""
     return str(d.get("error") or "").split(":", 1)[0].strip()
@@ -82,9 +87,9 @@ def overran(ev: EpisodeEvidence, params: dict[str, Any]) -> list[Finding]:
     # a reply in flight at the end counts only if its observation left time to act (min_left_s): under
     # the token clock some reply is always in flight when an episode ends
     late = [d for d in deliberated if (_abandoned(d) or d["committed_sim_s"] > ev.end_s + EPS)
-            and ev.end_s - d["obs_sim_s"] >= params["min_left_s"] - EPS]
+            and ev.end_s - d["obs_sim_s"] >= min_left(ev, params) - EPS]
     if not late:
-        return _unfinished(ev, params)
+        return []
     d = late[0]
     if _abandoned(d):
         told = (f"decision {d['index']} saw the state at {d['obs_sim_s']} s and was still unanswered when the "
@@ -94,21 +99,6 @@ def overran(ev: EpisodeEvidence, params: dict[str, Any]) -> list[Finding]:
                 f"({d['tokens_out']} tokens out) and committed at {d['committed_sim_s']} s; "
                 f"the episode ended at {ev.end_s} s")
     return [Finding("overran_deadline", tuple(x["index"] for x in late), told)]
-
-
-def _unfinished(ev: EpisodeEvidence, params: dict[str, Any]) -> list[Finding]:
-    """Runs whose wall clock did not record a reply still on its way at the end show silence instead:
-    no commit in the last `min_left_s` of a lost episode while the controller was deliberating."""
-    if ev.clock != "wall":  # the other clocks record a late reply, with its commit after the end
-        return []
-    commits = [d["committed_sim_s"] for d in ev.decisions
-               if not _abandoned(d) and d["committed_sim_s"] <= ev.end_s + EPS]
-    since = max(commits, default=0.0)
-    if ev.end_s - since < params["min_left_s"] - EPS:
-        return []
-    return [Finding("overran_deadline", (),
-                    f"no decision committed from {since} s to the end at {ev.end_s} s: the controller was still "
-                    f"deliberating when the time ran out ({len(ev.decisions)} decisions committed before)")]
 
 
 def no_adaptation(ev: EpisodeEvidence, params: dict[str, Any]) -> list[Finding]:
@@ -122,7 +112,7 @@ def no_adaptation(ev: EpisodeEvidence, params: dict[str, Any]) -> list[Finding]:
         return []
     pressed = [d for d in late if d["delay_sim_s"] > params["pressure_share"] * max(ev.end_s - d["obs_sim_s"], EPS)
                and d["delay_sim_s"] >= ev.dt - EPS  # long enough that the world moved on,
-               and ev.end_s - d["obs_sim_s"] >= params["min_left_s"] - EPS]  # with time left to act
+               and ev.end_s - d["obs_sim_s"] >= min_left(ev, params) - EPS]  # with time left to act
     if not pressed:
         return []
     return [Finding("no_adaptation", tuple(d["index"] for d in pressed),

@@ -23,15 +23,15 @@ from rtarena.policy_server.server import PolicyServer
 CONDITIONS = ("TL", "TH", "PH", "WH")
 POLICIES = ("heuristic", "stale")
 STALE_SCALE = 0.01  # high effort: 5 reasoning tokens, low: 0 (the effort still shows in the records)
-WALL_RATE = 200.0  # reasoning tokens per second under WH: 512 tokens take 2.56 s
+WALL_RATE = 100.0  # reasoning tokens per second under WH: high effort (1024 tokens) takes 10.24 s
+HEURISTIC_SCALE = 2.0  # high effort: 1024 reasoning tokens, low: 64 (the quiz gives 8 s per answer)
 
 
 def server_settings(policy: str, condition: str) -> dict[str, Any]:
     settings: dict[str, Any] = {"reasoning_model": True, "policy": policy}
     if condition == "WH":
         settings["filler_rate"] = WALL_RATE
-    if policy == "stale":
-        settings["effort_scale"] = STALE_SCALE
+    settings["effort_scale"] = STALE_SCALE if policy == "stale" else HEURISTIC_SCALE
     return settings
 
 
