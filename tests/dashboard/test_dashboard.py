@@ -43,6 +43,7 @@ def root(tmp_path_factory) -> Path:
             "--max-steps", "12", "--out", str(runs / "web"))
     rtarena("run", "games/duel-v0", "--agent", "heuristic", "--agent", "random", "--clock", "paused", "--seeds", "2",
             "--max-steps", "80", "--video", "--out", str(runs / "duel"))
+    rtarena("annotate", str(runs / "web"))  # rule-based failure-mode codes for the Compare page
     with PolicyServer() as server:
         rtarena("improve", "classic/cartpole-v0", "--player", role(server, "skill", "llm:"), "--reflector",
                 role(server, "reflector"), "--judge", role(server, "judge"), "--rounds", "2", "--episodes", "2",
@@ -252,3 +253,15 @@ def test_improvement_page_shows_the_curve_rollbacks_and_each_rounds_skill(page, 
     page.click("section.round[data-round='round_01'] h3 a")
     page.wait_for_selector("#episodes-table tbody tr")
     assert page.locator("#episodes-table tbody tr").count() == 2
+
+
+def test_compare_of_an_annotated_run_shows_its_failure_modes(page, app, root):
+    codes = pq.read_table(root / "web" / "annotations" / "rules.parquet").to_pylist()
+    coded = [r for r in codes if r["code"] != "none"]
+    assert coded, "the oracle cut at 12 s loses the auction: the rules code it"
+    page.goto(app.url + "#/compare?runs=web")
+    page.wait_for_selector("#panels section.panel[data-title='failure modes']")
+    rows = page.locator("#panels table.failure-modes tbody tr")
+    assert rows.count() == len({(r["condition"], r["agent_label"], r["code"]) for r in coded})
+    for r in coded:
+        assert page.locator(f"#panels tr[data-code='{r['code']}']").count() >= 1

@@ -175,17 +175,21 @@ class Store:
         return out
 
     # -- compare -----------------------------------------------------------------------------------
-    def connection(self, run_ids: list[str]) -> Any:
+    def folders(self, run_ids: list[str]) -> list[Path]:
+        """The run folders behind the chosen ids (all when none); an improvement run gives its rounds."""
         chosen = [self.run_dir(r) for r in run_ids] if run_ids else self.run_dirs()
-        # An improvement run contributes its rounds, each a run folder of its own.
         dirs = [d for p in chosen for d in ([p] if (p / EPISODES).exists() else sorted(
             r for r in p.glob("round_*") if (r / EPISODES).exists()))]
         if not dirs:
             raise RequestError(404, f"no runs under {self.root}")
-        return connect(dirs)
+        return dirs
+
+    def connection(self, run_ids: list[str]) -> Any:
+        return connect(self.folders(run_ids))
 
     def compare(self, run_ids: list[str], filters: dict[str, str]) -> dict[str, Any]:
         """Mean ± standard error per cell over the chosen runs and filters, with the report's charts."""
+        from rtarena.eval.failure_modes import failure_section
         from rtarena.eval.report import Section, plots
         from rtarena.eval.suite_report import suite_sections
 
@@ -213,6 +217,11 @@ class Store:
         # The game suite's own tables (per-game scores, PvP win matrices, co-op scores, capability radar).
         panels = [{"title": section.title, "html": "\n".join(section.html)}
                   for section in (suite_sections(con, Section) if cells else [])]
+        # Failure modes of annotated runs (`rtarena annotate`): the report's table and one chart per agent.
+        _, failure_html, failure_charts = failure_section(self.folders(run_ids), self.root, {})
+        if failure_html:
+            panels.append({"title": "failure modes", "html": "\n".join(
+                [*failure_html, *(chart for _, chart in failure_charts)])})
         return finite({"columns": head, "metrics": metrics, "main": main_metric(metrics) if metrics else None,
                        "rows": rows, "charts": charts, "panels": panels, "options": options})
 
