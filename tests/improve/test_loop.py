@@ -95,7 +95,7 @@ def test_metrics_match_the_records(run):
 def test_transfer_matches_an_independent_recomputation_from_the_records(run):
     run_dir, _ = run
     table = json.loads((run_dir / "transfer.json").read_text())
-    rows = duckdb.sql(f"""
+    rows = duckdb.connect().sql(f"""
         SELECT regexp_extract(episode, '__(with|without)$', 1) AS condition, "return" AS score
         FROM read_parquet('{run_dir}/transfer/agents/*.parquet') WHERE episode LIKE '%__heavy__%'""").fetchall()
     by: dict[str, list[float]] = {}

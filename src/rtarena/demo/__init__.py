@@ -88,7 +88,8 @@ def games_section(out: Path, console: Console, scale: float = 1.0) -> None:
     from rtarena.demo.games import save_game_frames
 
     folder = out / "games"
-    table = Table("game", "heuristic (privileged)", "random", title="game suite: score in [0, 1], seed 0, paused")
+    table = Table("game", "heuristic (privileged)", "random",
+                  title="game suite: p0's score in [0, 1] (PvP: against random), seed 0, paused")
     for env_id, scores in save_game_frames(folder, max_steps=round(2000 * scale)).items():
         table.add_row(env_id, f"{scores['heuristic']:.2f}", f"{scores['random']:.2f}")
     console.print(table)
