@@ -7,19 +7,15 @@ from pathlib import Path
 from rich.console import Console
 from rich.table import Table
 
-from rtarena.envs.games.rules import CAPABILITIES, CAPABILITY_ABBREV, game_name, read_capabilities
-from rtarena.envs.registry import ENV_TABLE
+from rtarena.envs.games.ratings import suite_ratings
+from rtarena.envs.games.rules import CAPABILITIES, CAPABILITY_ABBREV
 from rtarena.eval.svg import radar_chart
 
 
 def game_ratings() -> dict[str, list[int]]:
-    """Per game (its `-v0` id), the seven ratings in `CAPABILITIES` order, from the level files."""
-    out = {}
-    for spec in ENV_TABLE:
-        if spec.family == "games" and "-var" not in spec.id:
-            rated = read_capabilities(f"{game_name(spec.id)}.toml")
-            out[spec.id] = [getattr(rated, name) for name in CAPABILITIES]
-    return out
+    """Per game (its `-v0` id), the seven ratings in `CAPABILITIES` order, from the level files (read once,
+    by `envs/games/ratings.py`, the one home of the suite's ratings and modes)."""
+    return {game.env_id: [game.ratings[name] for name in CAPABILITIES] for game in suite_ratings()}
 
 
 def radar_svg() -> str:
