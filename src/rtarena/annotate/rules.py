@@ -121,24 +121,24 @@ def no_adaptation(ev: EpisodeEvidence, params: dict[str, Any]) -> list[Finding]:
                     f"{ev.end_s - pressed[0]['obs_sim_s']:.2f} s left")]
 
 
-def stale_target(ev: EpisodeEvidence, params: dict[str, Any]) -> list[Finding]:
-    hits = [(d, bad) for d, bad, seen in _bad_actions(ev, params) if not seen]
+def _bad_action_finding(ev: EpisodeEvidence, params: dict[str, Any], *, seen: bool, mode: str) -> list[Finding]:
+    """Bad actions split by whether the decision's observation already showed why (`seen`)."""
+    hits = [(d, bad) for d, bad, was_seen in _bad_actions(ev, params) if was_seen == seen]
     if not hits:
         return []
     d, bad = hits[0]
-    return [Finding("stale_target", tuple(x["index"] for x, _ in hits),
-                    f"decision {d['index']} ({d['action']}) saw the state at {d['obs_sim_s']} s and was applied at "
-                    f"{d['applied_sim_s']} s: {_describe(bad[0])}")]
+    why = (f"was wrong for the state it saw at {d['obs_sim_s']} s" if seen else
+           f"saw the state at {d['obs_sim_s']} s and was applied at {d['applied_sim_s']} s")
+    return [Finding(mode, tuple(x["index"] for x, _ in hits),
+                    f"decision {d['index']} ({d['action']}) {why}: {_describe(bad[0])}")]
+
+
+def stale_target(ev: EpisodeEvidence, params: dict[str, Any]) -> list[Finding]:
+    return _bad_action_finding(ev, params, seen=False, mode="stale_target")
 
 
 def missed_change(ev: EpisodeEvidence, params: dict[str, Any]) -> list[Finding]:
-    hits = [(d, bad) for d, bad, seen in _bad_actions(ev, params) if seen]
-    if not hits:
-        return []
-    d, bad = hits[0]
-    return [Finding("missed_change", tuple(x["index"] for x, _ in hits),
-                    f"decision {d['index']} ({d['action']}) was wrong for the state it saw at {d['obs_sim_s']} s: "
-                    f"{_describe(bad[0])}")]
+    return _bad_action_finding(ev, params, seen=True, mode="missed_change")
 
 
 def repeated(ev: EpisodeEvidence, params: dict[str, Any]) -> list[Finding]:

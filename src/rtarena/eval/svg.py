@@ -8,6 +8,7 @@ the exact number.
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from html import escape
 
 PALETTE = ["#0072B2", "#E69F00", "#009E73", "#D55E00", "#CC79A7", "#56B4E9", "#F0E442", "#000000"]
@@ -71,6 +72,21 @@ class _Frame:
                               f'fill="{PALETTE[i % len(PALETTE)]}"/><text x="{W - RIGHT + 26}" y="{y + 1}">'
                               f"{escape(name[:22])}</text>")
 
+    def x_axis(self, xs: list[float]) -> Callable[[float], float]:
+        """Label the x values under the axis; returns where a value sits (lines and interval charts)."""
+        x_lo, x_hi = xs[0], xs[-1] if xs[-1] > xs[0] else xs[0] + 1
+
+        def x_of(v: float) -> float:
+            return LEFT + 20 + (W - RIGHT - LEFT - 40) * (v - x_lo) / (x_hi - x_lo)
+
+        for x in xs:
+            self.parts.append(f'<text x="{x_of(x):.1f}" y="{H - BOTTOM + 16}" text-anchor="middle">{_fmt(x)}</text>')
+        return x_of
+
+    def polyline(self, points: list[tuple[float, float]], colour: str) -> None:
+        path = " ".join(f"{x:.1f},{self.y(m):.1f}" for x, m in points)
+        self.parts.append(f'<polyline class="line" points="{path}" fill="none" stroke="{colour}" stroke-width="2"/>')
+
     def error_bar(self, x: float, mean: float, se: float | None, colour: str) -> None:
         if se:
             y0, y1 = self.y(mean - se), self.y(mean + se)
@@ -120,18 +136,11 @@ def line_chart(title: str, y_label: str, x_label: str,
     lo, hi = _extent([m + (s or 0) for p in series.values() for _, m, s in p]
                      + [m - (s or 0) for p in series.values() for _, m, s in p])
     frame = _Frame(title, y_label, lo, hi, x_label)
-    x_lo, x_hi = xs[0], xs[-1] if xs[-1] > xs[0] else xs[0] + 1
-
-    def x_of(v: float) -> float:
-        return LEFT + 20 + (W - RIGHT - LEFT - 40) * (v - x_lo) / (x_hi - x_lo)
-
-    for x in xs:
-        frame.parts.append(f'<text x="{x_of(x):.1f}" y="{H - BOTTOM + 16}" text-anchor="middle">{_fmt(x)}</text>')
+    x_of = frame.x_axis(xs)
     for i, (name, points) in enumerate(series.items()):
         colour = PALETTE[i % len(PALETTE)]
         points = sorted(points)
-        path = " ".join(f"{x_of(x):.1f},{frame.y(m):.1f}" for x, m, _ in points)
-        frame.parts.append(f'<polyline class="line" points="{path}" fill="none" stroke="{colour}" stroke-width="2"/>')
+        frame.polyline([(x_of(p[0]), p[1]) for p in points], colour)
         for x, m, s in points:
             frame.error_bar(x_of(x), m, s, colour)
             frame.parts.append(f'<circle cx="{x_of(x):.1f}" cy="{frame.y(m):.1f}" r="3.5" fill="{colour}">'
@@ -171,18 +180,11 @@ def interval_chart(title: str, y_label: str, x_label: str,
     xs = sorted({p[0] for points in series.values() for p in points}) or [0.0, 1.0]
     lo, hi = _extent([v for points in series.values() for p in points for v in p[1:]])
     frame = _Frame(title, y_label, lo, hi, x_label)
-    x_lo, x_hi = xs[0], xs[-1] if xs[-1] > xs[0] else xs[0] + 1
-
-    def x_of(v: float) -> float:
-        return LEFT + 20 + (W - RIGHT - LEFT - 40) * (v - x_lo) / (x_hi - x_lo)
-
-    for x in xs:
-        frame.parts.append(f'<text x="{x_of(x):.1f}" y="{H - BOTTOM + 16}" text-anchor="middle">{_fmt(x)}</text>')
+    x_of = frame.x_axis(xs)
     for i, (name, points) in enumerate(series.items()):
         colour = PALETTE[i % len(PALETTE)]
         points = sorted(p for p in points if math.isfinite(p[1]))
-        path = " ".join(f"{x_of(x):.1f},{frame.y(m):.1f}" for x, m, _, _ in points)
-        frame.parts.append(f'<polyline class="line" points="{path}" fill="none" stroke="{colour}" stroke-width="2"/>')
+        frame.polyline([(x_of(p[0]), p[1]) for p in points], colour)
         for x, m, low, high in points:
             frame.parts.append(f'<line class="interval" x1="{x_of(x):.1f}" x2="{x_of(x):.1f}" y1="{frame.y(low):.1f}" '
                                f'y2="{frame.y(high):.1f}" stroke="{colour}" stroke-opacity="0.6" stroke-width="5"/>')
