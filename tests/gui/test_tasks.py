@@ -34,9 +34,10 @@ def outcome(result):
 
 
 def test_tasks_registered_from_task_files():
-    assert len([i for i in GUI_IDS if i.startswith("web/")]) >= 12
-    assert {"gui-games/snake-v0", "gui-games/tetris-v0", "gui-games/crossing-v0",
-            "gui-games/breakout-v0"} <= set(GUI_IDS)
+    assert len([i for i in GUI_IDS if i.startswith("web/")]) == 30
+    assert len([i for i in GUI_IDS if i.startswith("gui-games/")]) == 20  # Realtime-Bench's 30 + 20
+    assert {"gui-games/snake-v0", "gui-games/tetris-v0", "gui-games/crossing-v0", "gui-games/breakout-v0",
+            "gui-games/maze-v0", "gui-games/tower-v0"} <= set(GUI_IDS)
 
 
 @pytest.mark.parametrize("env_id", GUI_IDS)
