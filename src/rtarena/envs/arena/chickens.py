@@ -10,43 +10,49 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from rtarena.envs.arena.events import EventLog
+from rtarena.envs.arena.events import CHICKEN_RESPAWN, put
 from rtarena.envs.arena.pickups import random_free_point
 from rtarena.envs.arena.rules import Rules
-from rtarena.envs.arena.world import World
 
 DRAW_BLOCK = 20  # sub-steps of random numbers drawn at once
 
 
 class Flock:
+    """The chicken rules as the compiled `flock_substep` takes them."""
+
     def __init__(self, rules: Rules) -> None:
         c = rules.chickens
-        self.speed = float(c.speed_m_s)
-        self.turn_every = float(c.turn_every_s)
-        self._world: World | None = None
-        self._draw_at = 0
+        self.values = (float(c.speed_m_s), float(c.turn_every_s))
 
-    def step(self, world: World, log: EventLog, rng: np.random.Generator, h: float) -> None:
-        ch = world.chickens
-        if len(ch.alive) == 0:
-            return
-        dead = ~ch.alive
-        if dead.any():
-            ch.respawn_in_s[dead] -= h
-        for k in np.flatnonzero(dead & (ch.respawn_in_s <= 0)):
-            ch.pos[k, :2] = random_free_point(world, rng, areas=world.chicken_areas, index=int(k))
-            ch.alive[k] = True
-            log.emit("chicken_respawn", chicken=int(k))
-        # Draws for every sub-step (used or not), in blocks of sub-steps, keep the random stream independent
-        # of what happens and of dt.
-        if self._world is not world or self._draw_at == DRAW_BLOCK:
-            shape = (DRAW_BLOCK, len(ch.alive))
-            self._world, self._draw_at = world, 0
-            self._draws = (rng.uniform(-np.pi, np.pi, size=shape), rng.uniform(0.5, 1.5, size=shape) * self.turn_every)
-        new_yaw, new_turn = self._draws[0][self._draw_at], self._draws[1][self._draw_at]
-        self._draw_at += 1
-        wander(ch.pos, ch.yaw, ch.alive, ch.turn_in_s, new_yaw, new_turn, self.speed * h, h, world.size_m,
-               ch.radius_m, world.obstacles.boxes)
+
+@njit(cache=True)
+def flock_substep(pos, yaw, alive, respawn_in, turn_in, radius, draws, fv, areas, size, boxes, ppos, palive, rng, h,
+                  sub, ev, evx, evn):
+    """One sub-step of the chickens: the dead wait and come back at a random free place, the living wander.
+    `draws = (yaws, turns, at)`: random numbers for every sub-step (used or not), drawn `DRAW_BLOCK` sub-steps
+    at a time, keep the random stream independent of what happens and of dt."""
+    speed, turn_every = fv
+    k_count = pos.shape[0]
+    dead = ~alive
+    for k in range(k_count):
+        if dead[k]:
+            respawn_in[k] -= h
+    for k in range(k_count):
+        if dead[k] and respawn_in[k] <= 0:
+            pos[k, :2] = random_free_point(ppos, palive, boxes, size, rng, areas, k)
+            alive[k] = True
+            put(ev, evx, evn, CHICKEN_RESPAWN, sub, k, -1, -1, 0.0)
+    yaws, turns, at = draws
+    if at[0] == DRAW_BLOCK:  # as `rng.uniform(-pi, pi, size=(20, K))`, then `rng.uniform(0.5, 1.5, ...) * every`
+        for j in range(DRAW_BLOCK):
+            for k in range(k_count):
+                yaws[j, k] = -np.pi + (np.pi - -np.pi) * rng.random()
+        for j in range(DRAW_BLOCK):
+            for k in range(k_count):
+                turns[j, k] = (0.5 + (1.5 - 0.5) * rng.random()) * turn_every
+        at[0] = 0
+    wander(pos, yaw, alive, turn_in, yaws[at[0]], turns[at[0]], speed * h, h, size, radius, boxes)
+    at[0] += 1
 
 
 @njit(cache=True)

@@ -15,13 +15,22 @@ import math
 import numpy as np
 from numba import njit
 
-from rtarena.envs.arena.events import EventLog
+from rtarena.envs.arena.events import (
+    CAUSE_PLAYER,
+    CHICKEN_SHOT,
+    DEATH,
+    DRY_FIRE,
+    HIT,
+    KILL,
+    SHOT,
+    TURRET_DESTROYED,
+    TURRET_HIT,
+    put,
+)
 from rtarena.envs.arena.rules import Rules
 from rtarena.envs.arena.visibility import first_obstacle_t
-from rtarena.envs.arena.world import World
 
 PLAYER, TURRET, CHICKEN = 0, 1, 2
-TARGET_KINDS = ("player", "turret", "chicken")
 BODY_CENTRE_FRACTION = 0.5
 
 
@@ -58,101 +67,100 @@ def resolve_shot(eye, yaw, pitch, aim_yaw, aim_pitch, points, radii, ok, is_play
     return hit, aimed
 
 
-def damage_player(world: World, log: EventLog, index: int, amount: float, cause: str, by: str | int | None) -> None:
+@njit(cache=True)
+def damage_player(health, alive, death_time, vel_z, index, amount, cause, by, now, sub, ev, evx, evn):
     """Take `amount` hit points from player `index`; at zero it dies (a `death` event, and a `kill`
-    event when another player did it)."""
-    players = world.players
-    if not players.alive[index] or amount <= 0:
+    event when another player did it). `by` is the shooter or turret index (-1 for the zone)."""
+    if not alive[index] or amount <= 0:
         return
-    players.health[index] = max(0.0, players.health[index] - amount)
-    if players.health[index] <= 0:
-        players.alive[index] = False
-        players.death_time_s[index] = world.time_s
-        players.vel_z[index] = 0.0
-        log.emit("death", agent=log.name(index), cause=cause, by=by)
-        if cause == "player":
-            log.emit("kill", shooter=by, target=log.name(index))
+    health[index] = max(0.0, health[index] - amount)
+    if health[index] <= 0:
+        alive[index] = False
+        death_time[index] = now
+        vel_z[index] = 0.0
+        put(ev, evx, evn, DEATH, sub, index, cause, by, 0.0)
+        if cause == CAUSE_PLAYER:
+            put(ev, evx, evn, KILL, sub, by, index, -1, 0.0)
+
+
+@njit(cache=True)
+def fire(wants, pos, yaw, pitch, team, health, alive, ammo, cooldown, death_time, vel_z, dry, t_pos, t_health,
+         t_alive, t_target, c_pos, c_alive, c_respawn, boxes, kinds, rng, radius, height, eye_height,
+         turret_radius, turret_height, chicken_radius, gun, now, sub, ev, evx, evn):
+    """Every living player in `wants` that is off cooldown pulls the trigger, in index order. `gun` holds
+    the weapon's rules (`Guns.values`); `dry[i]` remembers that a dry-fire event was logged this step."""
+    interval, damage, max_range, spread, hit_cone, aim_window, friendly_fire, chicken_respawn = gun
+    n, t_count, c_count = pos.shape[0], t_pos.shape[0], c_pos.shape[0]
+    shooters = np.flatnonzero(wants & alive & (cooldown <= 1e-9))
+    if len(shooters) == 0:
+        return
+    # candidate points: player body centres, turret barrels, chickens (things move, so per sub-step)
+    m = n + t_count + c_count
+    points = np.empty((m, 3))
+    radii = np.empty(m)
+    ok_all = np.empty(m, dtype=np.bool_)
+    kind = np.empty(m, dtype=np.int64)
+    for k in range(m):
+        src, r, live, what, j = pos, radius, alive, PLAYER, k
+        if k >= n + t_count:
+            src, r, live, what, j = c_pos, chicken_radius, c_alive, CHICKEN, k - n - t_count
+        elif k >= n:
+            src, r, live, what, j = t_pos, turret_radius, t_alive, TURRET, k - n
+        points[k, 0], points[k, 1] = src[j, 0], src[j, 1]
+        lift = height * BODY_CENTRE_FRACTION if what == PLAYER else (turret_height * 0.7 if what == TURRET else r)
+        points[k, 2] = src[j, 2] + lift
+        radii[k], ok_all[k], kind[k] = r, live[j], what
+    is_player = kind == PLAYER
+    eyes = pos.copy()
+    eyes[:, 2] += eye_height
+    for i in shooters:
+        if ammo[i] <= 0:
+            if not dry[i]:
+                put(ev, evx, evn, DRY_FIRE, sub, i, -1, -1, 0.0)
+                dry[i] = True
+            continue
+        ammo[i] -= 1
+        cooldown[i] = interval
+        ok = ok_all.copy()
+        ok[i] = False
+        if not friendly_fire:
+            for j in range(n):
+                ok[j] = ok[j] and team[j] != team[i]
+        shot_yaw = yaw[i] + rng.normal(0.0, spread)
+        shot_pitch = pitch[i] + rng.normal(0.0, spread)
+        hit, aimed = resolve_shot(eyes[i], shot_yaw, shot_pitch, yaw[i], pitch[i], points, radii, ok, is_player,
+                                  hit_cone, aim_window, max_range, boxes, kinds)
+        if hit >= 0 and kind[hit] == PLAYER:
+            aimed = hit  # a player who is hit was, by definition, shot at
+        put(ev, evx, evn, SHOT, sub, i, aimed, kind[hit] if hit >= 0 else -1, 0.0)
+        if hit < 0:
+            continue
+        if kind[hit] == PLAYER:
+            put(ev, evx, evn, HIT, sub, i, hit, -1, damage)
+            damage_player(health, alive, death_time, vel_z, hit, damage, CAUSE_PLAYER, i, now, sub, ev, evx, evn)
+            ok_all[hit] = alive[hit]
+        elif kind[hit] == TURRET:
+            t = hit - n
+            t_health[t] = max(0.0, t_health[t] - damage)
+            put(ev, evx, evn, TURRET_HIT, sub, i, t, -1, damage)
+            if t_health[t] <= 0:
+                t_alive[t] = False
+                t_target[t] = -1
+                ok_all[hit] = False
+                put(ev, evx, evn, TURRET_DESTROYED, sub, i, t, -1, 0.0)
+        else:
+            c = hit - n - t_count
+            c_alive[c] = False
+            c_respawn[c] = chicken_respawn
+            ok_all[hit] = False
+            put(ev, evx, evn, CHICKEN_SHOT, sub, i, c, -1, 0.0)
 
 
 class Guns:
-    """Resolves the shots of one sub-step. Candidate arrays are rebuilt per sub-step (things move)."""
+    """The weapon's rules as the compiled `fire` takes them."""
 
     def __init__(self, rules: Rules) -> None:
         w = rules.weapon
-        self.interval_s = float(w.fire_interval_s)
-        self.damage = float(w.damage)
-        self.range_m = float(w.range_m)
-        self.spread = math.radians(float(w.spread_deg))
-        self.hit_cone = math.radians(float(w.hit_cone_deg))
-        self.aim_window = math.radians(float(w.aim_window_deg))
-        self.friendly_fire = bool(w.friendly_fire)
-        self.chicken_respawn_s = float(rules.chickens.respawn_s)
-
-    def candidates(self, world: World) -> tuple[np.ndarray, ...]:
-        p, t, c = world.players, world.turrets, world.chickens
-        centre = p.pos.copy()
-        centre[:, 2] += p.height_m * BODY_CENTRE_FRACTION
-        turret_points = t.pos.copy()
-        turret_points[:, 2] += t.barrel_height_m * 0.7
-        chicken_points = c.pos.copy()
-        chicken_points[:, 2] += c.radius_m
-        points = np.vstack([centre, turret_points, chicken_points])
-        radii = np.concatenate([np.full(len(p), p.radius_m), np.full(len(t.alive), t.radius_m),
-                                np.full(len(c.alive), c.radius_m)])
-        alive = np.concatenate([p.alive, t.alive, c.alive])
-        kind = np.concatenate([np.full(len(p), PLAYER), np.full(len(t.alive), TURRET), np.full(len(c.alive), CHICKEN)])
-        return points, radii, alive, kind
-
-    def fire(self, world: World, log: EventLog, shooters: np.ndarray, rng: np.random.Generator,
-             dry: np.ndarray) -> None:
-        """Every player in `shooters` (indices, already checked alive and off cooldown) pulls the trigger.
-        `dry[i]` remembers that a dry-fire event was already logged this step."""
-        players = world.players
-        points, radii, alive, kind = self.candidates(world)
-        n = len(players)
-        is_player = kind == PLAYER
-        eyes = players.eye
-        for i in shooters:
-            if players.ammo[i] <= 0:
-                if not dry[i]:
-                    log.emit("dry_fire", agent=log.name(i))
-                    dry[i] = True
-                continue
-            players.ammo[i] -= 1
-            players.fire_cooldown_s[i] = self.interval_s
-            ok = alive.copy()
-            ok[i] = False
-            if not self.friendly_fire:
-                ok[:n] &= players.team != players.team[i]
-            yaw = players.yaw[i] + rng.normal(0.0, self.spread)
-            pitch = players.pitch[i] + rng.normal(0.0, self.spread)
-            hit, aimed = resolve_shot(eyes[i], yaw, pitch, players.yaw[i], players.pitch[i], points, radii, ok,
-                                      is_player, self.hit_cone, self.aim_window, self.range_m,
-                                      world.obstacles.boxes, world.obstacles.kind)
-            if hit >= 0 and kind[hit] == PLAYER:
-                aimed = hit  # a player who is hit was, by definition, shot at
-            shooter = log.name(i)
-            log.emit("shot", shooter=shooter, aimed_at=log.name(aimed) if aimed >= 0 else None,
-                     hit=TARGET_KINDS[kind[hit]] if hit >= 0 else None)
-            if hit < 0:
-                continue
-            if kind[hit] == PLAYER:
-                log.emit("hit", shooter=shooter, target=log.name(hit), damage=self.damage)
-                damage_player(world, log, hit, self.damage, "player", shooter)
-                alive[hit] = players.alive[hit]
-            elif kind[hit] == TURRET:
-                t = hit - n
-                turrets = world.turrets
-                turrets.health[t] = max(0.0, turrets.health[t] - self.damage)
-                log.emit("turret_hit", shooter=shooter, turret=int(t), damage=self.damage)
-                if turrets.health[t] <= 0:
-                    turrets.alive[t] = False
-                    turrets.target[t] = -1
-                    alive[hit] = False
-                    log.emit("turret_destroyed", shooter=shooter, turret=int(t))
-            else:
-                c = hit - n - len(world.turrets.alive)
-                world.chickens.alive[c] = False
-                world.chickens.respawn_in_s[c] = self.chicken_respawn_s
-                alive[hit] = False
-                log.emit("chicken_shot", shooter=shooter, chicken=int(c))
+        self.values = (float(w.fire_interval_s), float(w.damage), float(w.range_m), math.radians(float(w.spread_deg)),
+                       math.radians(float(w.hit_cone_deg)), math.radians(float(w.aim_window_deg)),
+                       bool(w.friendly_fire), float(rules.chickens.respawn_s))

@@ -16,18 +16,14 @@ import numpy as np
 from gymnasium import spaces
 
 from rtarena.envs.arena import metrics
-from rtarena.envs.arena.chickens import Flock
-from rtarena.envs.arena.combat import Guns
 from rtarena.envs.arena.events import EventLog
 from rtarena.envs.arena.layout import Layout, make_layout, read_map, world_from_layout
 from rtarena.envs.arena.observations import modality
 from rtarena.envs.arena.perception import AgentView, Perception, agent_view, perceive
-from rtarena.envs.arena.physics import commands, move_players
-from rtarena.envs.arena.pickups import Pickups
+from rtarena.envs.arena.physics import commands
 from rtarena.envs.arena.rules import SECTIONS, Rules, load_rules
-from rtarena.envs.arena.turret import TurretSystem
+from rtarena.envs.arena.sim import Simulation
 from rtarena.envs.arena.world import World
-from rtarena.envs.arena.zone import ZoneSchedule
 from rtarena.envs.base import RealtimeParallelEnv
 from rtarena.errors import UserError
 
@@ -139,8 +135,8 @@ class ArenaEnv(RealtimeParallelEnv):
         pl = self.rules.players
         self._motion = (float(pl.move_speed_m_s), math.radians(pl.turn_deg_s), math.radians(pl.pitch_deg_s),
                         math.radians(pl.pitch_limit_deg), float(pl.jump_speed_m_s), float(pl.gravity_m_s2))
-        self.guns, self.turret_system = Guns(self.rules), TurretSystem(self.rules)
-        self.flock, self.pickups, self.zone = Flock(self.rules), Pickups(self.rules), ZoneSchedule(self.rules)
+        self.sim = Simulation(self.rules)
+        self.zone = self.sim.zone
         self.world: World | None = None
         self.layout: Layout | None = None
 
@@ -207,31 +203,12 @@ class ArenaEnv(RealtimeParallelEnv):
         alive_before = players.alive.copy()
         acts[~alive_before] = 0
         move, turn, tilt, jump = commands(acts)
-        wants_fire = acts[:, FIRE] == 1
-        any_fire = bool(wants_fire.any())
         players.minimap_open[:] = (acts[:, MINIMAP] == 1) & alive_before
         log.start_step()
-        zone_taken = np.zeros(n)
-        dry = np.zeros(n, dtype=bool)
-        ob = world.obstacles
-        speed, turn_rate, pitch_rate, pitch_limit, jump_speed, gravity = self._motion
-        # Sub-steps keep walking, jumping, turret tracking and shell flight independent of dt.
-        for _ in range(self.substeps):
-            log.time_s = world.time_s
-            move_players(players.pos, players.vel_z, players.yaw, players.pitch, players.on_ground, players.alive,
-                         move, turn, tilt, jump, ob.boxes, ob.kind, players.radius_m, players.height_m,
-                         speed, turn_rate, pitch_rate, pitch_limit, jump_speed, gravity, h)
-            if any_fire:
-                shooters = np.flatnonzero(wants_fire & players.alive & (players.fire_cooldown_s <= 1e-9))
-                if len(shooters):
-                    self.guns.fire(world, log, shooters, rng, dry)
-            np.maximum(players.fire_cooldown_s - h, 0.0, out=players.fire_cooldown_s)
-            self.turret_system.step(world, log, rng, h)
-            self.flock.step(world, log, rng, h)
-            self.pickups.step(world, log, rng, h)
-            self.zone.update(world)
-            self.zone.hurt(world, log, h, zone_taken)
-            world.time_s = round(world.time_s + h, 9)
+        # One compiled call runs every sub-step (issue 19); sub-steps keep walking, jumping, turret tracking
+        # and shell flight independent of dt.
+        zone_taken = self.sim.step(world, log, rng, (move, turn, tilt, jump, acts[:, FIRE] == 1), self.substeps, h,
+                                   self._motion)
         log.time_s = world.time_s
         for i in np.flatnonzero(zone_taken > 0):
             log.emit("zone_damage", agent=self.possible_agents[i], damage=round(float(zone_taken[i]), 6))

@@ -25,7 +25,11 @@ routed to the `infos[agent]["events"]` of every agent they involve; the log keep
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
+
+import numpy as np
+from numba import njit
 
 AGENT_FIELDS = ("shooter", "target", "aimed_at", "agent")
 
@@ -62,3 +66,66 @@ class EventLog:
                     seen.add(agent)
                     out.setdefault(agent, []).append(event)
         return out
+
+
+# -- events raised inside the compiled sub-steps (`sim.py`) --------------------------------------------
+# A compiled kernel cannot build dicts, so it writes rows `(code, sub-step, a, b, c)` plus one float into
+# preallocated arrays; `decode` turns each row into the same event `emit` would have made, field for field.
+DRY_FIRE, SHOT, HIT, DEATH, KILL, TURRET_HIT, TURRET_DESTROYED, CHICKEN_SHOT = range(8)
+TURRET_UNLOCK, TURRET_LOCK, TURRET_HOLD, TURRET_FIRE, TURRET_SHELL_HIT = range(8, 13)
+CHICKEN_RESPAWN, COIN, AMMO_PICKUP, AMMO_RESPAWN, AMMO_MOVED = range(13, 18)
+CAUSE_PLAYER, CAUSE_TURRET, CAUSE_ZONE = range(3)
+CAUSES = ("player", "turret", "zone")
+TARGET_KINDS = ("player", "turret", "chicken")
+
+
+@njit(cache=True)
+def put(ev, evx, evn, code, sub, a, b, c, x):
+    """Record one event row (the compiled side of `EventLog.emit`)."""
+    k = evn[0]
+    ev[k, 0], ev[k, 1], ev[k, 2], ev[k, 3], ev[k, 4] = code, sub, a, b, c
+    evx[k] = x
+    evn[0] = k + 1
+
+
+def _opt(log: EventLog, i: int) -> str | None:
+    return log.name(i) if i >= 0 else None
+
+
+def _by(log: EventLog, cause: int, by: int) -> str | int | None:
+    if cause == CAUSE_PLAYER:
+        return log.name(by)
+    return by if cause == CAUSE_TURRET else None
+
+
+# code -> (type, fields from the log, a, b, c and x), in the order `emit` gave them
+DECODERS: tuple[tuple[str, Callable[[EventLog, int, int, int, float], dict[str, Any]]], ...] = (
+    ("dry_fire", lambda log, a, b, c, x: {"agent": log.name(a)}),
+    ("shot", lambda log, a, b, c, x: {"shooter": log.name(a), "aimed_at": _opt(log, b),
+                                      "hit": TARGET_KINDS[c] if c >= 0 else None}),
+    ("hit", lambda log, a, b, c, x: {"shooter": log.name(a), "target": log.name(b), "damage": x}),
+    ("death", lambda log, a, b, c, x: {"agent": log.name(a), "cause": CAUSES[b], "by": _by(log, b, c)}),
+    ("kill", lambda log, a, b, c, x: {"shooter": log.name(a), "target": log.name(b)}),
+    ("turret_hit", lambda log, a, b, c, x: {"shooter": log.name(a), "turret": b, "damage": x}),
+    ("turret_destroyed", lambda log, a, b, c, x: {"shooter": log.name(a), "turret": b}),
+    ("chicken_shot", lambda log, a, b, c, x: {"shooter": log.name(a), "chicken": b}),
+    ("turret_unlock", lambda log, a, b, c, x: {"turret": a, "target": log.name(b)}),
+    ("turret_lock", lambda log, a, b, c, x: {"turret": a, "target": log.name(b)}),
+    ("turret_hold", lambda log, a, b, c, x: {"turret": a, "target": log.name(b)}),
+    ("turret_fire", lambda log, a, b, c, x: {"turret": a, "target": log.name(b)}),
+    ("turret_shell_hit", lambda log, a, b, c, x: {"turret": a, "target": log.name(b), "damage": x,
+                                                  "intended": log.name(c)}),
+    ("chicken_respawn", lambda log, a, b, c, x: {"chicken": a}),
+    ("coin", lambda log, a, b, c, x: {"agent": log.name(a), "coin": b}),
+    ("ammo_pickup", lambda log, a, b, c, x: {"agent": log.name(a), "box": b, "amount": c}),
+    ("ammo_respawn", lambda log, a, b, c, x: {"box": a}),
+    ("ammo_respawn", lambda log, a, b, c, x: {"box": a, "moved": True}),
+)
+
+
+def decode(log: EventLog, rows: np.ndarray, values: np.ndarray, times: list[float]) -> None:
+    """Emit the kernel's event rows into `log`, each at the sim time its sub-step started."""
+    for (code, sub, a, b, c), x in zip(rows.tolist(), values.tolist(), strict=True):
+        kind, fields = DECODERS[code]
+        log.time_s = times[sub]
+        log.emit(kind, **fields(log, a, b, c, x))

@@ -12,36 +12,42 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from rtarena.envs.arena.events import EventLog
+from rtarena.envs.arena.events import AMMO_MOVED, AMMO_PICKUP, AMMO_RESPAWN, COIN, put
 from rtarena.envs.arena.rules import Rules
-from rtarena.envs.arena.world import World
 
 REACH_ABOVE_M = 1.0  # a player whose feet are higher than this above an item passes over it
 
 
-def random_free_point(world: World, rng: np.random.Generator, clearance: float = 1.0, away_m: float = 2.0,
-                      areas: np.ndarray | None = None, index: int = 0) -> np.ndarray:
+@njit(cache=True)
+def random_free_point(ppos, palive, boxes, size, rng, areas, index, clearance=1.0, away_m=2.0):
     """A uniformly random floor point at least `clearance` from obstacles and `away_m` from living players;
-    inside area `index mod len(areas)` when the map gives areas (x0, y0, x1, y1)."""
-    boxes = world.obstacles.boxes
-    size = world.size_m
-    alive = world.players.pos[world.players.alive, :2]
-    lo, hi = np.array([clearance, clearance]), np.array([size - clearance, size - clearance])
-    if areas is not None and len(areas):
-        area = areas[index % len(areas)]
-        lo, hi = np.maximum(lo, area[:2]), np.maximum(np.minimum(hi, area[2:]), np.maximum(lo, area[:2]))
+    inside area `index mod len(areas)` when the map gives areas (x0, y0, x1, y1). Tries batches of 32
+    points drawn as `rng.uniform(lo, hi, size=(32, 2))` would draw them."""
+    lo0, lo1, hi0, hi1 = clearance, clearance, size - clearance, size - clearance
+    if areas.shape[0]:
+        area = areas[index % areas.shape[0]]
+        lo0, lo1 = max(lo0, area[0]), max(lo1, area[1])
+        hi0, hi1 = max(min(hi0, area[2]), lo0), max(min(hi1, area[3]), lo1)
+    points = np.empty((32, 2))
+    c2 = clearance * clearance
     for _ in range(100):
-        points = rng.uniform(lo, hi, size=(32, 2))
-        ok = np.ones(len(points), dtype=bool)
-        for x0, y0, x1, y1, _h in boxes:
-            dx = np.maximum(np.maximum(x0 - points[:, 0], points[:, 0] - x1), 0)
-            dy = np.maximum(np.maximum(y0 - points[:, 1], points[:, 1] - y1), 0)
-            ok &= dx * dx + dy * dy >= clearance * clearance
-        if len(alive):
-            d = np.hypot(points[:, None, 0] - alive[None, :, 0], points[:, None, 1] - alive[None, :, 1])
-            ok &= d.min(axis=1) >= away_m
-        if ok.any():
-            return points[np.argmax(ok)]
+        for j in range(32):
+            points[j, 0] = lo0 + (hi0 - lo0) * rng.random()
+            points[j, 1] = lo1 + (hi1 - lo1) * rng.random()
+        for j in range(32):
+            x, y = points[j, 0], points[j, 1]
+            ok = True
+            for b in range(boxes.shape[0]):
+                dx = max(max(boxes[b, 0] - x, x - boxes[b, 2]), 0.0)
+                dy = max(max(boxes[b, 1] - y, y - boxes[b, 3]), 0.0)
+                if not dx * dx + dy * dy >= c2:
+                    ok = False
+                    break
+            for i in range(ppos.shape[0]):
+                if ok and palive[i] and not np.hypot(x - ppos[i, 0], y - ppos[i, 1]) >= away_m:
+                    ok = False
+            if ok:
+                return points[j].copy()
     return np.array([size / 2, size / 2])
 
 
@@ -62,46 +68,55 @@ def first_reacher(ppos, able, items, active, radius, above):
 
 
 class Pickups:
+    """The pickup rules as the compiled `pickup_substep` takes them."""
+
     def __init__(self, rules: Rules) -> None:
-        self.coin_radius = float(rules.coins.pickup_radius_m)
-        self.ammo_radius = float(rules.ammo.pickup_radius_m)
-        self.ammo_respawn_s = float(rules.ammo.respawn_s)
+        self.values = (float(rules.coins.pickup_radius_m), float(rules.ammo.pickup_radius_m),
+                       float(rules.ammo.respawn_s))
         self.relocate_every_s = float(rules.ammo.relocate_every_s)
 
-    def step(self, world: World, log: EventLog, rng: np.random.Generator, h: float) -> None:
-        coins, boxes, players = world.coins, world.ammo, world.players
-        if len(coins.active):
-            who = first_reacher(players.pos, players.alive, coins.pos, coins.active, self.coin_radius, REACH_ABOVE_M)
-            for k in np.flatnonzero(who >= 0) if who.max() >= 0 else ():
-                i = int(who[k])
-                coins.active[k] = False
-                log.emit("coin", agent=log.name(i), coin=int(k))
-        if len(boxes.active):
-            able = players.alive & (players.ammo < players.ammo_max)
-            who = first_reacher(players.pos, able, boxes.pos, boxes.active, self.ammo_radius, REACH_ABOVE_M)
-            for k in np.flatnonzero(who >= 0) if who.max() >= 0 else ():
-                i = int(who[k])
-                if not (players.ammo[i] < players.ammo_max):
-                    continue  # already refilled by another box this sub-step
-                amount = int(players.ammo_max - players.ammo[i])
-                players.ammo[i] = players.ammo_max
-                boxes.active[k] = False
-                boxes.respawn_in_s[k] = self.ammo_respawn_s
-                log.emit("ammo_pickup", agent=log.name(i), box=int(k), amount=amount)
-            if not boxes.active.all():
-                waiting = ~boxes.active
-                boxes.respawn_in_s[waiting] -= h
-                for k in np.flatnonzero(waiting & (boxes.respawn_in_s <= 0)):
-                    boxes.pos[k, :2] = random_free_point(world, rng, areas=world.ammo_areas, index=int(k))
-                    boxes.active[k] = True
-                    log.emit("ammo_respawn", box=int(k))
-            self._relocate(world, log, rng, h)
-
-    def _relocate(self, world: World, log: EventLog, rng: np.random.Generator, h: float) -> None:
+    def relocates(self, t: float, h: float) -> bool:
         """Periodic respawn: at each whole multiple of `relocate_every_s` the boxes on the floor move."""
-        every, boxes = self.relocate_every_s, world.ammo
-        if every <= 0 or int((world.time_s + h + 1e-9) // every) == int((world.time_s + 1e-9) // every):
-            return
-        for k in np.flatnonzero(boxes.active):
-            boxes.pos[k, :2] = random_free_point(world, rng, areas=world.ammo_areas, index=int(k))
-            log.emit("ammo_respawn", box=int(k), moved=True)
+        every = self.relocate_every_s
+        return every > 0 and int((t + h + 1e-9) // every) != int((t + 1e-9) // every)
+
+
+@njit(cache=True)
+def pickup_substep(pos, alive, ammo, ammo_max, coin_pos, coin_active, box_pos, box_active, box_respawn, areas, size,
+                   boxes, relocate, rng, pv, h, sub, ev, evx, evn):
+    """One sub-step of coins and ammo boxes: pick-ups, respawns, and (`relocate`) the periodic move."""
+    coin_radius, ammo_radius, respawn_s = pv
+    if coin_pos.shape[0]:
+        who = first_reacher(pos, alive, coin_pos, coin_active, coin_radius, REACH_ABOVE_M)
+        for k in range(who.shape[0]):
+            if who[k] >= 0:
+                coin_active[k] = False
+                put(ev, evx, evn, COIN, sub, who[k], k, -1, 0.0)
+    if box_pos.shape[0] == 0:
+        return
+    who = first_reacher(pos, alive & (ammo < ammo_max), box_pos, box_active, ammo_radius, REACH_ABOVE_M)
+    for k in range(who.shape[0]):
+        i = who[k]
+        if i < 0 or not ammo[i] < ammo_max:
+            continue  # nobody, or already refilled by another box this sub-step
+        amount = ammo_max - ammo[i]
+        ammo[i] = ammo_max
+        box_active[k] = False
+        box_respawn[k] = respawn_s
+        put(ev, evx, evn, AMMO_PICKUP, sub, i, k, amount, 0.0)
+    if not box_active.all():
+        waiting = ~box_active
+        for k in range(waiting.shape[0]):
+            if waiting[k]:
+                box_respawn[k] -= h
+        for k in range(waiting.shape[0]):
+            if waiting[k] and box_respawn[k] <= 0:
+                box_pos[k, :2] = random_free_point(pos, alive, boxes, size, rng, areas, k)
+                box_active[k] = True
+                put(ev, evx, evn, AMMO_RESPAWN, sub, k, -1, -1, 0.0)
+    if relocate:
+        on_floor = box_active.copy()
+        for k in range(on_floor.shape[0]):
+            if on_floor[k]:
+                box_pos[k, :2] = random_free_point(pos, alive, boxes, size, rng, areas, k)
+                put(ev, evx, evn, AMMO_MOVED, sub, k, -1, -1, 0.0)

@@ -20,10 +20,18 @@ import numpy as np
 from numba import njit
 
 from rtarena.envs.arena.combat import damage_player
-from rtarena.envs.arena.events import EventLog
+from rtarena.envs.arena.events import (
+    CAUSE_TURRET,
+    TURRET_FIRE,
+    TURRET_HOLD,
+    TURRET_LOCK,
+    TURRET_SHELL_HIT,
+    TURRET_UNLOCK,
+    put,
+)
+from rtarena.envs.arena.pymath import py_hypot
 from rtarena.envs.arena.rules import Rules
 from rtarena.envs.arena.visibility import blocked, first_obstacle_t
-from rtarena.envs.arena.world import Projectiles, World
 
 DRAW_BLOCK = 20  # sub-steps of random numbers drawn at once
 MOVING_M_S = 0.5  # a player whose feet moved faster than this during the sub-step counts as moving
@@ -136,99 +144,102 @@ def think(pos, muzzles, barrel_yaw, alive, target, cooldown, wander_rate, wander
     return unlocked, locked, fired
 
 
+@njit(cache=True)
+def turret_substep(pos, alive, health, death_time, vel_z, height, eye_height, radius, t_pos, muzzles, barrel_yaw,
+                   t_alive, target, cooldown, wander_rate, wander_in, last_feet, fresh, draws, shells, rng, boxes,
+                   kinds, tv, h, now, sub, ev, evx, evn):
+    """One sub-step of every turret (lock, barrel, trigger) and shell. `tv` holds the turret rules
+    (`TurretSystem.values`); `fresh[0]` says a new episode starts (the feet are remembered from here),
+    `draws = (rates, waits, at)` the idle-turn random numbers, drawn `DRAW_BLOCK` sub-steps at a time,
+    `shells = (pos, vel, turret, target, ttl, count)` the buffers of shells in flight."""
+    range_m, turn, idle_turn, tolerance, interval, damage, speed, chance = tv
+    n, t_count = pos.shape[0], t_pos.shape[0]
+    if fresh[0]:
+        last_feet[:] = pos
+        fresh[0] = False
+    moved = np.empty(n, dtype=np.bool_)
+    for i in range(n):
+        moved[i] = math.hypot(pos[i, 0] - last_feet[i, 0], pos[i, 1] - last_feet[i, 1]) > MOVING_M_S * h
+    last_feet[:] = pos
+    seen = turret_sight(muzzles, t_alive, pos, alive, height * 0.5, eye_height, range_m, boxes, kinds)
+    centres = pos.copy()
+    centres[:, 2] += height * 0.5
+    cooldown -= h
+    rates, waits, at = draws
+    if at[0] == DRAW_BLOCK:  # the same numbers, in the same order, as `rng.uniform(lo, hi, size=(20, T))`
+        for k in range(DRAW_BLOCK):
+            for t in range(t_count):
+                rates[k, t] = -idle_turn + (idle_turn - -idle_turn) * rng.random()
+        for k in range(DRAW_BLOCK):
+            for t in range(t_count):
+                waits[k, t] = 1.0 + (3.0 - 1.0) * rng.random()
+        at[0] = 0
+    unlocked, locked, fired = think(t_pos, muzzles, barrel_yaw, t_alive, target, cooldown, wander_rate, wander_in,
+                                    seen, pos, centres, rates[at[0]], waits[at[0]], turn * h, tolerance, interval, h)
+    at[0] += 1
+    for t in range(t_count):
+        if unlocked[t] >= 0:
+            put(ev, evx, evn, TURRET_UNLOCK, sub, t, unlocked[t], -1, 0.0)
+        if locked[t] >= 0:
+            put(ev, evx, evn, TURRET_LOCK, sub, t, locked[t], -1, 0.0)
+        if fired[t]:
+            k = target[t]
+            # Drawn only for a moving target and a chance below 1, so the old rule keeps its stream.
+            if moved[k] and chance < 1.0 and rng.random() >= chance:
+                put(ev, evx, evn, TURRET_HOLD, sub, t, k, -1, 0.0)
+                continue
+            launch(shells, t, k, muzzles[t], centres[k] - muzzles[t], barrel_yaw[t], speed, 1.5 * range_m / speed)
+            put(ev, evx, evn, TURRET_FIRE, sub, t, k, -1, 0.0)
+    fly(shells, pos, alive, health, death_time, vel_z, radius, height, damage, boxes, kinds, h, now, sub,
+        ev, evx, evn)
+
+
+@njit(cache=True)
+def launch(shells, t, target, muzzle, delta, yaw, speed, ttl):
+    """Append a shell that flies along the barrel (yaw) and toward the target's height (pitch)."""
+    s_pos, s_vel, s_turret, s_target, s_ttl, count = shells
+    flat = py_hypot(delta[0], delta[1])
+    length = max(1e-9, py_hypot(flat, delta[2]))
+    k = count[0]
+    s_pos[k] = muzzle
+    s_vel[k, 0] = math.cos(yaw) * flat / length * speed
+    s_vel[k, 1] = math.sin(yaw) * flat / length * speed
+    s_vel[k, 2] = delta[2] / length * speed
+    s_turret[k], s_target[k], s_ttl[k] = t, target, ttl
+    count[0] = k + 1
+
+
+@njit(cache=True)
+def fly(shells, pos, alive, health, death_time, vel_z, radius, height, damage, boxes, kinds, h, now, sub,
+        ev, evx, evn):
+    """Move every shell by `h`; a shell that hits a player damages it and stops, one that hits an obstacle
+    or runs out of time vanishes (the survivors keep their order)."""
+    s_pos, s_vel, s_turret, s_target, s_ttl, count = shells
+    p = count[0]
+    if p == 0:
+        return
+    hit, stopped = advance_shells(s_pos[:p], s_vel[:p], h, boxes, kinds, pos, alive, radius, height)
+    for s in range(p):
+        if hit[s] >= 0:
+            put(ev, evx, evn, TURRET_SHELL_HIT, sub, s_turret[s], hit[s], s_target[s], damage)
+            damage_player(health, alive, death_time, vel_z, hit[s], damage, CAUSE_TURRET, s_turret[s], now, sub,
+                          ev, evx, evn)
+    kept = 0
+    for s in range(p):
+        s_ttl[s] -= h
+        if stopped[s] or not s_ttl[s] > 0:
+            continue
+        s_pos[kept], s_vel[kept] = s_pos[s], s_vel[s]
+        s_turret[kept], s_target[kept], s_ttl[kept] = s_turret[s], s_target[s], s_ttl[s]
+        kept += 1
+    count[0] = kept
+
+
 class TurretSystem:
-    """Runs every turret and shell for one sub-step at a time."""
+    """The turret rules as the compiled `turret_substep` takes them."""
 
     def __init__(self, rules: Rules) -> None:
         tu = rules.turret
-        self.range_m = float(tu.range_m)
-        self.turn = math.radians(float(tu.turn_deg_s))
-        self.idle_turn = math.radians(float(tu.idle_turn_deg_s))
-        self.tolerance = math.radians(float(tu.aim_tolerance_deg))
-        self.interval_s = float(tu.fire_interval_s)
-        self.damage = float(tu.damage)
-        self.speed = float(tu.shell_speed_m_s)
-        self.moving_fire_chance = float(tu.moving_fire_chance)
-        self._world: World | None = None
-        self._draws: tuple[np.ndarray, np.ndarray] | None = None
-        self._draw_at = 0
-
-    def step(self, world: World, log: EventLog, rng: np.random.Generator, h: float) -> None:
-        turrets, players = world.turrets, world.players
-        if len(turrets.alive) == 0:
-            return
-        if self._world is not world:  # a new episode: turrets do not move, their muzzles are fixed
-            self._world, self._draws = world, None
-            self._muzzles = turrets.pos.copy()
-            self._muzzles[:, 2] += turrets.barrel_height_m
-            self._last_feet = players.pos.copy()
-        muzzles = self._muzzles
-        moved = np.hypot(*(players.pos[:, :2] - self._last_feet[:, :2]).T) > MOVING_M_S * h
-        self._last_feet = players.pos.copy()
-        seen = turret_sight(muzzles, turrets.alive, players.pos, players.alive, players.height_m * 0.5,
-                            players.eye_height_m, self.range_m, world.obstacles.boxes, world.obstacles.kind)
-        centres = players.pos.copy()
-        centres[:, 2] += players.height_m * 0.5
-        turrets.cooldown_s -= h
-        # Random numbers come in blocks of sub-steps (not env steps), so the stream is the same whatever dt.
-        if self._draws is None or self._draw_at == len(self._draws[0]):
-            shape = (DRAW_BLOCK, len(turrets.alive))
-            self._draws = (rng.uniform(-self.idle_turn, self.idle_turn, size=shape), rng.uniform(1.0, 3.0, size=shape))
-            self._draw_at = 0
-        rates, waits = self._draws[0][self._draw_at], self._draws[1][self._draw_at]
-        self._draw_at += 1
-        unlocked, locked, fired = think(turrets.pos, muzzles, turrets.barrel_yaw, turrets.alive, turrets.target,
-                                        turrets.cooldown_s, turrets.wander_rate, turrets.wander_in_s, seen,
-                                        players.pos, centres, rates, waits, self.turn * h, self.tolerance,
-                                        self.interval_s, h)
-        if unlocked.max() < 0 and locked.max() < 0 and not fired.any():
-            self._shells(world, log, h)
-            return
-        for t in np.flatnonzero((unlocked >= 0) | (locked >= 0) | fired):
-            if unlocked[t] >= 0:
-                log.emit("turret_unlock", turret=int(t), target=log.name(unlocked[t]))
-            if locked[t] >= 0:
-                log.emit("turret_lock", turret=int(t), target=log.name(locked[t]))
-            if fired[t]:
-                target = int(turrets.target[t])
-                # Drawn only for a moving target and a chance below 1, so the old rule keeps its stream.
-                if moved[target] and self.moving_fire_chance < 1.0 and rng.random() >= self.moving_fire_chance:
-                    log.emit("turret_hold", turret=int(t), target=log.name(target))
-                    continue
-                self._launch(world, t, target, muzzles[t], centres[target] - muzzles[t])
-                log.emit("turret_fire", turret=int(t), target=log.name(target))
-        self._shells(world, log, h)
-
-    def _launch(self, world: World, t: int, target: int, muzzle: np.ndarray, delta: np.ndarray) -> None:
-        # The shell flies along the barrel (yaw) and toward the target's height (pitch).
-        flat = math.hypot(delta[0], delta[1])
-        yaw = world.turrets.barrel_yaw[t]
-        length = max(1e-9, math.hypot(flat, delta[2]))
-        direction = np.array([math.cos(yaw) * flat, math.sin(yaw) * flat, delta[2]]) / length
-        shells = world.projectiles
-        shells.pos = np.vstack([shells.pos, muzzle])
-        shells.vel = np.vstack([shells.vel, direction * self.speed])
-        shells.turret = np.append(shells.turret, t)
-        shells.target = np.append(shells.target, target)
-        shells.ttl_s = np.append(shells.ttl_s, 1.5 * self.range_m / self.speed)
-
-    def _shells(self, world: World, log: EventLog, h: float) -> None:
-        shells, players = world.projectiles, world.players
-        if len(shells.ttl_s) == 0:
-            return
-        hit, stopped = advance_shells(shells.pos, shells.vel, h, world.obstacles.boxes, world.obstacles.kind,
-                                      players.pos, players.alive, players.radius_m, players.height_m)
-        for s in np.flatnonzero(hit >= 0):
-            target = int(hit[s])
-            log.emit("turret_shell_hit", turret=int(shells.turret[s]), target=log.name(target), damage=self.damage,
-                     intended=log.name(int(shells.target[s])))
-            damage_player(world, log, target, self.damage, "turret", int(shells.turret[s]))
-        shells.ttl_s -= h
-        keep = ~stopped & (shells.ttl_s > 0)
-        if not keep.all():
-            world.projectiles = Projectiles(shells.pos[keep], shells.vel[keep], shells.turret[keep],
-                                            shells.target[keep], shells.ttl_s[keep])
-
-
-def _wrap(angle: float) -> float:
-    return (angle + math.pi) % (2 * math.pi) - math.pi
+        self.values = (float(tu.range_m), math.radians(float(tu.turn_deg_s)), math.radians(float(tu.idle_turn_deg_s)),
+                       math.radians(float(tu.aim_tolerance_deg)), float(tu.fire_interval_s), float(tu.damage),
+                       float(tu.shell_speed_m_s), float(tu.moving_fire_chance))

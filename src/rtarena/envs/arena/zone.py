@@ -9,9 +9,10 @@ A living player whose distance from the centre (in the floor plane) exceeds the 
 from __future__ import annotations
 
 import numpy as np
+from numba import njit
 
 from rtarena.envs.arena.combat import damage_player
-from rtarena.envs.arena.events import EventLog
+from rtarena.envs.arena.events import CAUSE_ZONE
 from rtarena.envs.arena.rules import Rules
 from rtarena.envs.arena.world import World
 
@@ -45,24 +46,25 @@ class ZoneSchedule:
                 return begins, self.stage_radius(s + 1)
         return float("inf"), self.end
 
-    def update(self, world: World) -> None:
+    def update(self, world: World, t: float | None = None) -> None:
+        """The zone as it is at sim time `t` (default: the world's)."""
+        t = world.time_s if t is None else t
         zone = world.zone
-        zone.radius_m = self.radius(world.time_s)
-        zone.next_shrink_s, zone.target_radius_m = self.next_shrink(world.time_s)
+        zone.radius_m = self.radius(t)
+        zone.next_shrink_s, zone.target_radius_m = self.next_shrink(t)
 
-    def hurt(self, world: World, log: EventLog, h: float, taken: np.ndarray) -> None:
-        """Damage everyone outside for `h` seconds; `taken` accumulates each player's zone damage."""
-        if not world.zone.enabled:
-            return
-        players = world.players
-        d = players.pos[:, :2] - world.zone.center
-        outside = players.alive & ((d * d).sum(axis=1) > world.zone.radius_m ** 2)
-        if not outside.any():
-            return
-        for i in np.flatnonzero(outside):
-            amount = min(self.damage_per_s * h, players.health[i])
-            taken[i] += amount
-            damage_player(world, log, int(i), amount, "zone", None)
+@njit(cache=True)
+def zone_substep(pos, alive, health, death_time, vel_z, center, radius_sq, damage, now, sub, taken, ev, evx, evn):
+    """Damage everyone outside the zone by `damage` (per sub-step); `taken` accumulates each player's zone
+    damage (the step's `zone_damage` events are made from it)."""
+    outside = np.zeros(pos.shape[0], dtype=np.bool_)
+    for i in range(pos.shape[0]):
+        dx, dy = pos[i, 0] - center[0], pos[i, 1] - center[1]
+        outside[i] = alive[i] and dx * dx + dy * dy > radius_sq
+    for i in np.flatnonzero(outside):
+        amount = min(damage, health[i])
+        taken[i] += amount
+        damage_player(health, alive, death_time, vel_z, i, amount, CAUSE_ZONE, -1, now, sub, ev, evx, evn)
 
 
 def outside(world: World, xy: np.ndarray) -> np.ndarray:

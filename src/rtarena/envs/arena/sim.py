@@ -1,0 +1,147 @@
+"""The world simulation of one env step in one compiled call: every sub-step of movement, shots, turrets and
+their shells, chickens, pickups and the toxic zone (issue 19: the Python loop around twenty small calls per
+sub-step cost more than the renderer).
+
+The rules stay where they were: each subsystem's module holds its compiled sub-step (`physics.move_players`,
+`combat.fire`, `turret.turret_substep`, `chickens.flock_substep`, `pickups.pickup_substep`,
+`zone.zone_substep`) and a small class turning its table of the level's rules into the numbers the kernel
+takes. `simulate` runs them in the order the env always did. Randomness comes from the env's own numpy
+`Generator`, drawn inside the kernel in the same order and by the same algorithms as before, and events
+come back as rows that `events.decode` turns into the same records, so a seed gives byte-identical
+matches (`tests/arena_perf/test_golden_records.py`). What is cheaper in Python stays there: the sub-step
+clock (`round(t + h, 9)`), the zone radius schedule and the relocation times, worked out per step.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from rtarena.envs.arena.chickens import DRAW_BLOCK as CHICKEN_BLOCK
+from rtarena.envs.arena.chickens import Flock, flock_substep
+from rtarena.envs.arena.combat import Guns, fire
+from rtarena.envs.arena.events import EventLog, decode
+from rtarena.envs.arena.physics import move_players
+from rtarena.envs.arena.pickups import Pickups, pickup_substep
+from rtarena.envs.arena.rules import Rules
+from rtarena.envs.arena.turret import DRAW_BLOCK as TURRET_BLOCK
+from rtarena.envs.arena.turret import TurretSystem, turret_substep
+from rtarena.envs.arena.world import Projectiles, World
+from rtarena.envs.arena.zone import ZoneSchedule, zone_substep
+
+
+@njit(cache=True)
+def simulate(times, radius_sq, relocate, h, cmd, pl, ps, motion, boxes, kinds, size, tu, t_draws, shells, tv, gun,
+             ch, c_draws, fv, chicken_areas, pk, ammo_areas, pv, zone, taken, dry, rng, ev, evx, evn):
+    """Every sub-step of one env step (`times[s]` is the sim time sub-step s starts at)."""
+    move, turn, tilt, jump, wants, any_fire = cmd
+    pos, vel_z, yaw, pitch, on_ground, alive, team, health, ammo, cooldown, death_time = pl
+    radius, height, eye_height, ammo_max, turret_radius, turret_height, chicken_radius = ps
+    speed, turn_rate, pitch_rate, pitch_limit, jump_speed, gravity = motion
+    t_pos, muzzles, barrel_yaw, t_health, t_alive, target, t_cooldown, wander_rate, wander_in, last_feet, fresh = tu
+    c_pos, c_yaw, c_alive, c_respawn, c_turn_in = ch
+    coin_pos, coin_active, box_pos, box_active, box_respawn = pk
+    zone_on, center, zone_damage = zone
+    for sub in range(times.shape[0]):
+        now = times[sub]
+        move_players(pos, vel_z, yaw, pitch, on_ground, alive, move, turn, tilt, jump, boxes, kinds, radius, height,
+                     speed, turn_rate, pitch_rate, pitch_limit, jump_speed, gravity, h)
+        if any_fire:
+            fire(wants, pos, yaw, pitch, team, health, alive, ammo, cooldown, death_time, vel_z, dry, t_pos, t_health,
+                 t_alive, target, c_pos, c_alive, c_respawn, boxes, kinds, rng, radius, height, eye_height,
+                 turret_radius, turret_height, chicken_radius, gun, now, sub, ev, evx, evn)
+        for i in range(cooldown.shape[0]):
+            cooldown[i] = max(cooldown[i] - h, 0.0)
+        if t_pos.shape[0]:
+            turret_substep(pos, alive, health, death_time, vel_z, height, eye_height, radius, t_pos, muzzles,
+                           barrel_yaw, t_alive, target, t_cooldown, wander_rate, wander_in, last_feet, fresh, t_draws,
+                           shells, rng, boxes, kinds, tv, h, now, sub, ev, evx, evn)
+        if c_pos.shape[0]:
+            flock_substep(c_pos, c_yaw, c_alive, c_respawn, c_turn_in, chicken_radius, c_draws, fv, chicken_areas,
+                          size, boxes, pos, alive, rng, h, sub, ev, evx, evn)
+        pickup_substep(pos, alive, ammo, ammo_max, coin_pos, coin_active, box_pos, box_active, box_respawn,
+                       ammo_areas, size, boxes, relocate[sub], rng, pv, h, sub, ev, evx, evn)
+        if zone_on:
+            zone_substep(pos, alive, health, death_time, vel_z, center, radius_sq[sub], zone_damage, now, sub, taken,
+                         ev, evx, evn)
+
+
+class Simulation:
+    """Runs the world for one env step: the rules as numbers, the state the kernel keeps between steps
+    (random-number blocks, remembered feet, shell buffers) and the event buffers."""
+
+    def __init__(self, rules: Rules) -> None:
+        self.guns, self.turrets, self.flock = Guns(rules), TurretSystem(rules), Flock(rules)
+        self.pickups, self.zone = Pickups(rules), ZoneSchedule(rules)
+        self._world: World | None = None
+        self._shells_out: Projectiles | None = None
+        self._events = (np.zeros((0, 5), np.int64), np.zeros(0))
+
+    def _new_world(self, world: World) -> None:
+        """A new episode: the random-number blocks start afresh, turret muzzles are fixed."""
+        n, t, k = len(world.players), len(world.turrets.alive), len(world.chickens.alive)
+        self._world = world
+        self._t_draws = (np.zeros((TURRET_BLOCK, t)), np.zeros((TURRET_BLOCK, t)), np.array([TURRET_BLOCK]))
+        self._c_draws = (np.zeros((CHICKEN_BLOCK, k)), np.zeros((CHICKEN_BLOCK, k)), np.array([CHICKEN_BLOCK]))
+        self._muzzles = world.turrets.pos.copy()
+        self._muzzles[:, 2] += world.turrets.barrel_height_m
+        self._last_feet, self._fresh = np.zeros((n, 3)), np.array([True])
+        self._shells_out = None
+
+    def _shell_buffers(self, world: World, room: int) -> tuple[np.ndarray, ...]:
+        """Buffers holding the shells in flight, with room for `room` more."""
+        s = world.projectiles
+        if s is not self._shells_out or len(self._shells[0]) < len(s.ttl_s) + room:
+            cap = len(s.ttl_s) + room + 16
+            self._shells = (np.zeros((cap, 3)), np.zeros((cap, 3)), np.zeros(cap, np.int64), np.zeros(cap, np.int64),
+                            np.zeros(cap), np.array([len(s.ttl_s)]))
+            c = len(s.ttl_s)
+            for buf, arr in zip(self._shells[:5], (s.pos, s.vel, s.turret, s.target, s.ttl_s), strict=True):
+                buf[:c] = arr
+        return self._shells
+
+    def step(self, world: World, log: EventLog, rng: np.random.Generator, acts: tuple, substeps: int, h: float,
+             motion: tuple) -> np.ndarray:
+        """Advance `world` by `substeps` sub-steps of `h` under the decoded actions `acts` (move, turn, tilt,
+        jump, wants_fire); events go to `log`. Returns each player's zone damage of the step."""
+        if world is not self._world:
+            self._new_world(world)
+        p, tu, ch, co, am, ob = world.players, world.turrets, world.chickens, world.coins, world.ammo, world.obstacles
+        n, t_count = len(p), len(tu.alive)
+        times, t = [], world.time_s
+        for _ in range(substeps):
+            times.append(t)
+            t = round(t + h, 9)
+        radius_sq = [self.zone.radius(s) ** 2 for s in times] if world.zone.enabled else [0.0] * substeps
+        relocate = [self.pickups.relocates(s, h) for s in times] if len(am.active) else [False] * substeps
+        shells = self._shell_buffers(world, t_count * substeps)
+        room = substeps * (6 * n + 3 * t_count + len(ch.alive) + len(co.active) + 3 * len(am.active)
+                           + 2 * (len(shells[4]))) + 8
+        if len(self._events[1]) < room:
+            self._events = (np.zeros((room, 5), np.int64), np.zeros(room))
+        ev, evx = self._events
+        evn = np.zeros(1, np.int64)
+        taken, dry = np.zeros(n), np.zeros(n, dtype=bool)
+        wants = acts[4]
+        simulate(np.array(times), np.array(radius_sq), np.array(relocate), h, (*acts, bool(wants.any())),
+                 (p.pos, p.vel_z, p.yaw, p.pitch, p.on_ground, p.alive, p.team, p.health, p.ammo, p.fire_cooldown_s,
+                  p.death_time_s),
+                 (p.radius_m, p.height_m, p.eye_height_m, int(p.ammo_max), tu.radius_m, tu.barrel_height_m,
+                  ch.radius_m),
+                 motion, ob.boxes, ob.kind, float(world.size_m),
+                 (tu.pos, self._muzzles, tu.barrel_yaw, tu.health, tu.alive, tu.target, tu.cooldown_s, tu.wander_rate,
+                  tu.wander_in_s, self._last_feet, self._fresh), self._t_draws, shells, self.turrets.values,
+                 self.guns.values, (ch.pos, ch.yaw, ch.alive, ch.respawn_in_s, ch.turn_in_s), self._c_draws,
+                 self.flock.values, world.chicken_areas, (co.pos, co.active, am.pos, am.active, am.respawn_in_s),
+                 world.ammo_areas, self.pickups.values,
+                 (bool(world.zone.enabled), world.zone.center, self.zone.damage_per_s * h), taken, dry, rng,
+                 ev, evx, evn)
+        if evn[0]:
+            decode(log, ev[:evn[0]], evx[:evn[0]], times)
+        c = int(shells[5][0])
+        if c or len(world.projectiles.ttl_s):
+            world.projectiles = Projectiles(*(buf[:c].copy() for buf in shells[:5]))
+        self._shells_out = world.projectiles
+        world.time_s = t
+        self.zone.update(world, times[-1])
+        return taken
