@@ -20,16 +20,15 @@ from rtarena.envs.arena.events import EventLog
 from rtarena.envs.arena.layout import Layout, make_layout, read_map, world_from_layout
 from rtarena.envs.arena.observations import modality
 from rtarena.envs.arena.perception import AgentView, Perception, agent_view, perceive
-from rtarena.envs.arena.physics import commands
 from rtarena.envs.arena.rules import SECTIONS, Rules, load_rules
-from rtarena.envs.arena.sim import Simulation
+from rtarena.envs.arena.sim import FIRE, Simulation  # noqa: F401 (FIRE: the action index, kept here)
 from rtarena.envs.arena.world import World
 from rtarena.envs.base import RealtimeParallelEnv
 from rtarena.errors import UserError
 
 ACTION_NVEC = (3, 3, 3, 3, 2, 2, 2)
 ACTION_NAMES = ("move_x", "move_y", "yaw", "pitch", "fire", "jump", "minimap")
-FIRE, MINIMAP = 4, 6
+MINIMAP = 6  # FIRE = 4 is the compiled step's (`sim.py`)
 
 
 def fill_doc(template: str, rules: Rules) -> str:
@@ -202,13 +201,11 @@ class ArenaEnv(RealtimeParallelEnv):
         acts = np.clip(acts, 0, np.asarray(ACTION_NVEC) - 1)
         alive_before = players.alive.copy()
         acts[~alive_before] = 0
-        move, turn, tilt, jump = commands(acts)
         players.minimap_open[:] = (acts[:, MINIMAP] == 1) & alive_before
         log.start_step()
         # One compiled call runs every sub-step (issue 19); sub-steps keep walking, jumping, turret tracking
         # and shell flight independent of dt.
-        zone_taken = self.sim.step(world, log, rng, (move, turn, tilt, jump, acts[:, FIRE] == 1), self.substeps, h,
-                                   self._motion)
+        zone_taken = self.sim.step(world, log, rng, acts, self.substeps, h, self._motion)
         log.time_s = world.time_s
         for i in np.flatnonzero(zone_taken > 0):
             log.emit("zone_damage", agent=self.possible_agents[i], damage=round(float(zone_taken[i]), 6))

@@ -117,16 +117,23 @@ def move_players(pos, vel_z, yaw, pitch, on_ground, alive, move, turn, tilt, jum
             pos[j, 1] += dy / d * overlap / 2
 
 
-def commands(actions: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+SIGN = np.array([0.0, 1.0, -1.0])  # action value 1 -> +1, value 2 -> -1
+
+
+@njit(cache=True)
+def commands(actions):
     """Decode `(N, 7)` MultiDiscrete actions into movement commands for `move_players`.
 
     Index 0 move_x (1 left, 2 right), 1 move_y (1 backward, 2 forward), 2 yaw (1 left, 2 right),
     3 pitch (1 down, 2 up), 4 fire, 5 jump, 6 minimap.
     """
-    sign = np.array([0.0, 1.0, -1.0])  # value 1 -> +1, value 2 -> -1
-    move = np.empty((len(actions), 2))
-    move[:, 0] = sign[actions[:, 0]]  # +1 = left
-    move[:, 1] = -sign[actions[:, 1]]  # +1 = forward
-    turn = sign[actions[:, 2]]  # +1 = left
-    tilt = -sign[actions[:, 3]]  # +1 = up
-    return move, turn, tilt, actions[:, 5].astype(bool)
+    n = actions.shape[0]
+    move = np.empty((n, 2))
+    turn, tilt, jump = np.empty(n), np.empty(n), np.empty(n, dtype=np.bool_)
+    for i in range(n):
+        move[i, 0] = SIGN[actions[i, 0]]  # +1 = left
+        move[i, 1] = -SIGN[actions[i, 1]]  # +1 = forward
+        turn[i] = SIGN[actions[i, 2]]  # +1 = left
+        tilt[i] = -SIGN[actions[i, 3]]  # +1 = up
+        jump[i] = actions[i, 5] != 0
+    return move, turn, tilt, jump

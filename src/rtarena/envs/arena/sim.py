@@ -21,7 +21,7 @@ from rtarena.envs.arena.chickens import DRAW_BLOCK as CHICKEN_BLOCK
 from rtarena.envs.arena.chickens import Flock, flock_substep
 from rtarena.envs.arena.combat import Guns, fire
 from rtarena.envs.arena.events import EventLog, decode
-from rtarena.envs.arena.physics import move_players
+from rtarena.envs.arena.physics import commands, move_players
 from rtarena.envs.arena.pickups import Pickups, pickup_substep
 from rtarena.envs.arena.rules import Rules
 from rtarena.envs.arena.turret import DRAW_BLOCK as TURRET_BLOCK
@@ -29,12 +29,17 @@ from rtarena.envs.arena.turret import TurretSystem, turret_substep
 from rtarena.envs.arena.world import Projectiles, World
 from rtarena.envs.arena.zone import ZoneSchedule, zone_substep
 
+FIRE = 4  # the fire action's index (`env.ACTION_NAMES`)
+PLANS_KEPT = 100_000  # sub-step schedules remembered (one per distinct step start time)
+
 
 @njit(cache=True)
-def simulate(times, radius_sq, relocate, h, cmd, pl, ps, motion, boxes, kinds, size, tu, t_draws, shells, tv, gun,
+def simulate(times, radius_sq, relocate, h, acts, pl, ps, motion, boxes, kinds, size, tu, t_draws, shells, tv, gun,
              ch, c_draws, fv, chicken_areas, pk, ammo_areas, pv, zone, taken, dry, rng, ev, evx, evn):
     """Every sub-step of one env step (`times[s]` is the sim time sub-step s starts at)."""
-    move, turn, tilt, jump, wants, any_fire = cmd
+    move, turn, tilt, jump = commands(acts)
+    wants = acts[:, FIRE] == 1
+    any_fire = wants.any()
     pos, vel_z, yaw, pitch, on_ground, alive, team, health, ammo, cooldown, death_time = pl
     radius, height, eye_height, ammo_max, turret_radius, turret_height, chicken_radius = ps
     speed, turn_rate, pitch_rate, pitch_limit, jump_speed, gravity = motion
@@ -76,6 +81,7 @@ class Simulation:
         self._world: World | None = None
         self._shells_out: Projectiles | None = None
         self._events = (np.zeros((0, 5), np.int64), np.zeros(0))
+        self._plans: dict[tuple[float, int, float], tuple] = {}
 
     def _new_world(self, world: World) -> None:
         """A new episode: the random-number blocks start afresh, turret muzzles are fixed."""
@@ -100,20 +106,15 @@ class Simulation:
                 buf[:c] = arr
         return self._shells
 
-    def step(self, world: World, log: EventLog, rng: np.random.Generator, acts: tuple, substeps: int, h: float,
+    def step(self, world: World, log: EventLog, rng: np.random.Generator, acts: np.ndarray, substeps: int, h: float,
              motion: tuple) -> np.ndarray:
-        """Advance `world` by `substeps` sub-steps of `h` under the decoded actions `acts` (move, turn, tilt,
-        jump, wants_fire); events go to `log`. Returns each player's zone damage of the step."""
+        """Advance `world` by `substeps` sub-steps of `h` under the `(N, 7)` actions `acts` (dead players'
+        zeroed); events go to `log`. Returns each player's zone damage of the step."""
         if world is not self._world:
             self._new_world(world)
         p, tu, ch, co, am, ob = world.players, world.turrets, world.chickens, world.coins, world.ammo, world.obstacles
         n, t_count = len(p), len(tu.alive)
-        times, t = [], world.time_s
-        for _ in range(substeps):
-            times.append(t)
-            t = round(t + h, 9)
-        radius_sq = [self.zone.radius(s) ** 2 for s in times] if world.zone.enabled else [0.0] * substeps
-        relocate = [self.pickups.relocates(s, h) for s in times] if len(am.active) else [False] * substeps
+        times, radius_sq, relocate, t_end, zone_now = self._plan(world.time_s, substeps, h)
         shells = self._shell_buffers(world, t_count * substeps)
         room = substeps * (6 * n + 3 * t_count + len(ch.alive) + len(co.active) + 3 * len(am.active)
                            + 2 * (len(shells[4]))) + 8
@@ -122,8 +123,7 @@ class Simulation:
         ev, evx = self._events
         evn = np.zeros(1, np.int64)
         taken, dry = np.zeros(n), np.zeros(n, dtype=bool)
-        wants = acts[4]
-        simulate(np.array(times), np.array(radius_sq), np.array(relocate), h, (*acts, bool(wants.any())),
+        simulate(times, radius_sq, relocate, h, acts,
                  (p.pos, p.vel_z, p.yaw, p.pitch, p.on_ground, p.alive, p.team, p.health, p.ammo, p.fire_cooldown_s,
                   p.death_time_s),
                  (p.radius_m, p.height_m, p.eye_height_m, int(p.ammo_max), tu.radius_m, tu.barrel_height_m,
@@ -137,11 +137,32 @@ class Simulation:
                  (bool(world.zone.enabled), world.zone.center, self.zone.damage_per_s * h), taken, dry, rng,
                  ev, evx, evn)
         if evn[0]:
-            decode(log, ev[:evn[0]], evx[:evn[0]], times)
+            decode(log, ev[:evn[0]], evx[:evn[0]], times.tolist())
         c = int(shells[5][0])
         if c or len(world.projectiles.ttl_s):
             world.projectiles = Projectiles(*(buf[:c].copy() for buf in shells[:5]))
         self._shells_out = world.projectiles
-        world.time_s = t
-        self.zone.update(world, times[-1])
+        world.time_s = t_end
+        world.zone.radius_m, world.zone.next_shrink_s, world.zone.target_radius_m = zone_now
         return taken
+
+    def _plan(self, t: float, substeps: int, h: float) -> tuple:
+        """What a step starting at sim time `t` needs that Python computes: the sub-steps' start times
+        (`round(t + h, 9)` as the clock always advanced), the zone radius squared at each, whether the ammo
+        boxes relocate in each, the end time, and the zone as it stands after the step. Remembered, as
+        every episode passes the same times."""
+        key = (t, substeps, h)
+        plan = self._plans.get(key)
+        if plan is None:
+            times = []
+            for _ in range(substeps):
+                times.append(t)
+                t = round(t + h, 9)
+            z = self.zone
+            plan = (np.array(times), np.array([z.radius(s) ** 2 for s in times]),
+                    np.array([self.pickups.relocates(s, h) for s in times]), t,
+                    (z.radius(times[-1]), *z.next_shrink(times[-1])))
+            if len(self._plans) >= PLANS_KEPT:
+                self._plans.clear()
+            self._plans[key] = plan
+        return plan
