@@ -86,7 +86,7 @@ class RealtimeParallelEnv(ParallelEnv):
         return observations, infos
 
     def step(self, actions: dict[AgentID, Any]):
-        full = {agent: actions.get(agent, self.default_action(agent)) for agent in self.agents}
+        full = {agent: actions[agent] if agent in actions else self.default_action(agent) for agent in self.agents}
         observations, rewards, terminations, truncations, infos = self._step(full)
         for agent in self.agents:
             infos.setdefault(agent, {}).setdefault("events", [])

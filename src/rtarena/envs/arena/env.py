@@ -21,14 +21,13 @@ from rtarena.envs.arena.layout import Layout, make_layout, read_map, world_from_
 from rtarena.envs.arena.observations import modality
 from rtarena.envs.arena.perception import AgentView, Perception, agent_view, perceive
 from rtarena.envs.arena.rules import SECTIONS, Rules, load_rules
-from rtarena.envs.arena.sim import FIRE, Simulation  # noqa: F401 (FIRE: the action index, kept here)
+from rtarena.envs.arena.sim import ACTION_TOP, FIRE, MINIMAP, Simulation  # noqa: F401 (action indices)
 from rtarena.envs.arena.world import World
 from rtarena.envs.base import RealtimeParallelEnv
 from rtarena.errors import UserError
 
-ACTION_NVEC = (3, 3, 3, 3, 2, 2, 2)
+ACTION_NVEC = tuple(int(top) + 1 for top in ACTION_TOP)  # (3, 3, 3, 3, 2, 2, 2)
 ACTION_NAMES = ("move_x", "move_y", "yaw", "pitch", "fire", "jump", "minimap")
-MINIMAP = 6  # FIRE = 4 is the compiled step's (`sim.py`)
 
 
 def fill_doc(template: str, rules: Rules) -> str:
@@ -198,10 +197,6 @@ class ArenaEnv(RealtimeParallelEnv):
         acts = np.zeros((n, len(ACTION_NVEC)), dtype=np.int64)
         for agent, action in actions.items():
             acts[self.agent_index[agent]] = np.asarray(action, dtype=np.int64).reshape(-1)
-        acts = np.clip(acts, 0, np.asarray(ACTION_NVEC) - 1)
-        alive_before = players.alive.copy()
-        acts[~alive_before] = 0
-        players.minimap_open[:] = (acts[:, MINIMAP] == 1) & alive_before
         log.start_step()
         # One compiled call runs every sub-step (issue 19); sub-steps keep walking, jumping, turret tracking
         # and shell flight independent of dt.

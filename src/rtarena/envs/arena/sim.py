@@ -29,18 +29,29 @@ from rtarena.envs.arena.turret import TurretSystem, turret_substep
 from rtarena.envs.arena.world import Projectiles, World
 from rtarena.envs.arena.zone import ZoneSchedule, zone_substep
 
-FIRE = 4  # the fire action's index (`env.ACTION_NAMES`)
+ACTION_TOP = np.array([2, 2, 2, 2, 1, 1, 1])  # the largest value of each action (`env.ACTION_NVEC` - 1)
+FIRE, MINIMAP = 4, 6  # indices in `env.ACTION_NAMES`
 PLANS_KEPT = 100_000  # sub-step schedules remembered (one per distinct step start time)
+
+
+@njit(cache=True)
+def read_actions(acts, alive, minimap_open):
+    """Clip each action to its range (`ACTION_TOP`), zero the dead players' and note who opens the minimap."""
+    for i in range(acts.shape[0]):
+        for k in range(acts.shape[1]):
+            acts[i, k] = min(max(acts[i, k], 0), ACTION_TOP[k]) if alive[i] else 0
+        minimap_open[i] = acts[i, MINIMAP] == 1 and alive[i]
 
 
 @njit(cache=True)
 def simulate(times, radius_sq, relocate, h, acts, pl, ps, motion, boxes, kinds, size, tu, t_draws, shells, tv, gun,
              ch, c_draws, fv, chicken_areas, pk, ammo_areas, pv, zone, taken, dry, rng, ev, evx, evn):
     """Every sub-step of one env step (`times[s]` is the sim time sub-step s starts at)."""
+    read_actions(acts, pl[5], pl[11])
     move, turn, tilt, jump = commands(acts)
     wants = acts[:, FIRE] == 1
     any_fire = wants.any()
-    pos, vel_z, yaw, pitch, on_ground, alive, team, health, ammo, cooldown, death_time = pl
+    pos, vel_z, yaw, pitch, on_ground, alive, team, health, ammo, cooldown, death_time, _ = pl
     radius, height, eye_height, ammo_max, turret_radius, turret_height, chicken_radius = ps
     speed, turn_rate, pitch_rate, pitch_limit, jump_speed, gravity = motion
     t_pos, muzzles, barrel_yaw, t_health, t_alive, target, t_cooldown, wander_rate, wander_in, last_feet, fresh = tu
@@ -108,8 +119,8 @@ class Simulation:
 
     def step(self, world: World, log: EventLog, rng: np.random.Generator, acts: np.ndarray, substeps: int, h: float,
              motion: tuple) -> np.ndarray:
-        """Advance `world` by `substeps` sub-steps of `h` under the `(N, 7)` actions `acts` (dead players'
-        zeroed); events go to `log`. Returns each player's zone damage of the step."""
+        """Advance `world` by `substeps` sub-steps of `h` under the `(N, 7)` actions `acts` (clipped and the
+        dead players' zeroed in place); events go to `log`. Returns each player's zone damage of the step."""
         if world is not self._world:
             self._new_world(world)
         p, tu, ch, co, am, ob = world.players, world.turrets, world.chickens, world.coins, world.ammo, world.obstacles
@@ -125,7 +136,7 @@ class Simulation:
         taken, dry = np.zeros(n), np.zeros(n, dtype=bool)
         simulate(times, radius_sq, relocate, h, acts,
                  (p.pos, p.vel_z, p.yaw, p.pitch, p.on_ground, p.alive, p.team, p.health, p.ammo, p.fire_cooldown_s,
-                  p.death_time_s),
+                  p.death_time_s, p.minimap_open),
                  (p.radius_m, p.height_m, p.eye_height_m, int(p.ammo_max), tu.radius_m, tu.barrel_height_m,
                   ch.radius_m),
                  motion, ob.boxes, ob.kind, float(world.size_m),
