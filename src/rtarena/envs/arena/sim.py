@@ -170,9 +170,11 @@ class Simulation:
                 times.append(t)
                 t = round(t + h, 9)
             z = self.zone
-            plan = (np.array(times), np.array([z.radius(s) ** 2 for s in times]),
-                    np.array([self.pickups.relocates(s, h) for s in times]), t,
-                    (z.radius(times[-1]), *z.next_shrink(times[-1])))
+            # before the first shrink the radius is the start radius (most of an episode's first minute)
+            radii = [z.start] * substeps if times[-1] < z.first else [z.radius(s) for s in times]
+            relocate = [self.pickups.relocates(s, h) for s in times] if self.pickups.relocate_every_s > 0 else []
+            plan = (np.array(times), np.array([r ** 2 for r in radii]), np.array(relocate or [False] * substeps), t,
+                    (radii[-1], *z.next_shrink(times[-1])))
             if len(self._plans) >= PLANS_KEPT:
                 self._plans.clear()
             self._plans[key] = plan
