@@ -14,7 +14,7 @@ from rtarena.envs.arena.pickups import random_free_point
 from rtarena.envs.arena.pymath import py_hypot
 
 
-@njit(cache=True)
+@njit
 def _hypots(xy):
     out = np.empty(xy.shape[0])
     for k in range(xy.shape[0]):

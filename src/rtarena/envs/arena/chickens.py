@@ -8,9 +8,9 @@ disappears and comes back after `chickens.respawn_s` at a random free place.
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
 
 from rtarena.envs.arena.events import CHICKEN_RESPAWN, put
+from rtarena.envs.arena.kernel_cache import kernel
 from rtarena.envs.arena.pickups import random_free_point
 from rtarena.envs.arena.rules import Rules
 
@@ -25,7 +25,7 @@ class Flock:
         self.values = (float(c.speed_m_s), float(c.turn_every_s))
 
 
-@njit(cache=True)
+@kernel
 def flock_substep(pos, yaw, alive, respawn_in, turn_in, radius, draws, fv, areas, size, boxes, ppos, palive, rng, h,
                   sub, ev, evx, evn):
     """One sub-step of the chickens: the dead wait and come back at a random free place, the living wander.
@@ -55,7 +55,7 @@ def flock_substep(pos, yaw, alive, respawn_in, turn_in, radius, draws, fv, areas
     at[0] += 1
 
 
-@njit(cache=True)
+@kernel
 def wander(pos, yaw, alive, turn_in, new_yaw, new_turn, step, h, size, r, boxes):
     for k in range(pos.shape[0]):
         if not alive[k]:

@@ -13,7 +13,6 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from numba import njit
 
 from rtarena.envs.arena.events import (
     CAUSE_PLAYER,
@@ -27,6 +26,7 @@ from rtarena.envs.arena.events import (
     TURRET_HIT,
     put,
 )
+from rtarena.envs.arena.kernel_cache import kernel
 from rtarena.envs.arena.rules import Rules
 from rtarena.envs.arena.visibility import first_obstacle_t
 
@@ -34,7 +34,7 @@ PLAYER, TURRET, CHICKEN = 0, 1, 2
 BODY_CENTRE_FRACTION = 0.5
 
 
-@njit(cache=True)
+@kernel
 def resolve_shot(eye, yaw, pitch, aim_yaw, aim_pitch, points, radii, ok, is_player, hit_cone, aim_window,
                  max_range, boxes, kinds):
     """(index hit or -1, index of the player aimed at or -1) for one shot among candidate points."""
@@ -67,7 +67,7 @@ def resolve_shot(eye, yaw, pitch, aim_yaw, aim_pitch, points, radii, ok, is_play
     return hit, aimed
 
 
-@njit(cache=True)
+@kernel
 def damage_player(health, alive, death_time, vel_z, index, amount, cause, by, now, sub, ev, evx, evn):
     """Take `amount` hit points from player `index`; at zero it dies (a `death` event, and a `kill`
     event when another player did it). `by` is the shooter or turret index (-1 for the zone)."""
@@ -83,7 +83,7 @@ def damage_player(health, alive, death_time, vel_z, index, amount, cause, by, no
             put(ev, evx, evn, KILL, sub, by, index, -1, 0.0)
 
 
-@njit(cache=True)
+@kernel
 def fire(wants, pos, yaw, pitch, team, health, alive, ammo, cooldown, death_time, vel_z, dry, t_pos, t_health,
          t_alive, t_target, c_pos, c_alive, c_respawn, boxes, kinds, rng, radius, height, eye_height,
          turret_radius, turret_height, chicken_radius, gun, now, sub, ev, evx, evn):

@@ -29,7 +29,8 @@ from collections.abc import Callable
 from typing import Any
 
 import numpy as np
-from numba import njit
+
+from rtarena.envs.arena.kernel_cache import kernel
 
 AGENT_FIELDS = ("shooter", "target", "aimed_at", "agent")
 
@@ -79,7 +80,7 @@ CAUSES = ("player", "turret", "zone")
 TARGET_KINDS = ("player", "turret", "chicken")
 
 
-@njit(cache=True)
+@kernel
 def put(ev, evx, evn, code, sub, a, b, c, x):
     """Record one event row (the compiled side of `EventLog.emit`)."""
     k = evn[0]

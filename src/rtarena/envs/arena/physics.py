@@ -10,14 +10,14 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from numba import njit
 
+from rtarena.envs.arena.kernel_cache import kernel
 from rtarena.envs.arena.world import CRATE
 
 EPS = 1e-6
 
 
-@njit(cache=True)
+@kernel
 def _circle_box_push(x, y, r, x0, y0, x1, y1):
     """The (dx, dy) that moves a circle at (x, y) of radius r out of a box; (0, 0) when apart."""
     cx = min(max(x, x0), x1)
@@ -41,14 +41,14 @@ def _circle_box_push(x, y, r, x0, y0, x1, y1):
     return 0.0, up
 
 
-@njit(cache=True)
+@kernel
 def _overlaps(x, y, r, x0, y0, x1, y1):
     cx = min(max(x, x0), x1)
     cy = min(max(y, y0), y1)
     return (x - cx) ** 2 + (y - cy) ** 2 < r * r
 
 
-@njit(cache=True)
+@kernel
 def move_players(pos, vel_z, yaw, pitch, on_ground, alive, move, turn, tilt, jump, boxes, kinds,
                  radius, height, speed, turn_rate, pitch_rate, pitch_limit, jump_speed, gravity, h):
     """Advance all living players by `h` seconds.
@@ -120,7 +120,7 @@ def move_players(pos, vel_z, yaw, pitch, on_ground, alive, move, turn, tilt, jum
 SIGN = np.array([0.0, 1.0, -1.0])  # action value 1 -> +1, value 2 -> -1
 
 
-@njit(cache=True)
+@kernel
 def commands(actions):
     """Decode `(N, 7)` MultiDiscrete actions into movement commands for `move_players`.
 

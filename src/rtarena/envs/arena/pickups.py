@@ -10,15 +10,15 @@ the floor also respawn at new random free places, so supplies move around as the
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
 
 from rtarena.envs.arena.events import AMMO_MOVED, AMMO_PICKUP, AMMO_RESPAWN, COIN, put
+from rtarena.envs.arena.kernel_cache import kernel
 from rtarena.envs.arena.rules import Rules
 
 REACH_ABOVE_M = 1.0  # a player whose feet are higher than this above an item passes over it
 
 
-@njit(cache=True)
+@kernel
 def random_free_point(ppos, palive, boxes, size, rng, areas, index, clearance=1.0, away_m=2.0):
     """A uniformly random floor point at least `clearance` from obstacles and `away_m` from living players;
     inside area `index mod len(areas)` when the map gives areas (x0, y0, x1, y1). Tries batches of 32
@@ -51,7 +51,7 @@ def random_free_point(ppos, palive, boxes, size, rng, areas, index, clearance=1.
     return np.array([size / 2, size / 2])
 
 
-@njit(cache=True)
+@kernel
 def first_reacher(ppos, able, items, active, radius, above):
     """Per item, the lowest-index able player that reaches it (-1 none): ties resolve deterministically."""
     out = np.full(items.shape[0], -1, dtype=np.int64)
@@ -81,7 +81,7 @@ class Pickups:
         return every > 0 and int((t + h + 1e-9) // every) != int((t + 1e-9) // every)
 
 
-@njit(cache=True)
+@kernel
 def pickup_substep(pos, alive, ammo, ammo_max, coin_pos, coin_active, box_pos, box_active, box_respawn, areas, size,
                    boxes, relocate, rng, pv, h, sub, ev, evx, evn):
     """One sub-step of coins and ammo boxes: pick-ups, respawns, and (`relocate`) the periodic move."""

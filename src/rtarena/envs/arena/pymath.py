@@ -10,12 +10,12 @@ from __future__ import annotations
 
 import math
 
-from numba import njit
+from rtarena.envs.arena.kernel_cache import kernel
 
 VELTKAMP = 134217729.0  # 2 ** 27 + 1
 
 
-@njit(cache=True)
+@kernel
 def _square(x):
     """x * x as an exact sum hi + lo (Dekker's mul12 of x by itself)."""
     t = x * VELTKAMP
@@ -27,7 +27,7 @@ def _square(x):
     return z, p - z + q + lo * lo
 
 
-@njit(cache=True)
+@kernel
 def py_hypot(x, y):
     """`math.hypot(x, y)` exactly as CPython computes it (finite, normal arguments)."""
     x, y = abs(x), abs(y)

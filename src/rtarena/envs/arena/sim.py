@@ -15,12 +15,12 @@ clock (`round(t + h, 9)`), the zone radius schedule and the relocation times, wo
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
 
 from rtarena.envs.arena.chickens import DRAW_BLOCK as CHICKEN_BLOCK
 from rtarena.envs.arena.chickens import Flock, flock_substep
 from rtarena.envs.arena.combat import Guns, fire
 from rtarena.envs.arena.events import EventLog, decode
+from rtarena.envs.arena.kernel_cache import kernel
 from rtarena.envs.arena.physics import commands, move_players
 from rtarena.envs.arena.pickups import Pickups, pickup_substep
 from rtarena.envs.arena.rules import Rules
@@ -34,7 +34,7 @@ FIRE, MINIMAP = 4, 6  # indices in `env.ACTION_NAMES`
 PLANS_KEPT = 100_000  # sub-step schedules remembered (one per distinct step start time)
 
 
-@njit(cache=True)
+@kernel
 def read_actions(acts, alive, minimap_open):
     """Clip each action to its range (`ACTION_TOP`), zero the dead players' and note who opens the minimap."""
     for i in range(acts.shape[0]):
@@ -43,7 +43,7 @@ def read_actions(acts, alive, minimap_open):
         minimap_open[i] = acts[i, MINIMAP] == 1 and alive[i]
 
 
-@njit(cache=True)
+@kernel
 def simulate(times, radius_sq, relocate, h, acts, pl, ps, motion, boxes, kinds, size, tu, t_draws, shells, tv, gun,
              ch, c_draws, fv, chicken_areas, pk, ammo_areas, pv, zone, taken, dry, rng, ev, evx, evn):
     """Every sub-step of one env step (`times[s]` is the sim time sub-step s starts at)."""

@@ -17,7 +17,6 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from numba import njit
 
 from rtarena.envs.arena.combat import damage_player
 from rtarena.envs.arena.events import (
@@ -29,6 +28,7 @@ from rtarena.envs.arena.events import (
     TURRET_UNLOCK,
     put,
 )
+from rtarena.envs.arena.kernel_cache import kernel
 from rtarena.envs.arena.pymath import py_hypot
 from rtarena.envs.arena.rules import Rules
 from rtarena.envs.arena.visibility import blocked, first_obstacle_t
@@ -46,7 +46,7 @@ def health_colour(fraction: float) -> str:
     return "red"
 
 
-@njit(cache=True)
+@kernel
 def advance_shells(pos, vel, h, boxes, kinds, ppos, palive, radius, height):
     """Move shells by `h`; returns per shell the player hit (-1 none) and whether it stopped."""
     p = pos.shape[0]
@@ -80,7 +80,7 @@ def advance_shells(pos, vel, h, boxes, kinds, ppos, palive, radius, height):
     return hit, stopped
 
 
-@njit(cache=True)
+@kernel
 def turret_sight(muzzles, alive, ppos, palive, centre_h, eye_h, max_range, boxes, kinds):
     """`(T, N)`: turret t sees player i (in range, and its body centre or head in line of sight)."""
     out = np.zeros((muzzles.shape[0], ppos.shape[0]), dtype=np.bool_)
@@ -101,7 +101,7 @@ def turret_sight(muzzles, alive, ppos, palive, centre_h, eye_h, max_range, boxes
     return out
 
 
-@njit(cache=True)
+@kernel
 def think(pos, muzzles, barrel_yaw, alive, target, cooldown, wander_rate, wander_in, seen, ppos, centres,
           rates, waits, max_turn, tolerance, interval, h):
     """One sub-step of every turret's lock, barrel and trigger; returns per turret the player it
@@ -144,7 +144,7 @@ def think(pos, muzzles, barrel_yaw, alive, target, cooldown, wander_rate, wander
     return unlocked, locked, fired
 
 
-@njit(cache=True)
+@kernel
 def turret_substep(pos, alive, health, death_time, vel_z, height, eye_height, radius, t_pos, muzzles, barrel_yaw,
                    t_alive, target, cooldown, wander_rate, wander_in, last_feet, fresh, draws, shells, rng, boxes,
                    kinds, tv, h, now, sub, ev, evx, evn):
@@ -194,7 +194,7 @@ def turret_substep(pos, alive, health, death_time, vel_z, height, eye_height, ra
         ev, evx, evn)
 
 
-@njit(cache=True)
+@kernel
 def launch(shells, t, target, muzzle, delta, yaw, speed, ttl):
     """Append a shell that flies along the barrel (yaw) and toward the target's height (pitch)."""
     s_pos, s_vel, s_turret, s_target, s_ttl, count = shells
@@ -209,7 +209,7 @@ def launch(shells, t, target, muzzle, delta, yaw, speed, ttl):
     count[0] = k + 1
 
 
-@njit(cache=True)
+@kernel
 def fly(shells, pos, alive, health, death_time, vel_z, radius, height, damage, boxes, kinds, h, now, sub,
         ev, evx, evn):
     """Move every shell by `h`; a shell that hits a player damages it and stops, one that hits an obstacle

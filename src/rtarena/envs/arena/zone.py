@@ -9,10 +9,10 @@ A living player whose distance from the centre (in the floor plane) exceeds the 
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
 
 from rtarena.envs.arena.combat import damage_player
 from rtarena.envs.arena.events import CAUSE_ZONE
+from rtarena.envs.arena.kernel_cache import kernel
 from rtarena.envs.arena.rules import Rules
 from rtarena.envs.arena.world import World
 
@@ -53,7 +53,7 @@ class ZoneSchedule:
         zone.radius_m = self.radius(t)
         zone.next_shrink_s, zone.target_radius_m = self.next_shrink(t)
 
-@njit(cache=True)
+@kernel
 def zone_substep(pos, alive, health, death_time, vel_z, center, radius_sq, damage, now, sub, taken, ev, evx, evn):
     """Damage everyone outside the zone by `damage` (per sub-step); `taken` accumulates each player's zone
     damage (the step's `zone_damage` events are made from it)."""

@@ -1,0 +1,71 @@
+"""`@kernel`: numba's `njit(cache=True)` for the world step's kernels, with a cache that notices edits.
+
+numba keys a cached function on its own source file only, yet a compiled caller carries its callees' code:
+after an edit to `turret.py`, the cached `sim.simulate` would keep running the old turret rules until
+`sim.py` itself changed (issue 19 put the whole step into one compiled call, so this would bite whoever
+changes a rule). The kernels decorated here share one freshness stamp, a hash of every module the step
+compiles in (`STEP_MODULES`): an edit to any of them recompiles them all once, on the next run.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from pathlib import Path
+
+from numba import njit
+from numba.core import caching
+
+HERE = Path(__file__).parent
+# every module whose compiled code ends up in the world step (`sim.simulate` and what it calls)
+STEP_MODULES = ("world", "visibility", "events", "pymath", "physics", "combat", "turret", "chickens", "pickups",
+                "zone", "sim", "kernel_cache")
+
+
+def _stamp() -> bytes | None:
+    """One hash of the step's modules; None where a file cannot be read (then numba's own stamp stays)."""
+    digest = hashlib.sha256()
+    for name in STEP_MODULES:
+        try:
+            digest.update((HERE / f"{name}.py").read_bytes())
+        except OSError:
+            return None
+    return digest.digest()
+
+
+STAMP = _stamp()
+
+
+class _StepStamp:
+    def get_source_stamp(self):  # numba's locator API: what an index entry must match to be used
+        return STAMP
+
+
+class _UserDirLocator(_StepStamp, caching.UserProvidedCacheLocator):
+    pass
+
+
+class _InTreeLocator(_StepStamp, caching.InTreeCacheLocator):
+    pass
+
+
+class _UserWideLocator(_StepStamp, caching.UserWideCacheLocator):
+    pass
+
+
+class _StepCacheImpl(caching.CompileResultCacheImpl):
+    _locator_classes = (_UserDirLocator, _InTreeLocator, _UserWideLocator)
+
+
+class _StepCache(caching.FunctionCache):
+    _impl_class = _StepCacheImpl
+
+
+def kernel(fn=None, **options):
+    """`@kernel` / `@kernel(nogil=True)`: compiled like `njit(cache=True, ...)`, cached under the step's stamp."""
+    if fn is None:
+        return lambda f: kernel(f, **options)
+    if STAMP is None:
+        return njit(cache=True, **options)(fn)
+    dispatcher = njit(**options)(fn)
+    dispatcher._cache = _StepCache(dispatcher.py_func)
+    return dispatcher
