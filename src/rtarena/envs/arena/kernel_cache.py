@@ -35,37 +35,34 @@ def _stamp() -> bytes | None:
 STAMP = _stamp()
 
 
-class _StepStamp:
-    def get_source_stamp(self):  # numba's locator API: what an index entry must match to be used
-        return STAMP
+def _numba(name: str):
+    """A class of numba's caching module, public since about 0.59 and underscored before."""
+    return getattr(caching, name, None) or getattr(caching, f"_{name}", None)
 
 
-class _UserDirLocator(_StepStamp, caching.UserProvidedCacheLocator):
-    pass
+LOCATORS = tuple(_numba(n) for n in ("UserProvidedCacheLocator", "InTreeCacheLocator", "UserWideCacheLocator"))
+_Cache = None
+if STAMP is not None and all(LOCATORS) and _numba("CompileResultCacheImpl") and _numba("FunctionCache"):
 
+    class _StepStamp:
+        def get_source_stamp(self):  # numba's locator API: what an index entry must match to be used
+            return STAMP
 
-class _InTreeLocator(_StepStamp, caching.InTreeCacheLocator):
-    pass
+    class _StepCacheImpl(_numba("CompileResultCacheImpl")):
+        _locator_classes = tuple(type(f"Step{base.__name__.lstrip('_')}", (_StepStamp, base), {}) for base in LOCATORS)
 
+    class _StepCache(_numba("FunctionCache")):
+        _impl_class = _StepCacheImpl
 
-class _UserWideLocator(_StepStamp, caching.UserWideCacheLocator):
-    pass
-
-
-class _StepCacheImpl(caching.CompileResultCacheImpl):
-    _locator_classes = (_UserDirLocator, _InTreeLocator, _UserWideLocator)
-
-
-class _StepCache(caching.FunctionCache):
-    _impl_class = _StepCacheImpl
+    _Cache = _StepCache
 
 
 def kernel(fn=None, **options):
     """`@kernel` / `@kernel(nogil=True)`: compiled like `njit(cache=True, ...)`, cached under the step's stamp."""
     if fn is None:
         return lambda f: kernel(f, **options)
-    if STAMP is None:
+    if _Cache is None:  # numba's caching internals moved: its own cache (stale callees after edits)
         return njit(cache=True, **options)(fn)
     dispatcher = njit(**options)(fn)
-    dispatcher._cache = _StepCache(dispatcher.py_func)
+    dispatcher._cache = _Cache(dispatcher.py_func)
     return dispatcher
