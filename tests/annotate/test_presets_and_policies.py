@@ -61,6 +61,13 @@ def test_quiz_policy_clicks_the_mark_with_the_result():
     assert answer([SYSTEM, {"role": "user", "content": obs}], "heuristic").endswith("ACTION: click(4)")
 
 
+def test_quiz_policy_joins_the_lobby_with_the_goals_pin_and_nickname():
+    lobby = quiz_observation("Join a game", {1: "Game PIN", 2: "Nickname", 3: "Join"})
+    goal = "Goal: Join the QuizLive game with PIN 482113 and the nickname 'nightowl91' before the host starts it"
+    assert gui_text.decide(lobby.replace("Goal: answer", goal)) == 'type(1, "482113"); type(2, "nightowl91"); click(3)'
+    assert gui_text.decide(lobby) == "wait()"  # no PIN and nickname in the goal: nothing to type
+
+
 def test_stale_policy_keeps_acting_on_its_first_target():
     first = quiz_observation("35 - 12 = ?", {4: "23"})
     later = quiz_observation("10 + 10 = ?", {7: "20"})

@@ -1,7 +1,8 @@
 """A scripted policy for browser tasks, from the observation text alone (the `text` modality).
 
-It knows one kind of page well enough to act in it: a question `A + B = ?` / `A - B = ?` in the page
-text (the live quiz, `web/quiz-v0`) is answered by clicking the mark whose text is the result. On any
+It knows one kind of page well enough to act in it, the live quiz (`web/quiz-v0`): in its lobby it types the
+game PIN and the nickname the goal names into the fields labelled so and clicks Join; a question
+`A + B = ?` / `A - B = ?` in the page text is answered by clicking the mark whose text is the result. On any
 other page it waits. It reads only what a model would read: the `Marks` lines and the `Page text`.
 """
 
@@ -12,6 +13,7 @@ import re
 
 MARK = re.compile(r'^\[(\d+)\] \S+(?: checked| unchecked)? ("(?:[^"\\]|\\.)*")', re.M)
 QUESTION = re.compile(r"(-?\d+)\s*([+-])\s*(-?\d+)\s*=\s*\?")
+JOIN = re.compile(r"PIN (\d+) and the nickname '([^']+)'")  # the quiz's goal names both
 
 
 def looks_like_gui(observation: str) -> bool:
@@ -23,8 +25,21 @@ def marks(observation: str) -> dict[int, str]:
     return {int(m.group(1)): json.loads(m.group(2)) for m in MARK.finditer(observation)}
 
 
+def join_lobby(observation: str) -> str | None:
+    """Type the goal's game PIN and nickname into the lobby's fields and click Join, when the page is a lobby."""
+    goal = JOIN.search(observation.split("Marks (id, role, text", 1)[0])
+    by_text = {text.strip(): mark_id for mark_id, text in marks(observation).items()}
+    if not goal or not {"Game PIN", "Nickname", "Join"} <= set(by_text):
+        return None
+    pin, nick = (json.dumps(v) for v in goal.groups())
+    return f'type({by_text["Game PIN"]}, {pin}); type({by_text["Nickname"]}, {nick}); click({by_text["Join"]})'
+
+
 def decide(observation: str) -> str:
-    """`click(ID)` on the answer to the page's arithmetic question, else `wait()`."""
+    """Join the lobby, or `click(ID)` on the answer to the page's arithmetic question, else `wait()`."""
+    join = join_lobby(observation)
+    if join:
+        return join
     page = observation.split("Page text:", 1)[-1]
     question = QUESTION.search(page)
     if not question:

@@ -8,7 +8,7 @@ observation in the last user message (one block per teammate, under `### <id>`, 
   arena's heuristic bot would do from the same report), the game suite (`games_text.py`, answering in
   the chunked key form), cart-pole (the balancer's linear law on the state vector); anything else gets
   the default action.
-  Browser tasks: the live quiz's questions are answered from the marks (`gui_text.py`).
+  Browser tasks: the live quiz is joined from its lobby and its questions answered from the marks (`gui_text.py`).
 - `stale`: the heuristic applied to a stale picture: the OLDEST observation in the conversation on
   which the heuristic would act, not the current one. It locks onto its first target and keeps acting
   on it after the page has changed (a stale-target policy, for testing failure annotation).
