@@ -41,7 +41,8 @@ def test_each_clock_reaches_the_model_prompt_and_view(gui_env):
             first = agent.history.turns[0].user
             kinds = [part["type"] for part in first]
             assert kinds == ["text", "image_url", "text"]  # goal and clock, the screenshot, then the marks
-            assert first[2]["text"].startswith("Interactable elements") and "Place bid" in first[2]["text"]
+            item = env.page_eval("RT.task.vars.item")  # the listing's first page: the lots, the task's among them
+            assert first[2]["text"].startswith("Interactable elements") and f'link "{item}"' in first[2]["text"]
             assert agent.options.image_size == 800  # the screenshot at its own size, readable
             assert "web site" in agent.system and env.goal in agent.system  # web setting, the task's own goal
             if setting.clock == "token":
