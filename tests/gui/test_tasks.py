@@ -1,6 +1,7 @@
 """Every registered web task and game (one row per task file): solved by its oracle under `paused` and under
 `token` at the paper's scale (kappa 64 tokens/s, a 32-token decision lands one observation later); lost by
-noop and by random; its live counterpart acts with no agent input; its task file tags the capabilities.
+noop and by random; its live counterpart acts with no agent input; its task file tags the capabilities;
+a web task's oracle crosses at least two of its site's pages.
 
 Determinism per seed is checked for every task by tests/test_registry.py; the paused clock never waits on
 real time, so these episodes run as fast as Chromium steps the page. Under `wall` a task takes its whole
@@ -57,6 +58,8 @@ def test_oracle_solves_paused(env_id, gui_env):
     assert success == 1.0 and progress == 1.0, why
     assert result.sim_seconds <= env.deadline_s + env.dt
     assert result.agents["user"]["malformed_actions"] == 0 and result.agents["user"]["failed_actions"] == 0
+    if env_id.startswith("web/"):  # a site, not a single widget: the way to the goal crosses its pages
+        assert len({e["view"] for e in result.events if e["type"] == "page"}) >= 2
 
 
 @pytest.mark.parametrize("env_id", GUI_IDS)
