@@ -1,0 +1,79 @@
+"""The compiled perception (`perception.player_sight`, issue 19) answers exactly what the plain sight test
+(`visibility.sight`) answers, also for things on the edge of the field of view or range."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from rtarena.envs.arena.levels import CoopLevel
+from rtarena.envs.arena.perception import nearest_first, player_sight
+from rtarena.envs.arena.visibility import sight
+from rtarena.envs.arena.world import CRATE, WALL
+
+HALF_FOV = math.radians(45.0)
+RANGE = 60.0
+
+
+def _reference(eyes, yaws, alive, head_z, points, ok, boxes, kinds):
+    """The old perception: bodies and heads as separate points of `visibility.sight`, either one counts."""
+    n = len(eyes)
+    heads = points[:n].copy()
+    heads[:, 2] = head_z
+    both = np.vstack([points[:n], heads, points[n:]])
+    both_ok = np.concatenate([ok[:n], ok[:n], ok[n:]])
+    owner = np.full(len(both), -1, dtype=np.int64)
+    owner[:n] = owner[n:2 * n] = np.arange(n)
+    seen = sight(eyes, yaws, alive, both, both_ok, owner, HALF_FOV, RANGE, boxes, kinds)
+    return np.hstack([seen[:, :n] | seen[:, n:2 * n], seen[:, 2 * n:]])
+
+
+def _both(eyes, yaws, alive, head_z, points, ok, boxes, kinds):
+    fast = player_sight(eyes, yaws, alive, head_z, points, ok, HALF_FOV, RANGE, boxes, kinds)
+    return fast, _reference(eyes, yaws, alive, head_z, points, ok, boxes, kinds)
+
+
+def test_a_crowded_level_is_seen_the_same():
+    env = CoopLevel(num_agents=96, obs=("state",))
+    env.reset(seed=3)
+    rng = np.random.default_rng(3)
+    for _ in range(6):
+        env.step({a: rng.integers(0, [3, 3, 3, 3, 2, 2, 2]) for a in env.agents})
+    w, p = env.world, env.world.players
+    centres = p.pos.copy()
+    centres[:, 2] += p.height_m * 0.5
+    points = np.vstack([centres, w.coins.pos])
+    ok = np.concatenate([p.alive, w.coins.active])
+    fast, slow = _both(p.eye, p.yaw, p.alive, p.eye[:, 2].copy(), points, ok, w.obstacles.boxes, w.obstacles.kind)
+    assert slow.sum() > 100  # the scene has plenty in sight
+    assert np.array_equal(fast, slow)
+
+
+def test_points_on_the_edges_of_view_and_range_agree():
+    rng = np.random.default_rng(0)
+    yaws = rng.uniform(-7, 7, size=12)
+    eyes = np.column_stack([rng.uniform(20, 80, 12), rng.uniform(20, 80, 12), np.full(12, 1.6)])
+    pts = []
+    for e, yaw in zip(eyes, yaws, strict=True):
+        for off in (0.0, 1e-15, -1e-15, 1e-9, -1e-9, 1e-7, -1e-7):  # on, just in and just out of the edge
+            for side in (1, -1):
+                a = yaw + side * (HALF_FOV + off)
+                for d in (5.0, RANGE, RANGE * (1 + 1e-15), RANGE * (1 - 1e-15)):
+                    pts.append((e[0] + d * math.cos(a), e[1] + d * math.sin(a), 0.9))
+        pts.append((e[0], e[1], 0.9))  # under the eye: no direction at all
+    points = np.vstack([eyes * [1, 1, 0] + [0, 0, 0.9], np.array(pts)])
+    ok = np.ones(len(points), dtype=bool)
+    boxes = np.array([[45.0, 45.0, 55.0, 46.0, 3.0], [30.0, 60.0, 34.0, 61.0, 0.9]])
+    kinds = np.array([WALL, CRATE])
+    fast, slow = _both(eyes, yaws, np.ones(12, dtype=bool), eyes[:, 2].copy(), points, ok, boxes, kinds)
+    assert 0 < slow.sum() < slow.size
+    assert np.array_equal(fast, slow)
+
+
+def test_nearest_first_keeps_ties_in_column_order():
+    visible = np.array([[True, True, False, True, True], [False] * 5])
+    dist = np.array([[3.0, 1.0, 0.5, 1.0, 2.0], [1.0] * 5])
+    order, count = nearest_first(visible, dist)
+    assert count.tolist() == [4, 0]
+    assert order[0, :4].tolist() == [1, 3, 4, 0]
