@@ -1,10 +1,11 @@
 """The wall clock: the env steps every `dt` of real time in its own loop; controllers think in threads.
 
 The env loop schedules step k at `origin + k * dt` (absolute deadlines, so errors never accumulate) and
-records how late each step started. Each controller thread waits for a version newer than the last it
-saw and always takes the latest (frames published while it was busy are skipped, never queued). Its
-committed action (or chunk of per-step actions) sits in a buffer from which each step takes one; a newer
-commit replaces whatever of an older one is not yet applied. With the clock's `settle_s` set, a
+records how late each step started; `pacing.py` says how it keeps them (no garbage collection at a
+deadline, a short GIL switch interval, the last 2 ms spun). Each controller thread waits for a version
+newer than the last it saw and always takes the latest (frames published while it was busy are skipped,
+never queued). Its committed action (or chunk of per-step actions) sits in a buffer from which each step
+takes one; a newer commit replaces whatever of an older one is not yet applied. With the clock's `settle_s` set, a
 controller waits until its buffer is empty and `settle_s` more seconds before it observes again. A slow
 controller blocks neither the env loop nor any other controller.
 
@@ -24,8 +25,7 @@ from collections import deque
 
 from rtarena.contract import Decision
 from rtarena.runtime.episode import Episode, Pending, Published, sim_round, timed_act
-
-SPIN_S = 0.0005  # the last half millisecond before a deadline is spun, not slept: sleep overshoots
+from rtarena.runtime.pacing import Collector, steady, wait_until
 
 
 class WallLoop:
@@ -43,7 +43,12 @@ class WallLoop:
         self.settling = episode.clock.settle_s is not None  # controllers wait for their chunks: wake them
 
     def run(self, max_steps: int) -> None:
+        with steady():
+            self._run(max_steps)
+
+    def _run(self, max_steps: int) -> None:
         ep = self.episode
+        collector = Collector()
         origin = time.perf_counter()
         ep.wall_origin = origin
         threads = [
@@ -66,6 +71,7 @@ class WallLoop:
                     ep.apply_step(ready, wall_start=started, period_error_s=started - deadline)
                     if ep.done() or self.settling:
                         self.new_version.notify_all()
+                collector.between_steps(origin + ep.step_index * ep.dt)
         finally:
             self.stop.set()
             with self.lock:
@@ -124,12 +130,3 @@ class WallLoop:
                         self.new_version.wait(timeout=0.05)
             if ep.clock.settle_s and self.stop.wait(ep.clock.settle_s):
                 return
-
-
-def wait_until(deadline: float) -> None:
-    """Sleep until shortly before `deadline`, then spin to it."""
-    remaining = deadline - time.perf_counter()
-    if remaining > SPIN_S:
-        time.sleep(remaining - SPIN_S)
-    while time.perf_counter() < deadline:
-        pass
