@@ -8,7 +8,7 @@ import math
 import numpy as np
 
 from rtarena.envs.arena.levels import CoopLevel
-from rtarena.envs.arena.perception import nearest_first, player_sight
+from rtarena.envs.arena.perception import NEAREST, bearing_and_rise, nearest_first, player_sight, relation
 from rtarena.envs.arena.visibility import sight
 from rtarena.envs.arena.world import CRATE, WALL
 
@@ -71,9 +71,52 @@ def test_points_on_the_edges_of_view_and_range_agree():
     assert np.array_equal(fast, slow)
 
 
-def test_nearest_first_keeps_ties_in_column_order():
-    visible = np.array([[True, True, False, True, True], [False] * 5])
-    dist = np.array([[3.0, 1.0, 0.5, 1.0, 2.0], [1.0] * 5])
-    order, count = nearest_first(visible, dist)
-    assert count.tolist() == [4, 0]
-    assert order[0, :4].tolist() == [1, 3, 4, 0]
+def _listed_reference(visible, origins, yaws, points):
+    """The old listing: full relation matrices, a stable sort of every row, the first `NEAREST` kept."""
+    dist, bearing, rise = relation(origins, yaws, points)
+    order = np.argsort(np.where(visible, dist, np.inf), axis=1, kind="stable")[:, :NEAREST]
+    return order, visible.sum(axis=1), dist, bearing, rise
+
+
+def _assert_listed_like_reference(visible, origins, yaws, points):
+    order, count, dist = nearest_first(visible, origins, points)
+    bearing, rise = bearing_and_rise(origins, yaws, points, order)
+    ref_order, ref_count, ref_dist, ref_bearing, ref_rise = _listed_reference(visible, origins, yaws, points)
+    assert np.array_equal(count, ref_count)
+    for i in range(len(visible)):
+        m = min(count[i], NEAREST)
+        cols = ref_order[i, :m]
+        assert np.array_equal(order[i, :m], cols) and (order[i, m:] == -1).all()
+        assert np.array_equal(dist[i, :m], ref_dist[i, cols])  # bit for bit, not approximately
+        assert np.array_equal(bearing[i, :m], ref_bearing[i, cols])
+        assert np.array_equal(rise[i, :m], ref_rise[i, cols])
+
+
+def test_the_nearest_listed_things_and_their_relations_are_the_full_sorts():
+    rng = np.random.default_rng(5)
+    origins = np.column_stack([rng.uniform(0, 100, (40, 2)), rng.uniform(0, 2, 40)])
+    yaws = rng.uniform(-4, 4, 40)
+    points = np.column_stack([rng.uniform(0, 100, (300, 2)), rng.uniform(0, 2, 300)])
+    visible = rng.random((40, 300)) < 0.3  # many rows list more than NEAREST
+    assert (visible.sum(axis=1) > NEAREST).all()
+    _assert_listed_like_reference(visible, origins, yaws, points)
+
+
+def test_ties_keep_column_order():
+    origins = np.zeros((1, 3))
+    points = np.array([[3.0, 0, 0], [0, 1.0, 0], [-0.5, 0, 0], [-1.0, 0, 0], [0, 2.0, 0]] + [[0, 1.0, 0]] * 12)
+    visible = np.ones((1, len(points)), dtype=bool)
+    visible[0, 2] = False
+    order, count, _ = nearest_first(visible, origins, points)
+    assert count[0] == 16
+    assert order[0].tolist() == [1, 3, *range(5, 13)]  # the twelve at 1 m in column order, after p1
+    _assert_listed_like_reference(visible, origins, np.zeros(1), points)
+
+
+def test_no_observation_lists_more_than_perception_keeps():
+    from rtarena.envs.arena.observations.state import STATE_LAYOUT
+    from rtarena.envs.arena.observations.text import MAX_LISTED
+
+    seen_blocks = {"players", "coins", "turrets", "chickens", "ammo"}
+    assert MAX_LISTED <= NEAREST
+    assert all(slots <= NEAREST for name, slots, _ in STATE_LAYOUT if name in seen_blocks)

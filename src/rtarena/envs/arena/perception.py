@@ -27,11 +27,16 @@ class Perception:
     turrets: np.ndarray
     chickens: np.ndarray
     ammo: np.ndarray
-    relations: dict[str, tuple[np.ndarray, ...]]  # per kind: (N, K) distances, bearings, rises
-    ordered: dict[str, tuple[np.ndarray, np.ndarray]]  # per kind: visible columns nearest first, and counts
+    # per kind: the columns of the `NEAREST` nearest visible things, nearest first (`(N, NEAREST)`, -1 past
+    # the end), and how many are visible in all (`(N,)`)
+    ordered: dict[str, tuple[np.ndarray, np.ndarray]]
+    relations: dict[str, tuple[np.ndarray, ...]]  # per kind: distances, bearings, rises of those, (N, NEAREST)
 
 
 KINDS = ("players", "coins", "turrets", "chickens", "ammo")
+# The most things of one kind an observation lists (text: `MAX_LISTED` 10, state: 8 slots); only these are
+# sorted and related, which at 512 players was a third of a state step (issue 19).
+NEAREST = 10
 
 
 def perceive(world: World, rules: Rules) -> Perception:
@@ -55,9 +60,10 @@ def perceive(world: World, rules: Rules) -> Perception:
     relations, ordered = {}, {}
     for kind, pts in zip(KINDS, (p.pos, world.coins.pos, world.turrets.pos, world.chickens.pos, world.ammo.pos),
                          strict=True):
-        relations[kind] = relation(feet, yaw, pts, visible[kind])
-        ordered[kind] = nearest_first(visible[kind], relations[kind][0])
-    return Perception(*(visible[kind] for kind in KINDS), relations, ordered)
+        order, count, dist = nearest_first(visible[kind], feet, pts)
+        ordered[kind] = (order, count)
+        relations[kind] = (dist, *bearing_and_rise(feet, yaw, pts, order))
+    return Perception(*(visible[kind] for kind in KINDS), ordered, relations)
 
 
 # A box is skipped for a sight line only when the line's bounding square misses it by more than this; the
@@ -128,8 +134,8 @@ def player_sight(eyes, yaws, alive, head_z, points, point_ok, half_fov, view_ran
 
 @dataclass
 class Sightings:
-    """Things of one kind that one player sees, nearest first: indices, distances (m, floor plane),
-    bearings (radians relative to the player's yaw, + to the left) and height differences (m)."""
+    """Things of one kind that one player sees, nearest first (the `NEAREST` nearest): indices, distances
+    (m, floor plane), bearings (radians relative to the player's yaw, + to the left), height differences (m)."""
 
     index: np.ndarray
     dist: np.ndarray
@@ -137,45 +143,62 @@ class Sightings:
     rise: np.ndarray
 
 
-def relation(origins: np.ndarray, yaws: np.ndarray, points: np.ndarray,
-             visible: np.ndarray) -> tuple[np.ndarray, ...]:
-    """`(N, K)` distances, bearings and rises of K points from N viewers, filled where `visible` (zero
-    elsewhere): only seen things are ever read, and at 512 players the full matrices were a third of a step.
-    The same numpy expressions as for the full matrices, so every value is bit for bit what it was."""
-    rows, cols = np.nonzero(visible)
+def relation(origins: np.ndarray, yaws: np.ndarray, points: np.ndarray) -> tuple[np.ndarray, ...]:
+    """`(N, K)` distances, bearings and rises of K points from N viewers, all at once (the reference the
+    compiled `nearest_first` and `bearing_and_rise` agree with bit for bit)."""
+    dx = points[None, :, 0] - origins[:, None, 0]
+    dy = points[None, :, 1] - origins[:, None, 1]
+    dist = np.hypot(dx, dy)
+    bearing = (np.arctan2(dy, dx) - yaws[:, None] + np.pi) % (2 * np.pi) - np.pi
+    return dist, bearing, points[None, :, 2] - origins[:, None, 2]
+
+
+def bearing_and_rise(origins: np.ndarray, yaws: np.ndarray, points: np.ndarray,
+                     order: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Bearings and rises of the listed things (`order`, -1: none; zero there). numpy's `arctan2`, not the
+    compiled one: the two differ in the last bit, and observations must stay what they were."""
+    rows, slots = np.nonzero(order >= 0)
+    cols = order[rows, slots]
     dx = points[cols, 0] - origins[rows, 0]
     dy = points[cols, 1] - origins[rows, 1]
-    out = tuple(np.zeros(visible.shape) for _ in range(3))
-    out[0][rows, cols] = np.hypot(dx, dy)
-    out[1][rows, cols] = (np.arctan2(dy, dx) - yaws[rows] + np.pi) % (2 * np.pi) - np.pi
-    out[2][rows, cols] = points[cols, 2] - origins[rows, 2]
-    return out
-
-
-def nearest_first(visible: np.ndarray, dist: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Per viewer, the columns of visible things nearest first (`(N, K)`, valid up to `count[i]`; ties keep
-    column order)."""
-    return _nearest_first(visible, dist)
+    bearing, rise = np.zeros(order.shape), np.zeros(order.shape)
+    bearing[rows, slots] = (np.arctan2(dy, dx) - yaws[rows] + np.pi) % (2 * np.pi) - np.pi
+    rise[rows, slots] = points[cols, 2] - origins[rows, 2]
+    return bearing, rise
 
 
 @njit(cache=True)
-def _nearest_first(visible, dist):
+def nearest_first(visible, origins, points, nearest=NEAREST):
+    """Per viewer, the `nearest` nearest visible points nearest first (ties in column order, as a stable
+    sort), padded with -1; how many are visible in all; and their distances in the floor plane."""
     n, k = visible.shape
-    order = np.full((n, k), -1, dtype=np.int64)
+    order = np.full((n, nearest), -1, dtype=np.int64)
+    dist = np.zeros((n, nearest))
     count = np.zeros(n, dtype=np.int64)
     for i in range(n):
-        cols = np.nonzero(visible[i])[0]
-        picked = cols[np.argsort(dist[i][cols], kind="mergesort")]
-        order[i, :len(picked)] = picked
-        count[i] = len(picked)
-    return order, count
+        c = 0
+        for j in range(k):
+            if not visible[i, j]:
+                continue
+            d = math.hypot(points[j, 0] - origins[i, 0], points[j, 1] - origins[i, 1])
+            c += 1
+            kept = min(c - 1, nearest)
+            if kept == nearest and d >= dist[i, nearest - 1]:
+                continue
+            at = min(kept, nearest - 1)
+            while at > 0 and dist[i, at - 1] > d:  # strictly farther ones move down: equal ones stay first
+                order[i, at], dist[i, at] = order[i, at - 1], dist[i, at - 1]
+                at -= 1
+            order[i, at], dist[i, at] = j, d
+        count[i] = c
+    return order, count, dist
 
 
 def sightings(relations: tuple[np.ndarray, ...], ordered: tuple[np.ndarray, np.ndarray], i: int) -> Sightings:
     order, count = ordered
-    index = order[i, :count[i]]
-    dist_all, bearing_all, rise_all = relations
-    return Sightings(index, dist_all[i, index], bearing_all[i, index], rise_all[i, index])
+    listed = min(int(count[i]), order.shape[1])
+    dist, bearing, rise = relations
+    return Sightings(order[i, :listed], dist[i, :listed], bearing[i, :listed], rise[i, :listed])
 
 
 @dataclass

@@ -176,23 +176,23 @@ def _fill_self(out, pos, yaw, pitch, health, ammo, team, alive, on_ground, coold
 
 @njit(cache=True)
 def _fill_seen(out, start, width, slots, dist, bearing, order, count, view_range):
+    """`dist` and `bearing` are per listed slot (`perception.NEAREST` of them), nearest first."""
     for i in range(out.shape[0]):
-        for s in range(min(slots, count[i])):
-            k = order[i, s]
+        for s in range(min(slots, count[i], order.shape[1])):
             at = start + s * width
             out[i, at] = 1.0
-            out[i, at + 1] = dist[i, k] / view_range
-            out[i, at + 2] = math.sin(bearing[i, k])
-            out[i, at + 3] = math.cos(bearing[i, k])
+            out[i, at + 1] = dist[i, s] / view_range
+            out[i, at + 2] = math.sin(bearing[i, s])
+            out[i, at + 3] = math.cos(bearing[i, s])
 
 
 @njit(cache=True)
 def _fill_players(out, start, width, slots, order, count, rise, pos, yaw, team, health, max_health):
     for i in range(out.shape[0]):
-        for s in range(min(slots, count[i])):
+        for s in range(min(slots, count[i], order.shape[1])):
             j = order[i, s]
             at = start + s * width
-            out[i, at + 4] = rise[i, j] / 5.0
+            out[i, at + 4] = rise[i, s] / 5.0
             out[i, at + 5] = 1.0 if team[j] != team[i] else 0.0
             out[i, at + 6] = health[j] / max_health
             out[i, at + 7] = math.cos(math.atan2(pos[i, 1] - pos[j, 1], pos[i, 0] - pos[j, 0]) - yaw[j])
@@ -201,7 +201,7 @@ def _fill_players(out, start, width, slots, order, count, rise, pos, yaw, team, 
 @njit(cache=True)
 def _fill_turrets(out, start, width, slots, order, count, health, target, max_health):
     for i in range(out.shape[0]):
-        for s in range(min(slots, count[i])):
+        for s in range(min(slots, count[i], order.shape[1])):
             t = order[i, s]
             at = start + s * width
             out[i, at + 4] = health[t] / max_health
