@@ -57,6 +57,7 @@ class Hearing:
     def __init__(self) -> None:
         self._world_id: int | None = None
         self.sources: list[SoundSource] = []
+        self._reach: tuple[np.ndarray, ...] | None = None  # per source: x, y, squared reach, emitter
         self.t0_s = 0.0
         self.t1_s = 0.0
 
@@ -67,6 +68,7 @@ class Hearing:
         self._walked = np.zeros(len(p))
         self._last_t = float(world.time_s)
         self.sources = []
+        self._reach = None
         self.t0_s = self.t1_s = float(world.time_s)
 
     def update(self, world, events: Iterable[dict], names: Sequence[str]) -> list[SoundSource]:
@@ -80,6 +82,7 @@ class Hearing:
                *self._clucks(world, t0, t1)]
         out.sort(key=lambda s: s.t_s)
         self.sources, self.t0_s, self.t1_s, self._last_t = out, t0, t1, t1
+        self._reach = None
         return out
 
     def _from_events(self, world, events, index) -> list[SoundSource]:
@@ -159,9 +162,8 @@ class Hearing:
         p = world.players
         x, y, yaw = float(p.pos[i, 0]), float(p.pos[i, 1]), float(p.yaw[i])
         best: dict[tuple[str, int, int], tuple[float, str, float, float]] = {}
-        for k, s in enumerate(self.sources):
-            if s.emitter == i:
-                continue
+        for k in self._within_reach(x, y, i):
+            s = self.sources[k]
             d = math.hypot(s.x - x, s.y - y)
             gain = s.loudness / max(d, 1.0)
             if gain < AUDIBLE_GAIN:
@@ -172,6 +174,18 @@ class Hearing:
                 best[key] = (gain, s.kind, bearing, d)
         ranked = sorted(best.values(), key=lambda v: -v[0])
         return [(kind, bearing, d) for _g, kind, bearing, d in ranked]
+
+    def _within_reach(self, x: float, y: float, i: int) -> list[int]:
+        """Indices of the sources player i might hear (not its own; near enough to be audible, with a margin),
+        in order: the exact test in `heard` decides, this only spares it the far ones (a loop over every
+        source for every listener was most of a 512-player text step, issue 19)."""
+        if self._reach is None:
+            table = source_table(self.sources)
+            reach = table[:, 5] / AUDIBLE_GAIN * (1 + 1e-6) + 1e-6  # audible only within this distance
+            self._reach = (table[:, 1], table[:, 2], np.maximum(reach, 1.0) ** 2, table[:, 6])
+        xs, ys, reach2, emitter = self._reach
+        near = ((xs - x) ** 2 + (ys - y) ** 2 <= reach2) & (emitter != i)
+        return np.flatnonzero(near).tolist()
 
     def describe(self, world, i: int, limit: int = 6) -> str:
         """One line for the text observation, e.g. `Heard: gunshot, 35 deg left, about 12 m.`"""
