@@ -12,22 +12,11 @@ from rtarena.envs.arena.levels import CoopLevel
 
 
 def _heard_by_every_source(hearing: Hearing, world, i: int) -> list[tuple[str, float, float]]:
-    """The loop before issue 19: every source, for every listener."""
-    p = world.players
-    x, y, yaw = float(p.pos[i, 0]), float(p.pos[i, 1]), float(p.yaw[i])
-    best = {}
-    for k, s in enumerate(hearing.sources):
-        if s.emitter == i:
-            continue
-        d = math.hypot(s.x - x, s.y - y)
-        gain = s.loudness / max(d, 1.0)
-        if gain < AUDIBLE_GAIN:
-            continue
-        bearing = (math.atan2(s.y - y, s.x - x) - yaw + math.pi) % (2 * math.pi) - math.pi
-        key = (s.kind, s.emitter, k if s.emitter < 0 else -1)
-        if key not in best or gain > best[key][0]:
-            best[key] = (gain, s.kind, bearing, d)
-    return [(kind, b, d) for _g, kind, b, d in sorted(best.values(), key=lambda v: -v[0])]
+    """`heard` as before issue 19: the exact test run on every source but the listener's own."""
+    every = Hearing()
+    every.sources = hearing.sources
+    every._within_reach = lambda x, y, me: [k for k, s in enumerate(every.sources) if s.emitter != me]
+    return every.heard(world, i)
 
 
 def test_far_sources_are_skipped_without_changing_what_is_heard():
