@@ -77,11 +77,11 @@ def lateness(errors_ms: np.ndarray) -> str:
 
 def sleeper(steps: int, dt: float) -> None:
     """The machine's floor: a process with nothing else to do keeps the same kind of deadlines (sleep, then
-    spin the last 2 ms), and prints how late it was at each (JSON, ms)."""
+    spin the last half millisecond), and prints how late it was at each (JSON, ms)."""
     origin, late = time.perf_counter(), []
     for k in range(steps):
         deadline = origin + k * dt
-        time.sleep(max(0.0, deadline - time.perf_counter() - 0.002))
+        time.sleep(max(0.0, deadline - time.perf_counter() - 0.0005))
         while time.perf_counter() < deadline:
             pass
         late.append((time.perf_counter() - origin - k * dt) * 1000)

@@ -6,7 +6,8 @@ a worst step 28.6 ms late):
   it runs in whichever thread happens to allocate, the env loop's or a controller's, at any moment;
 - the GIL: a thread that wakes from `sleep` waits for a controller thread running Python to hand it
   over, by default up to 5 ms (`sys.getswitchinterval()`);
-- `sleep` itself, which on a loaded machine overshoots by a millisecond or more.
+- `sleep` itself, which overshoots (and on a loaded machine the OS wakes any sleeper late, by tens of
+  milliseconds at times: nothing inside the process helps against that).
 
 So while a wall loop runs (`steady()`): objects that existed before it are frozen out of collection
 (`gc.freeze`), automatic collection is off, and the loop collects the young generations itself right
@@ -24,7 +25,9 @@ import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 
-GUARD_S = 0.002  # the last 2 ms before a deadline are spun, not slept: sleep and the GIL hand-over overshoot
+# The last half millisecond before a deadline is spun, not slept: sleep overshoots. Spinning the last 2 ms
+# did not help on the loaded 2-core machine (the median lateness rose to 0.3-0.4 ms in some runs).
+GUARD_S = 0.0005
 SWITCH_S = 0.001  # the GIL's switch interval while a wall loop runs (Python's default is 5 ms)
 SLACK_FACTOR = 4.0  # collect only when the time left is this many times the longest collection so far
 

@@ -2,7 +2,7 @@
 
 The env loop schedules step k at `origin + k * dt` (absolute deadlines, so errors never accumulate) and
 records how late each step started; `pacing.py` says how it keeps them (no garbage collection at a
-deadline, a short GIL switch interval, the last 2 ms spun). Each controller thread waits for a version
+deadline, a short GIL switch interval, the last half millisecond spun). Each controller thread waits for a version
 newer than the last it saw and always takes the latest (frames published while it was busy are skipped,
 never queued). Its committed action (or chunk of per-step actions) sits in a buffer from which each step
 takes one; a newer commit replaces whatever of an older one is not yet applied. With the clock's `settle_s` set, a
