@@ -16,9 +16,10 @@ from numba import njit
 from numba.core import caching
 
 HERE = Path(__file__).parent
-# every module whose compiled code ends up in the world step (`sim.simulate` and what it calls)
+# every module whose compiled code ends up in the world step (`sim.simulate` and what it calls), and
+# `perception` (its sight pass compiles in `visibility`'s slab test)
 STEP_MODULES = ("world", "visibility", "events", "pymath", "physics", "combat", "turret", "chickens", "pickups",
-                "zone", "sim", "kernel_cache")
+                "zone", "sim", "kernel_cache", "perception")
 
 
 def _stamp() -> bytes | None:

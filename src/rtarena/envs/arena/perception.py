@@ -11,8 +11,8 @@ import math
 from dataclasses import dataclass
 
 import numpy as np
-from numba import njit
 
+from rtarena.envs.arena.kernel_cache import kernel
 from rtarena.envs.arena.rules import Rules
 from rtarena.envs.arena.visibility import segment_box_t
 from rtarena.envs.arena.world import WALL, World
@@ -74,7 +74,7 @@ _BROAD_MARGIN_M = 1e-6
 _COS_MARGIN = 1e-6
 
 
-@njit(cache=True)
+@kernel
 def _clear(ax, ay, az, bx, by, bz, boxes, kinds):
     """Line of sight a->b is not blocked: `visibility.blocked`, with a bounding-square broad phase."""
     lox, hix = min(ax, bx) - _BROAD_MARGIN_M, max(ax, bx) + _BROAD_MARGIN_M
@@ -88,7 +88,7 @@ def _clear(ax, ay, az, bx, by, bz, boxes, kinds):
     return True
 
 
-@njit(cache=True)
+@kernel
 def _in_view(dx, dy, yaw, cos_yaw, sin_yaw, half_fov, cos_half, range2):
     """`visibility.sight`'s range and field-of-view test. The cosine of the angle decides the field of view
     away from its edge; near the edge the exact bearing (`atan2`) does, so no point changes side."""
@@ -105,7 +105,7 @@ def _in_view(dx, dy, yaw, cos_yaw, sin_yaw, half_fov, cos_half, range2):
     return abs((math.atan2(dy, dx) - yaw + math.pi) % (2 * math.pi) - math.pi) <= half_fov
 
 
-@njit(cache=True)
+@kernel
 def player_sight(eyes, yaws, alive, head_z, points, point_ok, half_fov, view_range, boxes, kinds):
     """`(N, K)` bool, the answer of `visibility.sight` for every player. The first N points are the players'
     body centres; a player is seen when its centre or its head (straight above, at `head_z`) is in sight,
@@ -167,7 +167,7 @@ def bearing_and_rise(origins: np.ndarray, yaws: np.ndarray, points: np.ndarray,
     return bearing, rise
 
 
-@njit(cache=True)
+@kernel
 def nearest_first(visible, origins, points, nearest=NEAREST):
     """Per viewer, the `nearest` nearest visible points nearest first (ties in column order, as a stable
     sort), padded with -1; how many are visible in all; and their distances in the floor plane."""
