@@ -1,5 +1,5 @@
-"""Who hears what: skipping far sources (`Hearing._within_reach`, issue 19) changes no word of the text,
-also for sources right at the edge of hearing."""
+"""Who hears what: the compiled `Hearing.heard` (issue 19) says exactly what the Python loop said, also
+for sources right at the edge of hearing, on top of each other, or repeated by one emitter."""
 
 from __future__ import annotations
 
@@ -11,15 +11,23 @@ from rtarena.envs.arena.audio.sources import AUDIBLE_GAIN, LOUDNESS, Hearing, So
 from rtarena.envs.arena.levels import CoopLevel
 
 
-def _heard_by_every_source(hearing: Hearing, world, i: int) -> list[tuple[str, float, float]]:
-    """`heard` as before issue 19: the exact test run on every source but the listener's own."""
-    every = Hearing()
-    every.sources = hearing.sources
-    every._within_reach = lambda x, y, me: [k for k, s in enumerate(every.sources) if s.emitter != me]
-    return every.heard(world, i)
+def _heard_in_python(hearing: Hearing, world, i: int) -> list[tuple[str, float, float]]:
+    """`heard` as it was in Python before issue 19, the reference the compiled one must match exactly."""
+    p = world.players
+    x, y, yaw = float(p.pos[i, 0]), float(p.pos[i, 1]), float(p.yaw[i])
+    best = {}
+    for k, src in enumerate(hearing.sources):
+        d = math.hypot(src.x - x, src.y - y)
+        loud = src.loudness / max(d, 1.0)
+        if src.emitter != i and loud >= AUDIBLE_GAIN:
+            turn = (math.atan2(src.y - y, src.x - x) - yaw + math.pi) % (2 * math.pi) - math.pi
+            key = (src.kind, src.emitter, k if src.emitter < 0 else -1)
+            if key not in best or loud > best[key][0]:
+                best[key] = (loud, src.kind, turn, d)
+    return [(kind, turn, d) for _loud, kind, turn, d in sorted(best.values(), key=lambda v: -v[0])]
 
 
-def test_far_sources_are_skipped_without_changing_what_is_heard():
+def test_sources_at_the_edge_of_hearing_are_heard_as_in_python():
     env = CoopLevel(num_agents=12, obs=("state",))
     env.reset(seed=2)
     world = env.world
@@ -35,7 +43,24 @@ def test_far_sources_are_skipped_without_changing_what_is_heard():
             sources.append(SoundSource(kind, x0 + d * math.cos(a), y0 + d * math.sin(a), 1.0, 0.0,
                                        int(rng.integers(-1, 12))))
     hearing.sources = sources
-    hearing._reach = None
+    hearing._heard = None
     heard = [hearing.heard(world, i) for i in range(12)]
-    assert heard == [_heard_by_every_source(hearing, world, i) for i in range(12)]
+    assert heard == [_heard_in_python(hearing, world, i) for i in range(12)]
     assert 0 < len(heard[0]) < len(sources)  # some heard, some too far
+
+
+def test_a_crowded_firefight_is_heard_as_in_python():
+    env = CoopLevel(num_agents=12, obs=("state",))
+    env.reset(seed=3)
+    world = env.world
+    hearing = Hearing()
+    hearing.update(world, [], env.possible_agents)
+    rng = np.random.default_rng(3)
+    kinds = list(LOUDNESS)
+    spots = rng.uniform(0, 100, (40, 2))  # shared spots: equal distances, so ties in loudness
+    hearing.sources = [SoundSource(kinds[int(rng.integers(len(kinds)))], *spots[int(rng.integers(40))], 1.0, 0.0,
+                                   int(rng.integers(-1, 12))) for _ in range(400)]
+    hearing._heard = None
+    heard = [hearing.heard(world, i) for i in range(12)]
+    assert heard == [_heard_in_python(hearing, world, i) for i in range(12)]
+    assert min(len(h) for h in heard) > 10

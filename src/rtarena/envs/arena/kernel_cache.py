@@ -16,10 +16,11 @@ from numba import njit
 from numba.core import caching
 
 HERE = Path(__file__).parent
-# every module whose compiled code ends up in the world step (`sim.simulate` and what it calls), and
-# `perception` (its sight pass compiles in `visibility`'s slab test)
+# every module whose compiled code ends up in the world step (`sim.simulate` and what it calls), and the
+# observations' kernels that compile in one of them: `perception` (`visibility`'s slab test) and
+# `audio/sources` (`pymath`'s hypot)
 STEP_MODULES = ("world", "visibility", "events", "pymath", "physics", "combat", "turret", "chickens", "pickups",
-                "zone", "sim", "kernel_cache", "perception")
+                "zone", "sim", "kernel_cache", "perception", "audio/sources")
 
 
 def _stamp() -> bytes | None:

@@ -16,6 +16,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from rtarena.envs.arena.kernel_cache import kernel
+from rtarena.envs.arena.pymath import py_hypot
+
 SOUND_KINDS = ("gunshot", "dry_fire", "footstep", "coin", "ammo", "turret_lock", "turret_fire", "hit",
                "hit_metal", "explosion", "chicken", "squawk")
 KIND_INDEX = {name: i for i, name in enumerate(SOUND_KINDS)}
@@ -57,7 +60,7 @@ class Hearing:
     def __init__(self) -> None:
         self._world_id: int | None = None
         self.sources: list[SoundSource] = []
-        self._reach: tuple[np.ndarray, ...] | None = None  # per source: x, y, squared reach, emitter
+        self._heard: tuple[np.ndarray, ...] | None = None  # every player's `heard`, worked out on first use
         self.t0_s = 0.0
         self.t1_s = 0.0
 
@@ -68,7 +71,7 @@ class Hearing:
         self._walked = np.zeros(len(p))
         self._last_t = float(world.time_s)
         self.sources = []
-        self._reach = None
+        self._heard = None
         self.t0_s = self.t1_s = float(world.time_s)
 
     def update(self, world, events: Iterable[dict], names: Sequence[str]) -> list[SoundSource]:
@@ -82,7 +85,7 @@ class Hearing:
                *self._clucks(world, t0, t1)]
         out.sort(key=lambda s: s.t_s)
         self.sources, self.t0_s, self.t1_s, self._last_t = out, t0, t1, t1
-        self._reach = None
+        self._heard = None
         return out
 
     def _from_events(self, world, events, index) -> list[SoundSource]:
@@ -158,34 +161,21 @@ class Hearing:
     # -- words ------------------------------------------------------------------------------------
     def heard(self, world, i: int) -> list[tuple[str, float, float]]:
         """What player i heard this step from others: (kind, bearing in radians, + left; distance m),
-        loudest first, one entry per kind and emitter."""
-        p = world.players
-        x, y, yaw = float(p.pos[i, 0]), float(p.pos[i, 1]), float(p.yaw[i])
-        best: dict[tuple[str, int, int], tuple[float, str, float, float]] = {}
-        for k in self._within_reach(x, y, i):
-            s = self.sources[k]
-            d = math.hypot(s.x - x, s.y - y)
-            gain = s.loudness / max(d, 1.0)
-            if gain < AUDIBLE_GAIN:
-                continue
-            bearing = (math.atan2(s.y - y, s.x - x) - yaw + math.pi) % (2 * math.pi) - math.pi
-            key = (s.kind, s.emitter, k if s.emitter < 0 else -1)
-            if key not in best or gain > best[key][0]:
-                best[key] = (gain, s.kind, bearing, d)
-        ranked = sorted(best.values(), key=lambda v: -v[0])
-        return [(kind, bearing, d) for _g, kind, bearing, d in ranked]
-
-    def _within_reach(self, x: float, y: float, i: int) -> list[int]:
-        """Indices of the sources player i might hear (not its own; near enough to be audible, with a margin),
-        in order: the exact test in `heard` decides, this only spares it the far ones (a loop over every
-        source for every listener was most of a 512-player text step, issue 19)."""
-        if self._reach is None:
+        loudest first, one entry per kind and emitter. Worked out for every player at once on first use
+        (a Python loop over every source for every listener was most of a 512-player text step, issue 19)."""
+        if self._heard is None:
+            p = world.players
             table = source_table(self.sources)
-            reach = table[:, 5] / AUDIBLE_GAIN * (1 + 1e-6) + 1e-6  # audible only within this distance
-            self._reach = (table[:, 1], table[:, 2], np.maximum(reach, 1.0) ** 2, table[:, 6])
-        xs, ys, reach2, emitter = self._reach
-        near = ((xs - x) ** 2 + (ys - y) ** 2 <= reach2) & (emitter != i)
-        return np.flatnonzero(near).tolist()
+            emitters = table[:, 6].astype(np.int64)
+            players = max(len(p), int(emitters.max(initial=0)) + 1)
+            self._heard = _heard_all(table[:, 1].copy(), table[:, 2].copy(), table[:, 0].astype(np.int64),
+                                     table[:, 5].copy(), emitters, p.pos[:, 0].copy(), p.pos[:, 1].copy(),
+                                     p.yaw.astype(np.float64), len(SOUND_KINDS), players)
+        gain, kind, bearing, dist, count = self._heard
+        c = int(count[i])
+        order = np.argsort(-gain[i, :c], kind="stable")  # loudest first, ties in order of first hearing
+        return [(SOUND_KINDS[k], b, d) for k, b, d in zip(kind[i, order].tolist(), bearing[i, order].tolist(),
+                                                          dist[i, order].tolist(), strict=True)]
 
     def describe(self, world, i: int, limit: int = 6) -> str:
         """One line for the text observation, e.g. `Heard: gunshot, 35 deg left, about 12 m.`"""
@@ -196,6 +186,48 @@ class Hearing:
                  for kind, b, d in heard[:limit]]
         more = f" (and {len(heard) - limit} more)" if len(heard) > limit else ""
         return "Heard: " + "; ".join(parts) + more + "."
+
+
+@kernel
+def _heard_all(xs, ys, kinds, loudness, emitters, px, py, yaws, n_kinds, n_emitters):
+    """Per listener, what it hears, in order of first hearing: gains, kinds, bearings, distances, and how
+    many. The Python rules of `heard` compiled: CPython's own `hypot` (`pymath.py`), the C library's
+    `atan2` (which Python's `math.atan2` is), Python's float `%`; one entry per kind and emitter (its
+    loudest), every non-player sound on its own."""
+    n, m = px.shape[0], xs.shape[0]
+    gain = np.zeros((n, m))
+    kind = np.zeros((n, m), dtype=np.int64)
+    bearing = np.zeros((n, m))
+    dist = np.zeros((n, m))
+    count = np.zeros(n, dtype=np.int64)
+    slot = np.zeros(n_kinds * n_emitters, dtype=np.int64)
+    owner = np.full(n_kinds * n_emitters, -1, dtype=np.int64)  # the listener a slot entry belongs to
+    for i in range(n):
+        x, y, yaw = px[i], py[i], yaws[i]
+        c = 0
+        for k in range(m):
+            e = emitters[k]
+            if e == i:
+                continue
+            d = py_hypot(xs[k] - x, ys[k] - y)
+            g = loudness[k] / max(d, 1.0)
+            if g < AUDIBLE_GAIN:
+                continue
+            b = (math.atan2(ys[k] - y, xs[k] - x) - yaw + math.pi) % (2 * math.pi) - math.pi
+            at = c
+            if e >= 0:
+                key = kinds[k] * n_emitters + e
+                if owner[key] == i:
+                    at = slot[key]
+                    if not g > gain[i, at]:
+                        continue
+                else:
+                    owner[key], slot[key] = i, c
+            gain[i, at], kind[i, at], bearing[i, at], dist[i, at] = g, kinds[k], b, d
+            if at == c:
+                c += 1
+        count[i] = c
+    return gain, kind, bearing, dist, count
 
 
 def _bearing_words(bearing: float) -> str:
