@@ -159,10 +159,18 @@ class Hearing:
         return out
 
     # -- words ------------------------------------------------------------------------------------
-    def heard(self, world, i: int) -> list[tuple[str, float, float]]:
+    def heard(self, world, i: int, limit: int | None = None) -> list[tuple[str, float, float]]:
         """What player i heard this step from others: (kind, bearing in radians, + left; distance m),
-        loudest first, one entry per kind and emitter. Worked out for every player at once on first use
-        (a Python loop over every source for every listener was most of a 512-player text step, issue 19)."""
+        loudest first, one entry per kind and emitter (the first `limit` of them). Worked out for every
+        player at once on first use (a Python loop over every source for every listener was most of a
+        512-player text step, issue 19)."""
+        gain, kind, bearing, dist, count = self._heard_by_all(world)
+        c = int(count[i])
+        order = np.argsort(-gain[i, :c], kind="stable")[:limit]  # loudest first, ties in order first heard
+        return [(SOUND_KINDS[k], b, d) for k, b, d in zip(kind[i, order].tolist(), bearing[i, order].tolist(),
+                                                          dist[i, order].tolist(), strict=True)]
+
+    def _heard_by_all(self, world) -> tuple[np.ndarray, ...]:
         if self._heard is None:
             p = world.players
             table = source_table(self.sources)
@@ -171,20 +179,16 @@ class Hearing:
             self._heard = _heard_all(table[:, 1].copy(), table[:, 2].copy(), table[:, 0].astype(np.int64),
                                      table[:, 5].copy(), emitters, p.pos[:, 0].copy(), p.pos[:, 1].copy(),
                                      p.yaw.astype(np.float64), len(SOUND_KINDS), players)
-        gain, kind, bearing, dist, count = self._heard
-        c = int(count[i])
-        order = np.argsort(-gain[i, :c], kind="stable")  # loudest first, ties in order of first hearing
-        return [(SOUND_KINDS[k], b, d) for k, b, d in zip(kind[i, order].tolist(), bearing[i, order].tolist(),
-                                                          dist[i, order].tolist(), strict=True)]
+        return self._heard
 
     def describe(self, world, i: int, limit: int = 6) -> str:
         """One line for the text observation, e.g. `Heard: gunshot, 35 deg left, about 12 m.`"""
-        heard = self.heard(world, i)
+        heard = self.heard(world, i, limit)
         if not heard:
             return "Heard: nothing."
-        parts = [f"{kind.replace('_', ' ')}, {_bearing_words(b)}, about {_round_m(d)} m"
-                 for kind, b, d in heard[:limit]]
-        more = f" (and {len(heard) - limit} more)" if len(heard) > limit else ""
+        parts = [f"{kind.replace('_', ' ')}, {_bearing_words(b)}, about {_round_m(d)} m" for kind, b, d in heard]
+        total = int(self._heard_by_all(world)[4][i])
+        more = f" (and {total - limit} more)" if total > limit else ""
         return "Heard: " + "; ".join(parts) + more + "."
 
 
