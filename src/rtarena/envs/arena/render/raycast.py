@@ -22,6 +22,12 @@ One view is drawn in four passes:
 Depth is the distance along the view direction in the floor plane (the planar depth a depth camera
 reports, in metres), the same value for every pixel of a flat billboard; the sky reads `far_m`.
 Pitch shifts the horizon (y-shearing), so vertical lines stay vertical, as in classic raycasters.
+
+Speed (issue 19): pass 1 is one compiled call per view, not calls per column, because every array a
+compiled function receives costs two atomic reference-count updates and per-column calls taking a
+dozen arrays each were a third of a frame; the per-pixel loops of wall faces and sky index with
+unsigned integers, which compile without the code that wraps negative indices around. Pixels are
+byte-identical to before (`tests/arena_senses/test_golden_frames.py`).
 """
 
 from __future__ import annotations
@@ -328,7 +334,7 @@ def render_view(boxes, bounds, cam, sprites, zone, sky, rgb, depth, far_m, fog_m
     enabled)` and `sky` the table of `sky.sky_table()` (elevation-major).
 
     In order: the floor (row by row), pass 1 the columns (each ray walked through the boxes it crosses,
-    `_ray_hits` then `_walk_ray`), the sky, pass 2 the sprites (`_draw_sprites`), pass 3 the toxic zone's
+    `_draw_columns`), the sky, pass 2 the sprites (`_draw_sprites`), pass 3 the toxic zone's
     boundary (`_zone_wall`).
     """
     H = depth.shape[0]
