@@ -22,6 +22,12 @@ One view is drawn in four passes:
 Depth is the distance along the view direction in the floor plane (the planar depth a depth camera
 reports, in metres), the same value for every pixel of a flat billboard; the sky reads `far_m`.
 Pitch shifts the horizon (y-shearing), so vertical lines stay vertical, as in classic raycasters.
+
+Speed (issue 19): pass 1 is one compiled call per view, not calls per column, because every array a
+compiled function receives costs two atomic reference-count updates and per-column calls taking a
+dozen arrays each were a third of a frame; the per-pixel loops of wall faces and sky index with
+unsigned integers, which compile without the code that wraps negative indices around. Pixels are
+byte-identical to before (`tests/arena_senses/test_golden_frames.py`).
 """
 
 from __future__ import annotations
@@ -65,9 +71,13 @@ from rtarena.envs.arena.render.surfaces import FOG_RGB, ZONE_RGB, fog, hash01, t
 
 MAX_PITCH_RAD = math.radians(75.0)
 ZONE_WALL_M = 6.0  # drawn height of the zone's boundary
+# array indices typed unsigned compile without the code that wraps negative indices around: a few
+# instructions less per pixel in the hot loops (and unsigned plus signed would make a float)
+ONE = np.uint64(1)
+TWO = np.uint64(2)
 
 
-@njit(cache=True, nogil=True, inline="always", fastmath=True, error_model="numpy")
+@njit(cache=True, nogil=True, fastmath=True, error_model="numpy")
 def _put(rgb, depth, r, c, cr, cg, cb, d):
     rgb[r, c, 0] = np.uint8(min(255.0, max(0.0, cr)))
     rgb[r, c, 1] = np.uint8(min(255.0, max(0.0, cg)))
@@ -187,11 +197,12 @@ def _sky_rows(flat, depth, r1, sky_row, sky, ray_x, ray_y, f, far_m, col_free):
         for c in range(W):  # along a row the elevation barely changes: neighbours in the table are near
             if r >= col_free[c]:
                 continue
-            k = base[c] + stride * min(int(above * col_k[c]), E - 1)
-            out[3 * c] = table[k]
-            out[3 * c + 1] = table[k + 1]
-            out[3 * c + 2] = table[k + 2]
-            dep[c] = far
+            k = np.uint64(base[c] + stride * min(int(above * col_k[c]), E - 1))  # unsigned: no wraparound code
+            o = np.uint64(3 * c)
+            out[o] = table[k]
+            out[o + ONE] = table[k + ONE]
+            out[o + TWO] = table[k + TWO]
+            dep[np.uint64(c)] = far
 
 
 @njit(cache=True, nogil=True, fastmath=True, error_model="numpy")
@@ -222,12 +233,14 @@ def _draw_face(rgb, depth, c, yfree, h_lo, h_hi, t, u, mat, side, eye, hor, f, f
         base_r, base_g, base_b, v0, v1, salt = 158.0, 162.0, 170.0, 0.86, 0.2, 11
     inv_course = 1.0 / course_m
     last = -(1 << 40)
-    br = bg = bb = mr = mg = mb = 0.0
+    b0 = b1 = b2 = m0 = m1 = m2 = np.uint8(0)
     vertical = False
+    tf = np.float32(t)
+    cu = np.uint64(c)
     for r in range(r0, r1):
         zz = (eye - (r + 0.5 - hor) * k) * inv_course
         course = math.floor(zz)
-        if course != last:
+        if course != last:  # a new course of blocks: its colours, once, as bytes
             bu = u / length_m + offset * (course & 1)
             col = math.floor(bu)
             v = (v0 + v1 * hash01(col, course, salt)) * shade
@@ -244,23 +257,20 @@ def _draw_face(rgb, depth, c, yfree, h_lo, h_hi, t, u, mat, side, eye, hor, f, f
                 lr = cr * m
                 lg = cg * m
                 lb = cb * m
-            br = cr * fs + FOG_RGB[0] * fq
-            bg = cg * fs + FOG_RGB[1] * fq
-            bb = cb * fs + FOG_RGB[2] * fq
-            mr = lr * fs + FOG_RGB[0] * fq
-            mg = lg * fs + FOG_RGB[1] * fq
-            mb = lb * fs + FOG_RGB[2] * fq
+            b0 = np.uint8(min(255.0, cr * fs + FOG_RGB[0] * fq))
+            b1 = np.uint8(min(255.0, cg * fs + FOG_RGB[1] * fq))
+            b2 = np.uint8(min(255.0, cb * fs + FOG_RGB[2] * fq))
+            m0 = np.uint8(min(255.0, lr * fs + FOG_RGB[0] * fq))
+            m1 = np.uint8(min(255.0, lg * fs + FOG_RGB[1] * fq))
+            m2 = np.uint8(min(255.0, lb * fs + FOG_RGB[2] * fq))
             vertical = bu - col < fu_line
             last = course
-        if vertical or zz - course < fz_line:
-            rgb[r, c, 0] = np.uint8(min(255.0, mr))
-            rgb[r, c, 1] = np.uint8(min(255.0, mg))
-            rgb[r, c, 2] = np.uint8(min(255.0, mb))
-        else:
-            rgb[r, c, 0] = np.uint8(min(255.0, br))
-            rgb[r, c, 1] = np.uint8(min(255.0, bg))
-            rgb[r, c, 2] = np.uint8(min(255.0, bb))
-        depth[r, c] = t
+        line = vertical or zz - course < fz_line
+        ru = np.uint64(r)  # unsigned indices need no wraparound code
+        rgb[ru, cu, 0] = m0 if line else b0
+        rgb[ru, cu, 1] = m1 if line else b1
+        rgb[ru, cu, 2] = m2 if line else b2
+        depth[ru, cu] = tf
     return r0
 
 
@@ -324,7 +334,7 @@ def render_view(boxes, bounds, cam, sprites, zone, sky, rgb, depth, far_m, fog_m
     enabled)` and `sky` the table of `sky.sky_table()` (elevation-major).
 
     In order: the floor (row by row), pass 1 the columns (each ray walked through the boxes it crosses,
-    `_ray_hits` then `_walk_ray`), the sky, pass 2 the sprites (`_draw_sprites`), pass 3 the toxic zone's
+    `_draw_columns`), the sky, pass 2 the sprites (`_draw_sprites`), pass 3 the toxic zone's
     boundary (`_zone_wall`).
     """
     H = depth.shape[0]
@@ -365,29 +375,11 @@ def render_view(boxes, bounds, cam, sprites, zone, sky, rgb, depth, far_m, fog_m
     col1 = np.empty(M, dtype=np.int64)
     near = np.empty(M, dtype=np.float64)
     n = _cull_boxes(boxes, px, py, dx, dy, rx, ry, f, W, far_m, cand, col0, col1, near)
-    # the boxes one ray passes through: entry and exit distance, height, material, entry side, box
-    hit_in = np.empty(n + 1, dtype=np.float64)
-    hit_out = np.empty(n + 1, dtype=np.float64)
-    hit_box = np.empty(n + 1, dtype=np.int64)
-    hit_side = np.empty(n + 1, dtype=np.int64)
-
     col_free = np.empty(W, dtype=np.int64)  # each column's rows still free after pass 1 (0..col_free)
 
     # -- pass 1: columns ---------------------------------------------------------------------------
-    for c in range(W):
-        rdx = ray_x[c]
-        rdy = ray_y[c]
-        nh, t_out, out_side = _ray_hits(boxes, c, rdx, rdy, px, py, lo, hi, h_max, eye, n, cand, col0, col1, near,
-                                        hit_in, hit_out, hit_box, hit_side)
-        yfree = _walk_ray(rgb, depth, boxes, c, rdx, rdy, nh, t_out, out_side, out_h, h_max, hit_in, hit_out,
-                          hit_box, hit_side, px, py, eye, hor, f, zx, zy, zr2, fog_m, far_m, row_t, row_s, H)
-        # the rest of the column: sky above the horizon (drawn next, row by row), haze below it
-        col_free[c] = yfree
-        for r in range(r_sky, yfree):
-            rgb[r, c, 0] = np.uint8(FOG_RGB[0])
-            rgb[r, c, 1] = np.uint8(FOG_RGB[1])
-            rgb[r, c, 2] = np.uint8(FOG_RGB[2])
-            depth[r, c] = far_m
+    _draw_columns(rgb, depth, boxes, n, cand, col0, col1, near, ray_x, ray_y, px, py, lo, hi, out_h, h_max, eye, hor,
+                  f, zx, zy, zr2, fog_m, far_m, row_t, row_s, r_sky, col_free)
 
     _sky_rows(rgb.reshape((H, W * 3)), depth, r_sky, sky_row, sky, ray_x, ray_y, f, far_m, col_free)
 
@@ -446,115 +438,128 @@ def _slab(lo, hi, p, d, inv):
     return 0.0, 0.0, False
 
 
-@njit(cache=True, nogil=True, inline="always", fastmath=True, error_model="numpy")
-def _ray_hits(boxes, c, rdx, rdy, px, py, lo, hi, h_max, eye, n, cand, col0, col1, near, hit_in, hit_out, hit_box,
-             hit_side):
-    """Fill `hit_*` with the culled boxes column `c`'s ray passes through, sorted by entry distance (up to
-    the first box as tall as the tallest); returns their count, where the ray leaves the world's square
-    and through which side (0: an x face, 1: a y face)."""
-    inv_x = 1.0 / rdx if abs(rdx) > 1e-12 else 1e30
-    inv_y = 1.0 / rdy if abs(rdy) > 1e-12 else 1e30
-    # where the ray leaves the world's square (beyond: a wall of `out_h`)
-    t_out = min((hi - px) * inv_x if rdx > 0 else (lo - px) * inv_x,
-                (hi - py) * inv_y if rdy > 0 else (lo - py) * inv_y)
-    out_side = 0 if ((hi - px) * inv_x if rdx > 0 else (lo - px) * inv_x) <= t_out else 1
-    t_out = max(t_out, 1e-4)
-    nh = 0
-    t_cut = t_out  # beyond the first box as tall as the tallest (taller than the eye) nothing shows
-    for j in range(n):
-        if near[j] >= t_cut:
-            break
-        if c < col0[j] or c > col1[j]:
-            continue
-        b = cand[j]
-        txn, txf, crosses = _slab(boxes[b, 0], boxes[b, 2], px, rdx, inv_x)
-        if not crosses:
-            continue
-        tyn, tyf, crosses = _slab(boxes[b, 1], boxes[b, 3], py, rdy, inv_y)
-        if not crosses:
-            continue
-        t_in = max(txn, tyn)
-        t_ex = min(txf, tyf)
-        if t_ex <= max(t_in, 0.0) or t_in > t_cut:
-            continue
-        if boxes[b, 4] >= h_max and eye <= h_max and t_in > 0.0:
-            t_cut = t_in
-        # insert, keeping the hits sorted by entry distance
-        q = nh
-        while q > 0 and hit_in[q - 1] > t_in:
-            hit_in[q] = hit_in[q - 1]
-            hit_out[q] = hit_out[q - 1]
-            hit_box[q] = hit_box[q - 1]
-            hit_side[q] = hit_side[q - 1]
-            q -= 1
-        hit_in[q] = max(t_in, 0.0)
-        hit_out[q] = t_ex
-        hit_box[q] = b
-        hit_side[q] = 0 if txn >= tyn else 1
-        nh += 1
-    return nh, t_out, out_side
+@njit(cache=True, nogil=True, fastmath=True, error_model="numpy")
+def _draw_columns(rgb, depth, boxes, n, cand, col0, col1, near, ray_x, ray_y, px, py, lo, hi, out_h, h_max, eye, hor,
+                  f, zx, zy, zr2, fog_m, far_m, row_t, row_s, r_sky, col_free):
+    """Pass 1, column by column: the culled boxes the column's ray passes through, sorted by entry
+    distance (up to the first box as tall as the tallest), where the ray leaves the world's square and
+    through which side (0: an x face, 1: a y face); then the walk from breakpoint to breakpoint (the
+    height along the ray is the tallest box it is in), drawing tops and faces bottom-up; then haze in
+    the rows left free below the horizon. `col_free[c]` gets the first row (from the top) still free.
 
-
-@njit(cache=True, nogil=True, inline="always", fastmath=True, error_model="numpy")
-def _walk_ray(rgb, depth, boxes, c, rdx, rdy, nh, t_out, out_side, out_h, h_max, hit_in, hit_out, hit_box, hit_side,
-             px, py, eye, hor, f, zx, zy, zr2, fog_m, far_m, row_t, row_s, H):
-    """Walk column `c`'s ray from breakpoint to breakpoint (the height along it is the tallest box it is
-    in), drawing tops and faces bottom-up; returns the first row (from the top) still free."""
-    yfree = H
-    t = 0.0
-    cur_h = 0.0
-    cur_m = 0
-    for q in range(nh):
-        if hit_in[q] <= 1e-9 and boxes[hit_box[q], 4] > cur_h:  # the camera stands in (on) a box
-            cur_h = boxes[hit_box[q], 4]
-            cur_m = int(boxes[hit_box[q], 5])
-    t_run = 0.0
-    while True:
-        tb = t_out
-        for q in range(nh):
-            if t + 1e-9 < hit_in[q] < tb:
-                tb = hit_in[q]
-            if t + 1e-9 < hit_out[q] < tb:
-                tb = hit_out[q]
-        if tb >= far_m:
-            yfree = _draw_top(rgb, depth, c, yfree, cur_h, cur_m, t_run, far_m, px, py, rdx, rdy, eye, hor, f,
-                              zx, zy, zr2, fog_m, row_t, row_s)
-            break
-        if tb >= t_out:
-            yfree = _draw_top(rgb, depth, c, yfree, cur_h, cur_m, t_run, t_out, px, py, rdx, rdy, eye, hor, f,
-                              zx, zy, zr2, fog_m, row_t, row_s)
-            if out_h > cur_h:
-                u = py + t_out * rdy if out_side == 0 else px + t_out * rdx
-                yfree = _draw_face(rgb, depth, c, yfree, cur_h, out_h, t_out, u, MAT_BOUNDARY, out_side, eye,
-                                   hor, f, fog_m)
-            break
-        # the tallest box the ray is in just after tb
-        h2 = 0.0
-        m2 = 0
-        side2 = 0
-        for q in range(nh):
-            if hit_in[q] <= tb + 1e-9 and hit_out[q] > tb + 1e-9:
-                hb = boxes[hit_box[q], 4]
-                if hb > h2:
-                    h2 = hb
-                    m2 = int(boxes[hit_box[q], 5])
-                    side2 = hit_side[q]
-        if h2 != cur_h:
-            yfree = _draw_top(rgb, depth, c, yfree, cur_h, cur_m, t_run, tb, px, py, rdx, rdy, eye, hor, f,
-                              zx, zy, zr2, fog_m, row_t, row_s)
-            if h2 > cur_h:
-                u = py + tb * rdy if side2 == 0 else px + tb * rdx
-                yfree = _draw_face(rgb, depth, c, yfree, cur_h, h2, max(tb, 1e-4), u, m2, side2, eye, hor, f,
-                                   fog_m)
-            cur_h = h2
-            cur_m = m2
-            t_run = tb
-            # nothing farther can reach a free row: stop walking
-            limit = hor if eye >= h_max else hor + f * (eye - h_max) / tb
-            if yfree - 0.5 < limit:
+    One function for all columns, not a call per column: every array a compiled call receives costs
+    two atomic reference-count updates, which were a third of the frame (issue 19)."""
+    H = depth.shape[0]
+    W = depth.shape[1]
+    # the boxes one ray passes through: entry and exit distance, box, entry side
+    hit_in = np.empty(n + 1, dtype=np.float64)
+    hit_out = np.empty(n + 1, dtype=np.float64)
+    hit_box = np.empty(n + 1, dtype=np.int64)
+    hit_side = np.empty(n + 1, dtype=np.int64)
+    for c in range(W):
+        rdx = ray_x[c]
+        rdy = ray_y[c]
+        inv_x = 1.0 / rdx if abs(rdx) > 1e-12 else 1e30
+        inv_y = 1.0 / rdy if abs(rdy) > 1e-12 else 1e30
+        # where the ray leaves the world's square (beyond: a wall of `out_h`)
+        t_out = min((hi - px) * inv_x if rdx > 0 else (lo - px) * inv_x,
+                    (hi - py) * inv_y if rdy > 0 else (lo - py) * inv_y)
+        out_side = 0 if ((hi - px) * inv_x if rdx > 0 else (lo - px) * inv_x) <= t_out else 1
+        t_out = max(t_out, 1e-4)
+        nh = 0
+        t_cut = t_out  # beyond the first box as tall as the tallest (taller than the eye) nothing shows
+        for j in range(n):
+            if near[j] >= t_cut:
                 break
-        t = tb
-    return yfree
+            if c < col0[j] or c > col1[j]:
+                continue
+            b = cand[j]
+            txn, txf, crosses = _slab(boxes[b, 0], boxes[b, 2], px, rdx, inv_x)
+            if not crosses:
+                continue
+            tyn, tyf, crosses = _slab(boxes[b, 1], boxes[b, 3], py, rdy, inv_y)
+            if not crosses:
+                continue
+            t_in = max(txn, tyn)
+            t_ex = min(txf, tyf)
+            if t_ex <= max(t_in, 0.0) or t_in > t_cut:
+                continue
+            if boxes[b, 4] >= h_max and eye <= h_max and t_in > 0.0:
+                t_cut = t_in
+            # insert, keeping the hits sorted by entry distance
+            q = nh
+            while q > 0 and hit_in[q - 1] > t_in:
+                hit_in[q] = hit_in[q - 1]
+                hit_out[q] = hit_out[q - 1]
+                hit_box[q] = hit_box[q - 1]
+                hit_side[q] = hit_side[q - 1]
+                q -= 1
+            hit_in[q] = max(t_in, 0.0)
+            hit_out[q] = t_ex
+            hit_box[q] = b
+            hit_side[q] = 0 if txn >= tyn else 1
+            nh += 1
+        yfree = H
+        t = 0.0
+        cur_h = 0.0
+        cur_m = 0
+        for q in range(nh):
+            if hit_in[q] <= 1e-9 and boxes[hit_box[q], 4] > cur_h:  # the camera stands in (on) a box
+                cur_h = boxes[hit_box[q], 4]
+                cur_m = int(boxes[hit_box[q], 5])
+        t_run = 0.0
+        while True:
+            tb = t_out
+            for q in range(nh):
+                if t + 1e-9 < hit_in[q] < tb:
+                    tb = hit_in[q]
+                if t + 1e-9 < hit_out[q] < tb:
+                    tb = hit_out[q]
+            if tb >= far_m:
+                yfree = _draw_top(rgb, depth, c, yfree, cur_h, cur_m, t_run, far_m, px, py, rdx, rdy, eye, hor, f,
+                                  zx, zy, zr2, fog_m, row_t, row_s)
+                break
+            if tb >= t_out:
+                yfree = _draw_top(rgb, depth, c, yfree, cur_h, cur_m, t_run, t_out, px, py, rdx, rdy, eye, hor, f,
+                                  zx, zy, zr2, fog_m, row_t, row_s)
+                if out_h > cur_h:
+                    u = py + t_out * rdy if out_side == 0 else px + t_out * rdx
+                    yfree = _draw_face(rgb, depth, c, yfree, cur_h, out_h, t_out, u, MAT_BOUNDARY, out_side, eye,
+                                       hor, f, fog_m)
+                break
+            # the tallest box the ray is in just after tb
+            h2 = 0.0
+            m2 = 0
+            side2 = 0
+            for q in range(nh):
+                if hit_in[q] <= tb + 1e-9 and hit_out[q] > tb + 1e-9:
+                    hb = boxes[hit_box[q], 4]
+                    if hb > h2:
+                        h2 = hb
+                        m2 = int(boxes[hit_box[q], 5])
+                        side2 = hit_side[q]
+            if h2 != cur_h:
+                yfree = _draw_top(rgb, depth, c, yfree, cur_h, cur_m, t_run, tb, px, py, rdx, rdy, eye, hor, f,
+                                  zx, zy, zr2, fog_m, row_t, row_s)
+                if h2 > cur_h:
+                    u = py + tb * rdy if side2 == 0 else px + tb * rdx
+                    yfree = _draw_face(rgb, depth, c, yfree, cur_h, h2, max(tb, 1e-4), u, m2, side2, eye, hor, f,
+                                       fog_m)
+                cur_h = h2
+                cur_m = m2
+                t_run = tb
+                # nothing farther can reach a free row: stop walking
+                limit = hor if eye >= h_max else hor + f * (eye - h_max) / tb
+                if yfree - 0.5 < limit:
+                    break
+            t = tb
+        # the rest of the column: sky above the horizon (drawn next, row by row), haze below it
+        col_free[c] = yfree
+        for r in range(r_sky, yfree):
+            rgb[r, c, 0] = np.uint8(FOG_RGB[0])
+            rgb[r, c, 1] = np.uint8(FOG_RGB[1])
+            rgb[r, c, 2] = np.uint8(FOG_RGB[2])
+            depth[r, c] = far_m
 
 
 @njit(cache=True, nogil=True, inline="always", fastmath=True, error_model="numpy")
