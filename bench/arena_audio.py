@@ -3,7 +3,7 @@
     .venv/bin/python bench/arena_audio.py [--agents 64] [--steps 30]
 
 Prints, per step, the time of the `audio` modality alone (source table and spatial mix for every
-listener) and its parts, P50 / P90 in ms, and the number of sound sources per step. Issue 19's target:
+listener), P50 / P90 in ms and CPU P50, and the number of sound sources in the last step. Issue 19's target:
 under 3 ms per step for 64 agents. Single-threaded and with the default render threads.
 """
 
