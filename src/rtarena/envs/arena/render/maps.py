@@ -26,7 +26,8 @@ from rtarena.envs.arena.render.scene import (
 MATERIAL_RGB = {MAT_WALL: palette.WALL_RGB, MAT_CRATE: palette.CRATE_RGB, MAT_BOUNDARY: palette.BOUNDARY_RGB}
 ZONE = tuple(float(c) for c in palette.ZONE_RGB)
 CHICKEN = tuple(float(c) for c in palette.CHICKEN_RGB)
-ITEM_RGB = tuple(tuple(float(c) for c in rgb) for rgb in (palette.COIN_RGB, palette.AMMO_RGB, palette.TURRET_RGB))
+COIN_RGB, AMMO_RGB, TURRET_RGB = (tuple(float(c) for c in rgb) for rgb in (palette.COIN_RGB, palette.AMMO_RGB,
+                                                                             palette.TURRET_RGB))
 
 
 def static_layer(grid: HeightGrid, pixels: int) -> np.ndarray:
@@ -81,36 +82,25 @@ class MapPainter:
     def scale(self, pixels: int) -> float:
         return pixels / self.size_m
 
-    def _zone(self, img: np.ndarray, world, k: float) -> None:
-        zone = world.zone
-        if zone.enabled:
-            cx, cy = float(zone.center[0]) * k, (self.size_m - float(zone.center[1])) * k
-            draw.outside_circle(img, cx, cy, float(zone.radius_m) * k, *ZONE, 0.35)
-            draw.ring(img, cx, cy, float(zone.radius_m) * k, max(1.0, img.shape[0] / 120), *ZONE, 1.0)
-
-    def _items(self, img: np.ndarray, world, k: float) -> None:
-        t = world.turrets
-        health = np.asarray(t.health, np.float64) / float(t.max_health) if len(t.alive) else np.zeros(0)
-        _draw_items(img, float(k), float(self.size_m),
-                    np.asarray(world.coins.pos, np.float64).reshape(-1, 3), np.asarray(world.coins.active, np.bool_),
-                    np.asarray(world.ammo.pos, np.float64).reshape(-1, 3), np.asarray(world.ammo.active, np.bool_),
-                    np.asarray(t.pos, np.float64).reshape(-1, 3), np.asarray(t.alive, np.bool_), health, *ITEM_RGB)
-
     def minimap(self, world, pixels: int) -> np.ndarray:
         """What the minimap shows this step (without the viewer's own arrow): never other players."""
-        img = self.static(pixels).copy()
-        k = self.scale(pixels)
-        self._zone(img, world, k)
-        self._items(img, world, k)
-        return img
+        return self._dynamic(world, pixels)
+
+    def _dynamic(self, world, pixels: int) -> np.ndarray:
+        """The static layer with the zone and the items drawn over it, in one compiled call."""
+        zone, c, a, t = world.zone, world.coins, world.ammo, world.turrets
+        return _paint_dynamic(self.static(pixels), self.scale(pixels), float(self.size_m), bool(zone.enabled),
+                              float(zone.center[0]), float(zone.center[1]), float(zone.radius_m),
+                              np.asarray(c.pos, np.float64).reshape(-1, 3), np.asarray(c.active, np.bool_),
+                              np.asarray(a.pos, np.float64).reshape(-1, 3), np.asarray(a.active, np.bool_),
+                              np.asarray(t.pos, np.float64).reshape(-1, 3), np.asarray(t.alive, np.bool_),
+                              np.asarray(t.health, np.float64), float(t.max_health))
 
     def spectator(self, world, pixels: int, events=(), names=()) -> np.ndarray:
         """Everything, for people watching: players, chickens, shells, shots, turret locks."""
-        img = self.static(pixels).copy()
+        img = self._dynamic(world, pixels)
         k = self.scale(pixels)
         s = self.size_m
-        self._zone(img, world, k)
-        self._items(img, world, k)
         for x, y, _z in world.chickens.pos[world.chickens.alive]:
             draw.disc(img, x * k, (s - y) * k, max(1.0, 0.35 * k), *CHICKEN, 1.0)
         p = world.players
@@ -152,28 +142,36 @@ class MapPainter:
 
 
 @njit(cache=True, nogil=True)
-def _draw_items(img, k, s, coin_pos, coin_active, ammo_pos, ammo_active, tu_pos, tu_alive, tu_health,
-                coin_rgb, ammo_rgb, turret_rgb):
-    """Coins, ammo boxes and turrets (health ring, grey when destroyed), in one compiled call."""
+def _paint_dynamic(static, k, s, zone_on, zx, zy, zr, coin_pos, coin_active, ammo_pos, ammo_active, tu_pos, tu_alive,
+                   tu_health, tu_max_health):
+    """A copy of the static layer with the toxic zone (tint outside, ring), then coins, ammo boxes and turrets
+    (health ring, grey when destroyed); the same drawing calls, in the same order, as one call each did."""
+    img = static.copy()
+    if zone_on:
+        cx = zx * k
+        cy = (s - zy) * k
+        draw.outside_circle(img, cx, cy, zr * k, ZONE[0], ZONE[1], ZONE[2], 0.35)
+        draw.ring(img, cx, cy, zr * k, max(1.0, img.shape[0] / 120), ZONE[0], ZONE[1], ZONE[2], 1.0)
     dot = max(1.2, 0.55 * k)
     for j in range(coin_pos.shape[0]):
         if coin_active[j]:
-            draw.disc(img, coin_pos[j, 0] * k, (s - coin_pos[j, 1]) * k, dot, *coin_rgb, 1.0)
+            draw.disc(img, coin_pos[j, 0] * k, (s - coin_pos[j, 1]) * k, dot, *COIN_RGB, 1.0)
     half = max(1, round(0.6 * k))
     for j in range(ammo_pos.shape[0]):
         if ammo_active[j]:
             cx = int(ammo_pos[j, 0] * k)
             cy = int((s - ammo_pos[j, 1]) * k)
-            draw.rect(img, cx - half, cy - half, cx + half + 1, cy + half + 1, *ammo_rgb, 1.0)
+            draw.rect(img, cx - half, cy - half, cx + half + 1, cy + half + 1, *AMMO_RGB, 1.0)
     for j in range(tu_pos.shape[0]):
         x = tu_pos[j, 0] * k
         y = (s - tu_pos[j, 1]) * k
         if not tu_alive[j]:
             draw.disc(img, x, y, max(1.2, 0.5 * k), 90.0, 90.0, 90.0, 1.0)
             continue
-        hr, hg, hb = _health_rgb(tu_health[j])
+        hr, hg, hb = _health_rgb(tu_health[j] / tu_max_health)
         draw.disc(img, x, y, max(2.0, 0.9 * k), hr, hg, hb, 1.0)
-        draw.disc(img, x, y, max(1.0, 0.5 * k), *turret_rgb, 1.0)
+        draw.disc(img, x, y, max(1.0, 0.5 * k), *TURRET_RGB, 1.0)
+    return img
 
 
 @njit(cache=True, nogil=True)

@@ -14,55 +14,15 @@ from collections.abc import Iterable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
-from numba import njit
 
 from rtarena.envs.arena.render.draw import FONT
-from rtarena.envs.arena.render.hud import (
-    H_ALIVE,
-    H_AMMO,
-    H_AMMO_MAX,
-    H_FIRED,
-    H_HEALTH,
-    H_HEALTH_FRAC,
-    H_HIT,
-    H_HURT,
-    H_MINIMAP,
-    H_SCORE,
-    H_SHOW,
-    H_TIME_LEFT,
-    H_X,
-    H_Y,
-    H_YAW,
-    HUD_FIELDS,
-    minimap_layout,
-    overlay_range,
-)
+from rtarena.envs.arena.render.hud import H_MINIMAP, minimap_layout, overlay_range
 from rtarena.envs.arena.render.maps import MapPainter
 from rtarena.envs.arena.render.raycast import render_range
 from rtarena.envs.arena.render.scene import (
-    AMMO,
-    CAMERA_FIELDS,
-    CHICKEN,
-    COIN,
     FLASH,
-    PLAYER,
-    S_B,
-    S_G,
-    S_H,
-    S_KIND,
-    S_OWNER,
-    S_P0,
-    S_P1,
-    S_P2,
-    S_R,
-    S_W,
-    S_X,
-    S_Y,
-    S_Z,
-    SHELL,
     SPRITE_FIELDS,
     TEAM_COLOURS,
-    TURRET,
     HeightGrid,
     box_table,
     grid_from_world,
@@ -70,9 +30,13 @@ from rtarena.envs.arena.render.scene import (
     world_bounds,
 )
 from rtarena.envs.arena.render.sky import sky_table
+from rtarena.envs.arena.render.tables import camera_rows, fill_sprites, hud_rows
 from rtarena.errors import UserError
 
 MIN_WIDTH, MAX_WIDTH = 84, 640
+NO_MARKS = np.zeros((0, 3))  # a HUD table without hit, hurt and fired flags
+NO_SCORES = np.zeros(0)  # ... and without scores
+NO_MINIMAP = np.zeros((0, 0, 3), dtype=np.uint8)  # nobody holds the minimap action
 
 
 def parse_resolution(resolution) -> tuple[int, int]:
@@ -130,6 +94,8 @@ class ArenaRenderer:
         self.threads = int(threads) if threads else default_threads()
         self._pool = ThreadPoolExecutor(self.threads, thread_name_prefix="arena-render") if self.threads > 1 else None
         self.sky = sky_table()
+        self._minimap = minimap_layout(self.width, self.height)  # x0, y0, size of the inset, px
+        self._scratch = np.empty((1, self.height, self.width), dtype=np.float32)  # depth nobody asked for
         self.grid: HeightGrid | None = None
         self._layout_key: bytes | None = None
         self.maps: MapPainter | None = None
@@ -155,18 +121,19 @@ class ArenaRenderer:
     def sprite_table(self, world, events: Iterable[dict] = (), names: Sequence[str] = ()) -> np.ndarray:
         """Every billboard of this instant: players, coins, ammo, chickens, turrets, shells, flashes."""
         p, coins, ammo, ch, tu = world.players, world.coins, world.ammo, world.chickens, world.turrets
-        health = tu.health / tu.max_health if len(tu.alive) else np.zeros(0)
-        table = _fill_sprites(
+        table = fill_sprites(
             np.asarray(p.pos, np.float64), np.asarray(p.alive, np.bool_), np.asarray(p.team, np.int64),
             float(p.height_m), TEAM_COLOURS,
             np.asarray(coins.pos, np.float64).reshape(-1, 3), np.asarray(coins.active, np.bool_),
             np.asarray(ammo.pos, np.float64).reshape(-1, 3), np.asarray(ammo.active, np.bool_),
             np.asarray(ch.pos, np.float64).reshape(-1, 3), np.asarray(ch.yaw, np.float64),
             np.asarray(ch.alive, np.bool_),
-            np.asarray(tu.pos, np.float64).reshape(-1, 3), np.asarray(health, np.float64),
+            np.asarray(tu.pos, np.float64).reshape(-1, 3), np.asarray(tu.health, np.float64), float(tu.max_health),
             np.asarray(tu.barrel_yaw, np.float64), np.asarray(tu.alive, np.bool_),
             np.asarray(tu.target, np.int64),
             np.asarray(world.projectiles.pos, np.float64).reshape(-1, 3), float(world.time_s))
+        if not events:
+            return table
         flashes = self._flashes(world, events, names)
         return np.concatenate([table, flashes]) if len(flashes) else table
 
@@ -195,41 +162,17 @@ class ArenaRenderer:
 
     def camera_table(self, world, indices: Sequence[int]) -> np.ndarray:
         p = world.players
-        idx = np.asarray(indices, dtype=np.int64)
-        table = np.zeros((len(idx), CAMERA_FIELDS), dtype=np.float32)
-        table[:, 0] = p.pos[idx, 0]
-        table[:, 1] = p.pos[idx, 1]
-        table[:, 2] = p.pos[idx, 2] + p.eye_height_m
-        table[:, 3] = p.yaw[idx]
-        table[:, 4] = p.pitch[idx]
-        table[:, 5] = self.fov
-        table[:, 6] = idx
-        return table
+        return camera_rows(p.pos, p.yaw, p.pitch, float(p.eye_height_m), self.fov, np.asarray(indices, np.int64))
 
     def hud_table(self, world, indices: Sequence[int], scores=None, flags: Sequence[dict] | None = None,
                   show: bool = True) -> np.ndarray:
         """One HUD row per rendered player. `flags[k]` may hold `hit`, `hurt` and `fired` booleans."""
         p = world.players
-        idx = np.asarray(indices, dtype=np.int64)
-        hud = np.zeros((len(idx), HUD_FIELDS), dtype=np.float64)
-        hud[:, H_SHOW] = 1.0 if show else 0.0
-        hud[:, H_HEALTH] = p.health[idx]
-        hud[:, H_HEALTH_FRAC] = p.health[idx] / p.max_health
-        hud[:, H_AMMO] = p.ammo[idx]
-        hud[:, H_AMMO_MAX] = p.ammo_max
-        hud[:, H_SCORE] = 0.0 if scores is None else np.asarray(scores, dtype=np.float64)[idx]
-        hud[:, H_TIME_LEFT] = world.time_left_s
-        hud[:, H_MINIMAP] = p.minimap_open[idx]
-        hud[:, H_X] = p.pos[idx, 0]
-        hud[:, H_Y] = p.pos[idx, 1]
-        hud[:, H_YAW] = p.yaw[idx]
-        hud[:, H_ALIVE] = p.alive[idx]
-        if flags is not None:
-            for k, f in enumerate(flags):
-                hud[k, H_HIT] = bool(f.get("hit"))
-                hud[k, H_HURT] = bool(f.get("hurt"))
-                hud[k, H_FIRED] = bool(f.get("fired"))
-        return hud
+        marks = NO_MARKS if not flags else np.array(
+            [(bool(f.get("hit")), bool(f.get("hurt")), bool(f.get("fired"))) for f in flags], dtype=np.float64)
+        return hud_rows(np.asarray(indices, np.int64), p.health, float(p.max_health), p.ammo, float(p.ammo_max),
+                        NO_SCORES if scores is None else np.asarray(scores, np.float64), float(world.time_left_s),
+                        p.minimap_open, p.pos, p.yaw, p.alive, bool(show), marks)
 
     # -- rendering --------------------------------------------------------------------------------
     def render(
@@ -265,35 +208,43 @@ class ArenaRenderer:
         depth_out = np.empty((n, H, W), dtype=np.float32) if depth else None
         if n == 0:
             return rgb, depth_out
-        grid = self.grid
         zone = world.zone
         zone_arr = np.array([zone.center[0], zone.center[1], zone.radius_m, 1.0 if zone.enabled else 0.0])
         cams = np.ascontiguousarray(cams, dtype=np.float32)
         sprites = np.ascontiguousarray(sprites, dtype=np.float32)
-        mm_x0, mm_y0, mm_size = minimap_layout(self.width, self.height)
-        if hud is not None and (hud[:, H_MINIMAP] > 0.5).any():
-            minimap = self.maps.minimap(world, mm_size)
-        else:
-            minimap = np.zeros((0, 0, 3), dtype=np.uint8)
-        mm_scale = mm_size / grid.size_m
+        minimap = NO_MINIMAP
+        if hud is not None and (hud[0, H_MINIMAP] > 0.5 if n == 1 else (hud[:, H_MINIMAP] > 0.5).any()):
+            minimap = self.maps.minimap(world, self._minimap[2])
+        if self._pool is None or n == 1:
+            self._draw(rgb, depth_out, cams, sprites, zone_arr, hud, minimap, 0, n)
+            return rgb, depth_out
 
         def work(start: int, stop: int) -> None:
-            buf = depth_out if depth_out is not None else np.empty((1, H, W), dtype=np.float32)
-            render_range(self.boxes, self.bounds, cams, sprites, zone_arr, self.sky, rgb, buf, self.far_m,
-                         self.fog_m, start, stop)
-            if hud is not None:
-                overlay_range(rgb, hud, FONT, minimap, mm_x0, mm_y0, mm_scale, grid.size_m, start, stop)
+            self._draw(rgb, depth_out, cams, sprites, zone_arr, hud, minimap, start, stop)
 
-        if self._pool is None or n == 1:
-            work(0, n)
-        else:
-            chunks = min(n, self.threads * 4)
-            bounds = np.linspace(0, n, chunks + 1).astype(int)
-            futures = [self._pool.submit(work, int(a), int(b)) for a, b in itertools.pairwise(bounds)
-                       if b > a]
-            for future in futures:
-                future.result()
+        chunks = min(n, self.threads * 4)
+        bounds = np.linspace(0, n, chunks + 1).astype(int)
+        futures = [self._pool.submit(work, int(a), int(b)) for a, b in itertools.pairwise(bounds) if b > a]
+        for future in futures:
+            future.result()
         return rgb, depth_out
+
+    def _draw(self, rgb, depth, cams, sprites, zone, hud, minimap, start: int, stop: int) -> None:
+        """Views `start..stop`, then their HUD and minimap (one worker's share of a batch). Without `depth`,
+        the scratch depth image is the one kept from the last call, unless another thread holds it."""
+        scratch = None
+        if depth is None:
+            scratch, self._scratch = self._scratch, None  # taken under the GIL: no two threads share it
+            if scratch is None:
+                scratch = np.empty((1, self.height, self.width), dtype=np.float32)
+        render_range(self.boxes, self.bounds, cams, sprites, zone, self.sky, rgb,
+                     depth if scratch is None else scratch, self.far_m, self.fog_m, start, stop)
+        if scratch is not None:
+            self._scratch = scratch
+        if hud is not None:
+            mm_x0, mm_y0, mm_size = self._minimap
+            size_m = self.grid.size_m
+            overlay_range(rgb, hud, FONT, minimap, mm_x0, mm_y0, mm_size / size_m, size_m, start, stop)
 
     def minimap_view(self, world, index: int) -> np.ndarray:
         """The minimap picture alone for player `index`, with its own arrow (what the inset shows)."""
@@ -314,62 +265,6 @@ class ArenaRenderer:
         if self._pool is not None:
             self._pool.shutdown(wait=True)
             self._pool = None
-
-
-@njit(cache=True)
-def _fill_sprites(ppos, palive, pteam, pheight, team_colours, coin_pos, coin_active, ammo_pos, ammo_active,
-                  ch_pos, ch_yaw, ch_alive, tu_pos, tu_health, tu_barrel, tu_alive, tu_target, shells, t_s):
-    """The sprite table (see `scene.py` for its columns), filled in one compiled pass."""
-    n = (palive.sum() + coin_active.sum() + ammo_active.sum() + ch_alive.sum() + len(tu_alive)
-         + shells.shape[0])
-    out = np.zeros((n, SPRITE_FIELDS), dtype=np.float32)
-    out[:, S_OWNER] = -1.0
-    k = 0
-    for i in range(len(palive)):
-        if palive[i]:
-            team = pteam[i] % team_colours.shape[0]
-            out[k, S_KIND] = PLAYER
-            out[k, S_X], out[k, S_Y], out[k, S_Z] = ppos[i, 0], ppos[i, 1], ppos[i, 2]
-            out[k, S_W], out[k, S_H] = 0.8, pheight
-            out[k, S_R], out[k, S_G], out[k, S_B] = team_colours[team, 0], team_colours[team, 1], team_colours[team, 2]
-            out[k, S_P1] = (ppos[i, 0] + ppos[i, 1]) * 2.2  # leg swing follows the feet
-            out[k, S_OWNER] = i
-            k += 1
-    for j in range(len(coin_active)):
-        if coin_active[j]:
-            out[k, S_KIND] = COIN
-            out[k, S_X], out[k, S_Y], out[k, S_Z] = coin_pos[j, 0], coin_pos[j, 1], coin_pos[j, 2] - 0.225
-            out[k, S_W], out[k, S_H] = 0.45, 0.45
-            out[k, S_P0] = t_s * 3.0 + j * 0.7  # spin
-            k += 1
-    for j in range(len(ammo_active)):
-        if ammo_active[j]:
-            out[k, S_KIND] = AMMO
-            out[k, S_X], out[k, S_Y], out[k, S_Z] = ammo_pos[j, 0], ammo_pos[j, 1], ammo_pos[j, 2]
-            out[k, S_W], out[k, S_H] = 0.7, 0.45
-            k += 1
-    for j in range(len(ch_alive)):
-        if ch_alive[j]:
-            out[k, S_KIND] = CHICKEN
-            out[k, S_X], out[k, S_Y], out[k, S_Z] = ch_pos[j, 0], ch_pos[j, 1], ch_pos[j, 2]
-            out[k, S_W], out[k, S_H] = 0.6, 0.56
-            out[k, S_P0] = ch_yaw[j]
-            out[k, S_P1] = t_s * 14.0 + j * 1.3  # legs
-            k += 1
-    for j in range(len(tu_alive)):
-        out[k, S_KIND] = TURRET
-        out[k, S_X], out[k, S_Y], out[k, S_Z] = tu_pos[j, 0], tu_pos[j, 1], tu_pos[j, 2]
-        out[k, S_W], out[k, S_H] = 1.8, 1.7
-        out[k, S_P0] = tu_health[j] if tu_alive[j] else -1.0  # -1: destroyed
-        out[k, S_P1] = tu_barrel[j]
-        out[k, S_P2] = 1.0 if (tu_alive[j] and tu_target[j] >= 0) else 0.0
-        k += 1
-    for j in range(shells.shape[0]):
-        out[k, S_KIND] = SHELL
-        out[k, S_X], out[k, S_Y], out[k, S_Z] = shells[j, 0], shells[j, 1], shells[j, 2] - 0.15
-        out[k, S_W], out[k, S_H] = 0.3, 0.3
-        k += 1
-    return out
 
 
 def depth_image(depth: np.ndarray, max_m: float = 80.0) -> np.ndarray:
