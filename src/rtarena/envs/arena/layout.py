@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+from numba import njit
 
 from rtarena.envs.arena.rules import Rules
 from rtarena.envs.arena.world import (
@@ -83,6 +84,21 @@ def read_map(source: Mapping[str, Any] | str | Path, rules: Rules | None = None,
     return {**layout_arrays(table), "read_from": name}
 
 
+@njit(cache=True)
+def _free(points, boxes, clearance):
+    """`_Sampler.free` compiled (a numpy pass per obstacle was a third of a reset, issue 19): the same
+    distances, the same comparison."""
+    ok = np.ones(points.shape[0], dtype=np.bool_)
+    for b in range(boxes.shape[0]):
+        x0, y0, x1, y1 = boxes[b, 0], boxes[b, 1], boxes[b, 2], boxes[b, 3]
+        for i in range(points.shape[0]):
+            dx = max(max(x0 - points[i, 0], points[i, 0] - x1), 0.0)
+            dy = max(max(y0 - points[i, 1], points[i, 1] - y1), 0.0)
+            if not dx * dx + dy * dy >= clearance * clearance:
+                ok[i] = False
+    return ok
+
+
 class _Sampler:
     """Random free points, kept away from obstacles and from points placed before."""
 
@@ -92,12 +108,8 @@ class _Sampler:
 
     def free(self, points: np.ndarray, clearance: float) -> np.ndarray:
         """Which points are at least `clearance` from every obstacle."""
-        ok = np.ones(len(points), dtype=bool)
-        for x0, y0, x1, y1, _ in self.boxes:
-            dx = np.maximum(np.maximum(x0 - points[:, 0], points[:, 0] - x1), 0)
-            dy = np.maximum(np.maximum(y0 - points[:, 1], points[:, 1] - y1), 0)
-            ok &= dx * dx + dy * dy >= clearance * clearance
-        return ok
+        boxes = np.asarray(self.boxes, dtype=np.float64).reshape(-1, 5)
+        return _free(np.asarray(points, dtype=np.float64).reshape(-1, 2), boxes, float(clearance))
 
     def sample(self, count: int, clearance: float = 1.2, spacing: float = 2.0,
                avoid: np.ndarray | None = None, avoid_m: float = 0.0) -> np.ndarray:
