@@ -202,7 +202,7 @@ class ArenaEnv(RealtimeParallelEnv):
         # and shell flight independent of dt.
         zone_taken = self.sim.step(world, log, rng, acts, self.substeps, h, self._motion)
         log.time_s = world.time_s
-        for i in np.flatnonzero(zone_taken > 0):
+        for i in (zone_taken > 0).nonzero()[0]:
             log.emit("zone_damage", agent=self.possible_agents[i], damage=round(float(zone_taken[i]), 6))
         rewards = self._score_events(log.step)
         self._routed = log.routed()

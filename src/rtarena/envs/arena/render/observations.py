@@ -75,8 +75,10 @@ class Senses:
         if key != self._key:
             renderer = self.ensure_renderer()
             indices = [env.agent_index[a] for a in env.agents]
-            hud = renderer.hud_table(world, indices, getattr(env, "points", None),
-                                     [self.flags(i) for i in indices], show=self.hud)
+            flags = [self.flags(i) for i in indices]
+            if not any(any(f.values()) for f in flags):
+                flags = None  # the same HUD rows, without making a table of flags that are all off
+            hud = renderer.hud_table(world, indices, getattr(env, "points", None), flags, show=self.hud)
             wants_depth = "depth" in getattr(env, "builders", {"depth": None})  # else a scratch depth only
             self.rgb, self.depth = renderer.render(world, indices, env.log.step, env.possible_agents, hud=hud,
                                                    depth=wants_depth)

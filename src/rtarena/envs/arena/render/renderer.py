@@ -105,7 +105,7 @@ class ArenaRenderer:
     def set_world(self, world) -> None:
         """Rebuild the height grid when the world's obstacles differ from the last ones seen."""
         boxes = world.obstacles.boxes
-        quick = (id(boxes), len(boxes), float(np.sum(boxes)), float(world.size_m))  # cheap, every step
+        quick = (id(boxes), len(boxes), float(boxes.sum()), float(world.size_m))  # cheap, every step
         if quick == getattr(self, "_quick_key", None):
             return
         self._quick_key = quick
