@@ -20,7 +20,7 @@ HERE = Path(__file__).parent
 # observations' kernels that compile in one of them: `perception` (`visibility`'s slab test) and
 # `audio/sources` (`pymath`'s hypot)
 STEP_MODULES = ("world", "visibility", "events", "pymath", "physics", "combat", "turret", "chickens", "pickups",
-                "zone", "sim", "kernel_cache", "perception", "audio/sources")
+                "zone", "random_state", "sim", "kernel_cache", "perception", "audio/sources")
 
 
 def _stamp() -> bytes | None:

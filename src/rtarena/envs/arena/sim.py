@@ -23,6 +23,7 @@ from rtarena.envs.arena.events import EventLog, decode
 from rtarena.envs.arena.kernel_cache import kernel
 from rtarena.envs.arena.physics import commands, move_players
 from rtarena.envs.arena.pickups import Pickups, pickup_substep
+from rtarena.envs.arena.random_state import Handle, generator
 from rtarena.envs.arena.rules import Rules
 from rtarena.envs.arena.turret import DRAW_BLOCK as TURRET_BLOCK
 from rtarena.envs.arena.turret import TurretSystem, turret_substep
@@ -45,8 +46,10 @@ def read_actions(acts, alive, minimap_open):
 
 @kernel
 def simulate(times, radius_sq, relocate, h, acts, pl, ps, motion, boxes, kinds, size, tu, t_draws, shells, tv, gun,
-             ch, c_draws, fv, chicken_areas, pk, ammo_areas, pv, zone, taken, dry, rng, ev, evx, evn):
-    """Every sub-step of one env step (`times[s]` is the sim time sub-step s starts at)."""
+             ch, c_draws, fv, chicken_areas, pk, ammo_areas, pv, zone, taken, dry, rng_pointers, ev, evx, evn):
+    """Every sub-step of one env step (`times[s]` is the sim time sub-step s starts at; `rng_pointers` are the
+    env's `Generator`, see `random_state.py`)."""
+    rng = generator(rng_pointers)
     read_actions(acts, pl[5], pl[11])
     move, turn, tilt, jump = commands(acts)
     wants = acts[:, FIRE] == 1
@@ -93,6 +96,7 @@ class Simulation:
         self._shells_out: Projectiles | None = None
         self._events = (np.zeros((0, 5), np.int64), np.zeros(0))
         self._plans: dict[tuple[float, int, float], tuple] = {}
+        self._rng = Handle()  # the env's Generator as the kernel takes it
 
     def _new_world(self, world: World) -> None:
         """A new episode: the random-number blocks start afresh, turret muzzles are fixed."""
@@ -145,7 +149,8 @@ class Simulation:
                  self.guns.values, (ch.pos, ch.yaw, ch.alive, ch.respawn_in_s, ch.turn_in_s), self._c_draws,
                  self.flock.values, world.chicken_areas, (co.pos, co.active, am.pos, am.active, am.respawn_in_s),
                  world.ammo_areas, self.pickups.values,
-                 (bool(world.zone.enabled), world.zone.center, self.zone.damage_per_s * h), taken, dry, rng,
+                 (bool(world.zone.enabled), world.zone.center, self.zone.damage_per_s * h), taken, dry,
+                 self._rng.of(rng),
                  ev, evx, evn)
         if evn[0]:
             decode(log, ev[:evn[0]], evx[:evn[0]], times.tolist())
