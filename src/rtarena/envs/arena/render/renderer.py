@@ -95,7 +95,7 @@ class ArenaRenderer:
         self._pool = ThreadPoolExecutor(self.threads, thread_name_prefix="arena-render") if self.threads > 1 else None
         self.sky = sky_table()
         self._minimap = minimap_layout(self.width, self.height)  # x0, y0, size of the inset, px
-        self._scratch = np.empty((1, self.height, self.width), dtype=np.float32)  # depth nobody asked for
+        self._scratch: list[np.ndarray] = []  # depth images nobody asked for, kept for the next call
         self.grid: HeightGrid | None = None
         self._layout_key: bytes | None = None
         self.maps: MapPainter | None = None
@@ -231,16 +231,17 @@ class ArenaRenderer:
 
     def _draw(self, rgb, depth, cams, sprites, zone, hud, minimap, start: int, stop: int) -> None:
         """Views `start..stop`, then their HUD and minimap (one worker's share of a batch). Without `depth`,
-        the scratch depth image is the one kept from the last call, unless another thread holds it."""
+        a scratch depth image kept from an earlier call is reused (a fresh one while all are in use)."""
         scratch = None
         if depth is None:
-            scratch, self._scratch = self._scratch, None  # taken under the GIL: no two threads share it
-            if scratch is None:
+            try:
+                scratch = self._scratch.pop()  # one atomic call: no two threads get the same image
+            except IndexError:
                 scratch = np.empty((1, self.height, self.width), dtype=np.float32)
         render_range(self.boxes, self.bounds, cams, sprites, zone, self.sky, rgb,
                      depth if scratch is None else scratch, self.far_m, self.fog_m, start, stop)
         if scratch is not None:
-            self._scratch = scratch
+            self._scratch.append(scratch)
         if hud is not None:
             mm_x0, mm_y0, mm_size = self._minimap
             size_m = self.grid.size_m
