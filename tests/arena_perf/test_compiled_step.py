@@ -12,6 +12,7 @@ from numba import njit
 from rtarena.envs.arena.events import DECODERS, EventLog, decode, put
 from rtarena.envs.arena.pickups import random_free_point
 from rtarena.envs.arena.pymath import py_hypot
+from rtarena.envs.arena.random_state import Handle, generator
 
 
 @njit
@@ -66,3 +67,48 @@ def test_every_event_code_decodes_to_its_record():
     death = log.all[3]
     assert death == {"type": "death", "t_s": 0.25, "agent": "p0", "cause": "player", "by": "p1"}
     assert log.all[2]["damage"] == 2.5 and log.all[-1]["moved"] is True
+
+
+@njit
+def _draws(ptrs, n):
+    rng = generator(ptrs)
+    out = np.empty(2 * n)
+    for k in range(n):
+        out[2 * k] = rng.random()
+        out[2 * k + 1] = rng.normal(0.0, 2.0)
+    return out
+
+
+def test_generator_from_pointers_draws_from_the_python_generators_state():
+    """The kernel's Generator (`random_state.generator`) is the env's: same numbers, and the state it leaves
+    is the Python object's, so Python and compiled draws interleave as one stream."""
+    ours, ref = np.random.default_rng(7), np.random.default_rng(7)
+    handle = Handle()
+    got = np.concatenate([_draws(handle.of(ours), 50), ours.random(3), _draws(handle.of(ours), 50)])
+
+    def pairs():
+        return [x for _ in range(50) for x in (ref.random(), ref.normal(0.0, 2.0))]
+
+    want = [*pairs(), *ref.random(3), *pairs()]
+    assert np.array_equal(got, np.array(want))
+    assert ours.bit_generator.state == ref.bit_generator.state
+
+
+def test_a_copied_env_draws_from_its_own_generator():
+    """A deep copy or a pickle of an env must not keep pointers into the original's Generator."""
+    import copy
+    import pickle
+
+    import rtarena
+
+    def run(env):
+        steps = [env.step({a: np.array([k % 3, 1, 2, 0, 1, 0, k % 2]) for a in env.agents})[1:]
+                 for k in range(40)]
+        return repr(steps), env.np_random.bit_generator.state
+
+    env = rtarena.make("arena/coop-v0", num_agents=2)
+    env.reset(seed=4)
+    run(env)
+    copies = [copy.deepcopy(env), pickle.loads(pickle.dumps(env))]
+    first = run(env)
+    assert all(run(c) == first for c in copies)

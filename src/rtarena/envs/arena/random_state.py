@@ -39,6 +39,13 @@ class Handle:
         self._rng: np.random.Generator | None = None
         self._pointers = np.zeros(len(FIELDS), dtype=np.uintp)
 
+    def __getstate__(self) -> dict:
+        # a copied or unpickled env has its own Generator: pointers into the original's must not travel
+        return {}
+
+    def __setstate__(self, state: dict) -> None:
+        self.__init__()
+
     def of(self, rng: np.random.Generator) -> np.ndarray:
         if rng is not self._rng:
             self._pointers = pointers(rng)
