@@ -90,7 +90,8 @@ def _fog_k(cr, cg, cb, s):
     return (cr * s + FOG_RGB[0] * (1.0 - s), cg * s + FOG_RGB[1] * (1.0 - s), cb * s + FOG_RGB[2] * (1.0 - s))
 
 
-@njit(cache=True, nogil=True, fastmath=True, error_model="numpy")
+# inlined into the column walk: a compiled call per run passed `rgb` and `depth` (reference counts)
+@njit(cache=True, nogil=True, inline="always", fastmath=True, error_model="numpy")
 def _draw_top(rgb, depth, c, yfree, h, mat, t0, t1, px, py, rdx, rdy, eye, hor, f, zx, zy, zr2, fog_m, row_t,
               row_s):
     """The horizontal top (height `h`) of a run of cells between ray distances t0 and t1."""
@@ -205,7 +206,8 @@ def _sky_rows(flat, depth, r1, sky_row, sky, ray_x, ray_y, f, far_m, col_free):
             dep[np.uint64(c)] = far
 
 
-@njit(cache=True, nogil=True, fastmath=True, error_model="numpy")
+# inlined into the column walk: a compiled call per run passed `rgb` and `depth` (reference counts)
+@njit(cache=True, nogil=True, inline="always", fastmath=True, error_model="numpy")
 def _draw_face(rgb, depth, c, yfree, h_lo, h_hi, t, u, mat, side, eye, hor, f, fog_m):
     """A vertical face at ray distance t from height h_lo to h_hi: courses of blocks (walls, boundary
     bricks) or planks (crates) with mortar lines that fade with distance, darker on faces that look
