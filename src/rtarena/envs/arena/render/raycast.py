@@ -90,7 +90,8 @@ def _fog_k(cr, cg, cb, s):
     return (cr * s + FOG_RGB[0] * (1.0 - s), cg * s + FOG_RGB[1] * (1.0 - s), cb * s + FOG_RGB[2] * (1.0 - s))
 
 
-@njit(cache=True, nogil=True, fastmath=True, error_model="numpy")
+# inlined into the column walk: a compiled call per run passed `rgb` and `depth` (reference counts)
+@njit(cache=True, nogil=True, inline="always", fastmath=True, error_model="numpy")
 def _draw_top(rgb, depth, c, yfree, h, mat, t0, t1, px, py, rdx, rdy, eye, hor, f, zx, zy, zr2, fog_m, row_t,
               row_s):
     """The horizontal top (height `h`) of a run of cells between ray distances t0 and t1."""
@@ -181,7 +182,7 @@ def _sky_rows(flat, depth, r1, sky_row, sky, ray_x, ray_y, f, far_m, col_free):
     E = sky.shape[0]
     A = sky.shape[1]
     table = sky.reshape(-1)
-    base = np.empty(W, dtype=np.int64)  # each column's azimuth, as an offset into the table
+    base = np.empty(W, dtype=np.int32)  # each column's azimuth, as an offset into the table
     col_k = np.empty(W, dtype=np.float64)
     for c in range(W):
         rdx = ray_x[c]
@@ -190,14 +191,20 @@ def _sky_rows(flat, depth, r1, sky_row, sky, ray_x, ray_y, f, far_m, col_free):
         col_k[c] = E / math.sqrt(math.sqrt(rdx * rdx + rdy * rdy) * f * SKY_MAX_TAN)
     far = np.float32(far_m)
     stride = 3 * A
+    top = E - 1.0
+    offset = np.empty(W, dtype=np.int32)  # one row's offsets into the table
     for r in range(r1):
         above = sky_row[r]
         out = flat[r]
         dep = depth[r]
+        # the offsets first, in a loop of their own that vectorises (clamped before the conversion: the
+        # same integers as min(int(x), E - 1) for x >= 0, in 32 bits, which vector code converts to)
+        for c in range(W):
+            offset[c] = base[c] + stride * np.int32(min(above * col_k[c], top))
         for c in range(W):  # along a row the elevation barely changes: neighbours in the table are near
             if r >= col_free[c]:
                 continue
-            k = np.uint64(base[c] + stride * min(int(above * col_k[c]), E - 1))  # unsigned: no wraparound code
+            k = np.uint64(offset[c])  # unsigned: no wraparound code
             o = np.uint64(3 * c)
             out[o] = table[k]
             out[o + ONE] = table[k + ONE]
@@ -205,7 +212,8 @@ def _sky_rows(flat, depth, r1, sky_row, sky, ray_x, ray_y, f, far_m, col_free):
             dep[np.uint64(c)] = far
 
 
-@njit(cache=True, nogil=True, fastmath=True, error_model="numpy")
+# inlined into the column walk: a compiled call per run passed `rgb` and `depth` (reference counts)
+@njit(cache=True, nogil=True, inline="always", fastmath=True, error_model="numpy")
 def _draw_face(rgb, depth, c, yfree, h_lo, h_hi, t, u, mat, side, eye, hor, f, fog_m):
     """A vertical face at ray distance t from height h_lo to h_hi: courses of blocks (walls, boundary
     bricks) or planks (crates) with mortar lines that fade with distance, darker on faces that look
