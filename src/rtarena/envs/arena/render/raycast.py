@@ -240,6 +240,14 @@ def _draw_face(rgb, depth, c, yfree, h_lo, h_hi, t, u, mat, side, eye, hor, f, f
         course_m, length_m, offset, fz_line, fu_line = 0.5, 1.0, 0.5, 0.06, 0.03
         base_r, base_g, base_b, v0, v1, salt = 158.0, 162.0, 170.0, 0.86, 0.2, 11
     inv_course = 1.0 / course_m
+    # a course's block column depends on the course only through its parity (every other course is offset):
+    # both, once per face (the same expression as per course, so the same floats)
+    bu_even = u / length_m + offset * 0
+    bu_odd = u / length_m + offset * 1
+    col_even = math.floor(bu_even)
+    col_odd = math.floor(bu_odd)
+    vertical_even = bu_even - col_even < fu_line
+    vertical_odd = bu_odd - col_odd < fu_line
     last = -(1 << 40)
     b0 = b1 = b2 = m0 = m1 = m2 = np.uint8(0)
     vertical = False
@@ -249,8 +257,8 @@ def _draw_face(rgb, depth, c, yfree, h_lo, h_hi, t, u, mat, side, eye, hor, f, f
         zz = (eye - (r + 0.5 - hor) * k) * inv_course
         course = math.floor(zz)
         if course != last:  # a new course of blocks: its colours, once, as bytes
-            bu = u / length_m + offset * (course & 1)
-            col = math.floor(bu)
+            odd = course & 1
+            col = col_odd if odd else col_even
             v = (v0 + v1 * hash01(col, course, salt)) * shade
             cr = base_r * v
             cg = base_g * v
@@ -271,7 +279,7 @@ def _draw_face(rgb, depth, c, yfree, h_lo, h_hi, t, u, mat, side, eye, hor, f, f
             m0 = np.uint8(min(255.0, lr * fs + FOG_RGB[0] * fq))
             m1 = np.uint8(min(255.0, lg * fs + FOG_RGB[1] * fq))
             m2 = np.uint8(min(255.0, lb * fs + FOG_RGB[2] * fq))
-            vertical = bu - col < fu_line
+            vertical = vertical_odd if odd else vertical_even
             last = course
         line = vertical or zz - course < fz_line
         ru = np.uint64(r)  # unsigned indices need no wraparound code
