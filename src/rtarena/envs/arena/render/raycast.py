@@ -189,14 +189,12 @@ def _sky_rows(flat, depth, r1, sky_row, sky, ray_x, ray_y, f, far_m, col_free):
         rdy = ray_y[c]
         base[c] = 3 * (int((math.atan2(rdy, rdx) + math.pi) * (A / (2.0 * math.pi))) % A)
         col_k[c] = E / math.sqrt(math.sqrt(rdx * rdx + rdy * rdy) * f * SKY_MAX_TAN)
-    far = np.float32(far_m)
     stride = 3 * A
     top = E - 1.0
     offset = np.empty(W, dtype=np.int32)  # one row's offsets into the table
     for r in range(r1):
         above = sky_row[r]
         out = flat[r]
-        dep = depth[r]
         # the offsets first, in a loop of their own that vectorises (clamped before the conversion: the
         # same integers as min(int(x), E - 1) for x >= 0, in 32 bits, which vector code converts to)
         for c in range(W):
@@ -209,7 +207,6 @@ def _sky_rows(flat, depth, r1, sky_row, sky, ray_x, ray_y, f, far_m, col_free):
             out[o] = table[k]
             out[o + ONE] = table[k + ONE]
             out[o + TWO] = table[k + TWO]
-            dep[np.uint64(c)] = far
 
 
 # inlined into the column walk: a compiled call per run passed `rgb` and `depth` (reference counts)
@@ -413,6 +410,10 @@ def render_view(boxes, bounds, cam, sprites, zone, sky, rgb, depth, far_m, fog_m
     near = np.empty(M, dtype=np.float64)
     n = _cull_boxes(boxes, px, py, dx, dy, rx, ry, f, W, far_m, cand, col0, col1, near)
     col_free = np.empty(W, dtype=np.int64)  # each column's rows still free after pass 1 (0..col_free)
+
+    # the sky's depth first, as whole rows above the horizon (a vectorised fill): pass 1 draws over it
+    # and the sky then has only colours to write (a store less per sky pixel)
+    depth[:r_sky] = np.float32(far_m)
 
     # -- pass 1: columns ---------------------------------------------------------------------------
     _draw_columns(rgb, depth, boxes, n, cand, col0, col1, near, ray_x, ray_y, px, py, lo, hi, out_h, h_max, eye, hor,
