@@ -117,6 +117,27 @@ def _draw_top(rgb, depth, c, yfree, h, mat, t0, t1, px, py, rdx, rdy, eye, hor, 
     return r0
 
 
+@njit(cache=True, nogil=True, inline="always", fastmath=True, error_model="numpy")
+def _floor_tile(px, py, t, rdx, rdy, kg):
+    """The floor's colour where a column's ray (`rdx`, `rdy`) meets it at distance t, before the zone's tint
+    and fog, and that point (`wx`, `wy`): 2 m tiles, alternate ones darker, with grout lines darkened by
+    `kg` (their contrast at this distance). Scalars only, so both of `_floor_rows`'s loops vectorise."""
+    wx = px + t * rdx
+    wy = py + t * rdy
+    fx = wx * 0.5
+    fy = wy * 0.5
+    gx = math.floor(fx)
+    gy = math.floor(fy)
+    ix = np.int64(gx)
+    iy = np.int64(gy)
+    h = (ix * 374761393 + iy * 668265263 + 7 * 982451653) & 0xFFFFFFFF
+    h = ((h ^ (h >> 13)) * 1274126177) & 0xFFFFFFFF
+    v = 0.88 + 0.16 * (((h ^ (h >> 16)) & 0xFFFF) * (1.0 / 65536.0))
+    v = v * 0.93 if (ix + iy) & 1 else v
+    v = v * kg if (fx - gx < 0.035 or fy - gy < 0.035) else v
+    return 150.0 * v, 142.0 * v, 122.0 * v, wx, wy
+
+
 @njit(cache=True, nogil=True, fastmath=True, error_model="numpy")
 def _floor_rows(flat, depth, r0, r1, row_t, row_s, px, py, ray_x, ray_y, zx, zy, zr2):
     """The floor in rows r0..r1 of every column, row by row, before the columns draw over it: 2 m tiles
@@ -142,34 +163,28 @@ def _floor_rows(flat, depth, r0, r1, row_t, row_s, px, py, ray_x, ray_y, zx, zy,
             bx = px + t * ray_x[W - 1] - zx
             by = py + t * ray_y[W - 1] - zy
             zone_row = ax * ax + ay * ay > zr2 or bx * bx + by * by > zr2
-        zr2_row = zr2 if zone_row else 1e300
-        for c in range(W):
-            wx = px + t * ray_x[c]
-            wy = py + t * ray_y[c]
-            fx = wx * 0.5
-            fy = wy * 0.5
-            gx = math.floor(fx)
-            gy = math.floor(fy)
-            ix = np.int64(gx)
-            iy = np.int64(gy)
-            h = (ix * 374761393 + iy * 668265263 + 7 * 982451653) & 0xFFFFFFFF
-            h = ((h ^ (h >> 13)) * 1274126177) & 0xFFFFFFFF
-            v = 0.88 + 0.16 * (((h ^ (h >> 16)) & 0xFFFF) * (1.0 / 65536.0))
-            v = v * 0.93 if (ix + iy) & 1 else v
-            v = v * kg if (fx - gx < 0.035 or fy - gy < 0.035) else v
-            cr = 150.0 * v
-            cg = 142.0 * v
-            cb = 122.0 * v
-            ddx = wx - zx
-            ddy = wy - zy
-            if ddx * ddx + ddy * ddy > zr2_row:
-                cr = cr * 0.55 + ZONE_RGB[0] * 0.45
-                cg = cg * 0.55 + ZONE_RGB[1] * 0.45
-                cb = cb * 0.55 + ZONE_RGB[2] * 0.45
-            out[3 * c] = np.uint8(min(255.0, cr * s + fr))
-            out[3 * c + 1] = np.uint8(min(255.0, cg * s + fg))
-            out[3 * c + 2] = np.uint8(min(255.0, cb * s + fb))
-            dep[c] = tf
+        # two versions of the row's loop: most rows lie wholly inside the zone, and their loop has no
+        # zone test (about a sixth of the floor's time)
+        if zone_row:
+            for c in range(W):
+                cr, cg, cb, wx, wy = _floor_tile(px, py, t, ray_x[c], ray_y[c], kg)
+                ddx = wx - zx
+                ddy = wy - zy
+                if ddx * ddx + ddy * ddy > zr2:
+                    cr = cr * 0.55 + ZONE_RGB[0] * 0.45
+                    cg = cg * 0.55 + ZONE_RGB[1] * 0.45
+                    cb = cb * 0.55 + ZONE_RGB[2] * 0.45
+                out[3 * c] = np.uint8(min(255.0, cr * s + fr))
+                out[3 * c + 1] = np.uint8(min(255.0, cg * s + fg))
+                out[3 * c + 2] = np.uint8(min(255.0, cb * s + fb))
+                dep[c] = tf
+        else:
+            for c in range(W):
+                cr, cg, cb, wx, wy = _floor_tile(px, py, t, ray_x[c], ray_y[c], kg)
+                out[3 * c] = np.uint8(min(255.0, cr * s + fr))
+                out[3 * c + 1] = np.uint8(min(255.0, cg * s + fg))
+                out[3 * c + 2] = np.uint8(min(255.0, cb * s + fb))
+                dep[c] = tf
 
 
 @njit(cache=True, nogil=True, fastmath=True, error_model="numpy")
