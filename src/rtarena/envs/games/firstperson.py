@@ -24,7 +24,7 @@ from rtarena.envs.arena.render.scene import (
     TURRET,
     sprite_rows,
 )
-from rtarena.envs.arena.render.sky import sky_table
+from rtarena.envs.arena.render.sky import sky_words
 
 __all__ = ["CHICKEN", "COIN", "MAT_BOUNDARY", "MAT_CRATE", "MAT_WALL", "PLAYER", "TURRET", "FirstPersonView",
            "sprite_rows"]
@@ -36,7 +36,7 @@ class FirstPersonView:
 
     def __init__(self, size: int, boxes: np.ndarray, extent_m: float, fov_deg: float = 90.0) -> None:
         if not _SKY:
-            _SKY.append(sky_table())
+            _SKY.append(sky_words())
         self.size = size
         self.boxes = np.asarray(boxes, dtype=np.float64).reshape(-1, 6)
         top = float(self.boxes[:, 4].max()) if len(self.boxes) else 0.0

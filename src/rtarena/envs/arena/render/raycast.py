@@ -35,7 +35,9 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from numba import njit
+from llvmlite import ir
+from numba import njit, types
+from numba.extending import intrinsic
 
 from rtarena.envs.arena.render.scene import (
     C_FOV,
@@ -187,6 +189,20 @@ def _floor_rows(flat, depth, r0, r1, row_t, row_s, px, py, ray_x, ray_y, zx, zy,
                 dep[c] = tf
 
 
+@intrinsic
+def _store_word(typingctx, array, index, value):
+    """Store the uint32 `value` at byte `index` of the uint8 array `array` (1-d, C order), unaligned: its
+    four bytes in memory order, one store instead of four."""
+    def codegen(context, builder, signature, args):
+        data = context.make_array(signature.args[0])(context, builder, args[0]).data
+        ptr = builder.bitcast(builder.gep(data, [args[1]]), ir.IntType(32).as_pointer())
+        store = builder.store(args[2], ptr)
+        store.align = 1
+        return context.get_dummy_value()
+
+    return types.void(array, index, types.uint32), codegen
+
+
 @njit(cache=True, nogil=True, fastmath=True, error_model="numpy")
 def _sky_rows(flat, depth, r1, sky_row, sky, ray_x, ray_y, f, far_m, col_free):
     """The sky in rows 0..r1 (above the horizon) of every column, row by row. The table's row is
@@ -202,9 +218,9 @@ def _sky_rows(flat, depth, r1, sky_row, sky, ray_x, ray_y, f, far_m, col_free):
     for c in range(W):
         rdx = ray_x[c]
         rdy = ray_y[c]
-        base[c] = 3 * (int((math.atan2(rdy, rdx) + math.pi) * (A / (2.0 * math.pi))) % A)
+        base[c] = int((math.atan2(rdy, rdx) + math.pi) * (A / (2.0 * math.pi))) % A
         col_k[c] = E / math.sqrt(math.sqrt(rdx * rdx + rdy * rdy) * f * SKY_MAX_TAN)
-    stride = 3 * A
+    stride = A
     top = E - 1.0
     offset = np.empty(W, dtype=np.int32)  # one row's offsets into the table
     for r in range(r1):
@@ -217,11 +233,14 @@ def _sky_rows(flat, depth, r1, sky_row, sky, ray_x, ray_y, f, far_m, col_free):
         for c in range(W):  # along a row the elevation barely changes: neighbours in the table are near
             if r >= col_free[c]:
                 continue
-            k = np.uint64(offset[c])  # unsigned: no wraparound code
+            rgbx = table[np.uint64(offset[c])]  # unsigned: no wraparound code
             o = np.uint64(3 * c)
-            out[o] = table[k]
-            out[o + ONE] = table[k + ONE]
-            out[o + TWO] = table[k + TWO]
+            if c + 1 < W and r < col_free[c + 1]:  # the next pixel is sky too: one store, its red comes next
+                _store_word(out, o, rgbx)
+            else:
+                out[o] = np.uint8(rgbx & 0xFF)
+                out[o + ONE] = np.uint8((rgbx >> 8) & 0xFF)
+                out[o + TWO] = np.uint8((rgbx >> 16) & 0xFF)
 
 
 # inlined into the column walk: a compiled call per run passed `rgb` and `depth` (reference counts)
@@ -380,7 +399,7 @@ def render_view(boxes, bounds, cam, sprites, zone, sky, rgb, depth, far_m, fog_m
     `boxes` is the obstacle table `(M, 6)`: x0, y0, x1, y1, height, material (`scene.box_table`);
     `bounds` = (lo, hi, outside height): beyond the square `[lo, hi]^2` everything counts as a wall;
     `cam` one camera row, `sprites` the sprite table, `zone` the array `(centre x, centre y, radius,
-    enabled)` and `sky` the table of `sky.sky_table()` (elevation-major).
+    enabled)` and `sky` the table of `sky.sky_words()` (elevation-major, one uint32 per colour).
 
     In order: the floor (row by row), pass 1 the columns (each ray walked through the boxes it crosses,
     `_draw_columns`), the sky, pass 2 the sprites (`_draw_sprites`), pass 3 the toxic zone's

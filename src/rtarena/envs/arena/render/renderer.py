@@ -29,7 +29,7 @@ from rtarena.envs.arena.render.scene import (
     sprite_rows,
     world_bounds,
 )
-from rtarena.envs.arena.render.sky import sky_table
+from rtarena.envs.arena.render.sky import sky_words
 from rtarena.envs.arena.render.tables import camera_rows, fill_sprites, hud_rows
 from rtarena.errors import UserError
 
@@ -93,7 +93,7 @@ class ArenaRenderer:
         self.fog_m = float(fog_m) if fog_m is not None else 0.8 * float(world.size_m)
         self.threads = int(threads) if threads else default_threads()
         self._pool = ThreadPoolExecutor(self.threads, thread_name_prefix="arena-render") if self.threads > 1 else None
-        self.sky = sky_table()
+        self.sky = sky_words()
         self._minimap = minimap_layout(self.width, self.height)  # x0, y0, size of the inset, px
         self._scratch: list[np.ndarray] = []  # depth images nobody asked for, kept for the next call
         self.grid: HeightGrid | None = None

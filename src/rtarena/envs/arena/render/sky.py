@@ -8,6 +8,7 @@ square root of the elevation's tangent (finer near the horizon, where the gradie
 from __future__ import annotations
 
 import functools
+import sys
 
 import numpy as np
 
@@ -68,3 +69,13 @@ def sky_table() -> np.ndarray:
         sky = base * (1 - cover[..., None] * 0.85) + np.array([248.0, 248.0, 252.0]) * (cover[..., None] * 0.85)
         out[a0:a1] = np.clip(sky, 0, 255).astype(np.uint8)
     return np.ascontiguousarray(out.transpose(1, 0, 2))
+
+
+@functools.lru_cache(maxsize=1)
+def sky_words() -> np.ndarray:
+    """`sky_table()` as the renderer reads it: (SKY_ELEVATIONS, SKY_AZIMUTHS) uint32 whose bytes in memory
+    are R, G, B, 0, so that a sky pixel is one load and, inside a run of sky, one 4-byte store (its fourth
+    byte lands on the next pixel's red, which is written next). Little-endian machines only (x86, ARM)."""
+    assert sys.byteorder == "little"
+    table = sky_table().astype(np.uint32)
+    return np.ascontiguousarray(table[..., 0] | (table[..., 1] << 8) | (table[..., 2] << 16))
