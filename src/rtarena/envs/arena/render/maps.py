@@ -21,6 +21,7 @@ from rtarena.envs.arena.render.scene import (
     MAT_WALL,
     TEAM_COLOURS,
     HeightGrid,
+    as_points,
 )
 
 MATERIAL_RGB = {MAT_WALL: palette.WALL_RGB, MAT_CRATE: palette.CRATE_RGB, MAT_BOUNDARY: palette.BOUNDARY_RGB}
@@ -74,6 +75,7 @@ class MapPainter:
         self.size_m = grid.size_m
         self._static: dict[int, np.ndarray] = {}
         self._painted: dict[int, tuple[np.ndarray, np.ndarray]] = {}  # pixels -> (minimap, what it shows)
+        self._items_world, self._items_kept = None, None  # `_items_of`'s arrays of the last world
 
     def static(self, pixels: int) -> np.ndarray:
         if pixels not in self._static:
@@ -104,13 +106,21 @@ class MapPainter:
 
     def _items(self, world, pixels: int) -> tuple:
         """The arguments of `_paint_dynamic`: the static layer, the scale, the zone and the items."""
-        zone, c, a, t = world.zone, world.coins, world.ammo, world.turrets
+        zone = world.zone
+        items = self._items_kept if world is self._items_world else self._items_of(world)
         return (self.static(pixels), self.scale(pixels), float(self.size_m), bool(zone.enabled),
-                float(zone.center[0]), float(zone.center[1]), float(zone.radius_m),
-                np.asarray(c.pos, np.float64).reshape(-1, 3), np.asarray(c.active, np.bool_),
-                np.asarray(a.pos, np.float64).reshape(-1, 3), np.asarray(a.active, np.bool_),
-                np.asarray(t.pos, np.float64).reshape(-1, 3), np.asarray(t.alive, np.bool_),
-                np.asarray(t.health, np.float64), float(t.max_health))
+                float(zone.center[0]), float(zone.center[1]), float(zone.radius_m), *items)
+
+    def _items_of(self, world) -> tuple:
+        """The items' arrays as `_paint_dynamic` takes them, kept for the next call with the same world while
+        they are its own arrays (none converted), as `ArenaRenderer.sprite_table` keeps its own."""
+        c, a, t = world.coins, world.ammo, world.turrets
+        arrays = (c.pos, c.active, a.pos, a.active, t.pos, t.alive, t.health)
+        items = (as_points(c.pos), np.asarray(c.active, np.bool_), as_points(a.pos), np.asarray(a.active, np.bool_),
+                 as_points(t.pos), np.asarray(t.alive, np.bool_), np.asarray(t.health, np.float64))
+        own = all(x is y for x, y in zip(arrays, items, strict=True))
+        self._items_world, self._items_kept = (world, (*items, float(t.max_health))) if own else (None, None)
+        return (*items, float(t.max_health))
 
     def spectator(self, world, pixels: int, events=(), names=()) -> np.ndarray:
         """Everything, for people watching: players, chickens, shells, shots, turret locks."""

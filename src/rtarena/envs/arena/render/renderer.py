@@ -24,6 +24,7 @@ from rtarena.envs.arena.render.scene import (
     SPRITE_FIELDS,
     TEAM_COLOURS,
     HeightGrid,
+    as_points,
     box_table,
     grid_from_world,
     sprite_rows,
@@ -58,12 +59,6 @@ def parse_resolution(resolution) -> tuple[int, int]:
     if not 48 <= height <= 2 * MAX_WIDTH:
         raise UserError(f"resolution height must be 48..{2 * MAX_WIDTH} px, got {height}", field="resolution")
     return width, height
-
-
-def _points(a, dtype) -> np.ndarray:
-    """`a` as an `(n, 3)` array of `dtype`: `a` itself when it already is one."""
-    a = np.asarray(a, dtype)
-    return a if a.ndim == 2 and a.shape[1] == 3 else a.reshape(-1, 3)
 
 
 def default_threads() -> int:
@@ -145,7 +140,7 @@ class ArenaRenderer:
                   (ch.pos, np.float64, 2), (ch.yaw, np.float64, 1), (ch.alive, np.bool_, 1), (tu.pos, np.float64, 2),
                   (tu.health, np.float64, 1), (tu.barrel_yaw, np.float64, 1), (tu.alive, np.bool_, 1),
                   (tu.target, np.int64, 1))
-        out = [_points(a, dtype) if ndim == 2 else np.asarray(a, dtype) for a, dtype, ndim in arrays]
+        out = [as_points(a) if ndim == 2 else np.asarray(a, dtype) for a, dtype, ndim in arrays]
         (ppos, palive, pteam, cpos, cactive, apos, aactive, chpos, chyaw, chalive, tpos, thealth, tbarrel, talive,
          ttarget) = out
         things = (ppos, palive, pteam, float(p.height_m), TEAM_COLOURS, cpos, cactive, apos, aactive, chpos, chyaw,
