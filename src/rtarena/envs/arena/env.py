@@ -191,36 +191,43 @@ class ArenaEnv(RealtimeParallelEnv):
         return self._observations(self.agents), {a: {"events": []} for a in self.agents}
 
     def _step(self, actions: dict[str, Any]):
-        world, log, rng, h = self.world, self.log, self.np_random, self.substep_s
+        world, log, index = self.world, self.log, self.agent_index
         players = world.players
-        n = len(players)
-        acts = np.zeros((n, len(ACTION_NVEC)), dtype=np.int64)
+        acts = np.zeros((len(players), len(ACTION_NVEC)), dtype=np.int64)
         for agent, action in actions.items():
-            acts[self.agent_index[agent]] = np.asarray(action, dtype=np.int64).reshape(-1)
+            acts[index[agent]] = np.asarray(action, dtype=np.int64).reshape(-1)
         log.start_step()
         # One compiled call runs every sub-step (issue 19); sub-steps keep walking, jumping, turret tracking
         # and shell flight independent of dt.
-        zone_taken = self.sim.step(world, log, rng, acts, self.substeps, h, self._motion)
+        zone_taken = self.sim.step(world, log, self.np_random, acts, self.substeps, self.substep_s, self._motion)
         log.time_s = world.time_s
-        for i in (zone_taken > 0).nonzero()[0]:
-            log.emit("zone_damage", agent=self.possible_agents[i], damage=round(float(zone_taken[i]), 6))
-        rewards = self._score_events(log.step)
+        for i, damage in enumerate(zone_taken.tolist()):
+            if damage > 0:
+                log.emit("zone_damage", agent=self.possible_agents[i], damage=round(damage, 6))
+        gained = self._score_events(log.step)
         self._routed = log.routed()
         self._observe()
-        over = self.level_over() or not players.alive.any()
+        # Python lists from here: indexing numpy arrays per agent cost more than the lists (issue 19)
+        alive = players.alive.tolist()
+        over = self.level_over() or not any(alive)
         timed_out = world.time_s >= world.time_limit_s - 1e-9
         terminations, truncations = {}, {}
         for agent in self.agents:
-            i = self.agent_index[agent]
-            terminations[agent] = bool(over or not players.alive[i])
-            truncations[agent] = bool(timed_out and not terminations[agent])
-        infos = {a: {"events": list(self._routed.get(a, []))} for a in self.agents}
-        return self._observations(self.agents), {a: float(rewards[self.agent_index[a]]) for a in self.agents}, \
-            terminations, truncations, infos
+            terminations[agent] = ended = bool(over or not alive[index[agent]])
+            truncations[agent] = bool(timed_out and not ended)
+        infos = {a: {"events": list(self._routed.get(a, ()))} for a in self.agents}
+        if gained is None:
+            rewards = dict.fromkeys(self.agents, 0.0)
+        else:
+            points = gained.tolist()
+            rewards = {a: points[index[a]] for a in self.agents}
+        return self._observations(self.agents), rewards, terminations, truncations, infos
 
     # -- scoring ------------------------------------------------------------------------------------
-    def _score_events(self, events: list[dict]) -> np.ndarray:
-        """Points (the reward) each player made with this step's events."""
+    def _score_events(self, events: list[dict]) -> np.ndarray | None:
+        """Points (the reward) each player made with this step's events; None when there were no events."""
+        if not events:
+            return None
         pts, idx = self.rules.points, self.agent_index
         gained = np.zeros(len(self.possible_agents))
         for e in events:

@@ -125,8 +125,12 @@ DECODERS: tuple[tuple[str, Callable[[EventLog, int, int, int, float], dict[str, 
 
 
 def decode(log: EventLog, rows: np.ndarray, values: np.ndarray, times: list[float]) -> None:
-    """Emit the kernel's event rows into `log`, each at the sim time its sub-step started."""
+    """Emit the kernel's event rows into `log`, each at the sim time its sub-step started: the events
+    `log.emit` would make, built here without its keyword round trip, and `log.time_s` left as it left it."""
+    step, every = log.step, log.all
     for (code, sub, a, b, c), x in zip(rows.tolist(), values.tolist(), strict=True):
         kind, fields = DECODERS[code]
+        event = {"type": kind, "t_s": round(times[sub], 6), **fields(log, a, b, c, x)}
+        step.append(event)
+        every.append(event)
         log.time_s = times[sub]
-        log.emit(kind, **fields(log, a, b, c, x))

@@ -21,6 +21,7 @@ from rtarena.envs.arena.render.scene import (
     MAT_WALL,
     TEAM_COLOURS,
     HeightGrid,
+    as_points,
 )
 
 MATERIAL_RGB = {MAT_WALL: palette.WALL_RGB, MAT_CRATE: palette.CRATE_RGB, MAT_BOUNDARY: palette.BOUNDARY_RGB}
@@ -73,6 +74,8 @@ class MapPainter:
         self.grid = grid
         self.size_m = grid.size_m
         self._static: dict[int, np.ndarray] = {}
+        self._painted: dict[int, tuple[np.ndarray, np.ndarray]] = {}  # pixels -> (minimap, what it shows)
+        self._items_world, self._items_kept = None, None  # `_items_of`'s arrays of the last world
 
     def static(self, pixels: int) -> np.ndarray:
         if pixels not in self._static:
@@ -83,18 +86,41 @@ class MapPainter:
         return pixels / self.size_m
 
     def minimap(self, world, pixels: int) -> np.ndarray:
-        """What the minimap shows this step (without the viewer's own arrow): never other players."""
-        return self._dynamic(world, pixels)
+        """What the minimap shows this step (without the viewer's own arrow): never other players.
+
+        One picture per size, kept and painted again only when the zone or an item changed (most steps
+        change neither: painting was about 9 us of a one-agent step that held the minimap, issue 19), so
+        the picture returned is shared: read it, never draw on it."""
+        args = self._items(world, pixels)
+        kept = self._painted.get(pixels)
+        if kept is None or not _repaint(*kept, *args):
+            c, a, t = (len(args[i]) for i in (7, 9, 11))
+            kept = self._painted[pixels] = (np.empty((pixels, pixels, 3), np.uint8),
+                                            np.full(_seen_size(c, a, t), np.nan))  # NaN: nothing seen yet
+            _repaint(*kept, *args)
+        return kept[0]
 
     def _dynamic(self, world, pixels: int) -> np.ndarray:
         """The static layer with the zone and the items drawn over it, in one compiled call."""
-        zone, c, a, t = world.zone, world.coins, world.ammo, world.turrets
-        return _paint_dynamic(self.static(pixels), self.scale(pixels), float(self.size_m), bool(zone.enabled),
-                              float(zone.center[0]), float(zone.center[1]), float(zone.radius_m),
-                              np.asarray(c.pos, np.float64).reshape(-1, 3), np.asarray(c.active, np.bool_),
-                              np.asarray(a.pos, np.float64).reshape(-1, 3), np.asarray(a.active, np.bool_),
-                              np.asarray(t.pos, np.float64).reshape(-1, 3), np.asarray(t.alive, np.bool_),
-                              np.asarray(t.health, np.float64), float(t.max_health))
+        return _paint_dynamic(*self._items(world, pixels))
+
+    def _items(self, world, pixels: int) -> tuple:
+        """The arguments of `_paint_dynamic`: the static layer, the scale, the zone and the items."""
+        zone = world.zone
+        items = self._items_kept if world is self._items_world else self._items_of(world)
+        return (self.static(pixels), self.scale(pixels), float(self.size_m), bool(zone.enabled),
+                float(zone.center[0]), float(zone.center[1]), float(zone.radius_m), *items)
+
+    def _items_of(self, world) -> tuple:
+        """The items' arrays as `_paint_dynamic` takes them, kept for the next call with the same world while
+        they are its own arrays (none converted), as `ArenaRenderer.sprite_table` keeps its own."""
+        c, a, t = world.coins, world.ammo, world.turrets
+        arrays = (c.pos, c.active, a.pos, a.active, t.pos, t.alive, t.health)
+        items = (as_points(c.pos), np.asarray(c.active, np.bool_), as_points(a.pos), np.asarray(a.active, np.bool_),
+                 as_points(t.pos), np.asarray(t.alive, np.bool_), np.asarray(t.health, np.float64))
+        own = all(x is y for x, y in zip(arrays, items, strict=True))
+        self._items_world, self._items_kept = (world, (*items, float(t.max_health))) if own else (None, None)
+        return (*items, float(t.max_health))
 
     def spectator(self, world, pixels: int, events=(), names=()) -> np.ndarray:
         """Everything, for people watching: players, chickens, shells, shots, turret locks."""
@@ -147,6 +173,70 @@ def _paint_dynamic(static, k, s, zone_on, zx, zy, zr, coin_pos, coin_active, amm
     """A copy of the static layer with the toxic zone (tint outside, ring), then coins, ammo boxes and turrets
     (health ring, grey when destroyed); the same drawing calls, in the same order, as one call each did."""
     img = static.copy()
+    _paint(img, k, s, zone_on, zx, zy, zr, coin_pos, coin_active, ammo_pos, ammo_active, tu_pos, tu_alive, tu_health,
+           tu_max_health)
+    return img
+
+
+@njit(cache=True, nogil=True)
+def _seen_size(coins, ammo, turrets):
+    """The length of `_repaint`'s record of what a picture shows."""
+    return 7 + 4 * coins + 4 * ammo + 5 * turrets
+
+
+@njit(cache=True, nogil=True)
+def _note(seen, j, value, same):
+    """Record `value` at `seen[j]`; `same` and whether it was already there (the sign of a zero too)."""
+    was = seen[j] == value and (value != 0.0 or math.copysign(1.0, seen[j]) == math.copysign(1.0, value))
+    seen[j] = value
+    return same and was
+
+
+@njit(cache=True, nogil=True)
+def _note_items(seen, j, pos, active, same):
+    """`_note` for each item's position and whether it is active, from `seen[j]` on."""
+    for i in range(pos.shape[0]):
+        for d in range(3):
+            same = _note(seen, j + d, pos[i, d], same)
+        same = _note(seen, j + 3, 1.0 if active[i] else 0.0, same)
+        j += 4
+    return j, same
+
+
+@njit(cache=True, nogil=True)
+def _repaint(img, seen, static, k, s, zone_on, zx, zy, zr, coin_pos, coin_active, ammo_pos, ammo_active, tu_pos,
+             tu_alive, tu_health, tu_max_health):
+    """`img` made `_paint_dynamic`'s picture, painted only if an input differs from `seen` (the inputs of its
+    last painting, updated). False, and nothing done, when `seen` has the wrong size for these items."""
+    c, a, t = coin_pos.shape[0], ammo_pos.shape[0], tu_pos.shape[0]
+    if seen.shape[0] != _seen_size(c, a, t):
+        return False
+    same = _note(seen, 0, k, True)
+    same = _note(seen, 1, s, same)
+    same = _note(seen, 2, 1.0 if zone_on else 0.0, same)
+    same = _note(seen, 3, zx, same)
+    same = _note(seen, 4, zy, same)
+    same = _note(seen, 5, zr, same)
+    same = _note(seen, 6, tu_max_health, same)
+    j, same = _note_items(seen, 7, coin_pos, coin_active, same)
+    j, same = _note_items(seen, j, ammo_pos, ammo_active, same)
+    for i in range(t):
+        for d in range(3):
+            same = _note(seen, j + d, tu_pos[i, d], same)
+        same = _note(seen, j + 3, 1.0 if tu_alive[i] else 0.0, same)
+        same = _note(seen, j + 4, tu_health[i], same)
+        j += 5
+    if not same:
+        img[:] = static
+        _paint(img, k, s, zone_on, zx, zy, zr, coin_pos, coin_active, ammo_pos, ammo_active, tu_pos, tu_alive,
+               tu_health, tu_max_health)
+    return True
+
+
+@njit(cache=True, nogil=True)
+def _paint(img, k, s, zone_on, zx, zy, zr, coin_pos, coin_active, ammo_pos, ammo_active, tu_pos, tu_alive, tu_health,
+           tu_max_health):
+    """The zone and the items drawn over `img` (a copy of the static layer)."""
     if zone_on:
         cx = zx * k
         cy = (s - zy) * k
@@ -171,7 +261,6 @@ def _paint_dynamic(static, k, s, zone_on, zx, zy, zr, coin_pos, coin_active, amm
         hr, hg, hb = _health_rgb(tu_health[j] / tu_max_health)
         draw.disc(img, x, y, max(2.0, 0.9 * k), hr, hg, hb, 1.0)
         draw.disc(img, x, y, max(1.0, 0.5 * k), *TURRET_RGB, 1.0)
-    return img
 
 
 @njit(cache=True, nogil=True)

@@ -75,12 +75,13 @@ class Senses:
         if key != self._key:
             renderer = self.ensure_renderer()
             indices = [env.agent_index[a] for a in env.agents]
-            flags = [self.flags(i) for i in indices]
-            if not any(any(f.values()) for f in flags):
+            flags = [self.flags(i) for i in indices] if env.log.step else None  # no events: no flags
+            if flags is not None and not any(any(f.values()) for f in flags):
                 flags = None  # the same HUD rows, without making a table of flags that are all off
-            hud = renderer.hud_table(world, indices, getattr(env, "points", None), flags, show=self.hud)
+            rendered = np.array(indices, dtype=np.int64)  # made once for the HUD and camera tables
+            hud = renderer.hud_table(world, rendered, getattr(env, "points", None), flags, show=self.hud)
             wants_depth = "depth" in getattr(env, "builders", {"depth": None})  # else a scratch depth only
-            self.rgb, self.depth = renderer.render(world, indices, env.log.step, env.possible_agents, hud=hud,
+            self.rgb, self.depth = renderer.render(world, rendered, env.log.step, env.possible_agents, hud=hud,
                                                    depth=wants_depth)
             self.rows = {i: k for k, i in enumerate(indices)}
             self._key = key

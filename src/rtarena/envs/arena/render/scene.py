@@ -63,6 +63,12 @@ class HeightGrid:
     size_m: float  # the playable floor is [0, size_m]^2
 
 
+def as_points(a) -> np.ndarray:
+    """`a` as an `(n, 3)` float64 array: `a` itself when it already is one (a world's positions)."""
+    a = np.asarray(a, np.float64)
+    return a if a.ndim == 2 and a.shape[1] == 3 else a.reshape(-1, 3)
+
+
 def build_height_grid(
     boxes: np.ndarray,
     materials: np.ndarray,
