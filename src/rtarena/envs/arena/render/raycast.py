@@ -146,7 +146,10 @@ def _floor_rows(flat, depth, r0, r1, row_t, row_s, px, py, ray_x, ray_y, zx, zy,
     """The floor in rows r0..r1 of every column, row by row, before the columns draw over it: 2 m tiles
     with grout lines fading with distance, purple outside the zone (the same picture as
     `surfaces.floor_colour`). A row lies at one distance, so its fog and grout contrast are constants
-    and its pixels need no branches: the inner loop vectorises. `flat` is the RGB image as (H, W * 3)."""
+    and its pixels need no branches: the inner loop vectorises. `flat` is the RGB image as (H, W * 3). No
+    clamp to 255 before the bytes: a tile is at most 150 * 1.04 (the zone's tint blends toward 150, 40,
+    190) and the haze 212, and fog blends the two, so a clamp changed nothing and cost about a tenth of
+    the floor's time."""
     W = depth.shape[1]
     for r in range(r0, r1):
         t = row_t[r]
@@ -177,16 +180,16 @@ def _floor_rows(flat, depth, r0, r1, row_t, row_s, px, py, ray_x, ray_y, zx, zy,
                     cr = cr * 0.55 + ZONE_RGB[0] * 0.45
                     cg = cg * 0.55 + ZONE_RGB[1] * 0.45
                     cb = cb * 0.55 + ZONE_RGB[2] * 0.45
-                out[3 * c] = np.uint8(min(255.0, cr * s + fr))
-                out[3 * c + 1] = np.uint8(min(255.0, cg * s + fg))
-                out[3 * c + 2] = np.uint8(min(255.0, cb * s + fb))
+                out[3 * c] = np.uint8(cr * s + fr)
+                out[3 * c + 1] = np.uint8(cg * s + fg)
+                out[3 * c + 2] = np.uint8(cb * s + fb)
                 dep[c] = tf
         else:
             for c in range(W):
                 cr, cg, cb, wx, wy = _floor_tile(px, py, t, ray_x[c], ray_y[c], kg)
-                out[3 * c] = np.uint8(min(255.0, cr * s + fr))
-                out[3 * c + 1] = np.uint8(min(255.0, cg * s + fg))
-                out[3 * c + 2] = np.uint8(min(255.0, cb * s + fb))
+                out[3 * c] = np.uint8(cr * s + fr)
+                out[3 * c + 1] = np.uint8(cg * s + fg)
+                out[3 * c + 2] = np.uint8(cb * s + fb)
                 dep[c] = tf
 
 
