@@ -761,9 +761,10 @@ def _zone_wall(flat, depth, ray_x, ray_y, ox, oy, R, eye, hor, f, far_m):
                 inside = (wall_a[c] <= r) & (r < wall_b[c]) & (dep[c] > t)
                 alpha = alpha if inside else 0.0
                 keep = 1.0 - alpha
-                out[3 * c] = np.uint8(min(255.0, out[3 * c] * keep + ZONE_RGB[0] * alpha))
-                out[3 * c + 1] = np.uint8(min(255.0, out[3 * c + 1] * keep + ZONE_RGB[1] * alpha))
-                out[3 * c + 2] = np.uint8(min(255.0, out[3 * c + 2] * keep + ZONE_RGB[2] * alpha))
+                # a blend of a byte and the tint (alpha 0 outside, 0.15..0.85 on the wall): no clamp needed
+                out[3 * c] = np.uint8(out[3 * c] * keep + ZONE_RGB[0] * alpha)
+                out[3 * c + 1] = np.uint8(out[3 * c + 1] * keep + ZONE_RGB[1] * alpha)
+                out[3 * c + 2] = np.uint8(out[3 * c + 2] * keep + ZONE_RGB[2] * alpha)
 
 
 @njit(cache=True, nogil=True, fastmath=True, error_model="numpy")
