@@ -322,10 +322,12 @@ def _draw_face(flat, depth, course_words, c, yfree, h_lo, h_hi, t, u, mat, side,
         vertical = vertical_odd if odd else vertical_even  # a vertical joint: mortar all the course down
         course_words[2 * i] = m_word if vertical else np.uint32(b0 | (np.uint32(b1) << 8) | (np.uint32(b2) << 16))
         course_words[2 * i + 1] = m_word
+    top_f = float(top)
+    last_f = float(n - 1)
     for r in range(r0, r1):
         zz = (eye - (r + 0.5 - hor) * k) * inv_course
-        course = math.floor(zz)
-        i = np.uint64(min(max(top - course, 0), n - 1)) * TWO  # (the clamp only guards memory)
+        course = np.floor(zz)  # a float: the same numbers without converting to an integer and back
+        i = np.uint64(min(max(top_f - course, 0.0), last_f)) * TWO  # (the clamp only guards memory)
         word = course_words[i + (ONE if zz - course < fz_line else np.uint64(0))]
         ru = np.uint64(r)  # unsigned indices need no wraparound code
         o = ru * row_bytes + THREE * cu
