@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import math
 
+import numpy as np
 from numba import njit
 
 from rtarena.envs.arena.render.draw import COLON, SLASH, blend, disc, glyph, line, number, rect, triangle
@@ -124,13 +125,30 @@ def draw_hud(img, row, font):
 
 
 @njit(cache=True, nogil=True)
+def _blend_block(img, base, y0, x0, alpha):
+    """`blend` of every pixel of `base` at (x0, y0), clipped once rather than per pixel: each row is one
+    flat run of bytes, a loop the compiler turns into vector code (the per-pixel `blend` calls were 10 us
+    of a 160x120 view and 42 us at 320x240, issue 19). Same float expression per byte, same bytes."""
+    m_y, m_x = base.shape[0], base.shape[1]
+    ya, yb = max(y0, 0), min(y0 + m_y, img.shape[0])
+    xa, xb = max(x0, 0), min(x0 + m_x, img.shape[1])
+    if ya >= yb or xa >= xb:
+        return
+    k = 1.0 - alpha
+    n = 3 * (xb - xa)
+    for y in range(ya, yb):
+        dst = img[y, xa:xb].reshape(n)
+        src = base[y - y0, xa - x0:xb - x0].reshape(n)
+        for j in range(n):
+            dst[j] = np.uint8(dst[j] * k + src[j] * alpha)
+
+
+@njit(cache=True, nogil=True)
 def draw_minimap(img, base, x0, y0, px, py, yaw, scale_px_per_m, size_m):
     """Blend the step's minimap picture (`base`, shared by all agents) into the inset at (x0, y0) and
     draw the agent's own position and heading on it (north is up)."""
     m = base.shape[0]
-    for y in range(m):
-        for x in range(m):
-            blend(img, y0 + y, x0 + x, base[y, x, 0], base[y, x, 1], base[y, x, 2], 0.88)
+    _blend_block(img, base, y0, x0, 0.88)
     # a frame
     for k in range(m):
         blend(img, y0, x0 + k, 235.0, 235.0, 235.0, 1.0)
