@@ -61,13 +61,13 @@ def draw_hud(img, row, font):
     cx = W // 2
     cy = H // 2
     if row[H_ALIVE] < 0.5:
-        rect(img, 0, 0, W, H, 120.0, 0.0, 0.0, 0.45)
+        _panel(img, 0, 0, W, H, 120.0, 0.0, 0.0, 0.45)
     if row[H_HURT] > 0.5:
         t = 2 * s
-        rect(img, 0, 0, W, t, 230.0, 30.0, 20.0, 0.7)
-        rect(img, 0, H - t, W, H, 230.0, 30.0, 20.0, 0.7)
-        rect(img, 0, t, t, H - t, 230.0, 30.0, 20.0, 0.7)
-        rect(img, W - t, t, W, H - t, 230.0, 30.0, 20.0, 0.7)
+        _panel(img, 0, 0, W, t, 230.0, 30.0, 20.0, 0.7)
+        _panel(img, 0, H - t, W, H, 230.0, 30.0, 20.0, 0.7)
+        _panel(img, 0, t, t, H - t, 230.0, 30.0, 20.0, 0.7)
+        _panel(img, W - t, t, W, H - t, 230.0, 30.0, 20.0, 0.7)
     # the gun, and its muzzle flash when it fired this step
     gx = cx + W // 8
     gun_top = H - H // 6
@@ -79,7 +79,7 @@ def draw_hud(img, row, font):
         disc(img, gx + 0.5, gun_top - 2.0 * s, 1.5 * s, 255.0, 255.0, 230.0, 1.0)
     _crosshair(img, cx, cy, s, row[H_HIT] > 0.5)
     # score, top left
-    rect(img, 0, 0, pad + 8 * s + 4 * s * 4, pad + 7 * s, 0.0, 0.0, 0.0, 0.35)
+    _panel(img, 0, 0, pad + 8 * s + 4 * s * 4, pad + 7 * s, 0.0, 0.0, 0.0, 0.35)
     disc(img, pad + 2.5 * s, pad + 2.5 * s, 2.5 * s, 250.0, 200.0, 40.0, 1.0)
     number(img, font, math.floor(row[H_SCORE] + 1e-9), pad + 7 * s, pad, s, 255.0, 245.0, 200.0, False)
     # time left, top centre
@@ -88,14 +88,14 @@ def draw_hud(img, row, font):
     seconds = left % 60
     tw = 4 * s * 4 - s
     tx = cx - tw // 2
-    rect(img, tx - s, 0, tx + tw + s, pad + 7 * s, 0.0, 0.0, 0.0, 0.35)
+    _panel(img, tx - s, 0, tx + tw + s, pad + 7 * s, 0.0, 0.0, 0.0, 0.35)
     number(img, font, minutes, tx, pad, s, 255.0, 255.0, 255.0, False)
     glyph(img, font, COLON, tx + 4 * s, pad, s, 255.0, 255.0, 255.0)
     glyph(img, font, seconds // 10, tx + 8 * s, pad, s, 255.0, 255.0, 255.0)
     glyph(img, font, seconds % 10, tx + 12 * s, pad, s, 255.0, 255.0, 255.0)
     # health, bottom left: a cross, a bar, the number
     by = H - pad - 5 * s
-    rect(img, 0, by - s, pad + 6 * s + W // 5 + 14 * s, H, 0.0, 0.0, 0.0, 0.35)
+    _panel(img, 0, by - s, pad + 6 * s + W // 5 + 14 * s, H, 0.0, 0.0, 0.0, 0.35)
     rect(img, pad + 2 * s, by, pad + 3 * s, by + 5 * s, 230.0, 40.0, 40.0, 1.0)
     rect(img, pad, by + 2 * s, pad + 5 * s, by + 3 * s, 230.0, 40.0, 40.0, 1.0)
     bar_x = pad + 6 * s
@@ -107,7 +107,7 @@ def draw_hud(img, row, font):
         hr, hg, hb = 240.0, 210.0, 50.0
     else:
         hr, hg, hb = 235.0, 50.0, 40.0
-    rect(img, bar_x, by + s, bar_x + bar_w, by + 4 * s, 40.0, 40.0, 40.0, 0.8)
+    _panel(img, bar_x, by + s, bar_x + bar_w, by + 4 * s, 40.0, 40.0, 40.0, 0.8)
     rect(img, bar_x, by + s, bar_x + round(bar_w * frac), by + 4 * s, hr, hg, hb, 1.0)
     number(img, font, math.ceil(row[H_HEALTH] - 1e-9), bar_x + bar_w + 2 * s, by, s, 255.0, 255.0, 255.0,
            False)
@@ -115,13 +115,36 @@ def draw_hud(img, row, font):
     ammo = int(row[H_AMMO])
     ar, ag, ab = (255.0, 255.0, 255.0) if ammo > 0 else (255.0, 70.0, 50.0)
     right = W - pad
-    rect(img, right - 4 * s * 6 - 4 * s, by - s, W, H, 0.0, 0.0, 0.0, 0.35)
+    _panel(img, right - 4 * s * 6 - 4 * s, by - s, W, H, 0.0, 0.0, 0.0, 0.35)
     wmax = number(img, font, int(row[H_AMMO_MAX]), right, by, s, 200.0, 200.0, 200.0, True)
     glyph(img, font, SLASH, right - wmax - 4 * s, by, s, 200.0, 200.0, 200.0)
     wa = number(img, font, ammo, right - wmax - 5 * s, by, s, ar, ag, ab, True)
     bx = right - wmax - 5 * s - wa - 3 * s
     rect(img, bx, by + s, bx + 2 * s, by + 5 * s, 210.0, 170.0, 60.0, 1.0)
     rect(img, bx, by, bx + 2 * s, by + s, 190.0, 120.0, 60.0, 1.0)
+
+
+@njit(cache=True, nogil=True)
+def _panel(img, x0, y0, x1, y1, r, g, b, alpha):
+    """`rect` with `alpha` < 1 (the HUD's translucent panels) on a C-contiguous view: clipped once, the
+    colour's share (`r * alpha`, the same product `blend` takes) laid out once along a row's bytes, then
+    each row blended as one flat run the compiler turns into vector code; `rect` blends pixel by pixel
+    with its checks inside the loop, 2.4 ns a pixel (issue 19). Same bytes as `rect`."""
+    ya, yb = max(y0, 0), min(y1, img.shape[0])
+    xa, xb = max(x0, 0), min(x1, img.shape[1])
+    if ya >= yb or xa >= xb:
+        return
+    n = 3 * (xb - xa)
+    share = np.empty(n)
+    for j in range(0, n, 3):
+        share[j] = r * alpha
+        share[j + 1] = g * alpha
+        share[j + 2] = b * alpha
+    k = 1.0 - alpha
+    for y in range(ya, yb):
+        dst = img[y, xa:xb].reshape(n)
+        for j in range(n):
+            dst[j] = np.uint8(dst[j] * k + share[j])
 
 
 @njit(cache=True, nogil=True)
