@@ -63,6 +63,8 @@ class Senses:
     def flags(self, i: int) -> dict[str, bool]:
         env = self.env
         me = env.possible_agents[i]
+        if not env.events_of(me):  # most agents most steps: no event of theirs, every flag off (issue 19)
+            return {"hit": False, "fired": False, "hurt": False}
         f = env.event_flags(i) if hasattr(env, "event_flags") else {}
         fired = any(e.get("type") == "shot" and e.get("shooter") == me for e in env.events_of(me))
         return {"hit": bool(f.get("my_shot_hit")), "fired": fired,
