@@ -90,8 +90,16 @@ def pvp_matches(con: Any, env_ids: Sequence[str] | None = None) -> list[Match]:
     return [Match(env_id, first, second, score) for env_id, first, second, score in rows]
 
 
+def _choix() -> Any:
+    try:
+        import choix
+    except ImportError:
+        raise UserError("PvP ratings need the stats extra: pip install 'rtarena[stats]'") from None
+    return choix
+
+
 def _bt(n: int, pairs: np.ndarray, scores: np.ndarray) -> np.ndarray:
-    import choix
+    choix = _choix()
 
     wins = [(int(a), int(b)) for (a, b), s in zip(pairs, scores, strict=True) if s >= 0.5]
     wins += [(int(b), int(a)) for (a, b), s in zip(pairs, scores, strict=True) if s <= 0.5]
@@ -137,6 +145,7 @@ def _interval(samples: np.ndarray) -> tuple[float, float]:
 def rate(matches: Sequence[Match], bootstrap: int = BOOTSTRAP, seed: int = 0) -> PvpRatings:
     """Bradley-Terry and Elo ratings of every agent in `matches`, with bootstrap intervals, and the
     non-transitivity score. Raises `UserError` when there are no matches to rate."""
+    _choix()
     if not matches:
         raise UserError("no PvP matches to rate: the run holds no two-player episode between two different agents")
     agents = sorted({m.first for m in matches} | {m.second for m in matches})
