@@ -199,7 +199,10 @@ def pvp_section(con: Any, section_type: type, env_ids: Sequence[str] | None = No
     matches = pvp_matches(con, env_ids)
     if not matches:
         return []
-    result = rate(matches, seed=seed)
+    try:
+        result = rate(matches, seed=seed)
+    except UserError as missing:  # the stats extra is not installed: say so, keep the rest of the report
+        return [section_type("PvP ratings", [str(missing)], [f"<p>{escape(str(missing))}</p>"])]
     md = to_markdown(result)
     rows = "".join(
         f'<tr data-agent="{escape(r.agent)}" data-bt="{r.bradley_terry!r}" data-bt-low="{r.bradley_terry_ci[0]!r}" '
