@@ -18,11 +18,11 @@ SIDE_COLORS = ((50, 90, 230), (220, 60, 50))
 
 
 class Midline(Section):
-    spots: int = Field(4, ge=1, le=8)
-    respawn_s: float = Field(2.0, gt=0)
-    linger_s: float = Field(6.0, gt=0)
-    bench_across: bool = False
-    steal: bool = False
+    spots: int = Field(ge=1, le=8)
+    respawn_s: float = Field(gt=0)
+    linger_s: float = Field(gt=0)
+    bench_across: bool
+    steal: bool
 
 
 class MidlineRules(WorkshopRules):

@@ -18,18 +18,18 @@ NEIGHBOURS = ((1, 0), (-1, 0), (0, 1), (0, -1))
 
 
 class Floor(Section):
-    size: int = Field(8, ge=3, le=16)
-    tile_m: float = Field(1.0, gt=0)
-    shape: Literal["square", "islands"] = "square"
-    holes: int = Field(0, ge=0)
+    size: int = Field(ge=3, le=16)
+    tile_m: float = Field(gt=0)
+    shape: Literal["square", "islands"]
+    holes: int = Field(ge=0)
 
 
 class Drops(Section):
-    pattern: Literal["single", "cluster", "track"] = "single"
-    warning_s: float = Field(1.2, gt=0)
-    interval_start_s: float = Field(0.9, gt=0)
-    interval_end_s: float = Field(0.35, gt=0)
-    cluster_size: int = Field(1, ge=1)
+    pattern: Literal["single", "cluster", "track"]
+    warning_s: float = Field(gt=0)
+    interval_start_s: float = Field(gt=0)
+    interval_end_s: float = Field(gt=0)
+    cluster_size: int = Field(ge=1)
 
 
 class TilefallRules(GameRules):
