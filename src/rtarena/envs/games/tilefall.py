@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from collections import deque
 from typing import Literal
 
 import numpy as np
@@ -12,6 +11,7 @@ from rtarena.envs.games.base import Input, SuiteGame
 from rtarena.envs.games.canvas import Canvas
 from rtarena.envs.games.rules import GameRules, Section
 from rtarena.envs.games.walker import WalkerRules
+from rtarena.envs.search import breadth_first, grid
 
 MIN_SOLID = 6  # tiles never warned, so the floor never vanishes entirely
 NEIGHBOURS = ((1, 0), (-1, 0), (0, 1), (0, -1))
@@ -43,15 +43,7 @@ def connected(solid: np.ndarray) -> bool:
     cells = np.argwhere(solid)
     if len(cells) == 0:
         return False
-    seen = {tuple(cells[0])}
-    queue = deque(seen)
-    while queue:
-        c, r = queue.popleft()
-        for dc, dr in NEIGHBOURS:
-            n = (c + dc, r + dr)
-            if 0 <= n[0] < solid.shape[0] and 0 <= n[1] < solid.shape[1] and solid[n] and n not in seen:
-                seen.add(n)
-                queue.append(n)
+    seen = breadth_first([tuple(cells[0])], grid(solid.shape, lambda cell: bool(solid[cell]), NEIGHBOURS))
     return len(seen) == len(cells)
 
 
