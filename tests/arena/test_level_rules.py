@@ -65,3 +65,11 @@ def test_docstrings_are_filled_from_the_level_files_and_instances_from_their_rul
     env = rtarena.make("arena/coop-v0", overrides={"coins.count": 7, "turret.count": 1})
     assert "7 coins" in env.documentation() and "1 turrets" in env.documentation()
     assert "count = 7" in env.rules_text()
+
+
+def test_every_points_key_scores_one_event_and_the_metrics_count_the_same_events():
+    from rtarena.envs.arena.metrics import COUNTED, SCORED
+    from rtarena.envs.arena.rules import Points
+
+    assert sorted(key for _, key, _ in SCORED.values()) == sorted(Points.model_fields)
+    assert all(COUNTED[kind] == (who, metric) for kind, (who, _, metric) in SCORED.items())
