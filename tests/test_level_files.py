@@ -103,3 +103,13 @@ def test_registry_rows_take_their_summaries_from_the_level_files():
         if home is not None:
             assert read_tables(f"{name}.toml", home)["summary"] in spec.summary
     assert rtarena.registry_ids()
+
+
+def test_set_reaches_a_suite_game_through_the_same_reader():
+    from rtarena.eval.customize import arena_kwargs
+
+    kwargs = arena_kwargs("games/tilefall-var2-v0", sets=["drops.warning_s=2"])
+    env = rtarena.make("games/tilefall-var2-v0", **kwargs)
+    assert (env.rules.drops.warning_s, env.rules.drops.pattern) == (2.0, "cluster")
+    with pytest.raises(UserError, match=r"^tilefall.toml \[var2\]: unknown rule 'drops\.warn'"):
+        arena_kwargs("games/tilefall-var2-v0", sets=["drops.warn=2"])
