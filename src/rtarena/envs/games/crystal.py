@@ -23,12 +23,11 @@ from rtarena.envs.games.firstperson import (
 )
 from rtarena.envs.games.monsters import segment_blocked
 from rtarena.envs.games.rules import GameRules, Section
-from rtarena.envs.games.versus import DRAW, LOSS, WIN, outcome, side_of
+from rtarena.envs.games.versus import DRAW, LOSS, SIDE_COLORS, WIN, outcome, side_of
 from rtarena.envs.games.walker import border, walk
 from rtarena.errors import UserError
 
 EYE_M = 1.6
-SIDE_COLORS = ((60, 110, 240), (230, 70, 60))
 SUBSTEPS = 4
 
 

@@ -10,11 +10,10 @@ from pydantic import Field
 from rtarena.envs.games.base import Input, SuiteGame
 from rtarena.envs.games.canvas import Canvas
 from rtarena.envs.games.rules import GameRules, Section
-from rtarena.envs.games.versus import DRAW, LOSS, WIN, outcome
+from rtarena.envs.games.versus import DRAW, LOSS, SIDE_COLORS, WIN, outcome
 from rtarena.envs.games.walker import bearing
 from rtarena.errors import UserError
 
-SIDE_COLORS = ((50, 90, 230), (220, 60, 50))
 VOID = (12, 14, 40)
 
 

@@ -10,11 +10,9 @@ from pydantic import Field
 
 from rtarena.envs.games.canvas import Canvas
 from rtarena.envs.games.rules import Section
-from rtarena.envs.games.versus import outcome
+from rtarena.envs.games.versus import SIDE_COLORS, outcome
 from rtarena.envs.games.walker import within
 from rtarena.envs.games.workshop import STATION_COLORS, Workshop, WorkshopRules
-
-SIDE_COLORS = ((50, 90, 230), (220, 60, 50))
 
 
 class Midline(Section):
