@@ -57,13 +57,13 @@ from typing import Any, Literal
 from pydantic import ConfigDict, Field, field_validator, model_validator
 
 from rtarena.agents.llm.gui_view import default_view
+from rtarena.envs.modalities import MODEL_MODALITIES, Modality
 from rtarena.errors import UserError
 from rtarena.schema import Flag, Int, NonNegFloat, NonNegInt, PosFloat, PosInt, Section, read_toml, validate
 
-MODALITIES = ("text", "state", "rgb", "depth", "audio", "som", "marks")
+MODALITIES = MODEL_MODALITIES
 EFFORTS = ("none", "minimal", "low", "medium", "high")
 ENV_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
-Modality = Literal["text", "state", "rgb", "depth", "audio", "som", "marks"]
 
 
 class LLMOptions(Section):

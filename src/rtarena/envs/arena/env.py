@@ -231,16 +231,13 @@ class ArenaEnv(RealtimeParallelEnv):
         pts, idx = self.rules.points, self.agent_index
         gained = np.zeros(len(self.possible_agents))
         for e in events:
-            kind = e["type"]
-            if kind == "coin":
-                gained[idx[e["agent"]]] += pts.coin
-                self.coins_taken[idx[e["agent"]]] += 1
-            elif kind == "kill":
-                gained[idx[e["shooter"]]] += pts.kill
-            elif kind == "turret_destroyed":
-                gained[idx[e["shooter"]]] += pts.turret
-            elif kind == "chicken_shot":
-                gained[idx[e["shooter"]]] += pts.chicken
+            scored = metrics.SCORED.get(e["type"])
+            if scored is None:
+                continue
+            who, key, _ = scored
+            gained[idx[e[who]]] += getattr(pts, key)
+            if key == "coin":
+                self.coins_taken[idx[e[who]]] += 1
         self.points += gained
         return gained
 

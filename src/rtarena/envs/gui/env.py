@@ -18,12 +18,13 @@ from rtarena.envs.gui.browser import BrowserHost, chromium_path
 from rtarena.envs.gui.server import PageServer
 from rtarena.envs.gui.som import decode, draw_marks, save_jpeg
 from rtarena.envs.gui.spec import TaskSpec, load_spec
+from rtarena.envs.modalities import GUI_IMAGES, GUI_MODALITIES
 from rtarena.errors import UserError
 
 AGENT = "user"
-MODALITIES = ("som", "rgb", "marks", "goal", "time", "text")
+MODALITIES = GUI_MODALITIES
 DEFAULT_OBS = ("som", "marks", "goal", "time", "text")
-IMAGE_MODALITIES = ("som", "rgb")
+IMAGE_MODALITIES = GUI_IMAGES
 T0_ISO = "2025-03-14T09:00:00Z"  # page time at reset: every episode starts at the same instant
 TEXT_CHARSET = "".join(chr(c) for c in range(32, 127)) + "\n\t"
 MAX_TEXT = 200_000

@@ -28,6 +28,7 @@ import numpy as np
 
 from rtarena.agents.llm.gui_view import goal_text, marks_part
 from rtarena.agents.llm.media import audio_part, depth_part, image_part
+from rtarena.envs.modalities import MEDIA
 
 HERE = Path(__file__).parent
 HEADINGS = {"game": "The game", "web": "The web task"}
@@ -139,7 +140,7 @@ def observation_parts(observation: Any, modalities: tuple[str, ...], image_size:
         parts.append({"type": "text", "text": f"state: {_vector(observation['state'])}"})
     if not parts and "text" in modalities:  # a dict without text: show its numeric fields
         numeric = {k: v for k, v in observation.items()
-                   if k not in ("rgb", "depth", "audio", "som") and not isinstance(v, str)}
+                   if k not in MEDIA and not isinstance(v, str)}
         parts.append({"type": "text", "text": "\n".join(f"{k}: {_vector(v)}" for k, v in numeric.items())})
     for key in ("rgb", "som"):
         if key in modalities and key in observation:
