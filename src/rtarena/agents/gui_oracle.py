@@ -30,13 +30,8 @@ class GuiOracleAgent(Agent):
         if view is None or not hasattr(view, "oracle_action"):
             raise TypeError(f"the gui oracle needs a browser task env, got {view!r}")
         self.page = view  # the only privileged reads: `oracle_action(...)` and `elapsed_s`
-        clock = context.clock
-        # Simulated seconds from deciding to committing, when the clock says so in advance (token, paused).
-        self.delay_s = float(clock.get("delay_s") or 0.0)
-        if clock.get("clock") == "token":
-            self.delay_s += float(clock.get("overhead_s") or 0.0) + self.tokens_out / float(clock["kappa"])
-        elif clock.get("clock") == "measured":
-            self.delay_s += 1e-3  # some wall time always passes: the action lands on the next step
+        # Simulated seconds from deciding to committing, as far as the clock knows them in advance.
+        self.delay_s = context.clock.planned_delay_s(self.tokens_out)
         self.visible_at_s = -1.0
 
     def act(self, observation: Any) -> Decision:
