@@ -39,6 +39,11 @@ class RealtimeEnv(Protocol):
       the agent id) or a module constant `ACTION_NAMES`; see `runtime/documentation.py`.
     - `privileged_view()` (optional): what privileged agents may read; by default the whole env,
       read-only.
+    - `substep_s` and `set_action_times(at_s)` (optional, together): `substep_s` is the finest simulated
+      time, in seconds, at which the env can apply an action inside a step; `set_action_times({agent:
+      seconds into the step})` asks the next `step()` to run to each such time with the agent's default
+      action, apply its action there, then finish the step. The runtime then applies an action at its
+      commit time (rounded up to `substep_s`); without them, at the next step boundary.
     """
 
     dt: float

@@ -42,8 +42,10 @@ class BrowserTaskEnv(RealtimeParallelEnv):
     The page runs in headless Chromium (Debian's `/usr/bin/chromium`, driven by Playwright) and its clock
     (`Date`, `performance`, timers, `requestAnimationFrame`) is Playwright's fake clock, which never moves
     on its own; every episode starts at the same instant (`performance.now()` alone keeps counting across
-    the episodes of one env, so pages must not read it). `step()` first executes the GUI actions (raw mouse
-    and keyboard input at mark centres, taking no page time), then advances page time by exactly `dt`.
+    the episodes of one env, so pages must not read it). `step()` executes the GUI actions (raw mouse and
+    keyboard input at mark centres, taking no page time) at their commit time, to the page millisecond
+    (`substep_s`; at the step's start unless the runtime set a later time), and advances page time by
+    exactly `dt` in all.
     Under the `paused` and `token` clocks the page is therefore frozen while the agent thinks; under
     `wall` the runtime steps every `dt` of real time, so page time follows real time. All randomness
     comes from the seed, which the page receives with the task's parameters (`tasks/NAME.toml`).
@@ -78,6 +80,9 @@ class BrowserTaskEnv(RealtimeParallelEnv):
     # The token clock's default B (tokens per observation interval) for browser tasks: Realtime-Bench's
     # 1 observation per second and its implied ~64 tokens per second (kappa = B x 1 Hz).
     tokens_per_interval: ClassVar[int] = 64
+    # The page's timers run on Playwright's clock in whole milliseconds: the env can stop at any of them, so
+    # an action applies at its commit time (`set_action_times`; Realtime-Bench's t_i^act), not at a step's end.
+    substep_s: ClassVar[float] = 0.001
     metadata: ClassVar[dict[str, Any]] = {"render_modes": ["rgb_array"], "name": "rtarena_gui",
                                           "is_parallelizable": True}
 
@@ -134,6 +139,7 @@ class BrowserTaskEnv(RealtimeParallelEnv):
         self._action_space = gui_actions.action_space()
         self._context: Any = None
         self._page: Any = None
+        self._action_at_ms = 0  # page milliseconds into the next step at which its action applies
         self._episode = 0
         self._reset_counters()
 
@@ -158,6 +164,12 @@ class BrowserTaskEnv(RealtimeParallelEnv):
     def describe() -> str:
         """The GUI action set as prompt text."""
         return gui_actions.describe()
+
+    def set_action_times(self, at_s: dict[str, float]) -> None:
+        """The next step runs the page `at_s[user]` seconds (whole milliseconds) before it executes the
+        action, then the rest of `dt` (contract.RealtimeEnv)."""
+        at_ms = math.ceil(float(at_s.get(AGENT, 0.0)) * 1000 - 1e-6)  # never before the commit time
+        self._action_at_ms = min(max(0, at_ms), round(self.dt * 1000))
 
     def episode_metrics(self) -> dict[str, dict[str, float]]:
         return {AGENT: {
@@ -216,7 +228,8 @@ class BrowserTaskEnv(RealtimeParallelEnv):
             calls = []
         calls = [c for c in calls if c.name != "wait"]
         before = float(self._task.get("progress", 0.0))
-        snap, shot, done_events = self.host.call(self._astep, calls, {m["id"]: m["box"] for m in self._marks})
+        at_ms, self._action_at_ms = self._action_at_ms, 0
+        snap, shot, done_events = self.host.call(self._astep, calls, {m["id"]: m["box"] for m in self._marks}, at_ms)
         self._steps += 1
         for event in done_events:
             self._counts["failed_actions" if event["type"] == "failed_action" else "gui_actions"] += 1
@@ -280,7 +293,10 @@ class BrowserTaskEnv(RealtimeParallelEnv):
         await self._page.goto(url, wait_until="load")
         return await self._asnapshot()
 
-    async def _astep(self, calls: list[gui_actions.GuiAction], boxes: dict[int, list[int]]):
+    async def _astep(self, calls: list[gui_actions.GuiAction], boxes: dict[int, list[int]], at_ms: int = 0):
+        step_ms = round(self.dt * 1000)
+        if at_ms:  # the page runs to the action's commit time first
+            await self._page.clock.run_for(at_ms)
         done = []
         for call in calls:
             error = await self._aexecute(call, boxes)
@@ -288,7 +304,7 @@ class BrowserTaskEnv(RealtimeParallelEnv):
             if error:
                 event["error"] = error
             done.append(event)
-        await self._page.clock.run_for(round(self.dt * 1000))
+        await self._page.clock.run_for(step_ms - at_ms)
         snap, shot = await self._asnapshot()
         return snap, shot, done
 
