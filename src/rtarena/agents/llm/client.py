@@ -42,8 +42,9 @@ from rtarena.contract import ClockView
 from rtarena.redact import redact
 
 # Without a `timeout` the clock's default budget applies (`ClockView.model_budget_s`): under `wall` until the
-# episode ends (a late reply still acts), otherwise 300 s; before `fit_clock` is called, this one.
-FALLBACK_TIMEOUT_S = 300.0
+# episode ends (a late reply still acts), otherwise 300 s. A client outside a match (the model annotator)
+# is never fitted to a clock and keeps this one.
+FALLBACK_TIMEOUT_S = 30.0
 BACKOFF_S = 0.25  # first retry waits this long (doubling), unless the server says Retry-After
 RETRYABLE = ("http_429", "http_5", "connection")
 REASONING_MODELS = re.compile(r"(^|/)(o\d|gpt-5)", re.I)  # OpenAI's reasoning model families
