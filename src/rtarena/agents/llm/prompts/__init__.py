@@ -7,7 +7,7 @@ The wording lives in the template files of this folder (`string.Template` syntax
 | who the agent is | `who_single.txt`, `who_team.txt` | the controller's env agents |
 | the domain | (the env's documentation) | the env class docstring sections and its level rules |
 | controls and output format | `formats/<parser key>.md`, `formats/team.md` | the action parser |
-| the clock instruction | (the runtime's sentence) | `AgentContext.clock["description"]` |
+| the clock instruction | (the runtime's sentence) | `AgentContext.clock.describe()` |
 | the setting | `setting_game.txt`, `setting_web.txt` | the registry family (`web` or any game) |
 | the task | `task.md` | the env's own instruction (`AgentContext.docs.instruction`: a browser task's goal) or fixed |
 | skill notes | `skill.md` | the `skill=` file, if any |
@@ -90,7 +90,7 @@ def system_prompt(context: Any, controls: str, skill: str | None = None, extra: 
     kind = setting_kind(context.env_id)
     goal = context.docs.instruction or "Score as much as you can before the episode ends."
     text = render("system.md", who=who, setting=render(f"setting_{kind}.txt"), heading=HEADINGS[kind],
-                  domain=domain_text(context), controls=controls, clock=context.clock.get("description", ""),
+                  domain=domain_text(context), controls=controls, clock=context.clock.describe(),
                   task=render("task.md", goal=goal))
     if skill:
         text += "\n" + render("skill.md", skill=skill.strip())
