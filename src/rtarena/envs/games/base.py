@@ -67,6 +67,8 @@ class SuiteGame(RealtimeParallelEnv):
                                           "is_parallelizable": True}
     level_file: ClassVar[str] = ""
     rules_schema: ClassVar[type[GameRules]] = GameRules
+    # the scripted players' one read (agents/scripted/games: world)
+    privileged_queries: ClassVar[tuple[str, ...]] = ("privileged_state",)
 
     def __init__(self, variant: str | None = None, num_agents: int | None = None,
                  obs: tuple[str, ...] | list[str] | str = MODALITIES, size: int = 128,
@@ -221,5 +223,5 @@ class SuiteGame(RealtimeParallelEnv):
         return {}
 
     def privileged_state(self, agent: AgentID) -> dict[str, Any]:
-        """World facts for privileged scripted players (a read-only copy; never part of an observation)."""
+        """World facts for privileged scripted players (they get a copy through the view; never an observation)."""
         raise NotImplementedError

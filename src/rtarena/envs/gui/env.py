@@ -78,6 +78,8 @@ class BrowserTaskEnv(RealtimeParallelEnv):
     # The token clock's default B (tokens per observation interval) for browser tasks: Realtime-Bench's
     # 1 observation per second and its implied ~64 tokens per second (kappa = B x 1 Hz).
     tokens_per_interval: ClassVar[int] = 64
+    # the oracle's reads (agents/gui_oracle.py): the task's own solution and page time
+    privileged_queries: ClassVar[tuple[str, ...]] = ("oracle_action", "elapsed_s")
     metadata: ClassVar[dict[str, Any]] = {"render_modes": ["rgb_array"], "name": "rtarena_gui",
                                           "is_parallelizable": True}
 
