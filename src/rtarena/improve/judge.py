@@ -15,16 +15,16 @@ import re
 from typing import Any
 
 from rtarena.improve.chat import ToolChat
-from rtarena.improve.lints import banned_patterns, rules_data
+from rtarena.improve.lints import banned_patterns, improve_rules
 
 
 def judge_prompt() -> str:
-    data = rules_data()["judge"]
-    lines = [data["intro"].strip(), "", "## Rules"]
-    lines += [f"{i}. `{rule['id']}`: {rule['text']}" for i, rule in enumerate(data["rule"], 1)]
+    data = improve_rules().judge
+    lines = [data.intro.strip(), "", "## Rules"]
+    lines += [f"{i}. `{rule.id}`: {rule.text}" for i, rule in enumerate(data.rule, 1)]
     lines += ["", "## Patterns", "A skill matching one of these regular expressions breaks the rule named:"]
     lines += [f"- {rule}: `{pattern}`" for rule, pattern in banned_patterns()]
-    lines += ["", "## Reply", data["reply"].strip()]
+    lines += ["", "## Reply", data.reply.strip()]
     return "\n".join(lines)
 
 
