@@ -14,7 +14,7 @@ import json
 import re
 from typing import Any
 
-from rtarena.improve.chat import ToolChat
+from rtarena.improve.chat import role_client
 from rtarena.improve.lints import banned_patterns, improve_rules
 
 
@@ -43,7 +43,7 @@ def parse_verdict(text: str) -> dict[str, Any]:
 class Judge:
     def __init__(self, spec: str) -> None:
         self.spec = spec
-        self.chat = ToolChat(spec, role="judge")
+        self.chat = role_client(spec, role="judge")
 
     def verdict(self, skill: str, diagnosis: dict[str, Any] | None, previous: str, lints: list[str]) -> dict:
         submission = {"skill": skill, "diagnosis": diagnosis or {}, "previous_skill": previous, "lints": lints}
