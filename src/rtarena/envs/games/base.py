@@ -174,7 +174,7 @@ class SuiteGame(RealtimeParallelEnv):
         return Canvas(self.size, x0, y0, x1, y1, background)
 
     def text(self, agent: AgentID) -> str:
-        """The `text` observation: the HUD line, then the report."""
+        """The `text` observation: the HUD line, then the report (read back by `reports.py: read_hud`)."""
         left = max(0.0, self.time_limit_s - self.t)
         hud = f"[{self.rules.game.title}] time left {left:.1f} s | score {self.scores[agent]:.2f} | {self._hud(agent)}"
         return hud + "\n" + self._report(agent)

@@ -18,6 +18,7 @@ from rtarena.envs.gui.browser import BrowserHost, chromium_path
 from rtarena.envs.gui.server import PageServer
 from rtarena.envs.gui.som import decode, draw_marks, save_jpeg
 from rtarena.envs.gui.spec import TaskSpec, load_spec
+from rtarena.envs.gui.text import text_block
 from rtarena.errors import UserError
 
 AGENT = "user"
@@ -355,15 +356,7 @@ class BrowserTaskEnv(RealtimeParallelEnv):
 
     def _text_block(self, page_text: str) -> str:
         elapsed = self._elapsed()
-        lines = [f"Goal: {self._goal}",
-                 f"Time: {elapsed:.2f} s elapsed, {max(0.0, self.time_limit_s - elapsed):.2f} s left",
-                 "Marks (id, role, text, box x,y,w,h, actions):"]
-        for mark in self._marks:
-            checked = "" if "checked" not in mark else (" checked" if mark["checked"] else " unchecked")
-            lines.append(f"[{mark['id']}] {mark['role']}{checked} {json.dumps(mark['text'])} "
-                         f"at {tuple(mark['box'])} {'/'.join(mark['actions'])}")
-        lines += ["Page text:", page_text.strip()]
-        return "\n".join(lines)
+        return text_block(self._goal, elapsed, max(0.0, self.time_limit_s - elapsed), self._marks, page_text)
 
     def _save_screenshot(self, obs: dict[str, Any], last: bool = False) -> None:
         """Keep a few screenshots per episode: the first, evenly spaced ones, and the last."""
