@@ -108,5 +108,8 @@ def test_the_browser_text_block_reads_back_goal_time_marks_and_page():
     assert block.goal == "Join game 482113\nas nightowl91" and (block.elapsed_s, block.left_s) == (1.5, 58.5)
     assert list(block.marks) == marks and block.page_text == page
     assert block.mark_texts()[14] == "Page text: not the heading"
+    in_a_prompt = read_text_block("Turn 3. Observation:\n" + text_block("g", 0.5, 2.0, marks[:1], "p"))
+    assert (in_a_prompt.goal, in_a_prompt.elapsed_s, in_a_prompt.marks, in_a_prompt.page_text) == ("g", 0.5,
+                                                                                                   (marks[0],), "p")
     empty = read_text_block(text_block("g", 0.0, 1.0, [], ""))
     assert empty.marks == () and empty.page_text == "" and read_text_block("In view: nothing.") is None

@@ -24,6 +24,7 @@ from typing import Any
 
 MARKS_HEADING = "Marks (id, role, text, box x,y,w,h, actions):"
 PAGE_HEADING = "Page text:"
+_GOAL = re.compile(r"(?:\A|\n)Goal: (?P<goal>.*)\Z", re.S)  # from the first line that opens with `Goal: `
 _TIME = re.compile(r"^Time: (?P<elapsed>[\d.]+) s elapsed, (?P<left>[\d.]+) s left$", re.M)
 _MARK = re.compile(r'^\[(?P<id>\d+)\] (?P<role>\S+)(?: (?P<checked>checked|unchecked))? '
                    r'(?P<text>"(?:[^"\\]|\\.)*") at \((?P<box>[^)]*)\) (?P<actions>\S*)$')
@@ -60,13 +61,15 @@ def looks_like_text_block(text: str) -> bool:
 
 
 def read_text_block(text: str) -> TextBlock | None:
-    """The parts of an observation text written by `text_block`, or None if it is not one."""
+    """The parts of an observation text written by `text_block`, also inside a longer message (a prompt's
+    `Turn 3. Observation:` lines before it), or None if `text` holds no such block."""
     head, found, rest = text.partition("\n" + MARKS_HEADING + "\n")
-    if not found or not head.startswith("Goal: "):
+    if not found:
         return None
-    mark_lines, _, page = ("\n" + rest).partition("\n" + PAGE_HEADING + "\n")
-    goal_line, _, time_line = head.rpartition("\n")
+    goal_part, _, time_line = head.rpartition("\n")
     timing = _TIME.match(time_line)
+    goal = _GOAL.search(goal_part)
+    mark_lines, _, page = ("\n" + rest).partition("\n" + PAGE_HEADING + "\n")
     marks = []
     for line in mark_lines.splitlines():
         m = _MARK.match(line)
@@ -78,6 +81,5 @@ def read_text_block(text: str) -> TextBlock | None:
         if m["checked"]:
             mark["checked"] = m["checked"] == "checked"
         marks.append(mark)
-    return TextBlock(goal=goal_line.removeprefix("Goal: "), elapsed_s=float(timing["elapsed"]) if timing else 0.0,
-                     left_s=float(timing["left"]) if timing else 0.0, marks=tuple(marks),
-                     page_text=page)
+    return TextBlock(goal=goal["goal"] if goal else "", elapsed_s=float(timing["elapsed"]) if timing else 0.0,
+                     left_s=float(timing["left"]) if timing else 0.0, marks=tuple(marks), page_text=page)
