@@ -16,6 +16,8 @@ does not speak the protocol is one line too.
 
 from __future__ import annotations
 
+import importlib.util
+
 from rtarena.agents.llm.agent import LLMAgent
 from rtarena.agents.llm.client import Failure
 from rtarena.agents.llm.options import SETTINGS, LLMOptions
@@ -38,6 +40,8 @@ class LiveAgent(LLMAgent):
     def __init__(self, option: str | LLMOptions | None = None) -> None:
         super().__init__(option)
         where = "--agent live"
+        if importlib.util.find_spec("websockets") is None:
+            raise UserError("needs the `websockets` package (pip install 'rtarena[llm]')", field=where)
         refused = [key for key in LIVE_REFUSED if key in self.options.model_fields_set]
         if refused:
             taken = ", ".join(key for key in SETTINGS if key not in LIVE_REFUSED)

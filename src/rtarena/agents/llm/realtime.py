@@ -218,11 +218,13 @@ class RealtimeClient(ChatClient):
             self.instructions = system
         wanted = [item_key(m["role"], m.get("content")) for m in rest]
         matcher = difflib.SequenceMatcher(None, [h.key for h in self.held], wanted, autojunk=False)
-        kept: list[Held] = []
-        for tag, i1, i2, j1, j2 in matcher.get_opcodes():
+        opcodes = matcher.get_opcodes()
+        for tag, i1, i2, _, _ in opcodes:  # deletions first: the session never holds more than the prompt
             if tag in ("delete", "replace"):
                 for held in self.held[i1:i2]:
                     connection.conversation.item.delete(item_id=held.item_id)
+        kept: list[Held] = []
+        for tag, i1, i2, j1, j2 in opcodes:
             if tag == "equal":
                 kept.extend(self.held[i1:i2])
             if tag in ("insert", "replace"):
