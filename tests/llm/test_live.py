@@ -3,6 +3,8 @@ server speaks the protocol to the official SDK's own client."""
 
 from __future__ import annotations
 
+from itertools import pairwise
+
 import pytest
 
 from rtarena.agents.llm import LLMAgent
@@ -57,7 +59,7 @@ def test_a_live_session_plays_like_the_request_agent_and_keeps_its_history_bound
                                                                            b.tokens_out)
             assert a.valid and a.tokens_source == "server" and a.extra["ttft_s"] > 0
         versions = [d.obs_version for d in by_live.decisions]
-        assert any(b - a > 1 for a, b in zip(versions, versions[1:]))  # frames published while it thought: skipped
+        assert any(b - a > 1 for a, b in pairwise(versions))  # frames published while it thought: skipped
         assert any(d.extra["cached_tokens"] > 0 for d in by_live.decisions)  # the session's prefix held
     assert [s.responses for s in server.sessions] == [len(runs[0].decisions), len(runs[2].decisions)]
     for session in server.sessions:
