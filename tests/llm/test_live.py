@@ -3,8 +3,11 @@ server speaks the protocol to the official SDK's own client."""
 
 from __future__ import annotations
 
+import subprocess
+import sys
 from itertools import pairwise
 
+import duckdb
 import pytest
 
 from rtarena.agents.llm import LLMAgent
@@ -96,3 +99,27 @@ def test_a_dropped_socket_reconnects_within_the_decision_and_the_episode_complet
     assert all(d.extra["attempts"] == 2 for d in dropped)
     # one session per episode, plus one rebuilt from the retained history after each drop
     assert len(server.sessions) == 3 and server.sessions[1].items_added >= 5
+
+
+def test_rtarena_run_a_browser_task_with_a_live_agent_one_session_per_episode(tmp_path):
+    """`rtarena run web/quiz-v0 --agent live:M@URL --clock token`: decisions charged from the sessions' usage;
+    the server counts the connect check and one session per episode."""
+    out = tmp_path / "run"
+    with PolicyServer() as server:
+        done = subprocess.run([sys.executable, "-m", "rtarena.cli", "run", "web/quiz-v0", "--agent",
+                               f"live:scripted-heuristic@{server.base_url}", "--clock", "token", "--seeds", "2",
+                               "--max-steps", "3", "--out", str(out)], capture_output=True, text=True, timeout=300)
+        sessions = server.sessions
+    assert done.returncode == 0, done.stderr
+    rows = duckdb.sql(f"select episode, tokens_in, tokens_out, tokens_source, valid "
+                      f"from '{out}/decisions/*.parquet' order by episode, index").fetchall()
+    assert len(rows) == 6 and all(source == "server" and valid for _, _, _, source, valid in rows)
+    check, *episodes = sessions
+    assert check.responses == 0 and [s.responses for s in episodes] == [3, 3]  # the connect check, then 1 per episode
+    for session in episodes:
+        assert session.items_added == 3 and session.most_items == 6  # a user item a decision (screenshot + marks)
+        assert session.model == "scripted-heuristic"
+    per_episode = [[(t_in, t_out) for e, t_in, t_out, *_ in rows if e == name] for name in sorted({r[0] for r in rows})]
+    for decisions in per_episode:
+        assert decisions[0][0] < decisions[1][0] < decisions[2][0]  # the session's conversation grows
+        assert all(t_out > 0 for _, t_out in decisions)
