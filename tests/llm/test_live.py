@@ -123,3 +123,14 @@ def test_rtarena_run_a_browser_task_with_a_live_agent_one_session_per_episode(tm
     for decisions in per_episode:
         assert decisions[0][0] < decisions[1][0] < decisions[2][0]  # the session's conversation grows
         assert all(t_out > 0 for _, t_out in decisions)
+
+
+def test_a_server_that_does_not_speak_the_protocol_is_one_line_before_any_episode():
+    from rtarena.agents.specs import check_connections
+    from rtarena.errors import UserError
+
+    with PolicyServer() as server, pytest.raises(UserError) as caught:
+        check_connections([f"live:m@http://{server.host}:{server.port}/not-v1"])  # no Realtime route there: 404
+    line = str(caught.value)
+    assert "does not speak the Realtime protocol (HTTP 404)" in line and "\n" not in line
+    assert server.sessions == []
