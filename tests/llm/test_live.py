@@ -134,3 +134,35 @@ def test_a_server_that_does_not_speak_the_protocol_is_one_line_before_any_episod
     line = str(caught.value)
     assert "does not speak the Realtime protocol (HTTP 404)" in line and "\n" not in line
     assert server.sessions == []
+
+
+def test_the_session_follows_the_history_through_image_and_text_folds():
+    """Each response reads exactly the prompt the request agent would send (the server's input tokens are the
+    prompt's, images 85 each), while folds replace screenshots by placeholders and turns by the ledger."""
+    import numpy as np
+
+    from rtarena.agents.llm.history import History
+    from rtarena.agents.llm.media import image_part
+    from rtarena.agents.llm.model_agent import assistant_memory
+    from rtarena.agents.llm.options import parse_llm_options
+    from rtarena.agents.llm.realtime import RealtimeClient
+    from rtarena.agents.llm.tokens import count_messages
+
+    history = History(max_turns=4, fold=2, max_images=2, image_fold=1)
+    with PolicyServer() as server:
+        client = RealtimeClient(parse_llm_options(f"m@{server.base_url}", "live"))
+        client.start()
+        for turn in range(1, 9):
+            user = [{"type": "text", "text": f"Turn {turn}. state: [0, 0, 0, {turn}]"},
+                    image_part(np.full((4, 4, 3), turn, np.uint8), size=4)]
+            messages = history.messages("Answer with Discrete(2).", user)
+            completion = client.complete(messages)
+            assert completion.ok and completion.tokens_source == "server"
+            assert completion.tokens_in == count_messages(messages), turn
+            history.record(turn, user, assistant_memory(completion.text, True), "0")
+            history.applied(turn)
+        client.close()
+    assert history.text_folds and history.image_folds  # both kinds of fold happened
+    (session,) = server.sessions
+    assert session.responses == 8 and session.items_deleted > 0 and session.errors == []
+    assert session.most_items <= 2 * 4 + 2 + 2  # 4 turns, the ledger and its answer, the frame, the reply
