@@ -50,9 +50,9 @@ def test_a_live_session_plays_like_the_request_agent_and_keeps_its_history_bound
     env = make("classic/cartpole-v0")
     options = "history=3,max_tokens=200"
     with PolicyServer() as server:
-        url = server.base_url
+        url = server.url(filler_tokens=10)  # thinking: in `<think>` over Realtime, in reasoning_content over chat
         live, request = LiveAgent(f"m@{url},{options}"), LLMAgent(f"m@{url},{options}")
-        runs = [run_match(env, agent, clock="token", kappa=200.0, seed=seed, max_steps=30)
+        runs = [run_match(env, agent, clock="token", kappa=500.0, seed=seed, max_steps=30)
                 for seed in (0, 1) for agent in (live, request)]
         live.close(), request.close()
     for by_live, by_request in (runs[0:2], runs[2:4]):

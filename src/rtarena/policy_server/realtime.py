@@ -20,7 +20,9 @@ Events that arrive while a response is generated are read after it, in order.
 
 Like the chat endpoint it waits `ttft_s` before the first delta and paces `filler_tokens` (or a reasoning
 model's effort tokens, from the session's `reasoning.effort`) at `filler_rate`; the Realtime protocol has
-no reasoning channel, so they arrive as a `<think>` block in the text. Usage counts with the rule of
+no reasoning channel, so they arrive as a `<think>` block in the text (its tags counted as the chat endpoint
+counts them: only with `reasoning=think`, so both endpoints charge a reply alike), and the conversation keeps
+the answer without it, as the request agent's history does. Usage counts with the rule of
 `agents/llm/tokens.py`: `input_tokens` the whole conversation, `cached_tokens` the part of it that
 matches the previous response's conversation from the start (what a server's prefix cache could reuse).
 
@@ -330,7 +332,9 @@ class Session:
         done_item = {**item, "status": "completed" if status == "completed" else "incomplete",
                      "content": [{"type": "output_text", "text": full}]}
         self.send("response.output_item.done", response_id=response_id, output_index=0, item=done_item)
-        self.items.append(done_item)
+        # the conversation keeps the answer, not the thinking (as reasoning models keep theirs out of the
+        # context, and as `llm:` history remembers a reply): both protocols then read the same prompt next turn
+        self.items.append({**done_item, "content": [{"type": "output_text", "text": text}]})
         self.log.most_items = max(self.log.most_items, len(self.items))
         if fault == "no_done":
             return
@@ -348,7 +352,9 @@ class Session:
             shared += 1
         self.previous = messages
         input_tokens = count_messages(messages)
-        output_tokens = filler + count_tokens(text) + (count_tokens("<think></think>") if filler else 0)
+        # the tags frame a reasoning channel the protocol lacks: counted only as the chat endpoint counts them
+        tags = count_tokens("<think></think>") if filler and self.settings.reasoning == "think" else 0
+        output_tokens = filler + count_tokens(text) + tags
         return {"total_tokens": input_tokens + output_tokens, "input_tokens": input_tokens,
                 "output_tokens": output_tokens,
                 "input_token_details": {"cached_tokens": count_messages(messages[:shared]),

@@ -199,11 +199,15 @@ class RealtimeClient(ChatClient):
         except ValueError:
             raise Failure("bad_event", "the server sent a frame that is not a JSON event") from None
         except (ConnectionClosed, OSError):
-            if self.watchdog.fired:
-                if self.abandoned.is_set():
-                    raise Failure("abandoned", "the runtime no longer needed this decision") from None
-                raise Failure("timeout", "no complete reply within the decision's time budget") from None
-            raise Failure("connection", "the Realtime socket closed") from None
+            raise self._closed("the Realtime socket closed") from None
+
+    def _closed(self, detail: str) -> Failure:
+        """Why the socket closed under a read or a send: we closed it (abandoned, or at the deadline) or it dropped."""
+        if self.abandoned.is_set():
+            return Failure("abandoned", "the runtime no longer needed this decision")
+        if self.watchdog.fired:
+            return Failure("timeout", "no complete reply within the decision's time budget")
+        return Failure("connection", detail)
 
     def _sync(self, messages: list[dict[str, Any]]) -> None:
         """Bring the session's instructions and items to the prompt (see the module docstring)."""
@@ -254,9 +258,7 @@ class RealtimeClient(ChatClient):
             self._drop()  # whatever went wrong, the next decision starts from a rebuilt session
             if isinstance(error, Failure) or not isinstance(error, (ConnectionClosed, OSError)):
                 raise
-            if self.watchdog.fired:  # a send on the socket the watchdog closed
-                raise Failure("timeout", "no complete reply within the decision's time budget") from None
-            raise Failure("connection", f"the Realtime socket closed ({type(error).__name__})") from None
+            raise self._closed(f"the Realtime socket closed ({type(error).__name__})") from None
         finally:
             self.watchdog.disarm()
 
