@@ -260,7 +260,8 @@ def serve_policy(
         list[str] | None, typer.Option("--set", help="any other server setting, KEY=VALUE (repeatable)")
     ] = None,
 ) -> None:
-    """Serve an OpenAI-compatible chat API on 127.0.0.1 that answers with a scripted policy."""
+    """Serve an OpenAI-compatible chat API (and the Realtime protocol at /v1/realtime) on 127.0.0.1 that answers
+    with a scripted policy."""
     from rtarena.policy_server.server import serve
     from rtarena.schema import check_port
 
