@@ -30,6 +30,7 @@ from __future__ import annotations
 import contextlib
 import difflib
 import json
+import math
 import threading
 import time
 import uuid
@@ -42,7 +43,7 @@ from rtarena.agents.llm.options import LLMOptions
 
 DONE_GRACE_S = 1.0  # after the final text, how long `response.done` (with the usage) may take
 CLOSE_S = 0.2  # closing handshake wait when the watchdog closes a socket
-PROBE_S = 10.0  # the connect check before any episode waits at most this long for `session.created`
+PROBE_S = 10.0  # a handshake (and the first `session.created`) waits at most this long
 PART_TYPES = {"text": "input_text", "image_url": "input_image"}
 
 
@@ -86,12 +87,14 @@ class Watchdog:
         self.fired = False
 
     def arm(self, deadline: float) -> None:
+        """Close at `deadline` (monotonic seconds; infinite: never, the runtime abandons the call instead)."""
         self.disarm()
         self.fired = False
         self.deadline = deadline
-        self.timer = threading.Timer(max(0.0, deadline - time.monotonic()), self.fire)
-        self.timer.daemon = True
-        self.timer.start()
+        if math.isfinite(deadline):
+            self.timer = threading.Timer(max(0.0, deadline - time.monotonic()), self.fire)
+            self.timer.daemon = True
+            self.timer.start()
 
     def shorten(self, deadline: float) -> None:
         if deadline < self.deadline:
@@ -129,7 +132,7 @@ class RealtimeClient(ChatClient):
         """A new session for a new episode: the old one is closed; the new one opens now if it can (the
         handshake is then not charged to the first decision), else at the first decision."""
         self._drop()
-        deadline = time.monotonic() + min(self.timeout_s, PROBE_S)
+        deadline = time.monotonic() + PROBE_S
         self.watchdog.arm(deadline)
         try:
             self._open(deadline)
@@ -140,7 +143,7 @@ class RealtimeClient(ChatClient):
 
     def probe(self) -> None:
         """Open a session and close it: raises `Failure` when the server is not there or not Realtime."""
-        deadline = time.monotonic() + min(self.timeout_s, PROBE_S)
+        deadline = time.monotonic() + PROBE_S
         self.watchdog.arm(deadline)
         try:
             self._open(deadline)
@@ -168,7 +171,8 @@ class RealtimeClient(ChatClient):
     def _open(self, deadline: float) -> None:
         from websockets.exceptions import InvalidHandshake, InvalidStatus
 
-        options = {"open_timeout": max(1e-3, deadline - time.monotonic()), "close_timeout": CLOSE_S, "max_size": None}
+        handshake_s = max(1e-3, min(deadline - time.monotonic(), PROBE_S))  # a handshake is quick or not at all
+        options = {"open_timeout": handshake_s, "close_timeout": CLOSE_S, "max_size": None}
         try:
             connection = self._sdk.realtime.connect(model=self.options.model,
                                                     websocket_connection_options=options).enter()
