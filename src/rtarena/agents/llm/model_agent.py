@@ -78,12 +78,13 @@ class ModelAgent(Agent):
 
     name = "llm"
     kind: ClassVar[str] = "llm"  # the spec kind its options are parsed for (errors name it)
+    client_class: ClassVar[type[ChatClient]] = ChatClient  # `live:` holds a Realtime session instead
 
     def __init__(self, option: str | LLMOptions | None = None) -> None:
         self.options = option if isinstance(option, LLMOptions) else parse_llm_options(option, self.kind)
         self.asked = self.options  # as given; `options` fills the env's default view in at each reset
         self.skill = self.options.skill_text()
-        self.client = ChatClient(self.options)
+        self.client = self.client_class(self.options)
         self.tally = FailureTally()
 
     def new_history(self) -> History:
