@@ -86,7 +86,8 @@ def run(
     overhead: Annotated[float | None, typer.Option(help="token clock: fixed seconds per decision")] = None,
     delay_ms: Annotated[float, typer.Option("--delay-ms", help="injected delay per decision, ms")] = 0.0,
     obs_every: Annotated[int, typer.Option("--obs-every", help="publish an observation every K steps")] = 1,
-    max_steps: Annotated[int, typer.Option("--max-steps", help="step limit per episode")] = 500,
+    max_steps: Annotated[int | None, typer.Option(
+        "--max-steps", help="step limit per episode [default: until the env ends it]", show_default=False)] = None,
     settle_s: Annotated[float | None, typer.Option(
         "--settle-s", help="action chunks: play a decision's chunk, then S more seconds, before observing")] = None,
     seeds: Annotated[int, typer.Option(help="number of episodes, seeds 0..N-1")] = 1,
@@ -198,10 +199,15 @@ def improve(
     player: Annotated[str | None, typer.Option(help="the player: a model agent spec (llm:MODEL@URL,...)")] = None,
     reflector: Annotated[str | None, typer.Option(help="the reflector: MODEL@URL (tool calling)")] = None,
     judge: Annotated[str | None, typer.Option(help="the judge: MODEL@URL (default: the reflector's)")] = None,
-    rounds: Annotated[int | None, typer.Option(help="rounds, round 0 included [10]")] = None,
+    rounds: Annotated[int | None, typer.Option(help="rounds, round 0 included [11: R0..R10]")] = None,
     episodes: Annotated[int | None, typer.Option(help="episodes per round [5]")] = None,
     clock: Annotated[str | None, typer.Option(help="clock of the player's episodes [paused]")] = None,
-    max_steps: Annotated[int | None, typer.Option("--max-steps", help="step limit per episode [500]")] = None,
+    settle_s: Annotated[float | None, typer.Option("--settle-s", help="seconds after a chunk has played [0.2]")]
+    = None,
+    kappa: Annotated[float | None, typer.Option(help="token clock: tokens per simulated second")] = None,
+    delay_ms: Annotated[float | None, typer.Option("--delay-ms", help="injected delay per decision, ms [0]")] = None,
+    obs_every: Annotated[int | None, typer.Option("--obs-every", help="observation every K steps [1]")] = None,
+    max_steps: Annotated[int | None, typer.Option("--max-steps", help="step limit per episode [until the env ends it]")] = None,
     alpha: Annotated[float | None, typer.Option(help="rollback below alpha x the best round [0.5]")] = None,
     judge_mode: Annotated[str | None, typer.Option("--judge-mode", help="binding | advisory [binding]")] = None,
     transfer: Annotated[int | None, typer.Option("--transfer", help="episodes per variant and condition [0]")]
@@ -221,6 +227,7 @@ def improve(
     from rtarena.improve.commands import improve_command, setting_pairs
 
     settings = {"rounds": rounds, "episodes": episodes, "clock": clock, "max_steps": max_steps, "alpha": alpha,
+                "settle_s": settle_s, "kappa": kappa, "delay_ms": delay_ms, "obs_every": obs_every,
                 "judge_mode": judge_mode, "transfer_episodes": transfer, "workers": workers,
                 **setting_pairs(setting or [])}
     improve_command(target, player, reflector, judge, variant or [], set_ or [], settings, out, run_id, resume, ray,

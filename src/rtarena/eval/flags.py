@@ -37,7 +37,7 @@ class RunFlags(Section):
     obs_every: int = Field(1, description="publish an observation every K steps (the clock checks it)")
     settle_s: float | None = Field(None, description="seconds the world runs on default actions after a chunk "
                                    "before the next observation (the clock checks it)")
-    max_steps: PosInt = Field(500, description="step limit per episode")
+    max_steps: PosInt | None = Field(None, description="step limit per episode (None: until the env ends it)")
     seeds: PosInt = Field(1, description="number of episodes")
     seed_start: NonNegInt = Field(0, description="first seed")
     workers: NonNegInt = Field(0, description="episodes at once (0: one per CPU)")

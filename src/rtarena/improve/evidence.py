@@ -91,17 +91,17 @@ def write_frames(round_dir: Path, key: str, count: int) -> list[str]:
     return names
 
 
-def write_evidence(round_dir: Path, scores: dict[str, float], max_steps: int, frames: int = 0) -> None:
+def write_evidence(round_dir: Path, scores: dict[str, float], max_steps: int | None, frames: int = 0) -> None:
     """Write the step tables, frames (when videos were recorded) and the summary of the round's episodes."""
     out = round_dir / "evidence"
-    summary = ["# Episodes of this round", "", "| episode | seed | score | steps | ended | last reasoning |",
-               "|---|---|---|---|---|---|"]
+    summary = ["# Episodes of this round", "", "| episode | seed | score | steps | decisions | ended | last reasoning |",
+               "|---|---|---|---|---|---|---|"]
     pictures: list[str] = []
     for line in sorted(read_episodes(round_dir), key=lambda ln: ln.get("episode", "")):
         key = line.get("episode", "")
         if line.get("status") != "ok":
             error = _cell(line.get("error", ""))[:REASON_CHARS]
-            summary.append(f"| {key} | {line.get('seed')} | failed | | | {error} |")
+            summary.append(f"| {key} | {line.get('seed')} | failed | | | | {error} |")
             continue
         rows = step_table(round_dir, key)
         write_bytes(out / f"{key}.steps.jsonl", "".join(json.dumps(r) + "\n" for r in rows).encode())
@@ -109,9 +109,10 @@ def write_evidence(round_dir: Path, scores: dict[str, float], max_steps: int, fr
         shown = write_frames(round_dir, key, frames)
         if shown:
             pictures.append(f"- {key}: " + ", ".join(shown))
-        ended = "early" if line.get("steps", 0) < max_steps else "at the step limit"
+        ended = "at the step limit" if max_steps is not None and line.get("steps", 0) >= max_steps else "by the env"
         last = _cell(rows[-1]["reasoning"])[:REASON_CHARS] if rows else ""
         summary.append(f"| {key} | {line.get('seed')} | {scores.get(key, float('nan')):.4g} | {line.get('steps')} | "
+                       f"{line.get('decisions')} | "
                        f"{ended} | {last} |")
     if pictures:
         summary += ["", "## Frames (read_image)", *pictures]

@@ -35,7 +35,7 @@ def run_match(
     controllers: Any,
     clock: str | Clock = "token",
     seed: int = 0,
-    max_steps: int = 500,
+    max_steps: int | None = None,
     env_id: str | None = None,
     **clock_settings: Any,
 ) -> MatchResult:
@@ -45,7 +45,8 @@ def run_match(
     tuples of ids, for a team controller) to agents, or lists agents in slot order; an agent is an
     `Agent` or any callable `observation -> action`. `clock` is a protocol name (`wall`, `paused`,
     `token`, `measured`) or a `Clock`; its settings (`kappa`, `overhead`, `delay_s`, `obs_every` ...)
-    may be passed as keyword arguments, and are validated by the clock (`make_clock`).
+    may be passed as keyword arguments, and are validated by the clock (`make_clock`). `max_steps` None
+    (the default) plays until the env itself ends the episode (every registered env has a time limit).
     """
     if not hasattr(env, "dt"):
         raise TypeError("env has no dt: wrap it with rtarena.wrap_gymnasium(env, dt=...) or wrap_pettingzoo")

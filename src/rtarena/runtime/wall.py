@@ -42,11 +42,11 @@ class WallLoop:
         self.thinking: list[tuple[Published, float, float] | None] = [None] * len(episode.slots)
         self.settling = episode.clock.settle_s is not None  # controllers wait for their chunks: wake them
 
-    def run(self, max_steps: int) -> None:
+    def run(self, max_steps: int | None) -> None:
         with steady():
             self._run(max_steps)
 
-    def _run(self, max_steps: int) -> None:
+    def _run(self, max_steps: int | None) -> None:
         ep = self.episode
         collector = Collector()
         origin = time.perf_counter()
@@ -58,7 +58,7 @@ class WallLoop:
         for thread in threads:
             thread.start()
         try:
-            while ep.step_index < max_steps and not ep.done():
+            while not ep.done() and (max_steps is None or ep.step_index < max_steps):
                 deadline = origin + ep.step_index * ep.dt
                 wait_until(deadline)
                 started = time.perf_counter()

@@ -15,7 +15,7 @@ from rtarena.errors import UserError
 QUESTION = ("These are three frames, left to right in time, from a video game. Name the game if you know "
             "it (or say you do not), then describe its mechanics in two or three sentences: what the player "
             "controls, the goal, and what makes it hard. Answer on one line after `ACTION:`.")
-FRAME_STEPS = (10, 40, 80)  # the frames are taken after these many steps of seeded random play
+FRAME_STEPS = (0, 5, 10)  # the first frames of a fresh episode: after these many steps of seeded random play
 
 
 class IdentifyProbe(RealtimeParallelEnv):
@@ -24,12 +24,13 @@ class IdentifyProbe(RealtimeParallelEnv):
     ## Description
     A one-question episode for the contamination check (docs/games.md). At reset the probe plays the
     game named by `game` (any suite env id) with seeded random keys, takes player p0's view after
-    10, 40 and 80 steps, and shows the three frames side by side with a question: name the game and
+    0, 5 and 10 steps (the first frames of a fresh episode: no title, and the frame draws no text), and shows the three frames side by side with a question: name the game and
     describe its mechanics. The answer is recorded with the run (the decision's raw text, and an
     `answer` event); with `frames_dir` (set by the runner) the frames are saved as PNGs beside it.
 
     ## Observation
-    `rgb`: the three frames side by side (size x 3 size). `text`: the question.
+    `rgb`: the three frames side by side (size x 3 size). `hud` and `text`: the question (a model agent's
+    default view is `rgb+hud`, so the frames are sent).
 
     ## Action Space
     `Text`: the answer (one line).
@@ -58,6 +59,7 @@ class IdentifyProbe(RealtimeParallelEnv):
         self.possible_agents = ["p0"]
         self._obs_space = spaces.Dict({
             "rgb": spaces.Box(0, 255, (self.size, 3 * self.size, 3), np.uint8),
+            "hud": spaces.Text(max_length=2000, min_length=0, charset=string.printable),
             "text": spaces.Text(max_length=2000, min_length=0, charset=string.printable),
         })
         self._act_space = spaces.Text(max_length=2000, min_length=0, charset=string.printable)
@@ -99,12 +101,15 @@ class IdentifyProbe(RealtimeParallelEnv):
             for i, frame in enumerate(frames):
                 Image.fromarray(frame).save(Path(self.frames_dir) / f"frame-{i + 1}.png")
         self.answer = ""
-        return {"p0": {"rgb": self.image.copy(), "text": QUESTION}}, {"p0": {"events": []}}
+        return {"p0": self._observation()}, {"p0": {"events": []}}
+
+    def _observation(self) -> dict[str, Any]:
+        return {"rgb": self.image.copy(), "hud": QUESTION, "text": QUESTION}
 
     def _step(self, actions: dict[AgentID, Any]):
         self.answer = str(actions.get("p0") or "")
         event = {"type": "answer", "game": self.game, "text": self.answer[:2000]}
-        obs = {"p0": {"rgb": self.image.copy(), "text": QUESTION}}
+        obs = {"p0": self._observation()}
         return obs, {"p0": 0.0}, {"p0": True}, {"p0": False}, {"p0": {"events": [event]}}
 
     @staticmethod
