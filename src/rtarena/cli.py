@@ -207,7 +207,8 @@ def improve(
     kappa: Annotated[float | None, typer.Option(help="token clock: tokens per simulated second")] = None,
     delay_ms: Annotated[float | None, typer.Option("--delay-ms", help="injected delay per decision, ms [0]")] = None,
     obs_every: Annotated[int | None, typer.Option("--obs-every", help="observation every K steps [1]")] = None,
-    max_steps: Annotated[int | None, typer.Option("--max-steps", help="step limit per episode [until the env ends it]")] = None,
+    max_steps: Annotated[int | None, typer.Option("--max-steps", help="step limit per episode [until the env ends "
+                                                  "it]")] = None,
     alpha: Annotated[float | None, typer.Option(help="rollback below alpha x the best round [0.5]")] = None,
     judge_mode: Annotated[str | None, typer.Option("--judge-mode", help="binding | advisory [binding]")] = None,
     transfer: Annotated[int | None, typer.Option("--transfer", help="episodes per variant and condition [0]")]

@@ -94,7 +94,8 @@ def write_frames(round_dir: Path, key: str, count: int) -> list[str]:
 def write_evidence(round_dir: Path, scores: dict[str, float], max_steps: int | None, frames: int = 0) -> None:
     """Write the step tables, frames (when videos were recorded) and the summary of the round's episodes."""
     out = round_dir / "evidence"
-    summary = ["# Episodes of this round", "", "| episode | seed | score | steps | decisions | ended | last reasoning |",
+    summary = ["# Episodes of this round", "",
+               "| episode | seed | score | steps | decisions | ended | last reasoning |",
                "|---|---|---|---|---|---|---|"]
     pictures: list[str] = []
     for line in sorted(read_episodes(round_dir), key=lambda ln: ln.get("episode", "")):

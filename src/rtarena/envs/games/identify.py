@@ -24,7 +24,8 @@ class IdentifyProbe(RealtimeParallelEnv):
     ## Description
     A one-question episode for the contamination check (docs/games.md). At reset the probe plays the
     game named by `game` (any suite env id) with seeded random keys, takes player p0's view after
-    0, 5 and 10 steps (the first frames of a fresh episode: no title, and the frame draws no text), and shows the three frames side by side with a question: name the game and
+    0, 5 and 10 steps (the first frames of a fresh episode: no title, and the frame draws no text), and
+    shows the three frames side by side with a question: name the game and
     describe its mechanics. The answer is recorded with the run (the decision's raw text, and an
     `answer` event); with `frames_dir` (set by the runner) the frames are saved as PNGs beside it.
 
