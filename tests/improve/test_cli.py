@@ -49,6 +49,8 @@ def test_an_improve_file_runs_and_the_report_and_leaderboard_read_it(server, tmp
     assert stored["judge"] == stored["reflector"] and stored["judge_defaulted"]
     report = rtarena_cli("report", "f", "--root", str(tmp_path / "runs"), cwd=tmp_path)
     assert report.returncode == 0 and (tmp_path / "runs" / "f" / "report" / "curve.svg").exists()
+    assert "separate conversation with its own system prompt" in (tmp_path / "runs" / "f" / "report" / "report.md"
+                                                                  ).read_text()
     board = rtarena_cli("leaderboard", "--root", str(tmp_path / "runs"), "--metric", "final_gain", cwd=tmp_path)
     assert board.returncode == 0 and "llm:scripted-skill" in board.stdout
 
