@@ -160,7 +160,8 @@ def decisions_per_episode(con: Any, setting: str) -> dict[tuple[str, str], Stat]
     return {(e, a): Stat(n, m, se if se is not None and math.isfinite(se) else None) for e, a, n, m, se in rows}
 
 
-def win_rates(con: Any, env_ids: list[str], setting: str | None = None) -> list[tuple[str, str, str, int, float, float]]:
+def win_rates(con: Any, env_ids: list[str],
+              setting: str | None = None) -> list[tuple[str, str, str, int, float, float]]:
     """(env id, row agent, column agent, episodes, win rate, draw rate) of the row agent against the column
     agent over every seat either held (a PvP score is 1 win, 0.5 draw, 0 loss), under one clock setting when
     given."""
