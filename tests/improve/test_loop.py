@@ -153,3 +153,16 @@ def test_held_out_episodes_are_played_outside_the_round_folder(server, tmp_path)
         ordered = sorted(held, key=lambda h: h["episode"])
         assert state["holdout_scores"] == [h["agents"]["agent_0"]["return"] for h in ordered]
         assert not (tmp_path / "held" / f"round_{r:02d}" / "holdout").exists()
+
+
+def test_coop_evidence_tables_label_each_rows_controller(server, tmp_path):
+    """Both cooks of a co-op game are the player: the step table tells their decisions apart."""
+    settings = ImproveSettings(rounds=1, episodes=1, max_steps=12)
+    improve = ImproveRun("games/kitchen-v0", f"llm:scripted-heuristic@{server.base_url}",
+                         role(server, "reflector"), role(server, "judge"), settings, tmp_path / "coop")
+    Loop(improve).run_all()
+    table = next((tmp_path / "coop" / "round_00" / "evidence").glob("*.steps.md")).read_text()
+    head = table.splitlines()[2]
+    assert head.startswith("| decision | controller |")
+    seats = {line.split("|")[2].strip() for line in table.splitlines()[4:]}
+    assert seats == {"p0", "p1"}
