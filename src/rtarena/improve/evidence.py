@@ -66,8 +66,8 @@ def table_markdown(key: str, rows: list[dict[str, Any]]) -> str:
     for r in rows:
         latency = "" if r["wall_latency_s"] is None else f"{r['wall_latency_s']:.3f}"
         lines.append("| " + " | ".join(_cell(v) for v in (
-            r["decision"], r["controller"], r["step"], r["sim_s"], json.dumps(r["action"]), r["score"], r["score_change"], latency,
-            str(r["reasoning"])[:REASON_CHARS])) + " |")
+            r["decision"], r["controller"], r["step"], r["sim_s"], json.dumps(r["action"]), r["score"],
+            r["score_change"], latency, str(r["reasoning"])[:REASON_CHARS])) + " |")
     return "\n".join(lines) + "\n"
 
 
