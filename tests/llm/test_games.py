@@ -8,6 +8,7 @@ import subprocess
 import sys
 
 import duckdb
+import pytest
 
 
 def test_llm_agent_plays_tilefall_to_its_end_in_the_chunked_key_form(server, tmp_path):
@@ -70,3 +71,23 @@ def test_a_suite_games_default_model_request_holds_the_frame_and_the_hud_line_no
     hud_tokens = sum(n for kind, n in shapes["default"][0] if kind == "text")
     text_tokens = sum(n for kind, n in shapes["text"][0] if kind == "text")
     assert hud_tokens < text_tokens / 2  # the HUD line, not the map and the warned tiles' timers
+
+
+@pytest.mark.parametrize("source", ["client", "server", "endpoint"])
+def test_the_measured_clock_charges_the_chosen_latency_and_records_every_latency_seen(server, source):
+    """LCRT's latency source is a setting of `measured`: the client's wall time, the stream's time to its last
+    token from the response headers (connection set-up left out), or the inference time the endpoint reports
+    (the policy server reports llama.cpp-style `timings`). Every decision keeps all three."""
+    from rtarena.agents.llm import LLMAgent
+    from rtarena.envs.registry import make
+    from rtarena.runtime.match import run_match
+
+    agent = LLMAgent(f"scripted-heuristic@{server.url(ttft_s=0.02)}")
+    result = run_match(make("games/tilefall-v0", obs=("rgb", "hud")), [agent], clock="measured", latency=source,
+                       seed=0, max_steps=3)
+    assert result.decisions
+    for d in result.decisions:
+        seen = {"client": d.wall_latency_s, "server": d.extra["latency_server_s"],
+                "endpoint": d.extra["latency_endpoint_s"]}
+        assert seen["endpoint"] >= 0.02 and 0 < seen["server"] <= seen["client"]
+        assert d.delay_sim_s == pytest.approx(seen[source])

@@ -64,7 +64,7 @@ class ClockSetting:
     dt: float | None = None
     delay_ms: float = 0.0
     obs_every: int = 1
-    numbers: dict[str, float] = field(default_factory=dict)  # kappa, overhead_s ...
+    numbers: dict[str, float | str] = field(default_factory=dict)  # kappa, overhead_s, latency ...
 
     def clock_settings(self) -> dict[str, Any]:
         return {"delay_s": self.delay_ms / 1000.0, "obs_every": self.obs_every, **self.numbers}

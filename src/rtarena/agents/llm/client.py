@@ -63,6 +63,9 @@ class Completion:
     cached_tokens: int | None = None
     ttft_s: float | None = None
     latency_s: float = 0.0
+    # the stream's time to its last token minus the connection set-up (from the response headers), seconds
+    server_latency_s: float | None = None
+    endpoint_latency_s: float | None = None  # the inference time the endpoint reported (`timings`), seconds
     attempts: int = 0
     finish_reason: str | None = None
     error: str | None = None
@@ -111,6 +114,16 @@ def _as_failure(error: Exception) -> Failure:
     if isinstance(error, openai.APIConnectionError):
         return Failure("connection", type(error.__cause__ or error).__name__)
     return Failure("error", f"{type(error).__name__}: {error}"[:160])
+
+
+def endpoint_latency(timings: Any) -> float | None:
+    """Seconds of inference an endpoint reported in its stream (llama.cpp's `timings`: prompt_ms +
+    predicted_ms), or None."""
+    if not isinstance(timings, dict):
+        return None
+    parts = [timings.get(k) for k in ("prompt_ms", "predicted_ms")]
+    values = [float(v) for v in parts if isinstance(v, (int, float))]
+    return sum(values) / 1000.0 if values else None
 
 
 def _extra(obj: Any, *names: str) -> Any:
@@ -239,9 +252,10 @@ class ChatClient:
                 finish_reason=choice.finish_reason if choice else None,
             ), response.usage)
         stream = self._request(messages, deadline, stream=True)
+        headers_at = last_at = time.monotonic()  # the response headers arrived: the connection is set up
         text: list[str] = []
         reasoning: list[str] = []
-        usage = finish = ttft = None
+        usage = finish = ttft = timings = None
         committed = False
         try:
             for chunk in stream:
@@ -252,11 +266,14 @@ class ChatClient:
                     raise Failure("timeout", "the reply was still streaming at the deadline",
                                   partial=("".join(text), "".join(reasoning)))
                 usage = chunk.usage or usage
+                timings = _extra(chunk, "timings") or timings
                 for choice in chunk.choices or ():
                     piece = choice.delta.content if choice.delta else None
                     thought = _extra(choice.delta, "reasoning_content", "reasoning") if choice.delta else None
                     if (piece or thought) and ttft is None:
                         ttft = time.monotonic() - started
+                    if piece or thought:
+                        last_at = time.monotonic()
                     if piece:
                         text.append(piece)
                     if thought:
@@ -282,7 +299,8 @@ class ChatClient:
         if finish is None:
             raise Failure("stream_cut", "the stream ended without a finish reason",
                           partial=("".join(text), "".join(reasoning)))
-        done = Completion(text="".join(text), reasoning="".join(reasoning), finish_reason=finish, ttft_s=ttft)
+        done = Completion(text="".join(text), reasoning="".join(reasoning), finish_reason=finish, ttft_s=ttft,
+                          server_latency_s=last_at - headers_at, endpoint_latency_s=endpoint_latency(timings))
         return self._with_usage(done, usage)
 
     @staticmethod
