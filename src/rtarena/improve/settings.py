@@ -26,6 +26,8 @@ class ImproveSettings(Section):
     kappa: PosFloat | None = Field(None, description="token clock: tokens per simulated second")
     delay_ms: NonNegFloat = Field(0.0, description="injected delay per decision, milliseconds")
     obs_every: PosInt = Field(1, description="publish an observation every K steps")
+    latency: Literal["client", "server", "endpoint"] | None = Field(None, description="measured clock: which "
+                                                                    "latency is charged (runtime/clocks.py)")
     metric: str | None = Field(None, description="the score column (default: score, else return)")
     alpha: Fraction = Field(0.5, description="rollback when a round mean < alpha x the best")
     judge_mode: Literal["binding", "advisory"] = Field("binding", description="binding: needs_revision blocks")
@@ -55,7 +57,7 @@ class ImproveSettings(Section):
 
         takes = clock_class(self.clock).setting_names()
         given = {"kappa": self.kappa is not None, "settle_s": self.settle_s is not None,
-                 "delay_s": self.delay_ms > 0, "obs_every": self.obs_every != 1}
+                 "delay_s": self.delay_ms > 0, "obs_every": self.obs_every != 1, "latency": self.latency is not None}
         refused = [PROTOCOL_FLAGS[name] for name, on in given.items() if on and name not in takes]
         if refused:
             raise ValueError(f"{', '.join(refused)}: not taken by clock {self.clock!r} (it takes "
@@ -65,10 +67,11 @@ class ImproveSettings(Section):
     def clock_settings(self) -> dict[str, Any]:
         """The clock settings every episode of the run is played with."""
         return {k: v for k, v in {"settle_s": self.settle_s, "kappa": self.kappa, "delay_s": self.delay_ms / 1000.0,
-                                  "obs_every": self.obs_every}.items() if v is not None}
+                                  "obs_every": self.obs_every, "latency": self.latency}.items() if v is not None}
 
 
-PROTOCOL_FLAGS = {"kappa": "--kappa", "settle_s": "--settle-s", "delay_s": "--delay-ms", "obs_every": "--obs-every"}
+PROTOCOL_FLAGS = {"kappa": "--kappa", "settle_s": "--settle-s", "delay_s": "--delay-ms", "obs_every": "--obs-every",
+                  "latency": "--setting latency"}
 
 
 def improve_settings(source: str = "rtarena improve", **values: Any) -> ImproveSettings:
