@@ -23,6 +23,7 @@ def test_the_suite_has_twelve_games_and_each_level_file_declares_its_time_limit(
         data = read_toml(LEVELS / f"{name}.toml", "level file")
         limit = data.get("game", {}).get("time_limit_s")
         assert isinstance(limit, (int, float)) and limit > 0, f"{name}.toml: [game] time_limit_s missing"
+        assert len(data.get("probe", {}).get("mechanics", [])) >= 2, f"{name}.toml: [probe] mechanics missing"
 
 
 def test_no_step_cap_by_default_in_run_and_improve():

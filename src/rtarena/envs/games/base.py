@@ -195,7 +195,7 @@ class SuiteGame(RealtimeParallelEnv):
 
     def rules_text(self) -> str:
         """The level's numbers for prompts (variants and ratings left out)."""
-        data = self.rules.model_dump(exclude={"variants", "capabilities"})
+        data = self.rules.model_dump(exclude={"variants", "capabilities", "probe"})
         lines = [f"(from {self.level_file}, variant {self.variant}; {describe_keys(self.keyspace)})"]
         lines += [f"- {name}: " + ", ".join(f"{k} = {v}" for k, v in table.items()) for name, table in data.items()]
         return "\n".join(lines)

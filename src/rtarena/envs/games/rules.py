@@ -4,6 +4,7 @@ A level file (`envs/games/levels/<game>.toml`) holds a game's rules and timings.
 
 - `[game]` (`GameSection`): title, players, `dt`, `time_limit_s`, keys, mouse, view size;
 - `[capabilities]` (`Capabilities`): the 0-3 ratings of the seven capabilities;
+- `[probe]` (`Probe`): the mechanics list the identification probe scores descriptions against;
 - the game's own tables (a `GameRules` subclass declares them);
 - `[variants.var1]` ... : `about = "..."` plus overrides of any table above, e.g.
   `tiles = { pattern = "cluster" }`. A variant is the base file deep-merged with its overrides, then
@@ -63,11 +64,18 @@ class Variant(Section):
     about: str
 
 
+class Probe(Section):
+    """What the identification probe scores an answer against (`envs/games/identify.py`)."""
+
+    mechanics: tuple[str, ...] = Field(min_length=2, description="the game's mechanics, one short line each")
+
+
 class GameRules(Section):
     """The common tables; each game subclasses this with its own tables."""
 
     game: GameSection
     capabilities: Capabilities
+    probe: Probe
     variants: dict[str, Variant] = Field(default_factory=dict)
 
 
