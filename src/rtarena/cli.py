@@ -56,7 +56,7 @@ def list_envs(
 
 # The flags of `rtarena run ENV_ID` (typed by `eval/flags.py: RunFlags`); refused next to an experiment.
 RUN_FLAGS = ("agent", "clock", "dt", "kappa", "overhead", "delay_ms", "obs_every", "max_steps", "seeds",
-             "seed_start", "out", "map", "disable", "settle_s")
+             "seed_start", "out", "map", "disable", "settle_s", "latency")
 
 
 def given_options(ctx: typer.Context, names: tuple[str, ...]) -> dict[str, object]:
@@ -90,6 +90,8 @@ def run(
         "--max-steps", help="step limit per episode [default: until the env ends it]", show_default=False)] = None,
     settle_s: Annotated[float | None, typer.Option(
         "--settle-s", help="action chunks: play a decision's chunk, then S more seconds, before observing")] = None,
+    latency: Annotated[str | None, typer.Option(
+        help="measured clock: the latency charged, client | server | endpoint [client]")] = None,
     seeds: Annotated[int, typer.Option(help="number of episodes, seeds 0..N-1")] = 1,
     seed_start: Annotated[int, typer.Option("--seed-start", help="first seed")] = 0,
     out: Annotated[Path, typer.Option(help="output folder")] = Path("runs/latest"),
@@ -114,7 +116,7 @@ def run(
 
     flags = {"agent": agent, "clock": clock, "dt": dt, "kappa": kappa, "overhead": overhead, "delay_ms": delay_ms,
              "obs_every": obs_every, "max_steps": max_steps, "seeds": seeds, "seed_start": seed_start, "out": out,
-             "map": map_, "disable": disable, "workers": workers, "settle_s": settle_s}
+             "map": map_, "disable": disable, "workers": workers, "settle_s": settle_s, "latency": latency}
     options = RunOptions(preset, tuple(set_ or ()), ray, resume, workers, video, run_id)
     result = run_command(target, flags, given_options(ctx, RUN_FLAGS), options, console)
     if result.exit_code:  # exit codes: docs/evaluation.md
