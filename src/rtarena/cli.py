@@ -56,7 +56,7 @@ def list_envs(
 
 # The flags of `rtarena run ENV_ID` (typed by `eval/flags.py: RunFlags`); refused next to an experiment.
 RUN_FLAGS = ("agent", "clock", "dt", "kappa", "overhead", "delay_ms", "obs_every", "max_steps", "seeds",
-             "seed_start", "out", "map", "disable", "settle_s")
+             "seed_start", "out", "map", "disable", "settle_s", "latency")
 
 
 def given_options(ctx: typer.Context, names: tuple[str, ...]) -> dict[str, object]:
@@ -86,9 +86,12 @@ def run(
     overhead: Annotated[float | None, typer.Option(help="token clock: fixed seconds per decision")] = None,
     delay_ms: Annotated[float, typer.Option("--delay-ms", help="injected delay per decision, ms")] = 0.0,
     obs_every: Annotated[int, typer.Option("--obs-every", help="publish an observation every K steps")] = 1,
-    max_steps: Annotated[int, typer.Option("--max-steps", help="step limit per episode")] = 500,
+    max_steps: Annotated[int | None, typer.Option(
+        "--max-steps", help="step limit per episode [default: until the env ends it]", show_default=False)] = None,
     settle_s: Annotated[float | None, typer.Option(
         "--settle-s", help="action chunks: play a decision's chunk, then S more seconds, before observing")] = None,
+    latency: Annotated[str | None, typer.Option(
+        help="measured clock: the latency charged, client | server | endpoint [client]")] = None,
     seeds: Annotated[int, typer.Option(help="number of episodes, seeds 0..N-1")] = 1,
     seed_start: Annotated[int, typer.Option("--seed-start", help="first seed")] = 0,
     out: Annotated[Path, typer.Option(help="output folder")] = Path("runs/latest"),
@@ -113,7 +116,7 @@ def run(
 
     flags = {"agent": agent, "clock": clock, "dt": dt, "kappa": kappa, "overhead": overhead, "delay_ms": delay_ms,
              "obs_every": obs_every, "max_steps": max_steps, "seeds": seeds, "seed_start": seed_start, "out": out,
-             "map": map_, "disable": disable, "workers": workers, "settle_s": settle_s}
+             "map": map_, "disable": disable, "workers": workers, "settle_s": settle_s, "latency": latency}
     options = RunOptions(preset, tuple(set_ or ()), ray, resume, workers, video, run_id)
     result = run_command(target, flags, given_options(ctx, RUN_FLAGS), options, console)
     if result.exit_code:  # exit codes: docs/evaluation.md
@@ -171,6 +174,8 @@ def ratings(
     runs: Annotated[list[str], typer.Argument(help="run folders or run ids under --root")],
     root: Annotated[str, typer.Option(help="folder holding the runs")] = "runs",
     game: Annotated[list[str] | None, typer.Option(help="only these env ids (repeatable)")] = None,
+    clock: Annotated[str | None, typer.Option(help="only matches of this clock setting (default: all pooled)")]
+    = None,
     bootstrap: Annotated[int, typer.Option(min=10, max=100_000, help="bootstrap resamples")] = 1000,
     seed: Annotated[int, typer.Option(help="bootstrap seed")] = 0,
 ) -> None:
@@ -179,7 +184,7 @@ def ratings(
     from rtarena.eval.pvp import pvp_matches, rate, to_markdown
     from rtarena.eval.query import connect, run_dirs
 
-    result = rate(pvp_matches(connect(run_dirs(runs, root)), game), bootstrap=bootstrap, seed=seed)
+    result = rate(pvp_matches(connect(run_dirs(runs, root)), game, clock), bootstrap=bootstrap, seed=seed)
     for line in to_markdown(result):
         plain_echo(line)
 
@@ -216,10 +221,16 @@ def improve(
     player: Annotated[str | None, typer.Option(help="the player: a model agent spec (llm:MODEL@URL,...)")] = None,
     reflector: Annotated[str | None, typer.Option(help="the reflector: MODEL@URL (tool calling)")] = None,
     judge: Annotated[str | None, typer.Option(help="the judge: MODEL@URL (default: the reflector's)")] = None,
-    rounds: Annotated[int | None, typer.Option(help="rounds, round 0 included [10]")] = None,
+    rounds: Annotated[int | None, typer.Option(help="rounds, round 0 included [11: R0..R10]")] = None,
     episodes: Annotated[int | None, typer.Option(help="episodes per round [5]")] = None,
     clock: Annotated[str | None, typer.Option(help="clock of the player's episodes [paused]")] = None,
-    max_steps: Annotated[int | None, typer.Option("--max-steps", help="step limit per episode [500]")] = None,
+    settle_s: Annotated[float | None, typer.Option("--settle-s", help="seconds after a chunk has played [0.2]")]
+    = None,
+    kappa: Annotated[float | None, typer.Option(help="token clock: tokens per simulated second")] = None,
+    delay_ms: Annotated[float | None, typer.Option("--delay-ms", help="injected delay per decision, ms [0]")] = None,
+    obs_every: Annotated[int | None, typer.Option("--obs-every", help="observation every K steps [1]")] = None,
+    max_steps: Annotated[int | None, typer.Option("--max-steps", help="step limit per episode [until the env ends "
+                                                  "it]")] = None,
     alpha: Annotated[float | None, typer.Option(help="rollback below alpha x the best round [0.5]")] = None,
     judge_mode: Annotated[str | None, typer.Option("--judge-mode", help="binding | advisory [binding]")] = None,
     transfer: Annotated[int | None, typer.Option("--transfer", help="episodes per variant and condition [0]")]
@@ -239,6 +250,7 @@ def improve(
     from rtarena.improve.commands import improve_command, setting_pairs
 
     settings = {"rounds": rounds, "episodes": episodes, "clock": clock, "max_steps": max_steps, "alpha": alpha,
+                "settle_s": settle_s, "kappa": kappa, "delay_ms": delay_ms, "obs_every": obs_every,
                 "judge_mode": judge_mode, "transfer_episodes": transfer, "workers": workers,
                 **setting_pairs(setting or [])}
     improve_command(target, player, reflector, judge, variant or [], set_ or [], settings, out, run_id, resume, ray,

@@ -47,7 +47,7 @@ def root(tmp_path_factory) -> Path:
     with PolicyServer() as server:
         rtarena("improve", "classic/cartpole-v0", "--player", role(server, "skill", "llm:"), "--reflector",
                 role(server, "reflector"), "--judge", role(server, "judge"), "--rounds", "2", "--episodes", "2",
-                "--max-steps", "60", "--out", str(runs), "--run-id", "improve")
+                "--max-steps", "60", "--settle-s", "0", "--out", str(runs), "--run-id", "improve")
     return runs
 
 

@@ -158,3 +158,29 @@ def test_every_multiplayer_game_runs_to_its_end_with_model_agents(tmp_path):
         assert all(0.0 <= a["score"] <= 1.0 for a in e["agents"].values())
         model_seats = [seat for seat, spec in e["slot_specs"].items() if spec.startswith("llm:")]
         assert model_seats and all(e["agents"][seat]["tokens_out"] > 0 for seat in model_seats)
+
+
+def test_the_identification_probe_sends_frames_and_a_judge_scores_the_mechanics_from_the_level_file():
+    """The probe's default model request holds the frames as an image; with `judge=True` a judge seat gets
+    the answer and the game's own mechanics list (its level file's `[probe] mechanics`) and answers which
+    are described (the policy server's judge is a scripted keyword matcher, named as such)."""
+    from rtarena.agents.llm import LLMAgent
+    from rtarena.envs.registry import make
+    from rtarena.policy_server import PolicyServer
+    from rtarena.runtime.match import run_match
+
+    answer = "Not a game I know. You stand on a floor of tiles over a void; a tile turns red, then drops."
+    with PolicyServer() as server:
+        env = make("probe/identify-v0", game="games/tilefall-v0", judge=True)
+        result = run_match(env, [lambda _obs: answer, LLMAgent(f"scripted-heuristic@{server.base_url}")],
+                           clock="paused", seed=0)
+        judge_inputs = server.inputs
+        player = LLMAgent(f"scripted-heuristic@{server.base_url}")
+        run_match(make("probe/identify-v0", game="games/tilefall-v0"), [player], clock="paused", seed=0)
+        player_input = server.inputs[-1]
+    assert any(kind == "image_url" for kind, _ in player_input)  # the frames reach the model
+    assert not any(kind == "image_url" for shape in judge_inputs for kind, _ in shape)  # the judge reads text
+    metrics = result.agents["p0"]
+    assert metrics["names_the_game"] == 0.0 and metrics["mechanics_described"] == 0.75
+    verdict = next(e for e in result.events if e["type"] == "verdict")
+    assert verdict["described"] == [1, 2, 3]  # not 4: the answer says nothing of the score

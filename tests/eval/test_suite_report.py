@@ -47,8 +47,9 @@ def test_the_win_rate_matrix_counts_both_seats(suite_run):
                 if spec == "heuristic")
     row = next(line for line in md.splitlines() if line.startswith("| heuristic |") and "(n=6)" in line)
     assert f"{100 * wins / 6:.0f}% / {100 * draws / 6:.0f}% (n=6)" in row
-    assert "## game suite: solo mean (1 games, each counts the same)" in md
-    assert "## game suite: co-op team scores" in md
+    assert "## game suite: solo mean (1 games, each counts the same) [clock setting: paused]" in md
+    assert "## game suite: co-op team scores [clock setting: paused]" in md
+    assert "side by side" not in md  # one clock setting: nothing to set beside it
 
 
 def test_capability_profile_weights_scores_by_ratings():
@@ -112,3 +113,28 @@ def test_a_pvp_run_gets_ratings_in_the_report_and_from_the_cli(suite_run):
                           capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stderr
     assert "Bradley-Terry" in done.stdout and "| heuristic | 6 |" in done.stdout
+
+
+def test_paused_and_measured_cells_get_a_table_each_never_one_pooled_and_a_side_by_side(tmp_path):
+    from tests.eval.helpers import rtarena_cli
+
+    root = tmp_path / "runs"
+    table = {"name": "two-clocks", "out": str(root), "seeds": 2, "agents": ["random"],
+             "envs": [{"id": "games/tilefall-v0", "overrides": {"game": {"time_limit_s": 3.0}}}],
+             "clocks": [{"name": "pdq", "clock": "paused", "settle_s": 0.2}, {"name": "lcrt", "clock": "measured"}]}
+    result = run_experiment(parse_experiment(table), run_id="two", workers=1)
+    assert result.failed == 0
+    build_report(["two"], root=root)
+    md = (result.run_dir / "report" / "report.md").read_text()
+    titles = [line for line in md.splitlines() if line.startswith("## game suite: score per game")]
+    assert titles == ["## game suite: score per game [clock setting: lcrt]",
+                      "## game suite: score per game [clock setting: pdq]"]
+    episodes = lines(result.run_dir)
+    decisions = {c: sum(e["decisions"] for e in episodes if e["clock_name"] == c) / 2 for c in ("pdq", "lcrt")}
+    assert decisions["pdq"] < decisions["lcrt"]  # chunks then settle: fewer decisions in the same sim time
+    side = md[md.index("## game suite: clock settings side by side"):]
+    row = next(line for line in side.splitlines() if line.startswith("| games/tilefall-v0 | random |"))
+    assert f"{decisions['lcrt']:.4g}" in row and f"{decisions['pdq']:.4g}" in row
+    board = rtarena_cli("leaderboard", "two", "--root", str(root), "--games", "solo", cwd=tmp_path)
+    assert board.returncode == 0, board.stdout + board.stderr
+    assert "clock setting: pdq" in board.stdout and "clock setting: lcrt" in board.stdout

@@ -7,6 +7,8 @@ import json
 import pytest
 from tests.eval.helpers import rtarena_cli
 
+from rtarena.improve.settings import ImproveSettings
+
 PLAYER, REFLECTOR = "llm:m@http://127.0.0.1:9/v1", "m@http://127.0.0.1:9/v1"
 BOTH = ["classic/cartpole-v0", "--player", PLAYER, "--reflector", REFLECTOR]
 
@@ -17,6 +19,7 @@ BOTH = ["classic/cartpole-v0", "--player", PLAYER, "--reflector", REFLECTOR]
     ([*BOTH, "--judge-mode", "soft"], "judge_mode: must be one of"),
     ([*BOTH, "--setting", "nope=1"], "nope: unknown field"),
     ([*BOTH, "--clock", "sundial"], "clock: must be one of"),
+    ([*BOTH, "--kappa", "50", "--obs-every", "2"], "--kappa: not taken by clock 'paused'"),
     (["classic/cartpole-v0", "--player", PLAYER], "--reflector"),
     ([*BOTH, "--variant", "v:nope=1"], "--variant"),
     (["arena/coop-v0", "--player", PLAYER, "--reflector", REFLECTOR, "--set", "turret.nope=1"], "unknown rule"),
@@ -46,5 +49,29 @@ def test_an_improve_file_runs_and_the_report_and_leaderboard_read_it(server, tmp
     assert stored["judge"] == stored["reflector"] and stored["judge_defaulted"]
     report = rtarena_cli("report", "f", "--root", str(tmp_path / "runs"), cwd=tmp_path)
     assert report.returncode == 0 and (tmp_path / "runs" / "f" / "report" / "curve.svg").exists()
+    assert "separate conversation with its own system prompt" in (tmp_path / "runs" / "f" / "report" / "report.md"
+                                                                  ).read_text()
     board = rtarena_cli("leaderboard", "--root", str(tmp_path / "runs"), "--metric", "final_gain", cwd=tmp_path)
     assert board.returncode == 0 and "llm:scripted-skill" in board.stdout
+
+
+def test_improve_plays_the_paused_decision_protocol_chunks_then_settle(server, tmp_path):
+    """The paper's PDQ by default: a decision's chunk plays out and the world settles 0.2 s before the next
+    observation, so a round records fewer decisions than steps (not one call per step)."""
+    import duckdb
+    from tests.improve.helpers import role
+
+    done = rtarena_cli("improve", "games/tilefall-v0", "--player", f"llm:scripted-heuristic@{server.base_url}",
+                       "--reflector", role(server, "reflector"), "--rounds", "1", "--episodes", "1",
+                       "--max-steps", "30", "--out", str(tmp_path / "runs"), "--run-id", "pdq", cwd=tmp_path)
+    assert done.returncode == 0, done.stdout + done.stderr
+    round_dir = tmp_path / "runs" / "pdq" / "round_00"
+    episode = json.loads((round_dir / "episodes.jsonl").read_text().splitlines()[0])
+    assert episode["clock"]["clock"] == "paused" and episode["clock"]["settle_s"] == 0.2
+    decisions = duckdb.connect().execute(f"select count(*) from '{round_dir}/decisions/*.parquet'").fetchone()[0]
+    assert episode["steps"] == 30 and 0 < decisions == episode["decisions"] < episode["steps"]
+    stored = json.loads((tmp_path / "runs" / "pdq" / "improve.json").read_text())["settings"]
+    assert stored["episodes"] == 1 and stored["settle_s"] == 0.2
+    defaults = ImproveSettings()  # the paper's K = 5 episodes a round, R = 10 reflection rounds (R0..R10)
+    assert (defaults.episodes, defaults.rounds, defaults.clock) == (5, 11, "paused")
+

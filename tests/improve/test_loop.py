@@ -26,7 +26,7 @@ from rtarena.improve.transfer import Variant
 @pytest.fixture(scope="module")
 def run(server, tmp_path_factory):
     run_dir = tmp_path_factory.mktemp("improve") / "offline"
-    settings = ImproveSettings(rounds=5, episodes=2, max_steps=60, transfer_episodes=2)
+    settings = ImproveSettings(rounds=5, episodes=2, max_steps=60, transfer_episodes=2, settle_s=None)  # no suite game
     improve = ImproveRun("classic/cartpole-v0", role(server, "skill", "llm:"), role(server, "reflector"),
                          role(server, "judge"), settings, run_dir, (Variant("heavy", {"masspole": 0.3}),))
     run_dir.mkdir(parents=True)
@@ -128,7 +128,7 @@ def test_report_draws_the_curve_with_rollback_marks_and_links(run, tmp_path):
 def test_frames_are_extracted_for_the_reflector_when_asked(server, tmp_path):
     from rtarena.improve.tools import RoundFolder
 
-    settings = ImproveSettings(rounds=1, episodes=1, max_steps=15, frames=3)
+    settings = ImproveSettings(rounds=1, episodes=1, max_steps=15, frames=3, settle_s=None)
     improve = ImproveRun("classic/cartpole-v0", role(server, "skill", "llm:"), role(server, "reflector"),
                          role(server, "judge"), settings, tmp_path / "framed")
     Loop(improve).run_all()
@@ -141,7 +141,7 @@ def test_frames_are_extracted_for_the_reflector_when_asked(server, tmp_path):
 
 
 def test_held_out_episodes_are_played_outside_the_round_folder(server, tmp_path):
-    settings = ImproveSettings(rounds=2, episodes=1, max_steps=30, holdout_episodes=2)
+    settings = ImproveSettings(rounds=2, episodes=1, max_steps=30, holdout_episodes=2, settle_s=None)
     improve = ImproveRun("classic/cartpole-v0", role(server, "skill", "llm:"), role(server, "reflector"),
                          role(server, "judge"), settings, tmp_path / "held")
     Loop(improve).run_all()
@@ -153,3 +153,16 @@ def test_held_out_episodes_are_played_outside_the_round_folder(server, tmp_path)
         ordered = sorted(held, key=lambda h: h["episode"])
         assert state["holdout_scores"] == [h["agents"]["agent_0"]["return"] for h in ordered]
         assert not (tmp_path / "held" / f"round_{r:02d}" / "holdout").exists()
+
+
+def test_coop_evidence_tables_label_each_rows_controller(server, tmp_path):
+    """Both cooks of a co-op game are the player: the step table tells their decisions apart."""
+    settings = ImproveSettings(rounds=1, episodes=1, max_steps=12)
+    improve = ImproveRun("games/kitchen-v0", f"llm:scripted-heuristic@{server.base_url}",
+                         role(server, "reflector"), role(server, "judge"), settings, tmp_path / "coop")
+    Loop(improve).run_all()
+    table = next((tmp_path / "coop" / "round_00" / "evidence").glob("*.steps.md")).read_text()
+    head = table.splitlines()[2]
+    assert head.startswith("| decision | controller |")
+    seats = {line.split("|")[2].strip() for line in table.splitlines()[4:]}
+    assert seats == {"p0", "p1"}

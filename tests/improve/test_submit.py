@@ -49,7 +49,7 @@ def test_the_validation_budget_holds(tmp_path, judge):
     assert len((tmp_path / "verdicts.jsonl").read_text().splitlines()) == 2
 
 
-def test_a_binding_judge_blocks_until_its_budget_is_spent(tmp_path, judge):
+def test_a_binding_judge_always_binds_even_after_its_budget_is_spent(tmp_path, judge):
     bad = GOOD + "\n- Press left 3 times at the start."
     diagnosis = {**DIAGNOSIS, "additions": [GOOD[2:], "Press left 3 times at the start."]}
     s = subs(tmp_path, judge, max_validations=2)
@@ -62,10 +62,23 @@ def test_a_binding_judge_blocks_until_its_budget_is_spent(tmp_path, judge):
     assert {v["rule"] for v in verdict["violations"]} == {"no_literal_actions"}
     with pytest.raises(ToolRefusal, match="needs_revision \\(binding\\)"):
         s.submit_skill(bad, "")
-    s.validate_skill(bad)  # budget spent: the judge no longer blocks (the lints still do)
-    with pytest.raises(ToolRefusal) as refusal:
+    assert s.closed is None  # budget left: the reflector may revise
+    s.validate_skill(bad)  # the budget is spent now: the judge still binds
+    with pytest.raises(ToolRefusal, match="needs_revision \\(binding\\)") as refusal:
         s.submit_skill(bad, "")
-    assert "judge:" not in str(refusal.value) and "no_literal_actions" in str(refusal.value)
+    assert "previous skill kept" in str(refusal.value) and s.accepted is None and s.closed
+
+
+def test_budget_spent_an_unvalidated_skill_is_refused_and_the_previous_skill_kept(tmp_path, judge):
+    s = subs(tmp_path, judge, skill="- Watch the pole.", max_validations=1)
+    s.submit_diagnosis(**DIAGNOSIS)
+    assert s.validate_skill(GOOD)["verdict"] == "pass"
+    other = GOOD + "\n- Keep the cart near the middle of the track."
+    with pytest.raises(ToolRefusal, match="validate this skill with validate_skill first"):
+        s.submit_skill(other, "")  # never validated, and no budget left to validate it
+    assert s.accepted is None and "previous skill kept" in s.closed
+    row = json.loads((tmp_path / "submissions.jsonl").read_text().splitlines()[-1])
+    assert row["skill"] == other and not row["accepted"]
 
 
 def test_an_advisory_judge_records_but_does_not_block(tmp_path, judge):

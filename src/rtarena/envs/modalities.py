@@ -9,11 +9,11 @@ from __future__ import annotations
 
 from typing import Literal
 
-GAME_MODALITIES = ("rgb", "text", "state")  # the game suite (envs/games)
+GAME_MODALITIES = ("rgb", "hud", "text", "state")  # the game suite (envs/games)
 GUI_MODALITIES = ("som", "rgb", "marks", "goal", "time", "text")  # browser tasks (envs/gui)
 GUI_IMAGES = ("som", "rgb")  # the browser modalities that need a screenshot
 # What a model agent may be shown (`LLMOptions.modalities`), every family's union that a prompt carries.
-MODEL_MODALITIES = ("text", "state", "rgb", "depth", "audio", "som", "marks")
+MODEL_MODALITIES = ("text", "hud", "state", "rgb", "depth", "audio", "som", "marks")
 Modality = Literal[MODEL_MODALITIES]
 # Arrays that are pictures or sound, never printed as numbers in a prompt.
 MEDIA = ("rgb", "depth", "audio", "som")

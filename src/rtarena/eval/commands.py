@@ -233,17 +233,22 @@ def report_command(runs: list[str], out: Path | None, root: str, console: Consol
 
 def leaderboard_command(runs: list[str], root: str, metric: str | None, clock: str | None, markdown: Path | None,
                         console: Console, games: str | None = None) -> None:
-    from rtarena.eval.leaderboard import leaderboard, to_markdown
+    from rtarena.eval.leaderboard import leaderboard, suite_settings, to_markdown
 
-    metric, rows = leaderboard(runs, root, metric, clock, games)
-    levels = list(dict.fromkeys(lv for r in rows for lv in r.levels))
-    table = Table("rank", "agent", f"{metric} (mean over levels)", "episodes", *levels,
-                  title="leaderboard" + (f" ({clock})" if clock else ""))
-    for r in rows:
-        rating = f"{r.rating:.4g}" + (f" ± {r.se:.2g}" if r.se is not None else "")
-        table.add_row(str(r.rank), r.agent, rating, str(r.episodes),
-                      *(f"{r.levels[lv]:.4g}" if lv in r.levels else "—" for lv in levels))
-    console.print(table)
+    # the suite is ranked per clock setting, never over settings pooled (PDQ and LCRT apart)
+    settings: list[str | None] = [clock] if clock or games is None else list(suite_settings(runs, root)) or [None]
+    pages = []
+    for setting in settings:
+        name, rows = leaderboard(runs, root, metric, setting, games)
+        levels = list(dict.fromkeys(lv for r in rows for lv in r.levels))
+        table = Table("rank", "agent", f"{name} (mean over levels)", "episodes", *levels,
+                      title="leaderboard" + (f" (clock setting: {setting})" if setting else ""))
+        for r in rows:
+            rating = f"{r.rating:.4g}" + (f" ± {r.se:.2g}" if r.se is not None else "")
+            table.add_row(str(r.rank), r.agent, rating, str(r.episodes),
+                          *(f"{r.levels[lv]:.4g}" if lv in r.levels else "—" for lv in levels))
+        console.print(table)
+        pages.append((f"## clock setting: {setting}\n\n" if len(settings) > 1 else "") + to_markdown(name, rows))
     if markdown:
-        markdown.write_text(to_markdown(metric, rows), encoding="utf-8")
+        markdown.write_text("\n".join(pages), encoding="utf-8")
         console.print(f"markdown: {markdown}")

@@ -40,7 +40,7 @@ class EpisodeJob:
     agent_specs: tuple[str, ...]
     clock: str
     seed: int
-    max_steps: int
+    max_steps: int | None  # None: until the env ends the episode
     clock_settings: dict[str, Any] = field(default_factory=dict)
     env_kwargs: dict[str, Any] = field(default_factory=dict)
     label: str = ""

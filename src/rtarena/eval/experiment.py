@@ -67,7 +67,7 @@ class ClockSetting:
     dt: float | None = None
     delay_s: float = 0.0
     obs_every: int = 1
-    numbers: dict[str, float] = field(default_factory=dict)  # kappa, overhead_s ...
+    numbers: dict[str, float | str] = field(default_factory=dict)  # kappa, overhead_s, latency ...
 
     @property
     def delay_ms(self) -> float:
@@ -94,7 +94,7 @@ class Experiment:
     clocks: tuple[ClockSetting, ...]
     seeds: tuple[int, ...]
     observations: tuple[Modality, ...] = ()
-    max_steps: int = 500
+    max_steps: int | None = None  # None: every episode runs until its env ends it
     out: str = "runs"
     workers: int | None = None
     video: bool | int = False
@@ -148,7 +148,7 @@ class Experiment:
 
 
 def experiment_from_flags(env_id: str, specs: tuple[str, ...], clock: str, settings: dict[str, Any],
-                          env_kwargs: dict[str, Any], seeds: tuple[int, ...], max_steps: int,
+                          env_kwargs: dict[str, Any], seeds: tuple[int, ...], max_steps: int | None,
                           out: str) -> Experiment:
     """The experiment a plain `rtarena run ENV_ID --agent ...` describes (one cell)."""
     # the flags were validated by the clock (`make_clock`) already: a paused clock given a kappa was refused

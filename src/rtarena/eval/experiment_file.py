@@ -3,7 +3,7 @@
 ```toml
 name = "delay-sweep"          # names the run folder: runs/<name>-<timestamp>/
 seeds = 20                    # seeds 0..19 (or a list); `seed_start` shifts them
-max_steps = 1200
+max_steps = 1200              # optional step cap; default: until the env ends the episode
 video = 1                     # false | true (every episode) | N (the first N seeds of every cell)
 params = { model = "qwen2.5-7b", base_url = "http://127.0.0.1:8765/v1" }   # `{model}` below; --set model=...
 
@@ -242,7 +242,7 @@ class ExperimentFile(Section):
     params: dict[str, Any] = Field(default_factory=dict, description="`{name}` placeholders; --set name=value")
     seeds: PosInt | list[NonNegInt] = Field(1, description="a count (seeds seed_start..) or a list of seeds")
     seed_start: NonNegInt = 0
-    max_steps: PosInt = 500
+    max_steps: PosInt | None = None  # None: until the env ends the episode (its time limit)
     out: Text = Field("runs", description="folder the run folder goes in")
     workers: PosInt | None = None
     video: Flag | NonNegInt = Field(False, description="false | true (every episode) | N (the first N seeds)")
@@ -357,7 +357,7 @@ def _clock(i: int, item: ClockItem, source: str) -> ClockSetting:
             raise UserError(f"unknown field{hint}", source=source, field=f"clocks[{i}].{key}")
     delay_s = item.delay_ms / 1000.0  # the file's milliseconds, in seconds from here on
     made = build_clock(item.clock, {"delay_s": delay_s, **own}, source=source, field=f"clocks[{i}]")
-    numbers = {k: float(v) for k, v in own.items() if k != "obs_every"}
+    numbers = {k: v if isinstance(v, str) else float(v) for k, v in own.items() if k != "obs_every"}
     default = item.clock + (f"-dt{item.dt * 1000:g}ms" if item.dt else "") + (
         f"-delay{item.delay_ms:g}ms" if item.delay_ms else "")
     return ClockSetting(item.name or safe_name(default), item.clock, item.dt, delay_s, made.obs_every, numbers)

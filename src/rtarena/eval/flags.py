@@ -37,7 +37,8 @@ class RunFlags(Section):
     obs_every: int = Field(1, description="publish an observation every K steps (the clock checks it)")
     settle_s: float | None = Field(None, description="seconds the world runs on default actions after a chunk "
                                    "before the next observation (the clock checks it)")
-    max_steps: PosInt = Field(500, description="step limit per episode")
+    latency: str | None = Field(None, description="measured clock: which latency is charged (the clock checks it)")
+    max_steps: PosInt | None = Field(None, description="step limit per episode (None: until the env ends it)")
     seeds: PosInt = Field(1, description="number of episodes")
     seed_start: NonNegInt = Field(0, description="first seed")
     workers: NonNegInt = Field(0, description="episodes at once (0: one per CPU)")
@@ -52,7 +53,7 @@ class RunFlags(Section):
     def clock_settings(self) -> dict[str, float | int | None]:
         """The clock's settings by their own names, in seconds: `--delay-ms` is converted here, once."""
         return {"kappa": self.kappa, "overhead_s": self.overhead, "delay_s": self.delay_ms / 1000.0,
-                "obs_every": self.obs_every, "settle_s": self.settle_s}
+                "obs_every": self.obs_every, "settle_s": self.settle_s, "latency": self.latency}
 
 
 def run_flags(values: dict[str, object]) -> RunFlags:

@@ -6,7 +6,9 @@ agent played count for it, and a rating over fewer levels is not comparable to o
 played more of the levels rank first, then by rating.
 
 `games="solo"` (or `"pvp"`, `"coop"`) keeps only the game suite's games of that mode (their variants
-included): with `solo` the rating is the suite's solo mean.
+included): with `solo` the rating is the suite's solo mean. The suite is never ranked over clock settings
+pooled: `rtarena leaderboard --games MODE` without `--clock` gives one table per clock setting
+(`suite_settings`), as the paper reports PDQ and LCRT apart.
 """
 
 from __future__ import annotations
@@ -77,6 +79,13 @@ def leaderboard(runs: list[str | Path] = (), root: str | Path = "runs", metric: 
     table.sort(key=lambda r: (-len(r[3]), -r[0], r[1]))
     return metric, [Row(i + 1, agent, rating, se, levels, n)
                     for i, (rating, agent, se, levels, n) in enumerate(table)]
+
+
+def suite_settings(runs: list[str | Path] = (), root: str | Path = "runs") -> list[str]:
+    """The clock settings the suite's games were played under in these runs."""
+    from rtarena.eval.tables import suite_clock_settings
+
+    return suite_clock_settings(connect(run_dirs(runs, root)))
 
 
 def to_markdown(metric: str, rows: list[Row]) -> str:

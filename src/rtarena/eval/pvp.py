@@ -30,6 +30,7 @@ import numpy as np
 
 from rtarena.errors import UserError
 from rtarena.eval.query import columns
+from rtarena.eval.tables import SETTING_SQL
 
 BT_ALPHA = 0.5  # choix: like half a win each way between every two agents, so an unbeaten agent stays finite
 ELO_K = 16.0
@@ -69,15 +70,16 @@ class PvpRatings:
     bootstrap: int
 
 
-def pvp_matches(con: Any, env_ids: Sequence[str] | None = None) -> list[Match]:
-    """Every two-player episode of the run(s) behind `con` between two different agent specs, in recorded
-    order. An agent's label (its spec) is its identity; self-play episodes tell nothing and are left out."""
+def pvp_matches(con: Any, env_ids: Sequence[str] | None = None, setting: str | None = None) -> list[Match]:
+    """Every two-player episode of the run(s) behind `con` between two different agent specs (under one
+    clock setting when given), in recorded order. An agent's label (its spec) is its identity; self-play
+    episodes tell nothing and are left out."""
     if "score" not in {name for name, _ in columns(con, "agents")}:
         return []
-    where, args = "", []
+    where, args = f"AND (? IS NULL OR {SETTING_SQL.replace('clock', 'a.clock')} = ?)", [setting, setting]
     if env_ids:
-        where = f"AND a.env_id IN ({', '.join('?' for _ in env_ids)})"
-        args = list(env_ids)
+        where += f" AND a.env_id IN ({', '.join('?' for _ in env_ids)})"
+        args += list(env_ids)
     rows = con.execute(f"""
         WITH players AS (SELECT run_id, episode, count(*) AS n FROM agents GROUP BY ALL)
         SELECT a.env_id, a.agent_label, b.agent_label, a.score::DOUBLE
@@ -190,29 +192,37 @@ def to_markdown(result: PvpRatings, title: str = "PvP ratings") -> list[str]:
     return lines
 
 
-def pvp_section(con: Any, section_type: type, env_ids: Sequence[str] | None = None, seed: int = 0) -> list[Any]:
-    """The report's PvP ratings section (`section_type(title, markdown, html)`), none without PvP matches."""
+def pvp_section(con: Any, section_type: type, seed: int = 0) -> list[Any]:
+    """The report's PvP ratings sections (`section_type(title, markdown, html)`), one per clock setting (never
+    pooled, as the suite's tables), none without PvP matches."""
+    settings = [row[0] for row in con.execute(f"SELECT DISTINCT {SETTING_SQL} FROM agents ORDER BY 1").fetchall()
+                if row[0] is not None] if "clock" in {n for n, _ in columns(con, "agents")} else [None]
+    return [s for setting in settings for s in _setting_section(con, section_type, setting, seed)]
+
+
+def _setting_section(con: Any, section_type: type, setting: str | None, seed: int) -> list[Any]:
     from html import escape
 
     from rtarena.eval import svg
 
-    matches = pvp_matches(con, env_ids)
+    matches = pvp_matches(con, None, setting)
     if not matches:
         return []
+    title = "PvP ratings" + (f" [clock setting: {setting}]" if setting else "")
     try:
         result = rate(matches, seed=seed)
     except UserError as missing:  # the stats extra is not installed: say so, keep the rest of the report
-        return [section_type("PvP ratings", [str(missing)], [f"<p>{escape(str(missing))}</p>"])]
+        return [section_type(title, [str(missing)], [f"<p>{escape(str(missing))}</p>"])]
     md = to_markdown(result)
     rows = "".join(
         f'<tr data-agent="{escape(r.agent)}" data-bt="{r.bradley_terry!r}" data-bt-low="{r.bradley_terry_ci[0]!r}" '
         f'data-bt-high="{r.bradley_terry_ci[1]!r}" data-elo="{r.elo!r}"><td class="key">{escape(r.agent)}</td>'
         f"<td>{r.matches}</td><td>{r.bradley_terry:.0f} [{r.bradley_terry_ci[0]:.0f}, {r.bradley_terry_ci[1]:.0f}]"
         f"</td><td>{r.elo:.0f} [{r.elo_ci[0]:.0f}, {r.elo_ci[1]:.0f}]</td></tr>" for r in result.ratings)
-    chart = svg.dot_interval_chart("PvP ratings: Bradley-Terry on the Elo scale", "rating",
+    chart = svg.dot_interval_chart(f"{title}: Bradley-Terry on the Elo scale", "rating",
                                    {r.agent: (r.bradley_terry, *r.bradley_terry_ci) for r in result.ratings})
     html = [f'<p class="muted">{escape(md[0])}</p><table class="pvp-ratings"'
             f' data-nontransitivity="{result.nontransitivity!r}"><thead><tr><th class="key">agent</th>'
             "<th>matches</th><th>Bradley-Terry [95%]</th><th>Elo [95%]</th></tr></thead>"
             f"<tbody>{rows}</tbody></table><p>{escape(md[-1])}</p><div class='plots'>{chart}</div>"]
-    return [section_type("PvP ratings", md, html)]
+    return [section_type(title, md, html)]

@@ -6,6 +6,11 @@ variant (`games/duel-var1-v0`) is its own game in the tables and carries its bas
 capability profile of an agent weights its mean score in each game by that game's 0-3 rating of each
 capability: `sum(rating x score) / sum(rating)` over the games it played (PvP scores are 1 win,
 0.5 draw, 0 loss; co-op scores are the team's).
+
+Every table is one clock setting's (its title says which): the paper reports the paused-decision protocol
+(PDQ) and the latency-charged one (LCRT) side by side, never averaged together. With two or more settings a
+last section puts them side by side with the decisions per episode, the action budget the paper's budget
+effect is about.
 """
 
 from __future__ import annotations
@@ -17,7 +22,15 @@ from typing import Any
 from rtarena.envs.games.ratings import suite_ratings
 from rtarena.envs.games.rules import CAPABILITY_ABBREV
 from rtarena.eval import svg
-from rtarena.eval.tables import Stat, capability_profile, game_scores, mean_of, win_rates
+from rtarena.eval.tables import (
+    Stat,
+    capability_profile,
+    decisions_per_episode,
+    game_scores,
+    mean_of,
+    suite_clock_settings,
+    win_rates,
+)
 
 VARIANT = re.compile(r"-var\d+-v0$")
 
@@ -27,10 +40,25 @@ def base_id(env_id: str) -> str:
 
 
 def suite_sections(con: Any, section_type: type) -> list[Any]:
-    """The suite's report sections (`section_type(title, markdown, html)`), none when no game was played."""
-    scores = game_scores(con)
+    """The suite's report sections (`section_type(title, markdown, html)`), one set per clock setting, none
+    when no game was played."""
+    settings = suite_clock_settings(con)
+    out = [s for setting in settings for s in _setting_sections(con, section_type, setting)]
+    if len(settings) > 1:
+        out.append(_side_by_side(con, section_type, settings))
+    return out
+
+
+def _setting_sections(con: Any, section_type: type, setting: str) -> list[Any]:
+    """The tables of one clock setting, each title ending with the setting's name."""
+    scores = game_scores(con, setting)
     if not scores:
         return []
+    return [section_type(f"{s.title} [clock setting: {setting}]", s.markdown, s.html)
+            for s in _tables(con, section_type, setting, scores)]
+
+
+def _tables(con: Any, section_type: type, setting: str, scores: list) -> list[Any]:
     info = {r.env_id: r for r in suite_ratings()}
     mode = {env_id: info[base_id(env_id)].mode for env_id, _, _ in scores if base_id(env_id) in info}
     agents = list(dict.fromkeys(agent for _, agent, _ in scores))
@@ -45,7 +73,7 @@ def suite_sections(con: Any, section_type: type) -> list[Any]:
                                    "solo-mean", ["solo mean"], agents, {("solo mean", a): s for a, s in means.items()},
                                    lambda g: "solo"))
     for game in [g for g in games if mode.get(g) == "pvp"]:
-        out.append(_win_matrix(section_type, game, win_rates(con, [game])))
+        out.append(_win_matrix(section_type, game, win_rates(con, [game], setting)))
     coop = [g for g in games if mode.get(g) == "coop"]
     if coop:
         out.append(_matrix_section(section_type, "game suite: co-op team scores", "coop-scores", coop, agents,
@@ -53,6 +81,29 @@ def suite_sections(con: Any, section_type: type) -> list[Any]:
     out.append(_profiles(section_type, agents, table, {g: info[base_id(g)].ratings for g in games
                                                          if base_id(g) in info}))
     return out
+
+
+def _side_by_side(con: Any, section_type: type, settings: list[str]) -> Any:
+    """Per game and agent, each clock setting's score and decisions per episode, side by side."""
+    scores = {s: {(g, a): st for g, a, st in game_scores(con, s)} for s in settings}
+    budget = {s: decisions_per_episode(con, s) for s in settings}
+    keys = list(dict.fromkeys(k for s in settings for k in scores[s]))
+    head = ["game", "agent"] + [f"{s}: {what}" for s in settings for what in ("score", "decisions / episode")]
+    md = ["Each clock setting's mean score and decisions per episode and seat, side by side: a lower score "
+          "with fewer decisions is the action-budget effect, not worse actions.", "",
+          "| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+    html = ['<table class="suite protocols"><thead><tr>' + "".join(f"<th>{escape(h)}</th>" for h in head)
+            + "</tr></thead><tbody>"]
+    empty = Stat(0, None, None)
+    for game, agent in keys:
+        cells = [v for s in settings for v in (scores[s].get((game, agent), empty), budget[s].get((game, agent),
+                                                                                                   empty))]
+        md.append(f"| {game} | {agent} | " + " | ".join(c.text() for c in cells) + " |")
+        html.append(f'<tr data-game="{escape(game)}" data-agent="{escape(agent)}"><td class="key">{escape(game)}</td>'
+                    f'<td class="key">{escape(agent)}</td>' + "".join(f"<td>{escape(c.text())}</td>" for c in cells)
+                    + "</tr>")
+    html.append("</tbody></table>")
+    return section_type("game suite: clock settings side by side (PDQ vs LCRT, decisions per episode)", md, html)
 
 
 def _matrix_section(section_type: type, title: str, kind: str, games: list[str], agents: list[str],

@@ -119,25 +119,52 @@ def episode_counts(con: Any) -> list[tuple[str, int, int]]:
 
 
 # -- the game suite ----------------------------------------------------------------------------------
-def game_scores(con: Any) -> list[tuple[str, str, Stat]]:
-    """(env id, agent, score) per suite game an agent played; a spec in several seats of one episode (co-op
-    self-play) is averaged over its seats first, so every seat of a team counts once per episode."""
+# A clock setting (an experiment's `[[clocks]] name`, else the clock): the suite's tables are one per setting,
+# never pooled (the paper reports PDQ and LCRT side by side).
+SETTING_SQL = "coalesce(clock_name, clock)"
+
+
+def suite_clock_settings(con: Any) -> list[str]:
+    """The clock settings the suite's games were played under, in name order."""
+    if "env_id" not in {name for name, _ in columns(con, "agents")}:
+        return []
+    return [r[0] for r in con.execute(f"SELECT DISTINCT {SETTING_SQL} FROM agents WHERE env_id LIKE 'games/%' "
+                                      "ORDER BY 1").fetchall()]
+
+
+def game_scores(con: Any, setting: str | None = None) -> list[tuple[str, str, Stat]]:
+    """(env id, agent, score) per suite game an agent played (under one clock setting when given); a spec in
+    several seats of one episode (co-op self-play) is averaged over its seats first, so every seat of a team
+    counts once per episode."""
     if "score" not in {name for name, _ in columns(con, "agents")}:
         return []
-    rows = con.execute("""
+    rows = con.execute(f"""
         WITH per_episode AS (
             SELECT run_id, episode, env_id, agent_label AS agent, avg(score::DOUBLE) AS v
-            FROM agents WHERE env_id LIKE 'games/%' GROUP BY ALL)
+            FROM agents WHERE env_id LIKE 'games/%' AND (? IS NULL OR {SETTING_SQL} = ?) GROUP BY ALL)
         SELECT env_id, agent, count(v), avg(v), stddev_samp(v) / sqrt(count(v))
         FROM per_episode GROUP BY env_id, agent ORDER BY env_id, agent
-    """).fetchall()
+    """, [setting, setting]).fetchall()
     return [(env_id, agent, Stat(n, mean, se if se is not None and math.isfinite(se) else None))
             for env_id, agent, n, mean, se in rows]
 
 
-def win_rates(con: Any, env_ids: list[str]) -> list[tuple[str, str, str, int, float, float]]:
+def decisions_per_episode(con: Any, setting: str) -> dict[tuple[str, str], Stat]:
+    """(env id, agent) -> decisions per episode and seat under one clock setting: the action budget."""
+    rows = con.execute(f"""
+        WITH per_episode AS (
+            SELECT run_id, episode, env_id, agent_label AS agent, avg(decisions::DOUBLE) AS v
+            FROM agents WHERE env_id LIKE 'games/%' AND {SETTING_SQL} = ? GROUP BY ALL)
+        SELECT env_id, agent, count(v), avg(v), stddev_samp(v) / sqrt(count(v)) FROM per_episode GROUP BY ALL
+    """, [setting]).fetchall()
+    return {(e, a): Stat(n, m, se if se is not None and math.isfinite(se) else None) for e, a, n, m, se in rows}
+
+
+def win_rates(con: Any, env_ids: list[str],
+              setting: str | None = None) -> list[tuple[str, str, str, int, float, float]]:
     """(env id, row agent, column agent, episodes, win rate, draw rate) of the row agent against the column
-    agent over every seat either held (a PvP score is 1 win, 0.5 draw, 0 loss)."""
+    agent over every seat either held (a PvP score is 1 win, 0.5 draw, 0 loss), under one clock setting when
+    given."""
     if not env_ids or "score" not in {name for name, _ in columns(con, "agents")}:
         return []
     marks = ", ".join("?" for _ in env_ids)
@@ -146,8 +173,9 @@ def win_rates(con: Any, env_ids: list[str]) -> list[tuple[str, str, str, int, fl
                avg(CASE WHEN a.score = 1 THEN 1.0 ELSE 0.0 END), avg(CASE WHEN a.score = 0.5 THEN 1.0 ELSE 0.0 END)
         FROM agents a JOIN agents b ON a.run_id = b.run_id AND a.episode = b.episode AND a.agent <> b.agent
         WHERE a.env_id IN ({marks}) AND a.agent_label <> b.agent_label
+              AND (? IS NULL OR coalesce(a.clock_name, a.clock) = ?)
         GROUP BY ALL ORDER BY 1, 2, 3
-    """, env_ids).fetchall()
+    """, [*env_ids, setting, setting]).fetchall()
 
 
 def mean_of(stats: list[Stat]) -> Stat:

@@ -18,7 +18,8 @@ from rtarena.improve.report import build_improve_report
 from rtarena.improve.settings import ImproveSettings
 from rtarena.policy_server import PolicyServer
 
-DEMO = ImproveSettings(rounds=5, episodes=3, max_steps=100)
+# CartPole is no suite game: one action per decision (no chunk, no settle), 100 steps per episode for speed
+DEMO = ImproveSettings(rounds=5, episodes=3, max_steps=100, settle_s=None)
 
 
 def improve_section(out: Path, console: Console) -> None:

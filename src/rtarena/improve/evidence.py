@@ -1,7 +1,8 @@
 """The per-episode evidence a reflector reads: step tables and a round summary, from the round's records.
 
 For each episode of a round folder (`decisions/` and `steps/` Parquet, `episodes.jsonl`) this writes
-`evidence/<episode>.steps.jsonl` (one row per decision: the step it applied at, simulated time, the
+`evidence/<episode>.steps.jsonl` (one row per decision: its controller -- a co-op game's seats told apart
+--, the step it applied at, simulated time, the
 action, the model's reasoning text, score so far and score change, wall latency, tokens) and the same as
 a Markdown table (`.steps.md`, reasoning cut to `REASON_CHARS`), plus `evidence/summary.md`: one row per
 episode with its score, length, whether it ended before the step limit, and the last decision's reasoning.
@@ -44,7 +45,8 @@ def step_table(round_dir: Path, key: str) -> list[dict[str, Any]]:
         upto = len(steps) - 1 if upto is None else int(upto)
         score = sum(float(r.get(a, 0.0)) for r in rewards[: upto + 1] for a in agents)
         controller = d.get("controller")
-        rows.append({"decision": d.get("index"), "controller": controller, "step": d.get("applied_step"),
+        label = f"{controller} ({'+'.join(agents)})" if agents and list(agents) != [controller] else controller
+        rows.append({"decision": d.get("index"), "controller": label, "step": d.get("applied_step"),
                      "sim_s": d.get("start_sim_s"), "action": _json(d.get("action")), "valid": d.get("valid"),
                      "reasoning": d.get("text") or "", "score": round(score, 6),
                      "score_change": round(score - previous.get(controller, 0.0), 6),
@@ -58,13 +60,14 @@ def _cell(text: Any) -> str:
 
 
 def table_markdown(key: str, rows: list[dict[str, Any]]) -> str:
-    head = ["decision", "step", "sim s", "action", "score", "change", "latency s", "reasoning"]
+    # every row names its controller: in a co-op game each seat's decisions are told apart
+    head = ["decision", "controller", "step", "sim s", "action", "score", "change", "latency s", "reasoning"]
     lines = [f"# Step table: {key}", "", "| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
     for r in rows:
         latency = "" if r["wall_latency_s"] is None else f"{r['wall_latency_s']:.3f}"
         lines.append("| " + " | ".join(_cell(v) for v in (
-            r["decision"], r["step"], r["sim_s"], json.dumps(r["action"]), r["score"], r["score_change"], latency,
-            str(r["reasoning"])[:REASON_CHARS])) + " |")
+            r["decision"], r["controller"], r["step"], r["sim_s"], json.dumps(r["action"]), r["score"],
+            r["score_change"], latency, str(r["reasoning"])[:REASON_CHARS])) + " |")
     return "\n".join(lines) + "\n"
 
 
@@ -91,17 +94,18 @@ def write_frames(round_dir: Path, key: str, count: int) -> list[str]:
     return names
 
 
-def write_evidence(round_dir: Path, scores: dict[str, float], max_steps: int, frames: int = 0) -> None:
+def write_evidence(round_dir: Path, scores: dict[str, float], max_steps: int | None, frames: int = 0) -> None:
     """Write the step tables, frames (when videos were recorded) and the summary of the round's episodes."""
     out = round_dir / "evidence"
-    summary = ["# Episodes of this round", "", "| episode | seed | score | steps | ended | last reasoning |",
-               "|---|---|---|---|---|---|"]
+    summary = ["# Episodes of this round", "",
+               "| episode | seed | score | steps | decisions | ended | last reasoning |",
+               "|---|---|---|---|---|---|---|"]
     pictures: list[str] = []
     for line in sorted(read_episodes(round_dir), key=lambda ln: ln.get("episode", "")):
         key = line.get("episode", "")
         if line.get("status") != "ok":
             error = _cell(line.get("error", ""))[:REASON_CHARS]
-            summary.append(f"| {key} | {line.get('seed')} | failed | | | {error} |")
+            summary.append(f"| {key} | {line.get('seed')} | failed | | | | {error} |")
             continue
         rows = step_table(round_dir, key)
         write_bytes(out / f"{key}.steps.jsonl", "".join(json.dumps(r) + "\n" for r in rows).encode())
@@ -109,9 +113,10 @@ def write_evidence(round_dir: Path, scores: dict[str, float], max_steps: int, fr
         shown = write_frames(round_dir, key, frames)
         if shown:
             pictures.append(f"- {key}: " + ", ".join(shown))
-        ended = "early" if line.get("steps", 0) < max_steps else "at the step limit"
+        ended = "at the step limit" if max_steps is not None and line.get("steps", 0) >= max_steps else "by the env"
         last = _cell(rows[-1]["reasoning"])[:REASON_CHARS] if rows else ""
         summary.append(f"| {key} | {line.get('seed')} | {scores.get(key, float('nan')):.4g} | {line.get('steps')} | "
+                       f"{line.get('decisions')} | "
                        f"{ended} | {last} |")
     if pictures:
         summary += ["", "## Frames (read_image)", *pictures]

@@ -89,12 +89,18 @@ def build_improve_report(run_dirs: list[Path], out: Path | None = None) -> Path:
     return page
 
 
+JUDGE_DEFAULTED = ("; no --judge given: the judge is the reflector's model in a separate conversation with its "
+                   "own system prompt (judge.py), not an independent model")
+
+
 def run_section(name: str, r: dict[str, Any], out: Path) -> tuple[list[str], list[str]]:
     run = r["run"]
     s = run["settings"]
     md = ["", f"## {name}: {r['dir'].name}", "",
           f"env `{run['env_id']}`, reflector `{run['reflector'].split('@')[0]}`, judge `{run['judge'].split('@')[0]}` "
-          f"({s['judge_mode']}), alpha {s['alpha']}, {s['episodes']} episodes per round", "",
+          f"({s['judge_mode']}{JUDGE_DEFAULTED if run.get('judge_defaulted') else ''}), alpha {s['alpha']}, "
+          f"{s['episodes']} episodes per round; protocol: clock {s['clock']}, settle {s.get('settle_s')} s"
+          f"{', delay ' + format(s['delay_ms'], 'g') + ' ms' if s.get('delay_ms') else ''}", "",
           "| round | mean [95% CI] | n | skill from | signals | files |", "|---|---|---|---|---|---|"]
     html = [f"<h2>{escape(name)}: {escape(r['dir'].name)}</h2>",
             "<table><tr><th>round</th><th>mean [95% CI]</th><th>n</th><th>skill from</th><th>signals</th>"

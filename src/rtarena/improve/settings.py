@@ -5,20 +5,30 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
-from pydantic import Field
+from pydantic import Field, model_validator
 
 from rtarena.runtime.clocks import CLOCKS
-from rtarena.schema import Fraction, NonNegInt, PosInt, Section, validate
+from rtarena.schema import Fraction, NonNegFloat, NonNegInt, PosFloat, PosInt, Section, validate
 
 
 class ImproveSettings(Section):
     """Everything an improvement run varies besides the env and the three model specs."""
 
-    rounds: PosInt = Field(10, description="rounds played, round 0 (empty skill) included")
+    rounds: PosInt = Field(11, description="rounds played, round 0 (empty skill) included: R0..R10 (the paper's "
+                           "ten reflection rounds)")
     episodes: PosInt = Field(5, description="episodes per round (K)")
     seed_start: NonNegInt = Field(0, description="first seed; every round plays the same K seeds (paired rounds)")
-    max_steps: PosInt = Field(500, description="step limit per episode")
+    max_steps: PosInt | None = Field(None, description="step limit per episode (None: until the env ends it)")
     clock: Literal[tuple(CLOCKS)] = Field("paused", description="the player's clock")
+    # The protocol of every episode (the paper's PDQ by default: paused, the chunk plays out, then the world
+    # settles before the next observation); each is handed to the clock, which must take it.
+    settle_s: NonNegFloat | None = Field(0.2, description="seconds the world runs after a chunk has played, "
+                                         "before the next observation (None: a newer decision replaces a chunk)")
+    kappa: PosFloat | None = Field(None, description="token clock: tokens per simulated second")
+    delay_ms: NonNegFloat = Field(0.0, description="injected delay per decision, milliseconds")
+    obs_every: PosInt = Field(1, description="publish an observation every K steps")
+    latency: Literal["client", "server", "endpoint"] | None = Field(None, description="measured clock: which "
+                                                                    "latency is charged (runtime/clocks.py)")
     metric: str | None = Field(None, description="the score column (default: score, else return)")
     alpha: Fraction = Field(0.5, description="rollback when a round mean < alpha x the best")
     judge_mode: Literal["binding", "advisory"] = Field("binding", description="binding: needs_revision blocks")
@@ -39,6 +49,30 @@ class ImproveSettings(Section):
     holdout_episodes: NonNegInt = Field(0, description="held-out episodes per round for the best-skill choice")
     transfer_episodes: NonNegInt = Field(0, description="episodes per variant and condition (0: no transfer)")
     workers: NonNegInt = Field(1, description="episodes at once (0: one per CPU)")
+
+
+    @model_validator(mode="after")
+    def _clock_takes_them(self) -> ImproveSettings:
+        """Protocol options the chosen clock does not take are refused, all of them named."""
+        from rtarena.runtime.clocks import clock_class
+
+        takes = clock_class(self.clock).setting_names()
+        given = {"kappa": self.kappa is not None, "settle_s": self.settle_s is not None,
+                 "delay_s": self.delay_ms > 0, "obs_every": self.obs_every != 1, "latency": self.latency is not None}
+        refused = [PROTOCOL_FLAGS[name] for name, on in given.items() if on and name not in takes]
+        if refused:
+            raise ValueError(f"{', '.join(refused)}: not taken by clock {self.clock!r} (it takes "
+                             f"{', '.join(takes)})")
+        return self
+
+    def clock_settings(self) -> dict[str, Any]:
+        """The clock settings every episode of the run is played with."""
+        return {k: v for k, v in {"settle_s": self.settle_s, "kappa": self.kappa, "delay_s": self.delay_ms / 1000.0,
+                                  "obs_every": self.obs_every, "latency": self.latency}.items() if v is not None}
+
+
+PROTOCOL_FLAGS = {"kappa": "--kappa", "settle_s": "--settle-s", "delay_s": "--delay-ms", "obs_every": "--obs-every",
+                  "latency": "--setting latency"}
 
 
 def improve_settings(source: str = "rtarena improve", **values: Any) -> ImproveSettings:

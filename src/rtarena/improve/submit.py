@@ -2,7 +2,9 @@
 
 Order and limits are enforced here, not in the prompt: `submit_skill` is refused before
 `submit_diagnosis`; `validate_skill` answers at most `max_validations` times; with a binding judge a
-skill whose latest verdict is not `pass` is refused until that budget is spent; every submission goes
+skill whose latest verdict is not `pass` is always refused -- once the validation budget is spent, such a
+submission ends the reflection and the previous skill is kept (recorded in `submissions.jsonl` and the
+round's reflection reason: the binding never lapses); every submission goes
 through the budgets and content lints of `lints.py`, and after `max_resubmissions` refused submissions the
 reflection ends with the skill unchanged. Each verdict and each submission is appended to the round's
 `verdicts.jsonl` / `submissions.jsonl`.
@@ -116,13 +118,15 @@ class Submissions:
             return ["order: submit_diagnosis must come before submit_skill"]
         found = [p.line() for p in check_submission(skill, notebook, self.state.skill, self.state.regressed,
                                                     self.settings)]
-        budget_left = len(self.verdicts) < self.settings.max_validations
-        if self.settings.judge_mode == "binding" and budget_left:
+        if self.settings.judge_mode == "binding":
             latest = next((v for v in reversed(self.verdicts) if normalised(v["skill"]) == normalised(skill)), None)
             if latest is None:
                 found.append("judge: validate this skill with validate_skill first (the judge is binding)")
             elif latest["verdict"] != "pass":
                 found.append(f"judge: the judge's verdict on this skill is {latest['verdict']} (binding)")
+            if (latest is None or latest["verdict"] != "pass") and len(self.verdicts) >= self.settings.max_validations:
+                self.closed = (f"validation budget ({self.settings.max_validations} calls) spent without a pass: "
+                               "the unvalidated skill is refused and the previous skill kept")
         return found
 
 

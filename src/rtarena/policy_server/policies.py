@@ -30,7 +30,16 @@ from typing import Any
 
 import numpy as np
 
-from rtarena.policy_server import annotator_text, arena_text, games_text, gui_text, judge, reflector, skill_player
+from rtarena.policy_server import (
+    annotator_text,
+    arena_text,
+    games_text,
+    gui_text,
+    identify_text,
+    judge,
+    reflector,
+    skill_player,
+)
 
 CARTPOLE_GAINS = np.array([0.3, 0.6, 8.0, 1.5])  # the same law as agents/scripted/cartpole.py
 
@@ -93,6 +102,8 @@ def heuristic_action(observation: str, space: Space) -> Any:
         return games_text.decide(observation)
     if space.kind == "text" and gui_text.looks_like_gui(observation):
         return gui_text.decide(observation)
+    if space.kind == "text" and identify_text.looks_like_probe(observation):
+        return identify_text.decide(observation)
     state = re.search(r"state: (\[[^\]]*\])", observation)
     if space.kind == "discrete" and space.n == 2 and state:
         values = json.loads(state.group(1))

@@ -100,7 +100,7 @@ def analyse(calls: list[Call]) -> Analysis:
         follow += right == (float(angle.group(1)) > 0)
         total += 1
     summary = str(_json(by.get(("read_text", "evidence/summary.md"), "")).get("result", {}).get("text", ""))
-    early = [row for row in summary.splitlines() if "| early |" in row]
+    early = [row for row in summary.splitlines() if row.startswith("| ") and "| at the step limit |" not in row]
     fell = len([r for r in early if (a := re.search(r"pole angle ([+-]?\d+\.\d+)", r))
                 and abs(float(a.group(1))) > FALLEN_RAD])
     off = len([r for r in early if (x := re.search(r"Cart x ([+-]?\d+\.\d+)", r))

@@ -258,8 +258,9 @@ class _Handler(BaseHTTPRequestHandler):
         self.send_header("Transfer-Encoding", "chunked")
         self.end_headers()
 
-        def event(delta: dict | None, finish_reason: str | None = None, usage_: dict | None = None) -> None:
-            chunk = {**meta, "object": "chat.completion.chunk",
+        def event(delta: dict | None, finish_reason: str | None = None, usage_: dict | None = None,
+                  **more: Any) -> None:
+            chunk = {**meta, "object": "chat.completion.chunk", **more,
                      "choices": [] if delta is None else [{"index": 0, "delta": delta, "finish_reason": finish_reason}]}
             if usage_ is not None:
                 chunk["usage"] = usage_
@@ -289,7 +290,8 @@ class _Handler(BaseHTTPRequestHandler):
             return
         if text:
             event({"content": text})
-        event({}, finish)
+        # the inference time as llama.cpp's server reports it (`timings`), for the `endpoint` latency source
+        event({}, finish, timings={"prompt_ms": 0.0, "predicted_ms": round((time.monotonic() - received) * 1000, 3)})
         if usage is not None:
             event(None, usage_=usage)
         self._chunk(b"data: [DONE]\n\n")

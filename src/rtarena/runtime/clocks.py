@@ -17,7 +17,7 @@ class here and one row in `CLOCKS`.
 
 from __future__ import annotations
 
-from typing import Any, ClassVar
+from typing import Any, ClassVar, Literal
 
 from pydantic import ConfigDict, ValidationError, model_validator
 
@@ -153,14 +153,28 @@ class TokenClock(Clock):
         return f"The game keeps running while you think: {per_second}{over}{extra}." + self._settle_sentence()
 
 
+# Where a measured clock's latency comes from: the decision's wall time at the client, or one of the
+# latencies a model call recorded in the decision's `extra` (agents/llm/model_agent.py: completion_extra).
+LATENCY_SOURCES = {"client": None, "server": "latency_server_s", "endpoint": "latency_endpoint_s"}
+
+
 class MeasuredClock(Clock):
-    """Latency-controlled: the world is frozen while the agent thinks, then advanced by its wall latency."""
+    """Latency-controlled: the world is frozen while the agent thinks, then advanced by its latency.
+
+    `latency` says which: `client` (the decision's wall time, network and queueing included), `server`
+    (the stream's time to its last token minus the connection set-up, i.e. from the response headers), or
+    `endpoint` (the inference time the endpoint reports, llama.cpp-style `timings`). A decision without the
+    chosen latency (a scripted agent, a server that reports none) is charged its client wall time; every
+    latency seen stays in the decision's record."""
 
     name: ClassVar[str] = "measured"
     deterministic: ClassVar[bool] = False
+    latency: Literal["client", "server", "endpoint"] = "client"
 
     def thinking_s(self, decision: Decision, wall_latency_s: float) -> float:
-        return wall_latency_s
+        key = LATENCY_SOURCES[self.latency]
+        seen = (decision.extra or {}).get(key) if key else None
+        return float(seen) if seen is not None else wall_latency_s
 
     def describe(self) -> str:
         return ("The game keeps running while you think: every second you take is a second of game time."

@@ -18,7 +18,7 @@ def run_match(
     controllers: Any,
     clock: str | Clock = "token",
     seed: int = 0,
-    max_steps: int = 500,
+    max_steps: int | None = None,
     env_id: str | None = None,
     **clock_settings: Any,
 ) -> MatchResult:
@@ -29,7 +29,8 @@ def run_match(
     `Agent` or any callable `observation -> action`. `clock` is a protocol name (`wall`, `paused`,
     `token`, `measured`) or a `Clock`; its settings (`kappa`, `overhead`, `delay_s`, `obs_every` ...)
     may be passed as keyword arguments, and are validated by the clock (`make_clock`); the env's own
-    defaults fill what they leave unset (`Clock.env_defaults`).
+    defaults fill what they leave unset (`Clock.env_defaults`). `max_steps` None (the default) plays until
+    the env itself ends the episode (every registered env has a time limit).
     """
     if not hasattr(env, "dt"):
         raise TypeError("env has no dt: wrap it with rtarena.wrap_gymnasium(env, dt=...) or wrap_pettingzoo")
@@ -38,8 +39,10 @@ def run_match(
     env_id = env_id or getattr(env, "spec_id", None) or env.metadata.get("name", type(env).__name__)
     started = time.perf_counter()
     episode = Episode(env, env_id, slots, clock, seed)
+    # the episode's length in sim seconds: the step limit's, else the env's own time limit (None: unknown)
+    horizon_s = max_steps * float(env.dt) if max_steps is not None else getattr(env, "time_limit_s", None)
     for index, slot in enumerate(slots):
-        slot.agent.reset(context_for(slot, env, env_id, seed, clock, index, horizon_s=max_steps * float(env.dt)))
+        slot.agent.reset(context_for(slot, env, env_id, seed, clock, index, horizon_s=horizon_s))
     loop = WallLoop(episode) if clock.concurrent else Scheduler(episode)
     loop.run(max_steps)
     return episode.result(wall_seconds=time.perf_counter() - started)

@@ -32,10 +32,10 @@ class Scheduler:
         self.queue: list[dict[int, Pending]] = [{} for _ in range(n)]  # per controller: step -> action
         self.pool = ThreadPoolExecutor(max_workers=max_workers or max(1, n), thread_name_prefix="rtarena-agent")
 
-    def run(self, max_steps: int) -> None:
+    def run(self, max_steps: int | None) -> None:
         ep = self.episode
         try:
-            while ep.step_index < max_steps and not ep.done():
+            while not ep.done() and (max_steps is None or ep.step_index < max_steps):
                 now = sim_round(ep.step_index * ep.dt)
                 after = sim_round(now + ep.dt)
                 # Controllers free now (or waiting for a new version, which was just published) decide on

@@ -45,11 +45,11 @@ class WallLoop:
         self.thinking: list[tuple[Published, float, float] | None] = [None] * len(episode.slots)
         self.settling = episode.clock.settle_s is not None  # controllers wait for their chunks: wake them
 
-    def run(self, max_steps: int) -> None:
+    def run(self, max_steps: int | None) -> None:
         with steady():
             self._run(max_steps)
 
-    def _run(self, max_steps: int) -> None:
+    def _run(self, max_steps: int | None) -> None:
         ep = self.episode
         collector = Collector()
         origin = time.perf_counter()
@@ -65,7 +65,7 @@ class WallLoop:
         # with the actions committed by then.
         lag = 1 if ep.substep_s is not None else 0
         try:
-            while ep.step_index < max_steps and not ep.done():
+            while not ep.done() and (max_steps is None or ep.step_index < max_steps):
                 deadline = origin + (ep.step_index + lag) * ep.dt
                 wait_until(deadline)
                 started = time.perf_counter()

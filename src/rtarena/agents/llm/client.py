@@ -70,6 +70,9 @@ class Completion:
     cached_tokens: int | None = None
     ttft_s: float | None = None
     latency_s: float = 0.0
+    # the stream's time to its last token minus the connection set-up (from the response headers), seconds
+    server_latency_s: float | None = None
+    endpoint_latency_s: float | None = None  # the inference time the endpoint reported (`timings`), seconds
     attempts: int = 0
     finish_reason: str | None = None
     error: str | None = None
@@ -127,6 +130,16 @@ def _as_failure(error: Exception) -> Failure:
     if isinstance(error, openai.APIConnectionError):
         return Failure("connection", type(error.__cause__ or error).__name__)
     return Failure("error", f"{type(error).__name__}: {error}"[:160])
+
+
+def endpoint_latency(timings: Any) -> float | None:
+    """Seconds of inference an endpoint reported in its stream (llama.cpp's `timings`: prompt_ms +
+    predicted_ms), or None."""
+    if not isinstance(timings, dict):
+        return None
+    parts = [timings.get(k) for k in ("prompt_ms", "predicted_ms")]
+    values = [float(v) for v in parts if isinstance(v, (int, float))]
+    return sum(values) / 1000.0 if values else None
 
 
 def _extra(obj: Any, *names: str) -> Any:
@@ -263,10 +276,11 @@ class ChatClient:
                             for c in message.tool_calls or ()) if message else (),
             ), response.usage)
         stream = self._request(messages, deadline, stream=True, extra=extra)
+        headers_at = last_at = time.monotonic()  # the response headers arrived: the connection is set up
         text: list[str] = []
         reasoning: list[str] = []
         calls: dict[int, dict[str, str]] = {}  # streamed tool calls, by index: id and name first, then arguments
-        usage = finish = ttft = None
+        usage = finish = ttft = timings = None
         committed = False
         try:
             for chunk in stream:
@@ -277,12 +291,15 @@ class ChatClient:
                     raise Failure("timeout", "the reply was still streaming at the deadline",
                                   partial=("".join(text), "".join(reasoning)))
                 usage = chunk.usage or usage
+                timings = _extra(chunk, "timings") or timings
                 for choice in chunk.choices or ():
                     piece = choice.delta.content if choice.delta else None
                     thought = _extra(choice.delta, "reasoning_content", "reasoning") if choice.delta else None
                     parts = (choice.delta.tool_calls if choice.delta else None) or ()
                     if (piece or thought or parts) and ttft is None:
                         ttft = time.monotonic() - started
+                    if piece or thought:
+                        last_at = time.monotonic()
                     if piece:
                         text.append(piece)
                     if thought:
@@ -315,7 +332,8 @@ class ChatClient:
             raise Failure("stream_cut", "the stream ended without a finish reason",
                           partial=("".join(text), "".join(reasoning)))
         done = Completion(text="".join(text), reasoning="".join(reasoning), finish_reason=finish, ttft_s=ttft,
-                          calls=tuple({**calls[i], "arguments": calls[i]["arguments"] or "{}"} for i in sorted(calls)))
+                          calls=tuple({**calls[i], "arguments": calls[i]["arguments"] or "{}"} for i in sorted(calls)),
+                          server_latency_s=last_at - headers_at, endpoint_latency_s=endpoint_latency(timings))
         return self._with_usage(done, usage)
 
     @staticmethod

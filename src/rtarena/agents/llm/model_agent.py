@@ -32,6 +32,8 @@ def completion_extra(completion: Completion) -> dict[str, Any]:
     extra = {
         "ttft_s": completion.ttft_s,
         "latency_s": completion.latency_s,
+        "latency_server_s": completion.server_latency_s,  # every latency seen is kept (clocks.LATENCY_SOURCES)
+        "latency_endpoint_s": completion.endpoint_latency_s,
         "attempts": completion.attempts,
         "reasoning_tokens": completion.reasoning_tokens,
         "cached_tokens": completion.cached_tokens,

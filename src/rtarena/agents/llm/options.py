@@ -19,7 +19,7 @@ agentic:MODEL[@BASE_URL][,KEY=VALUE]...
 | `reasoning_effort` | none/minimal/low/medium/high | none | sent only when given |
 | `endpoint` | auto/classic/reasoning | auto | request style, see below |
 | `early_commit` | true/false | false | stop a streamed reply once its `ACTION:` line is complete |
-| `modalities` | `+`-joined of text, state, rgb, depth, audio, som, marks | see below | what each message carries |
+| `modalities` | `+`-joined of text, hud, state, rgb, depth, audio, som, marks | see below | what each message carries |
 | `image_size` | int > 0 | see below | longest side of images sent, in pixels |
 | `image_format` | png/jpeg | png | how images are encoded in their data URLs |
 | `history` | int >= 0 | 50 | past turns kept as messages (0: none) |
@@ -36,7 +36,9 @@ agentic:MODEL[@BASE_URL][,KEY=VALUE]...
 | `rounds` | int >= 1 | 3 | agentic only: reasoning rounds allowed per step |
 
 Default view (`gui_view.default_view`): a browser task gets `som+marks` (the Set-of-Marks screenshot at its
-own size, up to 1280 pixels, then goal, clock and the marks list), every other env `text` at 256 pixels.
+own size, up to 1280 pixels, then goal, clock and the marks list); a suite game (and the identification
+probe) `rgb+hud`, the frame at its native size and the short HUD line a player reads (`modalities=text` is
+the text ablation); every other env `text` at 256 pixels.
 
 `endpoint=reasoning` sends `max_completion_tokens` and no `temperature`, as OpenAI's reasoning models
 require; `auto` does so for o1/o3/o4/gpt-5 model names and after a 400 that rejects either parameter.
@@ -135,7 +137,8 @@ class LLMOptions(Section):
 
     def for_observation(self, space: Any) -> LLMOptions:
         """These options with the defaults of the view filled in for an observation space: a browser task
-        gets its Set-of-Marks screenshot at its own size plus the marks list; other envs get text."""
+        gets its Set-of-Marks screenshot at its own size plus the marks list, a suite game its frame and HUD
+        line; other envs get text."""
         modalities, size = default_view(space)
         return self.model_copy(update={"modalities": self.modalities or modalities,
                                        "image_size": self.image_size or size})

@@ -2,7 +2,8 @@
 
 The base class owns the PettingZoo protocol, the keyboard-and-mouse action space (`keys.py`), key
 presses (a tap key acts on the step it goes down), the clock and time limit, observations (`rgb` from the
-compiled 2D canvas, `text` = HUD + report, `state`), the score in [0, 1] and its reward (the score's
+compiled 2D canvas, `hud` = the short line a player reads on screen, `text` = title, HUD and report (the
+text ablation), `state`), the score in [0, 1] and its reward (the score's
 change each step, so an episode's return is its final score), events and metrics. A concrete game
 declares `level_file` and `rules_schema` and fills in these hooks:
 
@@ -102,6 +103,7 @@ class SuiteGame(RealtimeParallelEnv):
         self.metadata = {**self.metadata, "render_fps": max(1, round(1 / self.dt))}
         boxes = {
             "rgb": spaces.Box(0, 255, (self.size, self.size, 3), np.uint8),
+            "hud": spaces.Text(max_length=MAX_TEXT, min_length=0, charset=string.printable),
             "text": spaces.Text(max_length=MAX_TEXT, min_length=0, charset=string.printable),
             "state": spaces.Box(-np.inf, np.inf, (self.state_size(),), np.float32),
         }
@@ -158,6 +160,8 @@ class SuiteGame(RealtimeParallelEnv):
         out: dict[str, Any] = {}
         if "rgb" in self.obs_modalities:
             out["rgb"] = self._frame(agent)
+        if "hud" in self.obs_modalities:
+            out["hud"] = self.hud(agent)[:MAX_TEXT]
         if "text" in self.obs_modalities:
             out["text"] = self.text(agent)[:MAX_TEXT]
         if "state" in self.obs_modalities:
@@ -175,11 +179,16 @@ class SuiteGame(RealtimeParallelEnv):
         """A canvas of this env's view size over a world rectangle."""
         return Canvas(self.size, x0, y0, x1, y1, background)
 
-    def text(self, agent: AgentID) -> str:
-        """The `text` observation: the HUD line, then the report (read back by `reports.py: read_hud`)."""
+    def hud(self, agent: AgentID) -> str:
+        """The `hud` observation: the short line the player reads on screen beside the frame (no title: the
+        frame and this line are all a player of the screenshot view gets)."""
         left = max(0.0, self.time_limit_s - self.t)
-        hud = f"[{self.rules.game.title}] time left {left:.1f} s | score {self.scores[agent]:.2f} | {self._hud(agent)}"
-        return hud + "\n" + self._report(agent)
+        return f"time left {left:.1f} s | score {self.scores[agent]:.2f} | {self._hud(agent)}"
+
+    def text(self, agent: AgentID) -> str:
+        """The `text` observation (the text ablation): the title and HUD line, then the report (read back by
+        `reports.py: read_hud`)."""
+        return f"[{self.rules.game.title}] {self.hud(agent)}\n{self._report(agent)}"
 
     def render(self) -> np.ndarray | None:
         if self.render_mode != "rgb_array":
@@ -191,7 +200,7 @@ class SuiteGame(RealtimeParallelEnv):
 
     def rules_text(self) -> str:
         """The level's numbers for prompts (variants and ratings left out)."""
-        data = self.rules.model_dump(exclude={*META, "capabilities"})
+        data = self.rules.model_dump(exclude={*META, "capabilities", "probe"})
         lines = [f"(from {self.level_file}, variant {self.variant}; {describe_keys(self.keyspace)})"]
         lines += [f"- {name}: " + ", ".join(f"{k} = {v}" for k, v in table.items()) for name, table in data.items()]
         return "\n".join(lines)

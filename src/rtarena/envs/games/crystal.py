@@ -18,6 +18,7 @@ from rtarena.envs.games.firstperson import (
     FirstPersonView,
     heading_move,
     look,
+    radar,
     relative_bearing_deg,
     sprite_rows,
 )
@@ -293,7 +294,17 @@ class Crystal(SuiteGame):
         side = side_of(viewer)
         canvas.bar(self.crystal_hp[side] / cr.health, SIDE_COLORS[side], row=2)
         canvas.bar(self.crystal_hp[1 - side] / cr.health, SIDE_COLORS[1 - side], row=3)
+        self._radar(canvas, viewer)
         return canvas
+
+    def _radar(self, canvas: Canvas, viewer: str) -> None:
+        """The field from above: standing gates, both crystals, every player who is up."""
+        dots = [(c, max(1.5, 0.8 * (self.size // 3) / max(self.length, self.rules.field.width_m)), SIDE_COLORS[s])
+                for s, c in enumerate(self.crystals)]
+        dots += [(self.pos[a], 1.2, SIDE_COLORS[side_of(a)]) for a in self.possible_agents
+                 if a != viewer and self.up(a)]
+        radar(canvas, self.size, (self.length, self.rules.field.width_m),
+              [(g, (150, 150, 150)) for g in self.gates[self.gate_up]], dots, self.pos[viewer], self.yaw[viewer])
 
     def _hud(self, agent: str) -> str:
         side = side_of(agent)

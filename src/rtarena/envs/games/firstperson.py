@@ -8,6 +8,7 @@ game here lists its boxes once per layout and its sprites each frame (`sprite`),
 from __future__ import annotations
 
 import math
+from typing import Any
 
 import numpy as np
 
@@ -80,3 +81,25 @@ def relative_bearing_deg(x: float, y: float, yaw_rad: float, tx: float, ty: floa
     """Angle of a point from the view direction, degrees, positive to the left."""
     angle = math.atan2(ty - y, tx - x) - yaw_rad
     return math.degrees((angle + math.pi) % (2 * math.pi) - math.pi)
+
+
+def radar(canvas: Any, size: int, extent: tuple[float, float], rects: list[tuple[np.ndarray, tuple]],
+          dots: list[tuple[np.ndarray, float, tuple]], viewer: np.ndarray, yaw_rad: float) -> None:
+    """A top-down map in the bottom-right third of a first-person frame (as many shooters have): `rects`
+    (x0, y0, x1, y1 in metres, colour), `dots` (position, radius in pixels, colour), the viewer in white
+    and a white dot ahead of it where it faces. What a game's text view says about things behind the
+    player is then on the screen too (the information-parity test checks it)."""
+    side_px = size // 3
+    scale = side_px / max(extent)
+    x0, y0 = size - side_px - 1, 1.0
+
+    def at(p: np.ndarray) -> tuple[float, float]:
+        return x0 + float(p[0]) * scale, y0 + float(p[1]) * scale
+
+    canvas.rect(x0, y0, x0 + extent[0] * scale, y0 + extent[1] * scale, (35, 45, 35))
+    for box, color in rects:
+        canvas.rect(*at(box[:2]), *at(box[2:]), color)
+    for pos, radius, color in dots:
+        canvas.disc(*at(pos), radius, color)
+    canvas.disc(*at(viewer), 1.6, (255, 255, 255))
+    canvas.disc(*at(viewer + 1.5 * np.array([np.cos(yaw_rad), np.sin(yaw_rad)])), 0.8, (255, 255, 255))

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import string
 from pathlib import Path
 from typing import Any, ClassVar
@@ -15,7 +16,11 @@ from rtarena.errors import UserError
 QUESTION = ("These are three frames, left to right in time, from a video game. Name the game if you know "
             "it (or say you do not), then describe its mechanics in two or three sentences: what the player "
             "controls, the goal, and what makes it hard. Answer on one line after `ACTION:`.")
-FRAME_STEPS = (10, 40, 80)  # the frames are taken after these many steps of seeded random play
+JUDGE_QUESTION = ("A player was shown frames of a video game and asked to describe its mechanics. Below are the "
+                  "game's real mechanics, numbered, then the player's answer. Which mechanics does the answer "
+                  "describe correctly? Answer on one line after `ACTION:` with their numbers separated by "
+                  "spaces, or `none`.")
+FRAME_STEPS = (0, 5, 10)  # the first frames of a fresh episode: after these many steps of seeded random play
 
 
 class IdentifyProbe(RealtimeParallelEnv):
@@ -24,23 +29,30 @@ class IdentifyProbe(RealtimeParallelEnv):
     ## Description
     A one-question episode for the contamination check (docs/games.md). At reset the probe plays the
     game named by `game` (any suite env id) with seeded random keys, takes player p0's view after
-    10, 40 and 80 steps, and shows the three frames side by side with a question: name the game and
+    0, 5 and 10 steps (the first frames of a fresh episode: no title, and the frame draws no text), and
+    shows the three frames side by side with a question: name the game and
     describe its mechanics. The answer is recorded with the run (the decision's raw text, and an
     `answer` event); with `frames_dir` (set by the runner) the frames are saved as PNGs beside it.
 
     ## Observation
-    `rgb`: the three frames side by side (size x 3 size). `text`: the question.
+    `rgb`: the three frames side by side (size x 3 size). `hud` and `text`: the question (a model agent's
+    default view is `rgb+hud`, so the frames are sent).
 
     ## Action Space
     `Text`: the answer (one line).
 
+    With `judge=True` a second seat, `judge`, is given the answer and the game's mechanics list (its level
+    file's `[probe] mechanics`, numbered; text only) one step later and answers with the numbers of the
+    mechanics the answer describes correctly.
+
     ## Rewards and Score
     No reward. Metrics: `answer_chars`; `names_the_game` is 1 when the answer contains the suite
     game's own title (which no model should know; a model that names a commercial game instead is
-    what a reader looks for in the stored answers).
+    what a reader looks for in the stored answers); with a judge, `mechanics_described`: the fraction of
+    the mechanics list the judge found in the answer (the paper's "mechanics described" rate).
 
     ## Termination
-    After the one answer.
+    After the one answer (with a judge: after the judge's verdict, one step later).
 
     ## Registered Configurations
     - `probe/identify-v0` (`game="games/duel-v0"` by default; the `suite-identify` preset asks about all
@@ -49,21 +61,27 @@ class IdentifyProbe(RealtimeParallelEnv):
 
     metadata: ClassVar[dict[str, Any]] = {"render_modes": [], "name": "identify_probe", "is_parallelizable": True}
 
-    def __init__(self, game: str = "games/duel-v0", size: int = 96, frames_dir: str | None = None) -> None:
+    def __init__(self, game: str = "games/duel-v0", size: int = 96, frames_dir: str | None = None,
+                 judge: bool = False) -> None:
         super().__init__()
         if not game.startswith("games/"):
             raise UserError(f"game must be a suite env id (games/...), got {game!r}", field="game")
         self.game, self.size, self.frames_dir = game, int(size), frames_dir
         self.dt = 1.0
-        self.possible_agents = ["p0"]
+        self.possible_agents = ["p0", "judge"] if judge else ["p0"]
+        self._judge_space = spaces.Dict({
+            "hud": spaces.Text(max_length=4000, min_length=0, charset=string.printable),
+            "text": spaces.Text(max_length=4000, min_length=0, charset=string.printable),
+        })
         self._obs_space = spaces.Dict({
             "rgb": spaces.Box(0, 255, (self.size, 3 * self.size, 3), np.uint8),
+            "hud": spaces.Text(max_length=2000, min_length=0, charset=string.printable),
             "text": spaces.Text(max_length=2000, min_length=0, charset=string.printable),
         })
         self._act_space = spaces.Text(max_length=2000, min_length=0, charset=string.printable)
 
     def observation_space(self, agent: AgentID) -> spaces.Dict:
-        return self._obs_space
+        return self._judge_space if agent == "judge" else self._obs_space
 
     def action_space(self, agent: AgentID) -> spaces.Text:
         return self._act_space
@@ -98,23 +116,51 @@ class IdentifyProbe(RealtimeParallelEnv):
             Path(self.frames_dir).mkdir(parents=True, exist_ok=True)
             for i, frame in enumerate(frames):
                 Image.fromarray(frame).save(Path(self.frames_dir) / f"frame-{i + 1}.png")
-        self.answer = ""
-        return {"p0": {"rgb": self.image.copy(), "text": QUESTION}}, {"p0": {"events": []}}
+        self.answer, self.verdict = "", None
+        observations = {"p0": self._observation()}
+        if "judge" in self.possible_agents:
+            observations["judge"] = self._judge_observation()
+        return observations, {a: {"events": []} for a in self.possible_agents}
+
+    def _observation(self) -> dict[str, Any]:
+        return {"rgb": self.image.copy(), "hud": QUESTION, "text": QUESTION}
+
+    def _judge_observation(self) -> dict[str, str]:
+        if not self.answer:
+            text = "No answer yet: wait (answer `none`)."
+        else:
+            listed = "\n".join(f"{i}. {m}" for i, m in enumerate(self._mechanics(), 1))
+            text = f"{JUDGE_QUESTION}\n\nMechanics:\n{listed}\n\nAnswer: {self.answer}"
+        return {"hud": text, "text": text}
+
+    def _mechanics(self) -> tuple[str, ...]:
+        return self._rules_of(self.game).probe.mechanics
 
     def _step(self, actions: dict[AgentID, Any]):
-        self.answer = str(actions.get("p0") or "")
-        event = {"type": "answer", "game": self.game, "text": self.answer[:2000]}
-        obs = {"p0": {"rgb": self.image.copy(), "text": QUESTION}}
-        return obs, {"p0": 0.0}, {"p0": True}, {"p0": False}, {"p0": {"events": [event]}}
+        if "p0" in self.agents:
+            self.answer = str(actions.get("p0") or "")
+            event = {"type": "answer", "game": self.game, "text": self.answer[:2000]}
+            obs = {a: self._judge_observation() if a == "judge" else self._observation() for a in self.agents}
+            infos = {a: {"events": [event] if a == "p0" else []} for a in self.agents}
+            return (obs, {a: 0.0 for a in self.agents}, {a: a == "p0" for a in self.agents},
+                    {a: False for a in self.agents}, infos)
+        numbers = {int(n) for n in re.findall(r"\d+", str(actions.get("judge") or ""))}
+        self.verdict = sorted(n for n in numbers if 1 <= n <= len(self._mechanics()))
+        event = {"type": "verdict", "game": self.game, "described": self.verdict}
+        return ({"judge": self._judge_observation()}, {"judge": 0.0}, {"judge": True}, {"judge": False},
+                {"judge": {"events": [event]}})
 
     @staticmethod
-    def _title_of(game: str) -> str:
+    def _rules_of(game: str) -> Any:
         from rtarena.envs.level_files import read_level
         from rtarena.envs.registry import env_spec
 
         cls = env_spec(game).load()
-        return read_level(cls.level_file, cls.rules_schema).game.title
+        return read_level(cls.level_file, cls.rules_schema)
 
     def episode_metrics(self) -> dict[AgentID, dict[str, float]]:
-        named = self._title_of(self.game).lower() in self.answer.lower()
-        return {"p0": {"answer_chars": float(len(self.answer)), "names_the_game": float(named)}}
+        named = self._rules_of(self.game).game.title.lower() in self.answer.lower()
+        out = {"p0": {"answer_chars": float(len(self.answer)), "names_the_game": float(named)}}
+        if self.verdict is not None:
+            out["p0"]["mechanics_described"] = len(self.verdict) / len(self._mechanics())
+        return out

@@ -16,6 +16,7 @@ from rtarena.envs.games.firstperson import (
     FirstPersonView,
     heading_move,
     look,
+    radar,
     relative_bearing_deg,
     sprite_rows,
 )
@@ -249,6 +250,9 @@ class Monsters(SuiteGame):
         canvas.rect(mid - arm, mid - 0.5, mid + arm, mid + 0.5, (255, 255, 255))
         canvas.rect(mid - 0.5, mid - arm, mid + 0.5, mid + arm, (255, 255, 255))
         canvas.bar(self.health[viewer] / self.rules.player.health, (230, 40, 40), row=2)
+        size_m = self.rules.arena.size_m  # the radar: the monsters out of sight the text view counts too
+        radar(canvas, self.size, (size_m, size_m), [], [(self.mpos[i], 1.2, MONSTER_COLOR) for i in alive],
+              self.pos[viewer], self.yaw[viewer])
         return canvas
 
     def _hud(self, agent: str) -> str:

@@ -6,6 +6,7 @@ level reader, `rtarena.envs.level_files.read_level` (as the arena's are). Its ke
 - `summary`: the game in one line (the registry rows and `rtarena list` show it);
 - `[game]` (`GameSection`): title, players, `dt`, `time_limit_s`, keys, mouse, view;
 - `[capabilities]` (`Capabilities`): the 0-3 ratings of the seven capabilities;
+- `[probe]` (`Probe`): the mechanics list the identification probe scores descriptions against;
 - the game's own tables (a `GameRules` subclass declares them);
 - `[variants.var1]` ... : `about = "..."` plus overrides of any table above, e.g.
   `drops = { pattern = "cluster" }` (converted to the dotted `drops.pattern`). A variant is the base file
@@ -60,12 +61,19 @@ class Capabilities(Section):
         return ", ".join(f"{CAPABILITY_ABBREV[name]} {getattr(self, name)}" for name in CAPABILITIES)
 
 
+class Probe(Section):
+    """What the identification probe scores an answer against (`envs/games/identify.py`)."""
+
+    mechanics: tuple[str, ...] = Field(min_length=2, description="the game's mechanics, one short line each")
+
+
 class GameRules(LevelFile):
     """The common tables; each game subclasses this with its own tables."""
 
     home: ClassVar[Path] = LEVELS
     game: GameSection
     capabilities: Capabilities
+    probe: Probe
 
 
 def read_capabilities(file: str) -> Capabilities:

@@ -191,6 +191,10 @@ class Runner2D(SuiteGame):
         for other in self.possible_agents:
             o = self.body[other]
             color = (30, 60, 220) if other == agent or agent is None else (200, 60, 200)
+            if o["ground"] is None:  # airborne: a lighter body, and a streak as long as the vertical speed
+                color = tuple(min(255, c + 90) for c in color)
+                canvas.rect(o["x"] - 0.06, o["y"] + BODY_M / 2, o["x"] + 0.06,
+                            o["y"] + BODY_M / 2 - 0.12 * o["vy"], (255, 255, 255))
             canvas.rect(o["x"] - 0.3, o["y"], o["x"] + 0.3, o["y"] + BODY_M, color)
         return canvas
 

@@ -262,6 +262,10 @@ class Workshop(SuiteGame):
             canvas.rect(pos[0] - 0.4, pos[1] - 0.4, pos[0] + 0.4, pos[1] + 0.4, color)
         if self.bench_item is not None:
             canvas.disc(*self.stations["bench"], 0.2, self._color(self.bench_item))
+            if self.bench_left_s > 0:  # the work left, as a bar under the bench
+                bx, by = self.stations["bench"]
+                canvas.rect(bx - 0.4, by - 0.6, bx - 0.4 + 0.8 * self.bench_left_s / self.rules.bench.upgrade_s,
+                            by - 0.48, (250, 250, 250))
         for item, pos in self.floor:
             canvas.disc(*pos, 0.18, self._color(item))
         for other in self.possible_agents:

@@ -129,6 +129,8 @@ def observation_parts(observation: Any, modalities: tuple[str, ...], image_size:
         return [{"type": "text", "text": f"state: {_vector(observation)}"}]
     if "text" in modalities and "text" in observation:
         parts.append({"type": "text", "text": str(observation["text"])})
+    if "hud" in modalities and "hud" in observation and not ("text" in modalities and "text" in observation):
+        parts.append({"type": "text", "text": str(observation["hud"])})  # the text view holds the HUD already
     if "marks" in modalities and "marks" in observation and "text" not in modalities:
         head = goal_text(observation)
         if head:
