@@ -33,8 +33,8 @@ def test_condition_presets_name_their_clock_and_effort(name):
         assert [(c.name, c.clock) for c in experiment.clocks] == [(name, clock)]
         specs = [s for lineup in experiment.lineups for s in lineup.slots if s.startswith("llm:")]
         assert specs and all(f"reasoning_effort={effort}" in s for s in specs)
-    web = load_preset(name)
-    assert all(e.id.startswith("web/") for e in web.envs) and len(web.envs) >= 12
+    gui = load_preset(name)  # every browser task: 30 web tasks and 20 GUI games (tests/gui/test_realtime_bench.py)
+    assert {e.id.split("/")[0] for e in gui.envs} == {"web", "gui-games"} and len(gui.envs) == 50
     assert {e.id for e in load_preset(f"arena-{name}").envs} == {"arena/basic-v0", "arena/coop-v0",
                                                                   "arena/competitive-v0", "arena/mixed-v0"}
 
