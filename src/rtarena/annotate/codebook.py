@@ -2,13 +2,15 @@
 
 A mode has a code, a capability (RT-Perceive, RT-Deliberate, RT-Act), an operational definition,
 inclusion and exclusion rules and the record fields it is judged from. `params` holds the numbers and
-event names the rules use, so tuning a rule never means editing Python.
+event names the rules use, so tuning a rule never means editing Python. `conditions` says which
+capabilities each study condition can show (the paper codes RT-Deliberate under TL and TH, RT-Perceive and
+RT-Act under PH): a code is applied only under a condition that can show its capability.
 """
 
 from __future__ import annotations
 
 import tomllib
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
 from functools import cache
 from pathlib import Path
 from typing import Any
@@ -35,6 +37,15 @@ class Codebook:
     capabilities: dict[str, str]
     params: dict[str, Any]
     modes: tuple[FailureMode, ...]
+    conditions: dict[str, tuple[str, ...]] = field(default_factory=dict)  # condition -> capabilities it shows
+
+    def for_condition(self, condition: str) -> Codebook:
+        """The codebook as applied under `condition`: only the modes of the capabilities it can show (every
+        mode under a condition the codebook does not list)."""
+        if condition not in self.conditions:
+            return self
+        shown = self.conditions[condition]
+        return replace(self, modes=tuple(m for m in self.modes if m.capability in shown))
 
     def mode(self, code: str) -> FailureMode:
         for mode in self.modes:
@@ -76,8 +87,15 @@ def load_codebook(path: str | Path = CODEBOOK) -> Codebook:
     codes = [m.code for m in modes]
     if len(set(codes)) != len(codes):
         raise UserError("codes must be unique", source=source, field="modes")
+    conditions = {}
+    for name, shown in dict(data.get("conditions", {})).items():
+        unknown = [c for c in shown if c not in CAPABILITIES] if isinstance(shown, list) else shown
+        if unknown:
+            raise UserError(f"must list capabilities of {', '.join(CAPABILITIES)}, got {unknown!r}", source=source,
+                            field=f"conditions.{name}")
+        conditions[str(name)] = tuple(shown)
     return Codebook(capabilities=dict(data.get("capabilities", {})), params=dict(data.get("params", {})),
-                    modes=modes)
+                    modes=modes, conditions=conditions)
 
 
 @cache

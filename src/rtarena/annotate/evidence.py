@@ -7,6 +7,7 @@ them), so tests can build small trajectories by hand and the model annotator can
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -14,6 +15,21 @@ from typing import Any
 from rtarena.eval.query import connect, run_dirs
 
 EPS = 1e-9
+PROTOCOL_INITIALS = {"token": "T", "paused": "P", "wall": "W"}  # the study's condition names: clock ...
+EFFORT_INITIALS = {"low": "L", "high": "H"}  # ... then reasoning effort (TL, TH, PH, WH)
+EFFORT = re.compile(r"[,:]reasoning_effort=(\w+)")
+
+
+def condition_of(clock_name: str, clock: str, spec: str) -> str:
+    """The study condition an episode ran under: its clock setting's name where that is a condition's
+    (TL ... WH), else the initials of its clock and of the reasoning effort its spec sends (a `token` clock
+    with `reasoning_effort=high` is TH), else the clock setting's name."""
+    if re.fullmatch(r"[TPW][LH]", clock_name):
+        return clock_name
+    effort = EFFORT.search(spec or "")
+    if clock in PROTOCOL_INITIALS and effort and effort.group(1) in EFFORT_INITIALS:
+        return PROTOCOL_INITIALS[clock] + EFFORT_INITIALS[effort.group(1)]
+    return clock_name
 
 
 @dataclass
@@ -30,7 +46,7 @@ class EpisodeEvidence:
     success: float | None = None  # the env's success metric, where it has one
     run_id: str = ""
     env_id: str = ""
-    condition: str = ""  # the clock setting's name (TL, TH, PH, WH ...)
+    condition: str = ""  # the study condition (TL, TH, PH, WH), else the clock setting's name (`condition_of`)
     clock: str = ""  # the clock protocol: wall, paused, token, measured
     agent_label: str = ""
     files: tuple[str, ...] = ()  # screenshots and other frames, relative to the run folder
@@ -115,7 +131,9 @@ def load_run(run: str | Path, root: str | Path = "runs") -> tuple[Path, list[Epi
                 end_s=float(line.get("sim_seconds") or 0.0),
                 success=min(success) if success else None,
                 run_id=folder.name, env_id=str(line.get("env_id", "")),
-                condition=str(line.get("clock_name") or (line.get("clock") or {}).get("clock", "")),
+                condition=condition_of(str(line.get("clock_name") or (line.get("clock") or {}).get("clock", "")),
+                                       str((line.get("clock") or {}).get("clock", "")),
+                                       str((line.get("slot_specs") or {}).get(members[0], "") if members else "")),
                 clock=str((line.get("clock") or {}).get("clock", "")),
                 agent_label=str(mine[0].get("agent_label", "")) if mine else "",
                 files=tuple(line.get("files") or ()),
