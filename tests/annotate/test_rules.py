@@ -149,7 +149,7 @@ def test_codes_are_applied_per_condition():
 
 
 def test_the_condition_comes_from_the_clock_setting_or_the_clock_and_effort():
-    from rtarena.annotate.evidence import condition_of
+    from rtarena.eval.study_report import condition_of
 
     assert condition_of("TH", "token", "llm:m@u") == "TH"
     assert condition_of("token-B64", "token", "llm:m@http://h/v1,reasoning_effort=high") == "TH"

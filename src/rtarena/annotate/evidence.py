@@ -7,29 +7,14 @@ them), so tests can build small trajectories by hand and the model annotator can
 from __future__ import annotations
 
 import json
-import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from rtarena.eval.query import connect, run_dirs
+from rtarena.eval.study_report import condition_of
 
 EPS = 1e-9
-PROTOCOL_INITIALS = {"token": "T", "paused": "P", "wall": "W"}  # the study's condition names: clock ...
-EFFORT_INITIALS = {"low": "L", "high": "H"}  # ... then reasoning effort (TL, TH, PH, WH)
-EFFORT = re.compile(r"[,:]reasoning_effort=(\w+)")
-
-
-def condition_of(clock_name: str, clock: str, spec: str) -> str:
-    """The study condition an episode ran under: its clock setting's name where that is a condition's
-    (TL ... WH), else the initials of its clock and of the reasoning effort its spec sends (a `token` clock
-    with `reasoning_effort=high` is TH), else the clock setting's name."""
-    if re.fullmatch(r"[TPW][LH]", clock_name):
-        return clock_name
-    effort = EFFORT.search(spec or "")
-    if clock in PROTOCOL_INITIALS and effort and effort.group(1) in EFFORT_INITIALS:
-        return PROTOCOL_INITIALS[clock] + EFFORT_INITIALS[effort.group(1)]
-    return clock_name
 
 
 @dataclass
