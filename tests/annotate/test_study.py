@@ -79,3 +79,26 @@ def test_report_shows_failure_modes_per_condition_and_agent(study, tmp_path):
     assert {c for c, a, code in rows if "stale" in a and code == "missed_change"} == {"PH"}
     assert 'href="../' in html  # example episodes link to their frames in the run folders
     assert (tmp_path / "report" / "plots" / "failure-modes-0.svg").exists()
+
+
+def test_a_run_that_mixes_conditions_is_coded_per_condition(policy_server, tmp_path):
+    """One run, clocks not named after the conditions: each episode's condition comes from its clock and its
+    spec's reasoning effort, and each is coded with its own capabilities (PL is none of the paper's four:
+    every code applies)."""
+    from rtarena.eval.experiment_file import parse_experiment
+    from rtarena.eval.runner import run_experiment
+
+    url = policy_server.url(reasoning_model=True, policy="stale", effort_scale=STALE_SCALE)
+    spec = f"llm:scripted-stale@{url},modalities=text,reasoning_effort="
+    experiment = parse_experiment({
+        "name": "mixed", "out": str(tmp_path), "max_steps": 14, "envs": ["web/quiz-v0"],
+        "agents": [{"name": "low", "slots": [spec + "low"]}, {"name": "high", "slots": [spec + "high"]}],
+        "clocks": [{"name": "turns", "clock": "paused"}, {"name": "tokens", "clock": "token"}]})
+    run = run_experiment(experiment, run_id="mixed", workers=1).run_dir
+    rows = rules(run)
+    by_condition: dict[str, set] = {}
+    for r in rows:
+        by_condition.setdefault(r["condition"], set()).add(r["capability"])
+    assert set(by_condition) == {"TL", "TH", "PL", "PH"}
+    assert by_condition["TL"] == by_condition["TH"] == {""}  # lost, but no deliberation failure: code `none`
+    assert by_condition["PH"] == by_condition["PL"] == {"RT-Perceive"}
