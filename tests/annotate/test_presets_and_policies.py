@@ -76,3 +76,14 @@ def test_stale_policy_keeps_acting_on_its_first_target():
     assert answer(chat, "heuristic").endswith("ACTION: click(7)")  # the current page
     stale = answer(chat, "stale")
     assert stale.endswith("ACTION: click(4)") and "scripted stale-target policy" in stale
+
+
+def test_quiz_policy_joins_the_lobby_from_the_default_views_marks_list():
+    from rtarena.agents.llm.gui_view import MARKS_HEADER
+
+    goal = "Goal: Join the QuizLive game with PIN 482113 and the nickname 'nightowl91' before the host starts it"
+    marks = "\n".join([MARKS_HEADER, '[1] textbox "Game PIN" at 1,2,3,4', '[2] textbox "Nickname" at 1,2,3,4',
+                       '[3] button "Join" at 1,2,3,4'])
+    assert gui_text.decide(f"{goal}\nTime: 1.0 s elapsed, 9.0 s left\n{marks}") == (
+        'type(1, "482113"); type(2, "nightowl91"); click(3)')
+    assert gui_text.decide(f"Time: 1.0 s elapsed\n{marks}") == "wait()"  # no PIN in the goal: nothing to type

@@ -3,7 +3,9 @@
 It knows one kind of page well enough to act in it, the live quiz (`web/quiz-v0`): in its lobby it types the
 game PIN and the nickname the goal names into the fields labelled so and clicks Join; a question
 `A + B = ?` / `A - B = ?` in the page text is answered by clicking the mark whose text is the result. On any
-other page it waits. It reads only what a model would read: the `Marks` lines and the `Page text`.
+other page it waits. It reads only what a model would read: the `Marks` lines and the `Page text` of the
+text view, or the marks list of the default Set-of-Marks view (`Interactable elements ...`; that view has no
+page text, so there it can join the lobby but not read a question off the screenshot).
 """
 
 from __future__ import annotations
@@ -11,13 +13,16 @@ from __future__ import annotations
 import json
 import re
 
+from rtarena.agents.llm.gui_view import MARKS_HEADER
+
 MARK = re.compile(r'^\[(\d+)\] \S+(?: checked| unchecked)? ("(?:[^"\\]|\\.)*")', re.M)
 QUESTION = re.compile(r"(-?\d+)\s*([+-])\s*(-?\d+)\s*=\s*\?")
 JOIN = re.compile(r"PIN (\d+) and the nickname '([^']+)'")  # the quiz's goal names both
+HEADERS = ("Marks (id, role, text", MARKS_HEADER)  # the text view's marks lines, the default view's list
 
 
 def looks_like_gui(observation: str) -> bool:
-    return "Marks (id, role, text" in observation
+    return any(header in observation for header in HEADERS)
 
 
 def marks(observation: str) -> dict[int, str]:
@@ -27,7 +32,7 @@ def marks(observation: str) -> dict[int, str]:
 
 def join_lobby(observation: str) -> str | None:
     """Type the goal's game PIN and nickname into the lobby's fields and click Join, when the page is a lobby."""
-    goal = JOIN.search(observation.split("Marks (id, role, text", 1)[0])
+    goal = JOIN.search(re.split("|".join(map(re.escape, HEADERS)), observation, maxsplit=1)[0])
     by_text = {text.strip(): mark_id for mark_id, text in marks(observation).items()}
     if not goal or not {"Game PIN", "Nickname", "Join"} <= set(by_text):
         return None
