@@ -39,6 +39,10 @@ POLICY_NAMES = tuple(POLICIES)
 FAULT_NAMES = tuple(FAULTS)
 BATCH_S = 0.02  # filler tokens due within this long go out in one event (50 events per second at most)
 INPUTS_KEPT = 4096  # shapes of the latest requests' user messages kept for tests (`PolicyServer.inputs`)
+# A chat request carries the retained history: up to 20 past screenshots and the current one (history.py),
+# several megabytes as PNG data URLs; the local apps' 1 MB body limit would refuse it (our limit, a model
+# server's own differs).
+MAX_REQUEST_BYTES = 64 << 20
 BODIES_KEPT = 32  # the latest whole request bodies, kept for tests (`PolicyServer.bodies`): images are large
 
 
@@ -156,7 +160,7 @@ class _Handler(BaseHTTPRequestHandler):
     def do_POST(self) -> None:
         try:
             settings, path = self._route()
-            request = read_json_body(self.headers, self.rfile, need_json_type=False)
+            request = read_json_body(self.headers, self.rfile, need_json_type=False, max_bytes=MAX_REQUEST_BYTES)
             check_request(request)
         except (UserError, ValueError) as error:
             return self._json(400, {"error": {"message": str(error), "type": "invalid_request_error"}})
