@@ -95,7 +95,8 @@ def test_the_conditions_and_realtime_bench_share_the_registrys_50_tasks():
     ids = sorted(GUI_IDS)
     assert len(ids) == 50 and sum(i.startswith("web/") for i in ids) == 30
     for name in (*CONDITIONS, *(f"{c}-text" for c in CONDITIONS), "realtime-bench"):
-        assert sorted(e.id for e in load_preset(name).envs) == ids, name
+        # not strict: the patterns expand over the registry either way (test_experiment builds every preset)
+        assert sorted(e.id for e in load_preset(name, strict=False).envs) == ids, name
 
 
 @pytest.mark.parametrize("name, env_id", [("TL", "web/auction-v0"), ("TH", "gui-games/snake-v0"),
