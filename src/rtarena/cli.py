@@ -170,6 +170,24 @@ def leaderboard(
 
 
 @app.command()
+def ratings(
+    runs: Annotated[list[str], typer.Argument(help="run folders or run ids under --root")],
+    root: Annotated[str, typer.Option(help="folder holding the runs")] = "runs",
+    game: Annotated[list[str] | None, typer.Option(help="only these env ids (repeatable)")] = None,
+    bootstrap: Annotated[int, typer.Option(min=10, max=100_000, help="bootstrap resamples")] = 1000,
+    seed: Annotated[int, typer.Option(help="bootstrap seed")] = 0,
+) -> None:
+    """PvP ratings from the runs' two-player matches: Bradley-Terry and Elo with bootstrap intervals, and the
+    share of rock-paper-scissors cycles among agent triples (docs/evaluation.md)."""
+    from rtarena.eval.pvp import pvp_matches, rate, to_markdown
+    from rtarena.eval.query import connect, run_dirs
+
+    result = rate(pvp_matches(connect(run_dirs(runs, root)), game), bootstrap=bootstrap, seed=seed)
+    for line in to_markdown(result):
+        plain_echo(line)
+
+
+@app.command()
 def query(
     sql: Annotated[str, typer.Argument(help="SQL over the views episodes, agents, decisions, steps, events, runs")],
     runs: Annotated[list[str] | None, typer.Option("--run", help="only these runs (default: all under --root)")]

@@ -3,6 +3,7 @@ the capability radar, checked in Chromium and against the episodes themselves.""
 
 from __future__ import annotations
 
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -12,7 +13,7 @@ from rtarena.eval.report import build_report
 from rtarena.eval.runner import run_experiment
 from rtarena.eval.tables import capability_profile
 
-from .helpers import lines
+from .helpers import RTARENA, lines
 
 CHROMIUM = Path("/usr/bin/chromium")
 SHORT = {"game": {"time_limit_s": 8.0}}
@@ -98,3 +99,16 @@ def test_leaderboard_ranks_by_the_solo_mean_and_refuses_an_unknown_mode(suite_ru
     assert {lv for r in pvp for lv in r.levels} == {"duel-v0"}
     with pytest.raises(UserError, match="--games"):
         leaderboard(["suite"], root=root, games="duo")
+
+
+def test_a_pvp_run_gets_ratings_in_the_report_and_from_the_cli(suite_run):
+    root, run_dir = suite_run
+    build_report(["suite"], root=root)
+    md = (run_dir / "report" / "report.md").read_text()
+    assert "## PvP ratings" in md and "6 matches" in md
+    rows = [line for line in md.splitlines() if line.startswith(("| heuristic | 6 |", "| random | 6 |"))]
+    assert len(rows) == 2
+    done = subprocess.run([*RTARENA, "ratings", "suite", "--root", str(root), "--bootstrap", "50"],
+                          capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert "Bradley-Terry" in done.stdout and "| heuristic | 6 |" in done.stdout

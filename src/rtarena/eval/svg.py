@@ -203,6 +203,22 @@ def interval_chart(title: str, y_label: str, x_label: str,
     return frame.done()
 
 
+def dot_interval_chart(title: str, y_label: str, points: dict[str, tuple[float, float, float]]) -> str:
+    """One dot with its interval bar per name, `points[name] = (value, low, high)` (ratings, in order)."""
+    lo, hi = _extent([v for p in points.values() for v in p])
+    frame = _Frame(title, y_label, lo, hi)
+    span = (W - RIGHT - LEFT) / max(1, len(points))
+    for i, (name, (value, low, high)) in enumerate(points.items()):
+        colour = PALETTE[i % len(PALETTE)]
+        cx = LEFT + span * (i + 0.5)
+        frame.parts.append(f'<line class="interval" x1="{cx:.1f}" x2="{cx:.1f}" y1="{frame.y(low):.1f}" '
+                           f'y2="{frame.y(high):.1f}" stroke="{colour}" stroke-opacity="0.6" stroke-width="5"/>'
+                           f'<circle cx="{cx:.1f}" cy="{frame.y(value):.1f}" r="4" fill="{colour}"><title>'
+                           f"{escape(name)}: {_fmt(value)} [{_fmt(low)}, {_fmt(high)}]</title></circle>"
+                           f'<text x="{cx:.1f}" y="{H - BOTTOM + 16}" text-anchor="middle">{escape(name[:24])}</text>')
+    return frame.done()
+
+
 def radar_chart(title: str, axes: list[str], series: dict[str, list[float]], max_value: float) -> str:
     """A radar (spider) chart: one spoke per axis, one closed polygon per series, rings at each whole
     number up to `max_value` (ratings such as the game suite's 0-3 capabilities)."""
