@@ -113,3 +113,24 @@ def test_the_browser_text_block_reads_back_goal_time_marks_and_page():
                                                                                                    (marks[0],), "p")
     empty = read_text_block(text_block("g", 0.0, 1.0, [], ""))
     assert empty.marks == () and empty.page_text == "" and read_text_block("In view: nothing.") is None
+
+
+def test_the_set_of_marks_list_reads_back():
+    """The default browser view's marks list (`gui_view.marks_part`, after `goal_text`) reads back inside a
+    longer prompt: the last list's goal and marks, the quiz lobby's join found from it."""
+    import json
+
+    from rtarena.agents.llm.gui_view import goal_text, marks_part, read_marks_view
+    from rtarena.policy_server.gui_text import decide
+
+    marks = [{"id": 1, "role": "textbox", "text": "Game PIN", "box": [20, 40, 200, 30]},
+             {"id": 2, "role": "textbox", "text": "Nickname", "box": [20, 80, 200, 30]},
+             {"id": 3, "role": "checkbox", "text": 'say "hi"', "box": [20, 120, 16, 16], "checked": False},
+             {"id": 4, "role": "button", "text": "Join", "box": [20, 160, 80, 30]}]
+    observation = {"goal": "Join game with PIN 482113 and the nickname 'nightowl91'.", "time": [1.0, 59.0],
+                   "marks": json.dumps(marks)}
+    message = "Turn 1. Observation:\nold\n" + goal_text(observation) + "\n" + marks_part(observation)["text"]
+    block = read_marks_view(message)
+    assert block is not None and block.goal == observation["goal"]
+    assert [{k: v for k, v in m.items() if k != "actions"} for m in block.marks] == marks
+    assert decide(message) == 'type(1, "482113"); type(2, "nightowl91"); click(4)'

@@ -124,11 +124,14 @@ def run(
 
 
 @app.command()
-def presets() -> None:
-    """List the bundled experiment presets (`rtarena run --preset NAME`)."""
+def presets(
+    name: Annotated[str | None, typer.Argument(help="a preset: print its cells and seeds instead of running it")]
+    = None,
+) -> None:
+    """List the bundled experiment presets (`rtarena run --preset NAME`); `presets NAME`: what NAME would run."""
     from rtarena.eval.commands import presets_command
 
-    presets_command(console)
+    presets_command(console, name)
 
 
 @app.command()

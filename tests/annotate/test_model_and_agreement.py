@@ -7,6 +7,7 @@ import json
 import subprocess
 import sys
 
+import duckdb
 import pyarrow.parquet as pq
 import pytest
 
@@ -58,14 +59,46 @@ def test_prompt_shows_the_codebook_evidence_and_frames(tmp_path):
     messages, evidence = messages_for(tmp_path, ev, book, with_frames=True)
     assert all(m.code in messages[0]["content"] for m in book.modes)
     parts = messages[1]["content"]
-    assert evidence in parts[0]["text"] and parts[1]["image_url"]["url"].startswith("data:image/jpeg;base64,")
+    assert evidence in parts[0]["text"] and parts[1]["text"] == "frame shots/a.jpg"
+    assert parts[2]["image_url"]["url"].startswith("data:image/jpeg;base64,")
     assert "failed_action no mark 1" in evidence
+
+
+def test_frames_before_and_after_the_last_decisions_and_the_condition_s_codebook():
+    from rtarena.annotate.model import chosen_frames
+
+    book = default_codebook()
+    ev = trajectory([decision(0, 0.0, 0.0, "click(1)"), decision(1, 1.0, 1.4, "click(2)", end=9.0)],
+                    condition="TH", end_s=2.5)
+    pictures = [f"shots/step{k:04d}.jpg" for k in (0, 2, 4, 6, 9)]
+    # decision 1 saw step 4 (1.0 s / 0.25 s) and was applied at step 6: the frames at 4 and after 6
+    assert chosen_frames(ev, pictures) == [
+        ("shots/step0000.jpg", "frame at step 0: before decision 0"),
+        ("shots/step0002.jpg", "frame at step 2: after decision 0"),
+        ("shots/step0004.jpg", "frame at step 4: before decision 1"),
+        ("shots/step0009.jpg", "frame at step 9: after decision 1")]
+    messages, _ = messages_for(None, ev, book, with_frames=False)
+    assert "overran_deadline" in messages[0]["content"] and "stale_target" not in messages[0]["content"]
+    reply = json.dumps({"codes": [{"code": "stale_target", "evidence": "x"}, {"code": "overran_deadline",
+                                                                             "evidence": "y"}]})
+    assert [f.code for f in parse_reply(reply, "", book.for_condition("TH"))[0]] == ["overran_deadline"]
 
 
 def test_model_annotator_writes_rows_and_kappa(study, policy_server):
     run = study[("heuristic", "TH")]
     spec = f"scripted-annotator@{policy_server.url(policy='annotator')}"
+    before = policy_server.requests
     summary = annotate_run(run, model=spec)
+    # read at the policy server: the annotator's request holds the agent's reply and reasoning text
+    (request,) = policy_server.bodies[-(policy_server.requests - before):]
+    with duckdb.connect() as con:
+        query = f"SELECT text FROM '{run}/decisions/*.parquet' WHERE text <> ''"
+        replies = [t for (t,) in con.execute(query).fetchall()]
+    user = request["messages"][1]["content"]
+    user = user if isinstance(user, str) else user[0]["text"]
+    assert replies and all(json.dumps(" ".join(t.split()))[1:60] in user for t in replies)
+    assert "reasoning: \"think think" in user and "condition TH" in user
+    assert "stale_target" not in request["messages"][0]["content"]  # TH's codebook: RT-Deliberate only
     rows = pq.read_table(summary["model"]).to_pylist()
     assert [(r["code"], r["capability"], r["quote_found"]) for r in rows] == [
         ("overran_deadline", "RT-Deliberate", True)]

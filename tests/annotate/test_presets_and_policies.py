@@ -35,8 +35,8 @@ def test_condition_presets_name_their_clock_and_effort(name):
         assert [(c.name, c.clock) for c in experiment.clocks] == [(name, clock)]
         specs = [s for lineup in experiment.lineups for s in lineup.slots if s.startswith("llm:")]
         assert specs and all(f"reasoning_effort={effort}" in s for s in specs)
-    web = load_preset(name)
-    assert all(e.id.startswith("web/") for e in web.envs) and len(web.envs) >= 12
+    gui = load_preset(name)  # every browser task: 30 web tasks and 20 GUI games (tests/gui/test_realtime_bench.py)
+    assert {e.id.split("/")[0] for e in gui.envs} == {"web", "gui-games"} and len(gui.envs) == 50
     assert {e.id for e in load_preset(f"arena-{name}").envs} == {"arena/basic-v0", "arena/coop-v0",
                                                                   "arena/competitive-v0", "arena/mixed-v0"}
 
@@ -78,3 +78,14 @@ def test_stale_policy_keeps_acting_on_its_first_target():
     assert answer(chat, "heuristic").endswith("ACTION: click(7)")  # the current page
     stale = answer(chat, "stale")
     assert stale.endswith("ACTION: click(4)") and "scripted stale-target policy" in stale
+
+
+def test_quiz_policy_joins_the_lobby_from_the_default_views_marks_list():
+    from rtarena.agents.llm.gui_view import MARKS_HEADER
+
+    goal = "Goal: Join the QuizLive game with PIN 482113 and the nickname 'nightowl91' before the host starts it"
+    marks = "\n".join([MARKS_HEADER, '[1] textbox "Game PIN" at 1,2,3,4', '[2] textbox "Nickname" at 1,2,3,4',
+                       '[3] button "Join" at 1,2,3,4'])
+    assert gui_text.decide(f"{goal}\nTime: 1.0 s elapsed, 9.0 s left\n{marks}") == (
+        'type(1, "482113"); type(2, "nightowl91"); click(3)')
+    assert gui_text.decide(f"Time: 1.0 s elapsed\n{marks}") == "wait()"  # no PIN in the goal: nothing to type

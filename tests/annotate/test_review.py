@@ -103,6 +103,11 @@ def test_bodies_are_json_of_limited_size_and_checked(review):
                            "verdict": "change", "new_code": "made_up"}]}
     status, answer = request(server, "POST", "/api/verdicts", json.dumps(wrong).encode(), post, token)
     assert status == 400 and b"made_up" in answer
+    # PH shows RT-Perceive and RT-Act: a deliberation code is not coded there, by the page either
+    outside = {"verdicts": [{**wrong["verdicts"][0], "new_code": "overran_deadline"}]}
+    status, answer = request(server, "POST", "/api/verdicts", json.dumps(outside).encode(), post, token)
+    assert status == 400 and b"not coded under condition 'PH'" in answer
+    assert "overran_deadline" not in session.payload()["episodes"][0]["allowed"]
 
 
 def test_only_frames_the_run_lists_are_readable(review):

@@ -134,3 +134,33 @@ def test_invalid_action_under_time_pressure():
     assert "invalid_action" in codes(trajectory(bad))
     assert "invalid_action" in codes(trajectory(every_step(WAIT, 0, 12), [event(4, "malformed_action")]))
     assert codes(trajectory(bad, success=1.0)) == set()  # won episodes are not coded
+
+
+# -- per condition (the paper: RT-Deliberate under TL/TH, and WH here; RT-Perceive and RT-Act under PH) -------
+def test_codes_are_applied_per_condition():
+    book = default_codebook()
+    assert book.conditions == {"TL": ("RT-Deliberate",), "TH": ("RT-Deliberate",), "WH": ("RT-Deliberate",),
+                               "PH": ("RT-Perceive", "RT-Act")}
+    # a lost episode with a perception failure (a stale click), and the same with a reply that overran too
+    stale = decision(0, obs=0.0, commit=0.4, action="click(4)")
+    late = decision(1, obs=0.5, commit=5.0, action=WAIT)
+    failed = [event(2, "failed_action", action="click(4)", error="no mark 4 on the page")]
+    seen = {}
+    for condition in ("TL", "TH", "PH", "WH", "token-B64"):
+        for name, decisions in (("stale", [stale]), ("late", [stale, late])):
+            ev = trajectory(decisions, failed, end_s=2.0, condition=condition)
+            seen[(condition, name)] = {book.capability(f.code) for f in annotate_episode(ev, book)}
+    for condition in ("TL", "TH", "WH"):  # stale_target is never coded here; overran_deadline is
+        assert seen[(condition, "stale")] == set() and seen[(condition, "late")] == {"RT-Deliberate"}
+    assert seen[("PH", "stale")] == {"RT-Perceive"} and seen[("PH", "late")] == set()
+    # outside the study every code applies, and the exclusions between codes hold
+    assert seen[("token-B64", "stale")] == {"RT-Perceive"} and seen[("token-B64", "late")] == {"RT-Deliberate"}
+
+
+def test_the_condition_comes_from_the_clock_setting_or_the_clock_and_effort():
+    from rtarena.eval.study_report import condition_of
+
+    assert condition_of("TH", "token", "llm:m@u") == "TH"
+    assert condition_of("token-B64", "token", "llm:m@http://h/v1,reasoning_effort=high") == "TH"
+    assert condition_of("paused", "paused", "llm:m@http://h/v1,reasoning_effort=high,modalities=text") == "PH"
+    assert condition_of("realtime", "wall", "oracle") == "realtime"

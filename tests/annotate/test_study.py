@@ -1,5 +1,6 @@
-"""Done-when of the annotation study: under TL/TH/PH/WH the failures that the filler (effort-dependent
-reasoning tokens) causes are coded RT-Deliberate, and the stale-target policy's are coded RT-Perceive."""
+"""Done-when of the annotation study: under TL/TH/WH the failures that the filler (effort-dependent
+reasoning tokens) causes are coded RT-Deliberate, and under PH the stale-target policy's are coded
+RT-Perceive; no code is given outside its condition (the paper's procedure)."""
 
 from __future__ import annotations
 
@@ -53,12 +54,13 @@ def test_filler_failures_are_deliberation_failures(study):
                    for r in coded[condition])
 
 
-def test_stale_target_failures_are_perception_failures(study):
-    for condition in CONDITIONS:
-        rows = rules(study[("stale", condition)])
-        assert rows and {r["capability"] for r in rows} == {"RT-Perceive"}, condition
-        assert {"missed_change", "repeated_no_effect"} <= {r["code"] for r in rows}
-        assert all(r["evidence"] and json.loads(r["decisions"]) for r in rows)
+def test_stale_target_failures_are_perception_failures_coded_under_ph_only(study):
+    rows = rules(study[("stale", "PH")])
+    assert rows and {r["capability"] for r in rows} == {"RT-Perceive"}
+    assert {"missed_change", "repeated_no_effect"} <= {r["code"] for r in rows}
+    assert all(r["evidence"] and json.loads(r["decisions"]) for r in rows)
+    for condition in ("TL", "TH", "WH"):  # the same failures, not coded where the paper does not code them
+        assert [r["code"] for r in rules(study[("stale", condition)])] == ["none"], condition
 
 
 def test_report_shows_failure_modes_per_condition_and_agent(study, tmp_path):
@@ -74,6 +76,29 @@ def test_report_shows_failure_modes_per_condition_and_agent(study, tmp_path):
     heuristic = {k: v for k, v in rows.items() if "heuristic" in k[1]}
     assert {(c, code) for c, _, code in heuristic} == {("TH", "overran_deadline"), ("WH", "overran_deadline")}
     assert all(v == (1, 1) for v in heuristic.values())
-    assert {c for c, a, code in rows if "stale" in a and code == "missed_change"} == set(CONDITIONS)
+    assert {c for c, a, code in rows if "stale" in a and code == "missed_change"} == {"PH"}
     assert 'href="../' in html  # example episodes link to their frames in the run folders
     assert (tmp_path / "report" / "plots" / "failure-modes-0.svg").exists()
+
+
+def test_a_run_that_mixes_conditions_is_coded_per_condition(policy_server, tmp_path):
+    """One run, clocks not named after the conditions: each episode's condition comes from its clock and its
+    spec's reasoning effort, and each is coded with its own capabilities (PL is none of the paper's four:
+    every code applies)."""
+    from rtarena.eval.experiment_file import parse_experiment
+    from rtarena.eval.runner import run_experiment
+
+    url = policy_server.url(reasoning_model=True, policy="stale", effort_scale=STALE_SCALE)
+    spec = f"llm:scripted-stale@{url},modalities=text,reasoning_effort="
+    experiment = parse_experiment({
+        "name": "mixed", "out": str(tmp_path), "max_steps": 14, "envs": ["web/quiz-v0"],
+        "agents": [{"name": "low", "slots": [spec + "low"]}, {"name": "high", "slots": [spec + "high"]}],
+        "clocks": [{"name": "turns", "clock": "paused"}, {"name": "tokens", "clock": "token"}]})
+    run = run_experiment(experiment, run_id="mixed", workers=1).run_dir
+    rows = rules(run)
+    by_condition: dict[str, set] = {}
+    for r in rows:
+        by_condition.setdefault(r["condition"], set()).add(r["capability"])
+    assert set(by_condition) == {"TL", "TH", "PL", "PH"}
+    assert by_condition["TL"] == by_condition["TH"] == {""}  # lost, but no deliberation failure: code `none`
+    assert by_condition["PH"] == by_condition["PL"] == {"RT-Perceive"}

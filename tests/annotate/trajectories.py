@@ -27,9 +27,10 @@ def event(step: int, kind: str, **fields) -> dict:
 
 def trajectory(decisions: list[dict], events: list[dict] = (), end_s: float | None = None,
                success: float | None = 0.0, rewards: dict[int, float] | None = None,
-               clock: str = "token") -> EpisodeEvidence:
+               clock: str = "token", condition: str = "token") -> EpisodeEvidence:
     """An episode that ends at `end_s` (default: one step after the last applied decision); step rows
-    say which steps got a fresh (default or not) action."""
+    say which steps got a fresh (default or not) action. Its condition is by default none of the study's
+    (every code applies, so each rule is tested on its own); `condition="PH"` ... applies the codebook's."""
     applied = {d["applied_step"]: d for d in decisions if d["applied_step"] is not None}
     if end_s is None:
         end_s = (max(applied, default=0) + 1) * DT
@@ -40,7 +41,7 @@ def trajectory(decisions: list[dict], events: list[dict] = (), end_s: float | No
                       "fresh_nondefault_agents": ["user"] if d and d["action"] != WAIT else [],
                       "rewards": {"user": (rewards or {}).get(k, 0.0)}})
     return EpisodeEvidence(episode="e", controller="user", agents=("user",), decisions=list(decisions), steps=steps,
-                           events=list(events), end_s=end_s, success=success, condition="TH", agent_label="m",
+                           events=list(events), end_s=end_s, success=success, condition=condition, agent_label="m",
                            clock=clock)
 
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
+import pytest
 from tests.gui.helpers import GUI_IDS
 
 import rtarena
@@ -81,3 +82,54 @@ def test_token_clock_defaults_to_b_64_times_the_tasks_rate(gui_env):
     assert all(d.delay_sim_s == 0.25 for d in result.decisions)
     explicit = rtarena.run_match(env, GuiOracleAgent(tokens_out=32), clock="token", kappa=100, seed=0, max_steps=3)
     assert all(d.delay_sim_s == 0.32 for d in explicit.decisions)  # an explicit kappa wins
+
+
+# The study's four conditions: clock protocol and reasoning effort; the clock's sentence in the system prompt.
+CONDITIONS = {"TL": ("token", "low"), "TH": ("token", "high"), "PH": ("paused", "high"), "WH": ("wall", "high")}
+CLOCK_SENTENCE = {"token": "every 64 tokens you generate cost 1 s of {world} time",
+                  "paused": "The {world} is paused while you think", "wall": "The {world} runs in real time"}
+
+
+def test_the_conditions_and_realtime_bench_share_the_registrys_50_tasks():
+    ids = sorted(GUI_IDS)
+    assert len(ids) == 50 and sum(i.startswith("web/") for i in ids) == 30
+    for name in (*CONDITIONS, *(f"{c}-text" for c in CONDITIONS), "realtime-bench"):
+        # not strict: the patterns expand over the registry either way (test_experiment builds every preset)
+        assert sorted(e.id for e in load_preset(name, strict=False).envs) == ids, name
+
+
+@pytest.mark.parametrize("name, env_id", [("TL", "web/auction-v0"), ("TH", "gui-games/snake-v0"),
+                                          ("PH", "gui-games/g2048-v0"), ("WH", "web/tickets-v0")])
+def test_each_condition_sends_the_screenshot_and_its_setting(name, env_id, tmp_path):
+    """Read at the policy server: every request of the condition holds the Set-of-Marks screenshot and the
+    marks list, the condition's reasoning effort, and its clock's sentence in the system prompt."""
+    clock, effort = CONDITIONS[name]
+    with PolicyServer() as server:
+        experiment = load_preset(name, params={"base_url": server.url(reasoning_model=True)})
+        small = replace(experiment, envs=tuple(e for e in experiment.envs if e.id == env_id), seeds=(0,),
+                        max_steps=2, out=str(tmp_path))
+        result = run_experiment(small, run_id=name, workers=1)
+        bodies = server.bodies
+    assert result.failed == 0 and bodies
+    for body in bodies:
+        assert body["reasoning_effort"] == effort
+        current = body["messages"][-1]["content"]
+        assert [part["type"] for part in current] == ["text", "image_url", "text"]
+        assert current[1]["image_url"]["url"].startswith("data:image/png;base64,")
+        assert current[2]["text"].startswith("Interactable elements")
+        system = body["messages"][0]["content"]
+        world = "page" if env_id.startswith("web/") else "game"  # a web task's world is its page
+        time_section = system.split("## Time")[1].split("##")[0]
+        assert CLOCK_SENTENCE[clock].format(world=world) in time_section
+        assert world == "game" or "game" not in time_section
+
+
+def test_text_ablation_sends_no_image(tmp_path):
+    with PolicyServer() as server:
+        experiment = load_preset("TH-text", params={"base_url": server.url(reasoning_model=True)})
+        small = replace(experiment, envs=experiment.envs[:1], seeds=(0,), max_steps=1, out=str(tmp_path))
+        assert [c.name for c in small.clocks] == ["TH"] and small.lineups[0].name == "model-text"
+        result = run_experiment(small, run_id="text", workers=1)
+        bodies = server.bodies
+    assert result.failed == 0 and bodies
+    assert all(isinstance(b["messages"][-1]["content"], str) for b in bodies)  # text only: no image part

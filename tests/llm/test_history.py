@@ -54,10 +54,10 @@ def test_prefix_is_stable_between_folds_and_folds_come_in_blocks(max_turns, fold
             assert len(history.turns) == max_turns + 1 - fold
         new_image_folds = history.image_folds - folds[1]
         if new_image_folds and history.text_folds == folds[0]:
-            # the oldest images went in whole blocks of image_fold, and only once over the limit
+            # the oldest images went in whole blocks of image_fold, and only once the limit was reached
             assert history.image_count() == before_images + 1 - new_image_folds * image_fold
-            assert before_images + 1 - (new_image_folds - 1) * image_fold > max_images
-        assert len(history.turns) <= max_turns and history.image_count() <= max_images
+            assert before_images + 1 - (new_image_folds - 1) * image_fold >= max(1, max_images)
+        assert len(history.turns) <= max_turns and history.image_count() < max(1, max_images)
     assert max(turn_counts) == max_turns and history.text_folds == (39 - max_turns - 1) // fold + 1
     assert history.ledger[:2] == ["turn 1: [1]", "turn 2: [2]"]
     assert "turn 1: [1]" in history.messages(SYSTEM, "now")[1]["content"]
@@ -65,8 +65,12 @@ def test_prefix_is_stable_between_folds_and_folds_come_in_blocks(max_turns, fold
 
 def test_image_folds_replace_the_oldest_block_with_the_placeholder():
     history = History(max_turns=50, fold=10, max_images=21, image_fold=10)
-    for k in range(1, 23):
+    for k in range(1, 21):
         history.record(k, [image(k)], "ok", "[0]")
+    assert history.image_folds == 0 and history.image_count() == 20  # a prompt: these 20 and the current one
+    history.record(21, [image(21)], "ok", "[0]")  # the paper: "reaches 21" -> the oldest 10 become placeholders
+    assert history.image_folds == 1 and history.image_count() == 11
+    history.record(22, [image(22)], "ok", "[0]")
     assert history.image_folds == 1 and history.image_count() == 12
     texts = [t.user[0].get("text") for t in history.turns]
     assert texts[:10] == ["[older image removed]"] * 10 and texts[10] is None
@@ -118,11 +122,11 @@ def test_paper_defaults_and_marks_fold_with_their_screenshot():
     assert (history.max_turns, history.fold, history.max_images, history.image_fold) == (50, 10, 21, 10)
     marks = {"type": "text", "text": "Interactable elements (the numbered marks on the screenshot): id, role, text, "
              "box x,y,w,h\n[1] button \"Bid\" at 1,2,3,4"}
-    for k in range(1, 22):
+    for k in range(1, 21):
         history.record(k, [{"type": "text", "text": f"Turn {k}"}, image(k), dict(marks)], "ok", "click(1)")
-    assert history.image_folds == 0 and history.image_count() == 21
-    history.record(22, [{"type": "text", "text": "Turn 22"}, image(22), dict(marks)], "ok", "click(1)")
-    assert history.image_folds == 1 and history.image_count() == 12
+    assert history.image_folds == 0 and history.image_count() == 20
+    history.record(21, [{"type": "text", "text": "Turn 21"}, image(21), dict(marks)], "ok", "click(1)")
+    assert history.image_folds == 1 and history.image_count() == 11
     old, kept = history.turns[9].user, history.turns[10].user
     assert old[1]["text"] == "[older image removed]" and "removed" in old[2]["text"] and "[1]" not in old[2]["text"]
     assert kept[2]["text"].endswith('[1] button "Bid" at 1,2,3,4')

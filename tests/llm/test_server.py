@@ -106,3 +106,15 @@ def test_serve_policy_command_runs_as_a_subprocess():
         proc.terminate()
         out, _ = proc.communicate(timeout=10)
     assert "scripted policy server (not a model)" in out
+
+
+def test_a_request_with_a_screenshot_history_is_accepted(server):
+    """Twenty retained screenshots as data URLs weigh megabytes: more than the local apps' 1 MB body limit."""
+    image = {"type": "image_url", "image_url": {"url": "data:image/png;base64," + "A" * 200_000}}
+    messages = [{"role": "user", "content": [{"type": "text", "text": f"turn {k}"}, image]} for k in range(21)]
+    body = json.dumps({"model": "m", "messages": messages}).encode()
+    assert len(body) > 4_000_000
+    request = urllib.request.Request(server.base_url + "/chat/completions", data=body,
+                                     headers={"Content-Type": "application/json"})
+    with urllib.request.urlopen(request, timeout=30) as reply:
+        assert reply.status == 200 and "ACTION:" in json.load(reply)["choices"][0]["message"]["content"]

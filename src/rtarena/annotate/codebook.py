@@ -2,12 +2,14 @@
 
 A mode has a code, a capability (RT-Perceive, RT-Deliberate, RT-Act), an operational definition,
 inclusion and exclusion rules and the record fields it is judged from. `params` holds the numbers and
-event names the rules use, so tuning a rule never means editing Python.
+event names the rules use, so tuning a rule never means editing Python. `conditions` says which
+capabilities each study condition can show (the paper codes RT-Deliberate under TL and TH, RT-Perceive and
+RT-Act under PH): a code is applied only under a condition that can show its capability.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
 from functools import cache
 from pathlib import Path
 from typing import Any, Literal
@@ -59,6 +61,8 @@ class CodebookFile(Section):
     capabilities: dict[Capability, str]
     params: CodebookParams
     modes: tuple[FailureMode, ...] = Field(min_length=1)
+    conditions: dict[str, tuple[Capability, ...]] = Field(
+        default_factory=dict, description="study condition -> the capabilities it can show")
 
     @model_validator(mode="after")
     def _unique_codes(self) -> CodebookFile:
@@ -74,6 +78,15 @@ class Codebook:
     capabilities: dict[str, str]
     params: dict[str, Any]
     modes: tuple[FailureMode, ...]
+    conditions: dict[str, tuple[str, ...]] = field(default_factory=dict)  # condition -> capabilities it shows
+
+    def for_condition(self, condition: str) -> Codebook:
+        """The codebook as applied under `condition`: only the modes of the capabilities it can show (every
+        mode under a condition the codebook does not list)."""
+        if condition not in self.conditions:
+            return self
+        shown = self.conditions[condition]
+        return replace(self, modes=tuple(m for m in self.modes if m.capability in shown))
 
     def mode(self, code: str) -> FailureMode:
         for mode in self.modes:
@@ -92,7 +105,8 @@ class Codebook:
 def load_codebook(path: str | Path = CODEBOOK) -> Codebook:
     """Read and check a codebook file (the bundled one by default): one line naming file and field if wrong."""
     book = validate(CodebookFile, read_toml(path, "codebook"), source=str(path))
-    return Codebook(capabilities=dict(book.capabilities), params=book.params.model_dump(), modes=book.modes)
+    return Codebook(capabilities=dict(book.capabilities), params=book.params.model_dump(), modes=book.modes,
+                    conditions={name: tuple(shown) for name, shown in book.conditions.items()})
 
 
 @cache

@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from rtarena.eval.query import connect, run_dirs
+from rtarena.eval.study_report import condition_of
 
 EPS = 1e-9
 
@@ -30,7 +31,7 @@ class EpisodeEvidence:
     success: float | None = None  # the env's success metric, where it has one
     run_id: str = ""
     env_id: str = ""
-    condition: str = ""  # the clock setting's name (TL, TH, PH, WH ...)
+    condition: str = ""  # the study condition (TL, TH, PH, WH), else the clock setting's name (`condition_of`)
     clock: str = ""  # the clock protocol: wall, paused, token, measured
     agent_label: str = ""
     files: tuple[str, ...] = ()  # screenshots and other frames, relative to the run folder
@@ -115,7 +116,9 @@ def load_run(run: str | Path, root: str | Path = "runs") -> tuple[Path, list[Epi
                 end_s=float(line.get("sim_seconds") or 0.0),
                 success=min(success) if success else None,
                 run_id=folder.name, env_id=str(line.get("env_id", "")),
-                condition=str(line.get("clock_name") or (line.get("clock") or {}).get("clock", "")),
+                condition=condition_of(str(line.get("clock_name") or (line.get("clock") or {}).get("clock", "")),
+                                       str((line.get("clock") or {}).get("clock", "")),
+                                       str((line.get("slot_specs") or {}).get(members[0], "") if members else "")),
                 clock=str((line.get("clock") or {}).get("clock", "")),
                 agent_label=str(mine[0].get("agent_label", "")) if mine else "",
                 files=tuple(line.get("files") or ()),

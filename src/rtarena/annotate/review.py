@@ -65,7 +65,7 @@ class ReviewSession:
                         "agent_label": ev.agent_label, "env_id": ev.env_id, "end_s": ev.end_s,
                         "success": ev.success, "frames": [f for f in ev.files if f.endswith((".jpg", ".png"))],
                         "decisions": [{k: d.get(k) for k in DECISION_FIELDS} for d in ev.decisions],
-                        "codes": list(codes.values())})
+                        "codes": list(codes.values()), "allowed": list(self.book.for_condition(ev.condition).codes)})
         modes = [{"code": m.code, "capability": m.capability, "name": m.name} for m in self.book.modes]
         return {"run": self.run_dir.name, "modes": modes, "episodes": out}
 
@@ -82,9 +82,11 @@ class ReviewSession:
                 raise ValueError(f"verdict must be one of {', '.join(VERDICTS)}")
             code = v.get("code")
             new = v.get("new_code") if v["verdict"] == "change" else code
+            ev = self.episodes[key]
             if code not in self.book.codes or new not in self.book.codes:
                 raise ValueError(f"unknown code {new if code in self.book.codes else code!r}")
-            ev = self.episodes[key]
+            if new not in self.book.for_condition(ev.condition).codes:
+                raise ValueError(f"{new!r} is not coded under condition {ev.condition!r}")
             rows[(*key, code)] = {"run_id": ev.run_id, "episode": ev.episode, "controller": ev.controller,
                                   "env_id": ev.env_id, "condition": ev.condition, "agent_label": ev.agent_label,
                                   "code": new, "capability": self.book.capability(new), "annotator": "review",

@@ -222,9 +222,10 @@ RULES: dict[str, Callable[[EpisodeEvidence, dict[str, Any]], list[Finding]]] = {
 
 
 def annotate_episode(ev: EpisodeEvidence, codebook: Codebook | None = None) -> list[Finding]:
-    """Every code of the codebook that holds for this episode, in the codebook's order (lost episodes
-    only, unless the codebook's `only_lost` is false: a stray click in a won episode explains nothing)."""
-    book = codebook or default_codebook()
+    """Every code of the codebook that holds for this episode under its condition (`Codebook.for_condition`),
+    in the codebook's order (lost episodes only, unless the codebook's `only_lost` is false: a stray click in
+    a won episode explains nothing)."""
+    book = (codebook or default_codebook()).for_condition(ev.condition)
     missing = set(book.codes) - set(RULES)
     if missing:
         raise KeyError(f"codebook codes without a rule: {sorted(missing)}")

@@ -1,12 +1,15 @@
 """The offline failure-mode study: condition presets x scripted policies on one task, against the scripted
-policy server in reasoning mode (no model anywhere).
+policy server in reasoning mode (no model anywhere). The scripted policies read the page as text, so the
+study runs the text-only ablations of the conditions (`TL-text` ...: the clock setting is still named
+`TL` ..., so annotation codes each run under its condition).
 
 - `heuristic`: knows every answer; its effort-dependent reasoning tokens are the filler, so whatever it
   loses, it loses to deliberation time.
 - `stale`: the stale-target policy, with next to no reasoning (`STALE_SCALE`): it keeps acting on the first
   target it saw, so whatever it loses, it loses to perception.
 
-Under `WH` the server paces reasoning at `WALL_RATE` tokens per second, so thinking takes real time.
+Under `WH` the server paces reasoning at `WALL_RATE` tokens per second (the token clock's 64 tokens per
+page second), so thinking takes as long in real time as the token clock charges in page time.
 """
 
 from __future__ import annotations
@@ -23,7 +26,7 @@ from rtarena.policy_server.server import PolicyServer
 CONDITIONS = ("TL", "TH", "PH", "WH")
 POLICIES = ("heuristic", "stale")
 STALE_SCALE = 0.01  # high effort: 5 reasoning tokens, low: 0 (the effort still shows in the records)
-WALL_RATE = 100.0  # reasoning tokens per second under WH: high effort (1024 tokens) takes 10.24 s
+WALL_RATE = 64.0  # reasoning tokens per second under WH: high effort (1024 tokens) takes 16 s
 HEURISTIC_SCALE = 2.0  # high effort: 1024 reasoning tokens, low: 64 (the quiz gives 8 s per answer)
 
 
@@ -46,7 +49,7 @@ def scripted_study(root: Path, env_id: str = "web/quiz-v0", seeds: tuple[int, ..
         for policy in policies:
             for condition in conditions:
                 url = server.url(**server_settings(policy, condition))
-                experiment = load_preset(condition, params={"base_url": url, "model": f"scripted-{policy}"})
+                experiment = load_preset(f"{condition}-text", params={"base_url": url, "model": f"scripted-{policy}"})
                 experiment = replace(experiment, envs=tuple(e for e in experiment.envs if e.id == env_id),
                                      seeds=tuple(seeds), out=str(root))
                 result = run_experiment(experiment, run_id=f"{policy}-{condition}", workers=workers)

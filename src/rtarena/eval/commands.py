@@ -192,12 +192,31 @@ def print_run(result: RunResult, console: Console) -> None:
 QUERY_FORMATS = ("table", "csv", "json")
 
 
-def presets_command(console: Console) -> None:
+def presets_command(console: Console, name: str | None = None) -> None:
+    """The bundled presets; with NAME, what that preset would run: one row per cell, nothing run."""
+    if name is not None:
+        return preset_plan_command(console, name)
     table = Table(Column("preset", no_wrap=True), "description", "parameters (--set KEY=VALUE)",
                   title="presets (rtarena run --preset NAME)")
     for name in preset_names():
         description, params = preset_summary(name)
         table.add_row(name, description, ", ".join(f"{k}={v}" for k, v in params.items()))
+    console.print(table)
+
+
+def preset_plan_command(console: Console, name: str) -> None:
+    from rtarena.eval.presets import preset_plan
+
+    experiment, cells = preset_plan(name)
+    seeds = experiment.seeds
+    shown = f"{seeds[0]}-{seeds[-1]}" if seeds == tuple(range(seeds[0], seeds[-1] + 1)) else ",".join(map(str, seeds))
+    table = Table(Column("env id", no_wrap=True), "line-up", Column("agent slots", overflow="fold"), "clock",
+                  "modalities (per slot)", "seeds",
+                  title=f"{name}: {len(cells)} cells x {len(seeds)} seeds = {len(cells) * len(seeds)} episodes "
+                        f"of at most {experiment.max_steps} steps (nothing run)")
+    for cell in cells:
+        table.add_row(cell.env_id, cell.lineup, escape(" | ".join(cell.slots)), escape(cell.clock),
+                      " | ".join(cell.modalities), shown)
     console.print(table)
 
 

@@ -30,6 +30,10 @@ concurrency = { "{base_url}" = 4 }           # at most 4 controllers at once on 
 ```
 
 Short forms: `envs = ["classic/cartpole-v0"]`, `agents = ["random", "heuristic"]`, `clocks = ["paused"]`.
+An env id with `*`, `?` or `[` is a pattern over the registry (`envs = ["web/*", "gui-games/*"]`: every
+browser task registered, in the registry's order), so a list of tasks lives once, in the registry.
+`extends = "OTHER.toml"` (a path next to the file) starts from another experiment file: its tables are
+replaced by the ones this file gives, except `params`, which are merged (`name` is never inherited).
 Everything is checked before anything runs, through the typed schema `ExperimentFile` (`rtarena.schema`):
 a mistake is one line naming file, field and value (`exp.toml: clocks[0].delay_ms: must be >= 0 milliseconds,
 got -5`); the observation names are checked against every env up front.
@@ -84,8 +88,24 @@ PARAM = re.compile(r"\{([A-Za-z_][A-Za-z0-9_]*)\}")
 EXPERIMENT_CLOCK_KEYS = ("name", "clock", "dt", "delay_ms", "delay_s")
 
 
-def read_file(path: Path) -> dict[str, Any]:
-    """Parse a TOML or YAML file into a dict; syntax errors become one line with the position."""
+def read_file(path: Path, _seen: tuple[Path, ...] = ()) -> dict[str, Any]:
+    """Parse a TOML or YAML file into a dict, its `extends` resolved; syntax errors become one line."""
+    data = _parse_file(path)
+    base_name = data.pop("extends", None)
+    if base_name is None:
+        return data
+    if not isinstance(base_name, str) or not base_name:
+        raise UserError(f"must name an experiment file, got {show(base_name)}", source=str(path), field="extends")
+    base_path = (path.parent / base_name).resolve()
+    if base_path in _seen or base_path == path.resolve():
+        raise UserError(f"extends itself through {base_name!r}", source=str(path), field="extends")
+    base = read_file(base_path, (*_seen, path.resolve()))
+    base.pop("name", None)
+    params = {**base.get("params", {}), **data.get("params", {})}
+    return {**base, **data, **({"params": params} if params else {})}
+
+
+def _parse_file(path: Path) -> dict[str, Any]:
     if not path.exists():
         raise UserError(f"no such experiment file: {path}", field="experiment")
     if path.suffix not in (".yaml", ".yml"):
@@ -321,8 +341,12 @@ def parse_experiment(data: dict[str, Any], source: str = "<experiment>", params:
                 raise UserError(f"no [[agents]] entry is named {show(lineup)} (known: {', '.join(sorted(groups))})",
                                 source=source, field=f"envs[{i}].lineups[{j}]")
         chosen = tuple(dict.fromkeys(member for lineup in item.lineups for member in groups[lineup]))
-        envs.append(EnvEntry(item.name or safe_name(item.id.split("/")[-1]), item.id,
-                             dict(item.kwargs.model_extra or {}), item.overrides, chosen))
+        ids = registered_matches(item.id, source, f"envs[{i}].id")
+        if item.name and ids != [item.id]:
+            raise UserError(f"a pattern names many envs: leave out `name` (got {item.name!r})", source=source,
+                            field=f"envs[{i}].name")
+        envs += [EnvEntry(item.name or safe_name(env_id.split("/")[-1]), env_id,
+                          dict(item.kwargs.model_extra or {}), item.overrides, chosen) for env_id in ids]
     experiment = Experiment(
         name=typed.name or "experiment", description=typed.description, envs=tuple(envs), lineups=lineups,
         clocks=tuple(_clock(i, item, source) for i, item in enumerate(typed.clocks)), seeds=seeds,
@@ -340,6 +364,22 @@ def parse_experiment(data: dict[str, Any], source: str = "<experiment>", params:
     if strict:
         check_against_registries(experiment)
     return experiment
+
+
+def registered_matches(env_id: str, source: str, field: str) -> list[str]:
+    """The env ids an `envs` entry stands for: itself, or the registered ids its pattern matches (in the
+    registry's order); a pattern that matches nothing is a one-line error."""
+    if not any(c in env_id for c in "*?["):
+        return [env_id]
+    import fnmatch
+
+    from rtarena.envs.registry import registry_ids
+
+    ids = fnmatch.filter(registry_ids(), env_id)
+    if not ids:
+        raise UserError(f"the pattern {env_id!r} matches no registered env (see `rtarena list`)", source=source,
+                        field=field)
+    return ids
 
 
 def _clock(i: int, item: ClockItem, source: str) -> ClockSetting:

@@ -22,6 +22,7 @@ from rtarena.eval.failure_modes import failure_section
 from rtarena.eval.manifest import run_state
 from rtarena.eval.pvp import pvp_section
 from rtarena.eval.query import connect, run_dirs
+from rtarena.eval.study_report import study_section
 from rtarena.eval.suite_report import suite_sections
 from rtarena.eval.tables import (
     REPORT_METRICS,
@@ -270,9 +271,16 @@ def build_report(runs: list[str | Path], out: Path | None = None, root: str | Pa
         if state:
             md += [f"**{d.name}: {state}**", ""]
             html.append(f"<p><strong>{escape(d.name)}: {escape(state)}</strong></p>")
-    for s in sections[:1 + len(main)]:
+    study_md, study_html, study_charts = study_section(con, dirs)  # the paper's layout, for its conditions
+    for name, chart in study_charts:
+        (out / "plots" / name).write_text(chart, encoding="utf-8")
+    for i, s in enumerate(sections[:1 + len(main)]):
         md += [f"## {s.title}", "", *s.markdown, ""]
         html += [f"<h2>{escape(s.title)}</h2>", *s.html]
+        if i == 0 and study_md:
+            md += ["## Realtime-Bench study", "", *study_md, "", *(f"![{n}](plots/{n})" for n, _ in study_charts), ""]
+            html += ["<h2>Realtime-Bench study</h2>", *study_html, "<div class='plots'>",
+                     *(chart for _, chart in study_charts), "</div>"]
     if charts:
         md += ["## plots", "", *(f"![{name}](plots/{name})" for name, _ in charts), ""]
         html += ["<h2>plots</h2><div class='plots'>", *(chart for _, chart in charts), "</div>"]

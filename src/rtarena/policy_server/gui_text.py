@@ -3,8 +3,10 @@
 It knows one kind of page well enough to act in it, the live quiz (`web/quiz-v0`): in its lobby it types the
 game PIN and the nickname the goal names into the fields labelled so and clicks Join; a question
 `A + B = ?` / `A - B = ?` in the page text is answered by clicking the mark whose text is the result. On any
-other page it waits. It reads only what a model would read: the `Marks` lines and the `Page text`, through the
-format's own reader next to its writer (`envs/gui/text.py`).
+other page it waits. It reads only what a model would read, through each format's own reader next to its
+writer: the `Marks` lines and the `Page text` of the text view (`envs/gui/text.py`), or the marks list of the
+default Set-of-Marks view (`agents/llm/gui_view.py`; that view has no page text, so there it can join the
+lobby but not read a question off the screenshot).
 """
 
 from __future__ import annotations
@@ -12,6 +14,7 @@ from __future__ import annotations
 import json
 import re
 
+from rtarena.agents.llm.gui_view import MARKS_HEADER, read_marks_view
 from rtarena.envs.gui.text import TextBlock, looks_like_text_block, read_text_block
 
 QUESTION = re.compile(r"(-?\d+)\s*([+-])\s*(-?\d+)\s*=\s*\?")
@@ -19,7 +22,7 @@ JOIN = re.compile(r"PIN (\d+) and the nickname '([^']+)'")  # the quiz's goal na
 
 
 def looks_like_gui(observation: str) -> bool:
-    return looks_like_text_block(observation)
+    return looks_like_text_block(observation) or MARKS_HEADER in observation
 
 
 def join_lobby(block: TextBlock) -> str | None:
@@ -34,7 +37,7 @@ def join_lobby(block: TextBlock) -> str | None:
 
 def decide(observation: str) -> str:
     """Join the lobby, or `click(ID)` on the answer to the page's arithmetic question, else `wait()`."""
-    block = read_text_block(observation)
+    block = read_text_block(observation) or read_marks_view(observation)
     if block is None:
         return "wait()"
     join = join_lobby(block)

@@ -10,8 +10,12 @@ With `reasoning_model=true` the server
 `after_tokens` (any mode) appends that many words after the `ACTION:` line, like a model that keeps
 explaining after it has answered: the tokens a client generates after its action is complete.
 
-The lengths are ours, not any model's: they are chosen so that, at the token clock's default 100 tokens
-per simulated second, low effort (0.32 s) fits a 2 s answer window and high effort (5.12 s) does not.
+The lengths are ours, not any model's. At the paper's token rate for browser tasks (kappa = B f: B = 64
+tokens per observation interval at one observation per page second, 64 tokens per page second; its Figure 9
+charges 544 tokens 8.5 simulated seconds) low effort (32 tokens) costs 0.5 s and high effort (512 tokens)
+8 s: on the live quiz (8 s per answer) low effort fits the window and high effort uses all of it. The
+offline study (`annotate/study.py`) doubles them (`effort_scale=2`: 64 and 1024 tokens, 1 s and 16 s).
+`WH` paces them at `filler_rate=64`, the same 64 tokens per second in real time.
 """
 
 from __future__ import annotations

@@ -40,6 +40,11 @@ POLICY_NAMES = tuple(POLICIES)
 FAULT_NAMES = tuple(FAULTS)
 BATCH_S = 0.02  # filler tokens due within this long go out in one event (50 events per second at most)
 INPUTS_KEPT = 4096  # shapes of the latest requests' user messages kept for tests (`PolicyServer.inputs`)
+# A chat request carries the retained history: up to 20 past screenshots and the current one (history.py),
+# several megabytes as PNG data URLs; the local apps' 1 MB body limit would refuse it (our limit, a model
+# server's own differs).
+MAX_REQUEST_BYTES = 64 << 20
+BODIES_KEPT = 32  # the latest whole request bodies, kept for tests (`PolicyServer.bodies`): images are large
 
 
 def input_shape(messages: list[dict[str, Any]]) -> tuple[tuple[str, int], ...]:
@@ -108,6 +113,7 @@ class _Server(ThreadingHTTPServer):
         self.requests = 0
         self.inputs: deque[tuple[tuple[str, int], ...]] = deque(maxlen=INPUTS_KEPT)
         self.sessions: list[Any] = []  # one `realtime.SessionLog` per Realtime WebSocket connection
+        self.bodies: deque[dict[str, Any]] = deque(maxlen=BODIES_KEPT)
         self.lock = threading.Lock()
 
     def handle_error(self, request: Any, client_address: Any) -> None:
@@ -160,7 +166,7 @@ class _Handler(BaseHTTPRequestHandler):
     def do_POST(self) -> None:
         try:
             settings, path = self._route()
-            request = read_json_body(self.headers, self.rfile, need_json_type=False)
+            request = read_json_body(self.headers, self.rfile, need_json_type=False, max_bytes=MAX_REQUEST_BYTES)
             check_request(request)
         except (UserError, ValueError) as error:
             return self._json(400, {"error": {"message": str(error), "type": "invalid_request_error"}})
@@ -171,6 +177,7 @@ class _Handler(BaseHTTPRequestHandler):
             return self._json(404, {"error": {"message": f"no route {path}", "type": "not_found"}})
         number = self.server.next_request()
         self.server.inputs.append(input_shape(request.get("messages") or []))
+        self.server.bodies.append(request)
         fault = settings.fault if number % settings.fault_every == 0 else "none"
         # A client that gave up (its timeout, or the match ended) needs no answer.
         with contextlib.suppress(BrokenPipeError, ConnectionResetError):
@@ -370,6 +377,11 @@ class PolicyServer:
     def inputs(self) -> list[tuple[tuple[str, int], ...]]:
         """The latest requests' user messages as (part type, tokens) pairs (see `input_shape`)."""
         return list(self.httpd.inputs)
+
+    @property
+    def bodies(self) -> list[dict[str, Any]]:
+        """The latest whole requests (at most `BODIES_KEPT`), oldest first: what a model would have read."""
+        return list(self.httpd.bodies)
 
     def start(self) -> PolicyServer:
         self.thread = threading.Thread(target=self.httpd.serve_forever, kwargs={"poll_interval": 0.05},

@@ -6,7 +6,10 @@ its screenshot (Realtime-Bench's retention replaces old screenshots *and their i
 from __future__ import annotations
 
 import json
+import re
 from typing import Any
+
+from rtarena.envs.gui.text import TextBlock
 
 MARKS_HEADER = "Interactable elements (the numbered marks on the screenshot): id, role, text, box x,y,w,h"
 MAX_SIDE = 1280  # screenshots are sent at their own size up to this longest side: small text stays legible
@@ -44,6 +47,32 @@ def marks_part(observation: dict[str, Any]) -> dict[str, Any]:
         lines.append(f"[{mark['id']}] {mark['role']}{state} {json.dumps(mark['text'])} "
                      f"at {','.join(str(v) for v in mark['box'])}")
     return {"type": "text", "text": "\n".join(lines)}
+
+
+_LISTED_MARK = re.compile(r'^\[(?P<id>\d+)\] (?P<role>\S+)(?: (?P<checked>checked|unchecked))? '
+                          r'(?P<text>"(?:[^"\\]|\\.)*") at (?P<box>[-\d,]*)$')
+_GOAL_LINE = re.compile(r"^Goal: (?P<goal>.*)$", re.M)
+
+
+def read_marks_view(text: str) -> TextBlock | None:
+    """The goal and marks of a message written by `goal_text` and `marks_part` (the default Set-of-Marks
+    view; it has no page text), also inside a longer prompt, or None without a marks list. The reader of
+    the scripted browser player (`policy_server/gui_text.py`); `tests/test_text_formats.py` round-trips it."""
+    head, found, rest = text.rpartition(MARKS_HEADER + "\n")
+    if not found:
+        return None
+    goals = _GOAL_LINE.findall(head)
+    marks = []
+    for line in rest.splitlines():
+        m = _LISTED_MARK.match(line)
+        if m is None:
+            break
+        mark: dict[str, Any] = {"id": int(m["id"]), "role": m["role"], "text": json.loads(m["text"]),
+                                "box": [int(v) for v in m["box"].split(",") if v], "actions": []}
+        if m["checked"]:
+            mark["checked"] = m["checked"] == "checked"
+        marks.append(mark)
+    return TextBlock(goal=goals[-1] if goals else "", elapsed_s=0.0, left_s=0.0, marks=tuple(marks), page_text="")
 
 
 def is_marks(part: dict[str, Any]) -> bool:

@@ -9,12 +9,14 @@ happen in blocks, never one message at a time:
   appended to a ledger. The ledger is its own message right after the system message and only ever grows
   at its end, so the system message stays byte-identical for the whole episode and a fold keeps the
   prefix up to the old ledger text.
-- Images: at most `max_images` past images are kept; when one more arrives, the oldest `image_fold` are
-  replaced at once by a fixed placeholder text (`prompts/image_placeholder.txt`), and so is the list of
-  interactables (marks) sent with each of them.
+- Images: when the retained screenshots reach `max_images`, the oldest `image_fold` are replaced at once by
+  a fixed placeholder text (`prompts/image_placeholder.txt`), and so is the list of interactables (marks)
+  sent with each of them. A prompt so holds at most `max_images - 1` past screenshots and the current one.
 
-The defaults are Realtime-Bench's: at 21 retained screenshots the oldest 10 become placeholders; past 50
-detailed turns the oldest 10 fold into the ledger.
+The defaults are Realtime-Bench's: "When the active visual history reaches 21 observations, the oldest 10
+screenshots and their associated interactables are replaced with fixed placeholders"; "When detailed
+interaction history exceeds 50 turns, the oldest 10 complete turns are replaced by a compact
+executed-action ledger." So images fold when 21 are retained, text when a 51st turn arrives.
 
 With `max_turns=0` every prompt is just the system message and the current observation.
 """
@@ -77,7 +79,7 @@ class History:
             folded, self.turns = self.turns[:self.fold], self.turns[self.fold:]
             self.ledger.extend(f"turn {t.index}: {t.action}" for t in folded if t.index in self.executed)
             self.text_folds += 1
-        while self.image_count() > self.max_images:
+        while self.image_count() >= max(1, self.max_images):  # "reaches 21"; images=0 keeps none
             self._replace_oldest_images(self.image_fold)
             self.image_folds += 1
 

@@ -25,6 +25,18 @@ from rtarena.agents.llm.parsing import THINK, parser_for
 from rtarena.contract import Agent, AgentContext, Decision
 
 log = logging.getLogger(__name__)
+REASONING_KEPT_CHARS = 4000  # of a call's reasoning text kept in its decision record (head and tail), for annotators
+
+
+def kept_reasoning(text: str) -> str | None:
+    """A call's reasoning text as the record keeps it: whole up to `REASONING_KEPT_CHARS`, else its head and
+    tail around a marker (the annotator reads what the model weighed, not every filler token)."""
+    if not text:
+        return None
+    if len(text) <= REASONING_KEPT_CHARS:
+        return text
+    half = REASONING_KEPT_CHARS // 2
+    return f"{text[:half]} [... {len(text) - 2 * half} characters left out ...] {text[-half:]}"
 
 
 def completion_extra(completion: Completion) -> dict[str, Any]:
@@ -36,6 +48,7 @@ def completion_extra(completion: Completion) -> dict[str, Any]:
         "latency_endpoint_s": completion.endpoint_latency_s,
         "attempts": completion.attempts,
         "reasoning_tokens": completion.reasoning_tokens,
+        "reasoning": kept_reasoning(completion.reasoning),
         "cached_tokens": completion.cached_tokens,
         "finish_reason": completion.finish_reason,
         "tokens_after_commit": completion.tokens_after_commit or None,

@@ -24,7 +24,7 @@ agentic:MODEL[@BASE_URL][,KEY=VALUE]...
 | `image_format` | png/jpeg | png | how images are encoded in their data URLs |
 | `history` | int >= 0 | 50 | past turns kept as messages (0: none) |
 | `fold` | int > 0 | 10 | turns folded at once into the action ledger |
-| `images` | int >= 0 | 21 | past images kept |
+| `images` | int >= 0 | 21 | retained screenshots at which the oldest `image_fold` become placeholders |
 | `image_fold` | int > 0 | 10 | oldest images replaced by a placeholder at once |
 | `skill` | file path | none | a text file appended to the system prompt |
 | `api_key_env` | env var name | OPENAI_API_KEY | where the key is read from (never logged) |
@@ -89,7 +89,7 @@ class LLMOptions(Section):
     image_format: Literal["png", "jpeg"] = "png"
     history: NonNegInt = Field(50, description="past turns kept as messages")
     fold: PosInt = Field(10, description="turns folded at once into the action ledger")
-    images: NonNegInt = Field(21, description="past images kept")
+    images: NonNegInt = Field(21, description="retained images at which the oldest image_fold are replaced")
     image_fold: PosInt = Field(10, description="oldest images replaced by a placeholder at once")
     skill: str | None = Field(None, description="text file appended to the system prompt")
     api_key_env: str = Field("OPENAI_API_KEY", pattern=ENV_NAME.pattern, description="env var with the key")

@@ -7,7 +7,7 @@ The wording lives in the template files of this folder (`string.Template` syntax
 | who the agent is | `who_single.txt`, `who_team.txt` | the controller's env agents |
 | the domain | (the env's documentation) | the env class docstring sections and its level rules |
 | controls and output format | `formats/<parser key>.md`, `formats/team.md` | the action parser |
-| the clock instruction | (the runtime's sentence) | `AgentContext.clock.describe()` |
+| the clock instruction | (the runtime's sentence) | `AgentContext.clock.describe()`, its world named per setting |
 | the setting | `setting_game.txt`, `setting_web.txt` | the registry family (`web` or any game) |
 | the task | `task.md` | the env's own instruction (`AgentContext.docs.instruction`: a browser task's goal) or fixed |
 | skill notes | `skill.md` | the `skill=` file, if any |
@@ -32,6 +32,7 @@ from rtarena.envs.modalities import MEDIA
 
 HERE = Path(__file__).parent
 HEADINGS = {"game": "The game", "web": "The web task"}
+WORLDS = {"game": "game", "web": "page"}  # what the world is called in the clock sentence, per setting
 DOMAIN_SECTIONS = ("Description", "Observation", "Action Space", "Rewards and Score", "Termination")
 
 
@@ -89,11 +90,19 @@ def system_prompt(context: Any, controls: str, skill: str | None = None, extra: 
     kind = setting_kind(context.env_id)
     goal = context.docs.instruction or "Score as much as you can before the episode ends."
     text = render("system.md", who=who, setting=render(f"setting_{kind}.txt"), heading=HEADINGS[kind],
-                  domain=domain_text(context), controls=controls, clock=context.clock.describe(),
+                  domain=domain_text(context), controls=controls, clock=clock_text(context.clock.describe(), kind),
                   task=render("task.md", goal=goal))
     if skill:
         text += "\n" + render("skill.md", skill=skill.strip())
     return text + extra
+
+
+def clock_text(sentence: str, kind: str) -> str:
+    """The runtime's clock sentence with the world named for the setting: the clocks speak of "the game",
+    and on a web task the world that keeps running is the page."""
+    world = WORLDS[kind]
+    return re.sub(r"\b([Tt])he game\b", lambda m: f"{m.group(1)}he {world}", sentence).replace(
+        "game time", f"{world} time")
 
 
 def setting_kind(env_id: str) -> str:
