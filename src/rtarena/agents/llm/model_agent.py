@@ -83,8 +83,12 @@ class ModelAgent(Agent):
         self.options = option if isinstance(option, LLMOptions) else parse_llm_options(option, self.kind)
         self.asked = self.options  # as given; `options` fills the env's default view in at each reset
         self.skill = self.options.skill_text()
-        self.client = ChatClient(self.options)
+        self.client = self.make_client()
         self.tally = FailureTally()
+
+    def make_client(self) -> Any:
+        """The model behind the agent: an OpenAI-compatible endpoint (`vlm:` puts a local model here)."""
+        return ChatClient(self.options)
 
     def new_history(self) -> History:
         o = self.options
