@@ -337,7 +337,7 @@ API = [
     (_level_file('extends = "coop.toml"\n[dragons]\ncount = 1\n'), ["level.toml", "dragons"]),
     (_level_file('extends = "no_such_level.toml"\n'), ["no_such_level.toml"]),
     (_level_file('extends = "level.toml"\n'), ["level.toml", "loop"]),
-    (_level_file('[arena]\nsize_m = 10.0\n'), ["level.toml", "time_limit_s", "required"]),
+    (_level_file('summary = "s"\n[arena]\nsize_m = 10.0\n'), ["level.toml", "time_limit_s", "required"]),
     (_server(filler_tokens=-1), ["filler_tokens", "-1"]),
     (_server(usage="maybe"), ["usage", "maybe"]),
     (_server(ttft_s=float("nan")), ["ttft_s", "nan"]),

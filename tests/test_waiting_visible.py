@@ -8,6 +8,7 @@ from concurrent.futures import ThreadPoolExecutor
 
 from rtarena.agents.llm.client import ChatClient
 from rtarena.agents.llm.options import parse_llm_options
+from rtarena.runtime.clocks import CLOCKS, make_clock
 from rtarena.runtime.scheduler import wait_reporting
 
 
@@ -25,11 +26,11 @@ def test_a_late_decision_prints_waiting_lines_until_it_arrives(caplog):
 
 def test_the_default_timeout_fits_the_clock_and_an_explicit_one_is_kept():
     free = ChatClient(parse_llm_options("m@http://127.0.0.1:9/v1"))
-    free.fit_clock({"clock": "wall"})
-    assert free.timeout_s == 10.0
-    free.fit_clock({"clock": "paused"})
+    free.fit_clock(make_clock("wall"), horizon_s=90.0)
+    assert free.timeout_s == 90.0  # a reply may arrive until the episode ends, and still acts (issue 24)
+    free.fit_clock(make_clock("paused"), horizon_s=90.0)
     assert free.timeout_s == 300.0  # turn-based: room for a high-effort reasoning reply (issue 17)
     set_ = ChatClient(parse_llm_options("m@http://127.0.0.1:9/v1,timeout=3"))
-    for clock in ("wall", "paused", "token"):
-        set_.fit_clock({"clock": clock})
+    for name in CLOCKS:
+        set_.fit_clock(make_clock(name), horizon_s=90.0)
         assert set_.timeout_s == 3.0

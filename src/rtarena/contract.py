@@ -2,7 +2,8 @@
 
 - **Agents** (`Agent`, `Decision`, `AgentContext`, `EnvDocs`): `Agent.act(observation) -> Decision`, blocking;
   the runtime times it. At the start of each episode an agent gets an `AgentContext`: spaces, defaults,
-  `dt`, seed, the clock's settings and the env's documentation (`EnvDocs`), never the env object.
+  `dt`, seed, the episode's frozen clock (`ClockView`) and the env's documentation (`EnvDocs`), never the
+  env object.
 - **Privileged agents** (`Agent.privileged`, `ReadOnlyView`): a scripted bot or an oracle that needs world
   state sets `privileged = True` on its class (and its `agents/specs.py: AGENT_KINDS` row says
   `privileged=True`, so `rtarena list` marks it). The runtime then hands it, and only it,
@@ -38,6 +39,11 @@ class RealtimeEnv(Protocol):
       the agent id) or a module constant `ACTION_NAMES`; see `runtime/documentation.py`.
     - `privileged_view()` (optional): what privileged agents may read; by default the whole env,
       read-only.
+    - `substep_s` and `set_action_times(at_s)` (optional, together): `substep_s` is the finest simulated
+      time, in seconds, at which the env can apply an action inside a step; `set_action_times({agent:
+      seconds into the step})` asks the next `step()` to run to each such time with the agent's default
+      action, apply its action there, then finish the step. The runtime then applies an action at its
+      commit time (rounded up to `substep_s`); without them, at the next step boundary.
     """
 
     dt: float
@@ -56,6 +62,37 @@ class RealtimeEnv(Protocol):
 
 
 # -- what agents are given ----------------------------------------------------------------------------
+@runtime_checkable
+class ClockView(Protocol):
+    """The episode's clock protocol as an agent sees it: `runtime/clocks.py: Clock`, frozen, is handed over
+    as it is (agents never import the runtime, so they type against this).
+
+    - `name` (`wall`, `paused`, `token`, `measured`), `concurrent` (the env runs in real time),
+      `deterministic`, `delay_s` (injected delay per decision), `obs_every`, `settle_s`;
+    - `describe()`: the clock sentence of a prompt;
+    - `planned_delay_s(tokens_out)`: simulated seconds from deciding to committing for a decision of that
+      many generated tokens, as far as known in advance (exact under `paused` and `token`);
+    - `model_budget_s(horizon_s)`: the default wall budget of one model call (under `wall`: until the
+      episode ends, `horizon_s`);
+    - `settings()`: the clock's name and settings as a dict (what records keep).
+    """
+
+    name: ClassVar[str]
+    concurrent: ClassVar[bool]
+    deterministic: ClassVar[bool]
+    delay_s: float
+    obs_every: int
+    settle_s: float | None
+
+    def describe(self) -> str: ...
+
+    def planned_delay_s(self, tokens_out: int = 0) -> float: ...
+
+    def model_budget_s(self, horizon_s: float | None = None) -> float | None: ...
+
+    def settings(self) -> dict[str, Any]: ...
+
+
 @dataclass(frozen=True)
 class Decision:
     """One decision: the action and what it cost.
@@ -109,7 +146,8 @@ class AgentContext:
     """What an agent may know about the episode it is about to play (never the env object itself).
 
     `privileged` is a read-only view of the env for agents whose class sets `privileged = True`, and None
-    for every other agent.
+    for every other agent. `clock` is the episode's frozen clock; `horizon_s` the longest the episode can
+    last in simulated seconds (the runtime's step limit x `dt`), None when unknown.
     """
 
     env_id: str
@@ -119,9 +157,10 @@ class AgentContext:
     default_actions: dict[AgentID, Any]
     dt: float
     seed: int
-    clock: dict[str, Any]
+    clock: ClockView
     docs: EnvDocs = field(default_factory=EnvDocs)
     privileged: ReadOnlyView | None = None
+    horizon_s: float | None = None
 
     @property
     def agent(self) -> AgentID:

@@ -39,6 +39,7 @@ __all__ = [
     "PosInt",
     "Section",
     "error_line",
+    "model_in",
     "read_toml",
     "unit_of",
     "validate",
@@ -121,11 +122,11 @@ def _path(loc: tuple[Any, ...]) -> str:
     return out
 
 
-def _model_in(annotation: Any) -> type[BaseModel] | None:
+def model_in(annotation: Any) -> type[BaseModel] | None:
     """The settings model inside an annotation (`list[ClockItem]`, `Annotated[Turret, ...]`), if any."""
     if isinstance(annotation, type) and issubclass(annotation, BaseModel):
         return annotation
-    return next((m for m in map(_model_in, get_args(annotation)) if m is not None), None)
+    return next((m for m in map(model_in, get_args(annotation)) if m is not None), None)
 
 
 def _known_fields(model: type[BaseModel] | None, loc: tuple[Any, ...]) -> list[str]:
@@ -135,7 +136,7 @@ def _known_fields(model: type[BaseModel] | None, loc: tuple[Any, ...]) -> list[s
             continue
         if model is None or part not in model.model_fields:
             return []
-        model = _model_in(model.model_fields[part].annotation)
+        model = model_in(model.model_fields[part].annotation)
     return list(model.model_fields) if model is not None else []
 
 

@@ -6,8 +6,16 @@ import pytest
 
 import rtarena
 from rtarena.envs.arena.levels import CompetitiveLevel, CoopLevel
-from rtarena.envs.arena.rules import LEVELS_DIR, load_rules, read_level
+from rtarena.envs.arena.rules import LEVELS_DIR, load_rules
+from rtarena.envs.level_files import read_tables
 from rtarena.errors import UserError
+
+
+def test_basic_extends_coop_and_scales_it_down_for_one_player():
+    rules, coop = load_rules("basic.toml"), load_rules("coop.toml")
+    assert rules.extends == "coop.toml" and rules.players.count == 1 and rules.arena.size_m == 50.0
+    assert rules.weapon == coop.weapon and rules.points == coop.points  # the rest is coop's, written once
+    assert len((LEVELS_DIR / "basic.toml").read_text().splitlines()) < 40
 
 
 def test_competitive_and_mixed_extend_coop_and_change_only_the_teams():
@@ -25,7 +33,7 @@ def test_a_child_level_file_overrides_its_parent(tmp_path):
     path.write_text('extends = "coop.toml"\n[turret]\nrange_m = 35.0\n')
     rules = load_rules(path, overrides={"coins.count": 3})
     assert (rules.turret.range_m, rules.turret.count, rules.coins.count) == (35.0, 6, 3)
-    assert read_level(path)["turret"]["damage"] == 15.0  # the rest comes from coop.toml
+    assert read_tables(path, LEVELS_DIR)["turret"]["damage"] == 15.0  # the rest comes from coop.toml
 
 
 @pytest.mark.parametrize(("overrides", "line"), [
@@ -57,3 +65,11 @@ def test_docstrings_are_filled_from_the_level_files_and_instances_from_their_rul
     env = rtarena.make("arena/coop-v0", overrides={"coins.count": 7, "turret.count": 1})
     assert "7 coins" in env.documentation() and "1 turrets" in env.documentation()
     assert "count = 7" in env.rules_text()
+
+
+def test_every_points_key_scores_one_event_and_the_metrics_count_the_same_events():
+    from rtarena.envs.arena.metrics import COUNTED, SCORED
+    from rtarena.envs.arena.rules import Points
+
+    assert sorted(key for _, key, _ in SCORED.values()) == sorted(Points.model_fields)
+    assert all(COUNTED[kind] == (who, metric) for kind, (who, _, metric) in SCORED.items())

@@ -13,8 +13,7 @@ from rtarena.agents.llm.agent import LLMAgent
 from rtarena.eval.presets import load_preset
 from rtarena.eval.runner import run_experiment
 from rtarena.policy_server.server import PolicyServer
-from rtarena.runtime.clocks import make_clock
-from rtarena.runtime.match import env_clock_defaults
+from rtarena.runtime.clocks import clock_for_env
 
 
 def test_preset_runs_every_browser_task_under_the_papers_clocks():
@@ -34,7 +33,7 @@ def test_each_clock_reaches_the_model_prompt_and_view(gui_env):
         for setting in experiment.clocks:
             if setting.clock == "wall":
                 continue  # real time: its sentence is checked by the clock tests, without a real-time wait
-            clock = make_clock(setting.clock, **env_clock_defaults(env, setting.clock, setting.clock_settings()))
+            clock = clock_for_env(setting.clock, env, setting.clock_settings())
             agent = LLMAgent(f"scripted-heuristic@{server.base_url}")
             result = rtarena.run_match(env, agent, clock=clock, seed=0, max_steps=2)
             sentences[setting.name] = agent.system

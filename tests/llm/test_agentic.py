@@ -22,7 +22,7 @@ class ScriptedClient:
         self.abandoned = type("E", (), {"clear": lambda self: None})()
         self.timeout_s = 30.0
 
-    def fit_clock(self, clock):
+    def fit_clock(self, clock, horizon_s=None):
         pass
 
     def complete(self, messages, timeout_s=None):

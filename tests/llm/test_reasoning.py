@@ -5,13 +5,14 @@ tokens written after the action are recorded but not charged."""
 from __future__ import annotations
 
 from rtarena.agents.llm import LLMAgent
-from rtarena.agents.llm.client import CLOCK_TIMEOUT_S, ChatClient
+from rtarena.agents.llm.client import ChatClient
 from rtarena.agents.llm.commit import commit_point
 from rtarena.agents.llm.options import LLMOptions, parse_llm_options
 from rtarena.agents.llm.tokens import count_tokens
 from rtarena.envs.registry import make
 from rtarena.policy_server.reasoning import EFFORT_TOKENS
 from rtarena.runtime import run_match
+from rtarena.runtime.clocks import CLOCKS, make_clock
 
 CARTPOLE = [
     {"role": "system", "content": "The action space is Discrete(2): one integer from 0 to 1."},
@@ -57,7 +58,9 @@ def test_max_tokens_travels_as_max_completion_tokens(server):
 def test_defaults_do_not_cut_off_high_effort_replies():
     options = LLMOptions(model="m")
     assert options.max_tokens is None and options.endpoint == "auto"
-    assert options.timeout is None and min(v for k, v in CLOCK_TIMEOUT_S.items() if k != "wall") >= 300
+    assert options.timeout is None
+    assert all(make_clock(name).model_budget_s(90.0) >= 90.0 for name in CLOCKS)  # wall: the episode's length
+    assert min(make_clock(name).model_budget_s() for name in CLOCKS if name != "wall") >= 300
 
 
 def test_effort_sets_the_reasoning_length_and_decisions_succeed_in_a_match(server):

@@ -11,6 +11,7 @@ import pytest
 
 from rtarena.editor.server import start_server
 from rtarena.envs.arena.maps import read_map_file, validate_map
+from rtarena.envs.arena.maps.topdown import palette_css
 
 CHROMIUM = Path("/usr/bin/chromium")
 
@@ -32,6 +33,8 @@ def test_editor_builds_saves_and_the_map_plays(page, tmp_path):
     try:
         page.goto(url)
         page.wait_for_selector("body[data-ready='1']")
+        # the editor draws with the arena's one top-down palette (the minimap's, `rtarena map render`'s)
+        assert page.evaluate("PALETTE") == json.loads(json.dumps(palette_css()))
         page.fill("#size", "30")
         page.dispatch_event("#size", "change")
 

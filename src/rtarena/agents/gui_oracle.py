@@ -29,14 +29,11 @@ class GuiOracleAgent(Agent):
         view = context.privileged
         if view is None or not hasattr(view, "oracle_action"):
             raise TypeError(f"the gui oracle needs a browser task env, got {view!r}")
-        self.page = view  # the only privileged reads: `oracle_action(...)` and `elapsed_s`
-        clock = context.clock
-        # Simulated seconds from deciding to committing, when the clock says so in advance (token, paused).
-        self.delay_s = float(clock.get("delay_s") or 0.0)
-        if clock.get("clock") == "token":
-            self.delay_s += float(clock.get("overhead_s") or 0.0) + self.tokens_out / float(clock["kappa"])
-        elif clock.get("clock") == "measured":
-            self.delay_s += 1e-3  # some wall time always passes: the action lands on the next step
+        self.page = view  # the only privileged reads: `oracle_action(...)`, `elapsed_s` and `substep_s`
+        # Simulated seconds from deciding to committing, as far as the clock knows them in advance; the
+        # action applies then, rounded up to the finest time the env can stop at (else the next step).
+        self.delay_s = context.clock.planned_delay_s(self.tokens_out)
+        self.stop_s = float(getattr(view, "substep_s", None) or context.dt)
         self.visible_at_s = -1.0
 
     def act(self, observation: Any) -> Decision:
@@ -47,10 +44,12 @@ class GuiOracleAgent(Agent):
         if now < self.visible_at_s - 1e-4:  # observed times are float32
             return self._decision("wait()")
         dt = self.context.dt
-        applied_s = math.ceil(round((now + self.delay_s) / dt, 4)) * dt  # the step that will apply it
-        action = self.page.oracle_action(lead_s=applied_s - now, period_s=applied_s + dt - now)
+        lead_s = math.ceil(round(self.delay_s / self.stop_s, 4)) * self.stop_s  # when it will be applied
+        seen_s = (math.floor(round((now + lead_s) / dt, 4)) + 1) * dt  # the first observation showing it
+        # its next action: decided on that observation, applied `lead_s` after it
+        action = self.page.oracle_action(lead_s=lead_s, period_s=seen_s + lead_s - now)
         if action.strip() != "wait()":
-            self.visible_at_s = applied_s + dt
+            self.visible_at_s = seen_s
         return self._decision(action)
 
     def _decision(self, action: str) -> Decision:

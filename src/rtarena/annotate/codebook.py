@@ -13,10 +13,11 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
+from rtarena.envs.capabilities import REALTIME_CAPABILITIES
 from rtarena.errors import UserError
 
 CODEBOOK = Path(__file__).with_name("failure_modes.toml")
-CAPABILITIES = ("RT-Perceive", "RT-Deliberate", "RT-Act")
+CAPABILITIES = REALTIME_CAPABILITIES
 
 
 @dataclass(frozen=True)

@@ -164,12 +164,21 @@ def locked(session: EditorSession, handler: Handler) -> Handler:
     return run
 
 
+def page_text() -> str:
+    """The editor page with the arena's one top-down palette written in (`render/palette.py`)."""
+    import json
+
+    from rtarena.envs.arena.maps.topdown import palette_css
+
+    return PAGE.read_text(encoding="utf-8").replace("__RTARENA_PALETTE__", json.dumps(palette_css()))
+
+
 def start_server(path: Path | None, level: str = "arena/coop-v0", port: int = 0,
                  root: Path | None = None) -> tuple[Any, str]:
     """Serve the editor on 127.0.0.1 in a daemon thread; returns the HTTP server and the page's URL."""
     session = EditorSession(path, level, root)
     try:
-        app = LocalApp(PAGE.read_text(encoding="utf-8"), routes(session), port)
+        app = LocalApp(page_text(), routes(session), port)
     except OSError as error:
         raise UserError(f"cannot listen on 127.0.0.1:{port}: {error.strerror}", field="--port") from None
     app.start()

@@ -10,9 +10,11 @@ from __future__ import annotations
 import difflib
 import importlib
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 from rtarena.envs.gui.catalog import task_rows
+from rtarena.envs.level_files import read_tables
 from rtarena.errors import UserError
 
 
@@ -42,36 +44,58 @@ class EnvSpec:
 
 
 SCREENSHOTS = {"screenshot_dir": "screenshots"}
+ENVS = Path(__file__).parent
+ARENA_LEVELS, GAME_LEVELS = ENVS / "arena" / "levels", ENVS / "games" / "levels"
 
 # The game suite (envs/games): each game is registered as `games/<name>-v0` and, for its three variants
-# (level-file overrides), `games/<name>-var1-v0` ... `-var3-v0`.
+# (level-file overrides), `games/<name>-var1-v0` ... `-var3-v0`. A row's summary is the `summary` line of
+# the game's level file (`envs/games/levels/<name>.toml`), as a browser task's is its task file's.
 GAMES = [
-    ("errands", "rtarena.envs.games.errands:Errands", "follow hints, carry items between named characters"),
-    ("escape", "rtarena.envs.games.escape:Escape", "rooms and ten chained find-and-use tasks"),
-    ("monsters", "rtarena.envs.games.monsters:Monsters", "first-person: shoot monsters that chase and explode"),
-    ("parkour3d", "rtarena.envs.games.parkour3d:Parkour3D", "first-person platform course over a void"),
-    ("runner2d", "rtarena.envs.games.runner2d:Runner2D", "side view: run and jump across platforms to a flag"),
-    ("tilefall", "rtarena.envs.games.tilefall:Tilefall", "survive on a floor of tiles that warn, then drop"),
-    ("workshop", "rtarena.envs.games.workshop:Workshop", "fetch, upgrade and deliver parts for an order board"),
+    ("errands", "rtarena.envs.games.errands:Errands"),
+    ("escape", "rtarena.envs.games.escape:Escape"),
+    ("monsters", "rtarena.envs.games.monsters:Monsters"),
+    ("parkour3d", "rtarena.envs.games.parkour3d:Parkour3D"),
+    ("runner2d", "rtarena.envs.games.runner2d:Runner2D"),
+    ("tilefall", "rtarena.envs.games.tilefall:Tilefall"),
+    ("workshop", "rtarena.envs.games.workshop:Workshop"),
 ]
 VARIANTS = ("var1", "var2", "var3")
 # The suite's multiplayer games (PvP and co-op): rows like the solo games', for two (or more) players.
 MP_GAMES = [
-    ("duel", "rtarena.envs.games.duel:Duel", "PvP 1v1 melee on a floating platform; falling off loses"),
-    ("kitchen", "rtarena.envs.games.kitchen:Kitchen", "co-op: two cooks share one order board, bins and bench"),
-    ("handoff", "rtarena.envs.games.handoff:Handoff", "co-op: a runner and a maker pass parts through windows"),
-    ("midline", "rtarena.envs.games.midline:MidlineRace", "PvP: race for one order board, parts on the midline"),
-    ("crystal", "rtarena.envs.games.crystal:Crystal", "PvP first-person: throw balls at the other side's crystal"),
+    ("duel", "rtarena.envs.games.duel:Duel"),
+    ("kitchen", "rtarena.envs.games.kitchen:Kitchen"),
+    ("handoff", "rtarena.envs.games.handoff:Handoff"),
+    ("midline", "rtarena.envs.games.midline:MidlineRace"),
+    ("crystal", "rtarena.envs.games.crystal:Crystal"),
+]
+# The arena levels (envs/arena/levels/<name>.toml): name, class, one agent?
+ARENA = [
+    ("basic", "rtarena.envs.arena.levels:BasicLevel", True),
+    ("coop", "rtarena.envs.arena.levels:CoopLevel", False),
+    ("competitive", "rtarena.envs.arena.levels:CompetitiveLevel", False),
+    ("mixed", "rtarena.envs.arena.levels:MixedLevel", False),
 ]
 
 
-def game_rows(name: str, entry_point: str, summary: str, single_agent: bool = True) -> list[EnvSpec]:
+def level_summary(home: Path, name: str) -> str:
+    """The `summary` line of a level file (its `extends` chain resolved), without validating the rest."""
+    return read_tables(f"{name}.toml", home)["summary"]
+
+
+def game_rows(name: str, entry_point: str, single_agent: bool = True) -> list[EnvSpec]:
+    summary = level_summary(GAME_LEVELS, name)
     rows = [EnvSpec(f"games/{name}-v0", entry_point, f"Game: {summary}.", single_agent=single_agent,
                     family="games", extra="arena")]
     for variant in VARIANTS:
         rows.append(EnvSpec(f"games/{name}-{variant}-v0", entry_point, f"Game: {summary} ({variant}).",
                             {"variant": variant}, single_agent=single_agent, family="games", extra="arena"))
-    return rows  # browser tasks keep a few Set-of-Marks screenshots
+    return rows
+
+
+def arena_row(name: str, entry_point: str, single_agent: bool) -> EnvSpec:
+    return EnvSpec(f"arena/{name}-v0", entry_point, f"Arena: {level_summary(ARENA_LEVELS, name)}.",
+                   single_agent=single_agent, family="arena", extra="arena")
+
 
 ENV_TABLE: list[EnvSpec] = [
     EnvSpec(
@@ -82,18 +106,7 @@ ENV_TABLE: list[EnvSpec] = [
         single_agent=True,
         family="classic",
     ),
-    EnvSpec("arena/basic-v0", "rtarena.envs.arena.levels:BasicLevel",
-            "Arena: one player collects the coins of a 50 m arena guarded by turrets.",
-            single_agent=True, family="arena", extra="arena"),
-    EnvSpec("arena/coop-v0", "rtarena.envs.arena.levels:CoopLevel",
-            "Arena: four players on one team collect every coin together (num_agents= scales it).",
-            family="arena", extra="arena"),
-    EnvSpec("arena/competitive-v0", "rtarena.envs.arena.levels:CompetitiveLevel",
-            "Arena: four players, each for itself: coins, kills, turrets, chickens.",
-            family="arena", extra="arena"),
-    EnvSpec("arena/mixed-v0", "rtarena.envs.arena.levels:MixedLevel",
-            "Arena: two teams of two score with coins, kills, turrets and chickens.",
-            family="arena", extra="arena"),
+    *(arena_row(*level) for level in ARENA),
     *(row for game in GAMES for row in game_rows(*game)),
     *(row for game in MP_GAMES for row in game_rows(*game, single_agent=False)),
     EnvSpec("probe/identify-v0", "rtarena.envs.games.identify:IdentifyProbe",

@@ -98,7 +98,6 @@ def run_flags(env_id: str, flags: RunFlags, options: RunOptions, console: Consol
     """`rtarena run ENV_ID --agent ...`: one cell, written straight into `--out` like the first version."""
     from rtarena.agents.specs import check_spec
     from rtarena.envs.registry import env_spec, make
-    from rtarena.runtime.clocks import make_clock
 
     family = env_spec(env_id).family
     env_kwargs: dict[str, Any] = {"dt": flags.dt} if flags.dt is not None else {}
@@ -107,8 +106,7 @@ def run_flags(env_id: str, flags: RunFlags, options: RunOptions, console: Consol
     # --map, --set SECTION.KEY=VALUE and --disable customise an arena level (checked before any episode)
     custom = arena_kwargs(env_id, flags.map, options.params, flags.disable)
     env_kwargs.update(custom)
-    settings = flags.clock_settings()
-    make_clock(flags.clock, **dict(settings))  # validate once, before any episode runs
+    settings = flags.clock_settings()  # validated by the clock in `flags.run_flags`, before any episode runs
     for spec in flags.agent:
         check_spec(spec, family, command="run")
     env = make(env_id, **env_kwargs)

@@ -3,7 +3,8 @@
 `arena_kwargs("arena/coop-v0", map="procedural:7:maze", sets=["turret.range_m=30"],
 disable=["chickens,toxic_zone", "hud"])` returns the keyword arguments for `rtarena.make`, checked
 before any episode runs: every `--set` key must be a rule of the level's data file (`levels/*.toml`), every
-`--disable` name a feature the level can switch off, and the map must be valid for the level.
+`--disable` name a feature the level can switch off, and the map must be valid for the level. A suite
+game takes `--set` too (`games/tilefall-v0 --set drops.warning_s=2`), read by the same `read_level`.
 """
 
 from __future__ import annotations
@@ -39,6 +40,12 @@ def arena_kwargs(env_id: str, map: str | None = None, sets: Iterable[str] = (),
     if map is None and not overrides and not names:
         return {}
     spec = env_spec(env_id)
+    if spec.family == "games" and map is None and not names:  # a suite game's level file takes --set too
+        from rtarena.envs.level_files import read_level
+
+        game = spec.load()
+        read_level(game.level_file, game.rules_schema, spec.kwargs.get("variant"), overrides)
+        return {"overrides": overrides}
     if spec.family != "arena":
         flag = "--map" if map is not None else ("--set" if overrides else "--disable")
         raise UserError(f"{flag} applies to arena levels, not {env_id!r}", field=flag)

@@ -23,8 +23,8 @@ from typing import Any
 from rtarena.agents.specs import AgentSpec, build_agent, parse_spec
 from rtarena.envs.registry import env_spec, make
 from rtarena.eval.store import episode_key, write_episode
-from rtarena.runtime.clocks import make_clock
-from rtarena.runtime.match import env_clock_defaults, run_match
+from rtarena.runtime.clocks import clock_for_env
+from rtarena.runtime.match import run_match
 from rtarena.runtime.records import MatchResult
 
 
@@ -115,7 +115,7 @@ def _play(job: EpisodeJob, spec: Any, artifact_kwargs: dict[str, str]) -> Outcom
         slot_specs = dict(zip(agents, job.agent_specs * len(agents) if len(specs) == 1 else job.agent_specs,
                               strict=False))
         # the env's own defaults (its obs_every; kappa = B x its observation rate when B is given)
-        clock = make_clock(job.clock, **env_clock_defaults(env, job.clock, job.clock_settings))
+        clock = clock_for_env(job.clock, env, job.clock_settings)
         playing_env, playing = env, controllers
         if job.video:
             from rtarena.eval.video import VideoRecorder

@@ -59,15 +59,23 @@ class Lineup:
 
 @dataclass(frozen=True)
 class ClockSetting:
+    """One clock of an experiment: a name of `CLOCKS` and its settings, in seconds (the file's `delay_ms` and
+    the CLI's `--delay-ms` are converted where they are read)."""
+
     name: str
     clock: str
     dt: float | None = None
-    delay_ms: float = 0.0
+    delay_s: float = 0.0
     obs_every: int = 1
     numbers: dict[str, float] = field(default_factory=dict)  # kappa, overhead_s ...
 
+    @property
+    def delay_ms(self) -> float:
+        """The delay as stored forms keep it (the `delay_ms` record column, an experiment file's key)."""
+        return self.delay_s * 1000.0
+
     def clock_settings(self) -> dict[str, Any]:
-        return {"delay_s": self.delay_ms / 1000.0, "obs_every": self.obs_every, **self.numbers}
+        return {"delay_s": self.delay_s, "obs_every": self.obs_every, **self.numbers}
 
 
 @dataclass(frozen=True)
@@ -144,18 +152,15 @@ def experiment_from_flags(env_id: str, specs: tuple[str, ...], clock: str, setti
                           out: str) -> Experiment:
     """The experiment a plain `rtarena run ENV_ID --agent ...` describes (one cell)."""
     # the flags were validated by the clock (`make_clock`) already: a paused clock given a kappa was refused
-    numbers = {k: float(v) for k, v in (("kappa", settings.get("kappa")), ("overhead_s", settings.get("overhead")))
-               if v is not None}
-    if settings.get("settle_s") is not None:
-        numbers["settle_s"] = float(settings["settle_s"])
-    delay_ms = float(settings.get("delay_s") or 0.0) * 1000.0
+    numbers = {k: float(settings[k]) for k in ("kappa", "overhead_s", "settle_s") if settings.get(k) is not None}
+    delay_s = float(settings.get("delay_s") or 0.0)
     dt = env_kwargs.get("dt")
-    name = clock + (f"-delay{delay_ms:g}ms" if delay_ms else "")
+    name = clock + (f"-delay{delay_s * 1000:g}ms" if delay_s else "")
     return Experiment(
         name="run",
         envs=(EnvEntry(safe_name(env_id.split("/")[-1]), env_id),),
         lineups=(Lineup(safe_name("+".join(dict.fromkeys(agent_label(s) for s in specs))), specs),),
-        clocks=(ClockSetting(safe_name(name), clock, dt, delay_ms, int(settings.get("obs_every") or 1), numbers),),
+        clocks=(ClockSetting(safe_name(name), clock, dt, delay_s, int(settings.get("obs_every") or 1), numbers),),
         seeds=seeds, max_steps=max_steps, out=out, source="<command line>",
     )
 

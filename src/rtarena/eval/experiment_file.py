@@ -355,11 +355,12 @@ def _clock(i: int, item: ClockItem, source: str) -> ClockSetting:
             close = difflib.get_close_matches(key, [*known, *ClockItem.model_fields], n=1)
             hint = f"; did you mean {close[0]!r}?" if close else f"; known: {', '.join(known)}"
             raise UserError(f"unknown field{hint}", source=source, field=f"clocks[{i}].{key}")
-    made = build_clock(item.clock, {"delay_s": item.delay_ms / 1000.0, **own}, source=source, field=f"clocks[{i}]")
+    delay_s = item.delay_ms / 1000.0  # the file's milliseconds, in seconds from here on
+    made = build_clock(item.clock, {"delay_s": delay_s, **own}, source=source, field=f"clocks[{i}]")
     numbers = {k: float(v) for k, v in own.items() if k != "obs_every"}
     default = item.clock + (f"-dt{item.dt * 1000:g}ms" if item.dt else "") + (
         f"-delay{item.delay_ms:g}ms" if item.delay_ms else "")
-    return ClockSetting(item.name or safe_name(default), item.clock, item.dt, item.delay_ms, made.obs_every, numbers)
+    return ClockSetting(item.name or safe_name(default), item.clock, item.dt, delay_s, made.obs_every, numbers)
 
 
 def check_against_registries(experiment: Experiment) -> None:

@@ -16,10 +16,11 @@ from typing import Any
 
 import pyarrow.parquet as pq
 
+from rtarena.envs.capabilities import REALTIME_SHORT
 from rtarena.eval import svg
 
 SOURCES = ("review", "rules")  # preferred first
-SHORT = {"RT-Perceive": "P", "RT-Deliberate": "D", "RT-Act": "A"}  # chart legends: "P stale_target"
+SHORT = REALTIME_SHORT  # chart legends: "P stale_target"
 
 
 def annotation_rows(dirs: list[Path]) -> tuple[list[dict[str, Any]], list[str]]:

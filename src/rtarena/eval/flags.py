@@ -50,7 +50,8 @@ class RunFlags(Section):
         return tuple(range(self.seed_start, self.seed_start + self.seeds))
 
     def clock_settings(self) -> dict[str, float | int | None]:
-        return {"kappa": self.kappa, "overhead": self.overhead, "delay_s": self.delay_ms / 1000.0,
+        """The clock's settings by their own names, in seconds: `--delay-ms` is converted here, once."""
+        return {"kappa": self.kappa, "overhead_s": self.overhead, "delay_s": self.delay_ms / 1000.0,
                 "obs_every": self.obs_every, "settle_s": self.settle_s}
 
 

@@ -7,6 +7,7 @@ from typing import Any, Literal
 
 from pydantic import Field
 
+from rtarena.runtime.clocks import CLOCKS
 from rtarena.schema import Fraction, NonNegInt, PosInt, Section, validate
 
 
@@ -17,7 +18,7 @@ class ImproveSettings(Section):
     episodes: PosInt = Field(5, description="episodes per round (K)")
     seed_start: NonNegInt = Field(0, description="first seed; every round plays the same K seeds (paired rounds)")
     max_steps: PosInt = Field(500, description="step limit per episode")
-    clock: Literal["wall", "paused", "token", "measured"] = Field("paused", description="the player's clock")
+    clock: Literal[tuple(CLOCKS)] = Field("paused", description="the player's clock")
     metric: str | None = Field(None, description="the score column (default: score, else return)")
     alpha: Fraction = Field(0.5, description="rollback when a round mean < alpha x the best")
     judge_mode: Literal["binding", "advisory"] = Field("binding", description="binding: needs_revision blocks")

@@ -26,6 +26,10 @@ from rtarena.errors import UserError
 from rtarena.schema import NonNegFloat, PosFloat, PosInt, Section, error_line
 
 DEFAULT_KAPPA = 100.0  # tokens per simulated second when neither kappa nor B and f are given
+# A model call's default wall budget where the world waits for it (paused, token, measured): high reasoning
+# effort takes minutes, and the runtime prints a "still waiting" line while it waits.
+WAITING_BUDGET_S = 300.0
+LEAST_LATENCY_S = 1e-3  # some wall time always passes: what `planned_delay_s` assumes of a measured latency
 
 
 class Clock(Section):
@@ -49,6 +53,26 @@ class Clock(Section):
 
     def decision_delay_s(self, decision: Decision, wall_latency_s: float) -> float:
         return self.thinking_s(decision, wall_latency_s) + self.delay_s
+
+    def planned_delay_s(self, tokens_out: int = 0) -> float:
+        """Simulated seconds from deciding to committing for a decision of `tokens_out` generated tokens, as
+        far as it is known in advance: exact under `paused` and `token`; under clocks that measure wall
+        latency, the least it can be (`LEAST_LATENCY_S`). A scripted agent plans with it."""
+        return self.decision_delay_s(Decision(action=None, tokens_out=int(tokens_out)), LEAST_LATENCY_S)
+
+    def model_budget_s(self, horizon_s: float | None = None) -> float | None:
+        """The default wall budget of one model call (a user's `timeout=` replaces it): the world waits under
+        this clock, so a slow model gets `WAITING_BUDGET_S`."""
+        return WAITING_BUDGET_S
+
+    @classmethod
+    def env_defaults(cls, env: Any, settings: dict[str, Any]) -> dict[str, Any]:
+        """`settings` with the env's own defaults filled in where the user left them unset: its `obs_every`
+        (a browser task observes once per page second)."""
+        out = dict(settings)
+        if out.get("obs_every") is None and getattr(env, "obs_every", None):
+            out["obs_every"] = int(env.obs_every)
+        return out
 
     def _delay_sentence(self) -> str:
         return (f" Each action takes effect a further {self.delay_s:g} s after you decide." if self.delay_s else "") \
@@ -110,6 +134,18 @@ class TokenClock(Clock):
     def thinking_s(self, decision: Decision, wall_latency_s: float) -> float:
         return self.overhead_s + decision.tokens_out / self.kappa
 
+    @classmethod
+    def env_defaults(cls, env: Any, settings: dict[str, Any]) -> dict[str, Any]:
+        """Also, given neither kappa nor B, the env's default B (its `tokens_per_interval`: 64 for a browser
+        task); and for B without a rate, the env's actual observation rate `1 / (dt * obs_every)`, so that
+        kappa = B * f."""
+        out = super().env_defaults(env, settings)
+        if out.get("kappa") is None and out.get("tokens_per_interval") is None:
+            out["tokens_per_interval"] = getattr(env, "tokens_per_interval", None)
+        if out.get("tokens_per_interval") is not None and out.get("obs_rate_hz") is None and out.get("kappa") is None:
+            out["obs_rate_hz"] = 1.0 / (float(env.dt) * int(out.get("obs_every") or 1))
+        return out
+
     def describe(self) -> str:
         per_second = f"every {self.kappa:g} tokens you generate cost 1 s of game time"
         over = f", plus {self.overhead_s:g} s per decision" if self.overhead_s else ""
@@ -141,6 +177,12 @@ class WallClock(Clock):
     def thinking_s(self, decision: Decision, wall_latency_s: float) -> float:
         return wall_latency_s
 
+    def model_budget_s(self, horizon_s: float | None = None) -> float | None:
+        """Until the episode ends (`horizon_s`, the longest it can last; None: no limit): a late reply still
+        acts when it arrives (Realtime-Bench's Wall Clock), and the runtime abandons a call still running
+        when the episode ends."""
+        return horizon_s
+
     def describe(self) -> str:
         return "The game runs in real time and does not wait for you: act quickly." + self._delay_sentence()
 
@@ -160,6 +202,14 @@ def make_clock(clock: str | Clock = "token", **settings: Any) -> Clock:
     """A clock from its name (or a clock to change) and its settings; settings given as None are left out.
     A setting the protocol does not declare, or a value out of its range, is a one-line `UserError`."""
     return build_clock(clock, settings)
+
+
+def clock_for_env(clock: str | Clock, env: Any, settings: dict[str, Any]) -> Clock:
+    """`make_clock` with the env's own defaults (`Clock.env_defaults`) filled in where `settings`, and a
+    clock given as an object, leave them unset."""
+    cls = type(clock) if isinstance(clock, Clock) else clock_class(clock)
+    given = clock.model_dump(exclude_unset=True) if isinstance(clock, Clock) else {}
+    return make_clock(clock, **cls.env_defaults(env, {**given, **settings}))
 
 
 def build_clock(clock: str | Clock, settings: dict[str, Any], source: str | None = None,

@@ -17,6 +17,7 @@ from gymnasium import spaces
 from rtarena.contract import Agent, AgentContext, Decision, as_agent
 from rtarena.envs.base import same_action
 from rtarena.errors import UserError
+from rtarena.runtime.clocks import Clock
 from rtarena.runtime.documentation import env_docs, privileged_view
 
 
@@ -78,9 +79,11 @@ def build_slots(env: Any, controllers: Any) -> list[ControllerSlot]:
     return slots
 
 
-def context_for(slot: ControllerSlot, env: Any, env_id: str, seed: int, clock: Any, index: int) -> AgentContext:
-    """The read-only episode context handed to the slot's agent at reset: documentation, never the env;
-    a read-only view of the env only for an agent whose class declares itself privileged."""
+def context_for(slot: ControllerSlot, env: Any, env_id: str, seed: int, clock: Clock, index: int,
+                horizon_s: float | None = None) -> AgentContext:
+    """The read-only episode context handed to the slot's agent at reset: documentation and the frozen
+    clock, never the env; a read-only view of the env only for an agent whose class declares itself
+    privileged."""
     return AgentContext(
         env_id=env_id,
         agents=slot.agent_ids,
@@ -89,7 +92,8 @@ def context_for(slot: ControllerSlot, env: Any, env_id: str, seed: int, clock: A
         default_actions={a: env.default_action(a) for a in slot.agent_ids},
         dt=float(env.dt),
         seed=int(seed) * 1000 + index,
-        clock=clock.settings() | {"description": clock.describe()},
+        clock=clock,
+        horizon_s=horizon_s,
         docs=env_docs(env, slot.agent_ids),
         privileged=privileged_view(env) if getattr(slot.agent, "privileged", False) else None,
     )

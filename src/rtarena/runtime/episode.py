@@ -49,6 +49,7 @@ class Pending:
     actions: dict[str, Any]
     committed_sim_s: float
     position: int = 0
+    at_s: float = 0.0  # seconds into its step at which it applies (0: at the step's start)
 
 
 def timed_act(slot: ControllerSlot, observation: Any) -> tuple[Decision, float, float, str | None]:
@@ -75,6 +76,10 @@ class Episode:
         self.clock = clock
         self.seed = seed
         self.dt = float(env.dt)
+        # the finest time inside a step the env can apply an action at (contract.RealtimeEnv.substep_s); None:
+        # only at step boundaries
+        substep = getattr(env, "substep_s", None)
+        self.substep_s = float(substep) if substep and callable(getattr(env, "set_action_times", None)) else None
         self.drafts: list[dict[str, Any]] = []
         # draft index -> (slot index, that slot's decision number from 1), to tell an agent which of its
         # decisions was applied (`Agent.applied`, optional): model agents keep a ledger of executed actions
@@ -147,11 +152,11 @@ class Episode:
         sim_s = sim_round(k * self.dt)
         alive = list(self.env.agents)
         joint = {a: self.env.default_action(a) for a in alive}
-        fresh, nondefault, sources = [], [], {}
+        fresh, nondefault, sources, at_s = [], [], {}, {}
         for pending in ready:
             draft = self.drafts[pending.draft]
             if draft["applied_step"] is None:
-                draft["applied_sim_s"], draft["applied_step"] = sim_s, k
+                draft["applied_sim_s"], draft["applied_step"] = sim_round(sim_s + pending.at_s), k
                 slot_index, number = self._decided[pending.draft]
                 applied = getattr(self.slots[slot_index].agent, "applied", None)
                 if callable(applied):
@@ -162,10 +167,14 @@ class Episode:
                     joint[agent] = action
                     fresh.append(agent)
                     sources[agent] = {"decision": pending.draft, "chunk_step": pending.position}
+                    if pending.at_s:  # applied inside the step, at its commit time
+                        sources[agent]["at_s"] = at_s[agent] = pending.at_s
                     if not is_default(self.env, agent, action):
                         nondefault.append(agent)
         for agent in alive:
             self.alive_steps[agent] += 1
+        if at_s:
+            self.env.set_action_times(at_s)
         observations, rewards, _, _, infos = self.env.step(joint)
         self.step_index = k + 1
         next_sim = sim_round(self.step_index * self.dt)
@@ -188,9 +197,20 @@ class Episode:
         ))
         return published
 
-    def apply_step_index(self, committed_sim_s: float) -> int:
-        """The first step that starts at or after a commit time."""
-        return max(self.step_index, math.ceil(committed_sim_s / self.dt - 1e-9))
+    def apply_point(self, committed_sim_s: float) -> tuple[int, float]:
+        """Where an action committed at `committed_sim_s` applies: a step and the seconds into it. The env
+        advances to the commit time and applies it there where it can stop inside a step (`substep_s`: the
+        commit time rounded up to it); elsewhere, and for a commit inside a step already played, at the
+        first step that starts at or after the commit time (Realtime-Bench: "the environment advances from
+        t_i to t_i^act before the action is applied")."""
+        boundary = max(self.step_index, math.ceil(committed_sim_s / self.dt - 1e-9))
+        if self.substep_s is None:
+            return boundary, 0.0
+        step = math.floor(committed_sim_s / self.dt + 1e-9)
+        if step < self.step_index:
+            return boundary, 0.0
+        at = sim_round(math.ceil((committed_sim_s - step * self.dt) / self.substep_s - 1e-6) * self.substep_s)
+        return (step + 1, 0.0) if at >= self.dt - 1e-9 else (step, at)
 
     def done(self) -> bool:
         return not self.env.agents
@@ -202,7 +222,10 @@ class Episode:
 
     # -- result ------------------------------------------------------------------------------------
     def result(self, wall_seconds: float) -> MatchResult:
-        decisions = [DecisionRecord(**d) for d in self.drafts]
+        frame_s = self.dt * self.clock.obs_every
+        decisions = [DecisionRecord(**d, late=None if d["committed_sim_s"] is None
+                                    else d["committed_sim_s"] > sim_round(d["obs_sim_s"] + frame_s) + 1e-9)
+                     for d in self.drafts]
         errors = [s.period_error_s for s in self.steps if s.period_error_s is not None]
         env_metrics = self.env.episode_metrics() if hasattr(self.env, "episode_metrics") else {}
 

@@ -16,6 +16,10 @@ import numpy as np
 
 WALL_FIELDS = ("wall_start_s", "wall_end_s", "wall_latency_s", "wall_step_start_s", "period_error_s",
                "wall_seconds", "extra")
+# Fields computed from others that the deterministic form already holds (`late`: from `obs_sim_s`,
+# `committed_sim_s` and the frame interval); left out of `to_dict(wall=False)`, so that the records digests
+# stored before they existed (tests/arena_perf/golden_records.json) still hold, and lose nothing.
+DERIVED_FIELDS = ("late",)
 
 
 def jsonable(value: Any) -> Any:
@@ -34,7 +38,7 @@ def jsonable(value: Any) -> Any:
 def _as_dict(record: Any, wall: bool) -> dict[str, Any]:
     out = {f.name: jsonable(getattr(record, f.name)) for f in fields(record)}
     if not wall:
-        for name in WALL_FIELDS:
+        for name in (*WALL_FIELDS, *DERIVED_FIELDS):
             out.pop(name, None)
     return out
 
@@ -50,7 +54,10 @@ class DecisionRecord:
     the env (a newer decision replaced it before its step, or the episode ended first); for a chunk they
     name its first applied step. `chunk` holds a chunk's per-step actions (None for a plain action),
     `chunk_steps` how many per-step actions the decision carried (1 without a chunk) and `applied_steps`
-    how many reached the env (fewer when a newer decision replaced the rest). `wall_start_s`
+    how many reached the env (fewer when a newer decision replaced the rest). `late` says whether the
+    decision committed after the next frame was due (`committed_sim_s > obs_sim_s + dt x obs_every`): newer
+    frames were published while it was being made, and it acts on a world it has not seen (Realtime-Bench's
+    skipped frames); None for an abandoned one. `wall_start_s`
     and `wall_end_s` are wall seconds since the episode's start around the agent's call (for an abandoned
     decision, its end is the episode's end) and `wall_latency_s` their difference.
     """
@@ -75,6 +82,7 @@ class DecisionRecord:
     chunk: list[Any] | None = None
     chunk_steps: int = 1
     applied_steps: int = 0
+    late: bool | None = field(default=None, compare=False)
     wall_start_s: float = field(default=0.0, compare=False)
     wall_end_s: float = field(default=0.0, compare=False)
     wall_latency_s: float = field(default=0.0, compare=False)

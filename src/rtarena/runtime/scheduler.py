@@ -5,7 +5,9 @@ order, which controllers start a decision: a controller starts as soon as it is 
 newer than the last one it saw exists, always on the latest one. Decisions that start together are
 computed concurrently (model calls overlap), and the scheduler never steps past a time at which some
 started decision's result is still unknown: it waits for all of them before stepping. Each decision's
-delay comes from the clock; its action applies at the first step that starts at or after it commits.
+delay comes from the clock; its action applies at its commit time where the env can stop inside a step
+(`substep_s`), else at the first step that starts at or after it commits (`Episode.apply_point`). A
+controller has at most one action per step: a newer decision replaces an older one not yet applied.
 """
 
 from __future__ import annotations
@@ -64,7 +66,7 @@ class Scheduler:
             start_sim = self.free_at[i] if start_at is None else start_at
             _, steps, committed = ep.record_decision(i, latest, start_sim, decision, wall_start, wall_end)
             self.seen[i] = latest.version
-            first = ep.apply_step_index(committed)
+            first, steps[0].at_s = ep.apply_point(committed)
             self.free_at[i] = committed
             if ep.clock.settle_s is not None:  # wait for the chunk to play, then let the world settle
                 self.free_at[i] = max(committed, sim_round((first + len(steps)) * ep.dt + ep.clock.settle_s))

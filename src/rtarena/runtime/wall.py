@@ -13,7 +13,10 @@ Sim time and wall time are one axis here (sim `t` is `origin + t` on the wall), 
 `obs_sim_s <= start_sim_s <= committed_sim_s <= applied_sim_s`: step k (sim `k*dt` to `(k+1)*dt`) is
 computed at its deadline, but the observation it produces (the world at `(k+1)*dt`) is shown to the
 controllers only at the next deadline, when the wall reaches that time; and a commit is taken by the
-first step whose sim start is at or after it. A decision still running when the episode ends is recorded
+first step whose sim start is at or after it. Where the env can stop inside a step (`substep_s`: a
+browser page), step k is played instead when the wall reaches its end, and an action committed during it
+applies at its commit time (the page runs to it, then on to the step's end); its observation is shown as
+soon as it is computed. A decision still running when the episode ends is recorded
 as `abandoned` (never committed, `committed_sim_s` None) with its wall start and the episode's end.
 """
 
@@ -57,21 +60,25 @@ class WallLoop:
         ]
         for thread in threads:
             thread.start()
+        # An env that can stop inside a step (`substep_s`) plays step k once the wall has reached its end, with
+        # the actions committed during it applied at their commit times; any other env plays it at its start
+        # with the actions committed by then.
+        lag = 1 if ep.substep_s is not None else 0
         try:
             while ep.step_index < max_steps and not ep.done():
-                deadline = origin + ep.step_index * ep.dt
+                deadline = origin + (ep.step_index + lag) * ep.dt
                 wait_until(deadline)
                 started = time.perf_counter()
                 with self.lock:
                     if ep.latest is not self.visible:  # the world of this deadline's time, computed last step
                         self.visible = ep.latest
                         self.new_version.notify_all()
-                    now_sim = sim_round(ep.step_index * ep.dt)
-                    ready = [b.popleft() for b in self.buffers if b and b[0].committed_sim_s <= now_sim]
-                    ep.apply_step(ready, wall_start=started, period_error_s=started - deadline)
-                    if ep.done() or self.settling:
+                    ep.apply_step(self._ready(lag), wall_start=started, period_error_s=started - deadline)
+                    if lag:  # the world at this deadline's time, computed just now
+                        self.visible = ep.latest
+                    if lag or ep.done() or self.settling:
                         self.new_version.notify_all()
-                collector.between_steps(origin + ep.step_index * ep.dt)
+                collector.between_steps(origin + (ep.step_index + lag) * ep.dt)
         finally:
             self.stop.set()
             with self.lock:
@@ -79,6 +86,19 @@ class WallLoop:
             for thread in threads:
                 thread.join(timeout=0.05)  # a controller stuck in a slow call is abandoned, not awaited
             self._abandon(time.perf_counter())
+
+    def _ready(self, lag: int) -> list[Pending]:
+        """Each controller's next action due in the step about to be played (under the lock)."""
+        ep = self.episode
+        due = sim_round((ep.step_index + lag) * ep.dt)
+        ready = []
+        for buffer in self.buffers:
+            if buffer and (buffer[0].committed_sim_s < due if lag else buffer[0].committed_sim_s <= due):
+                pending = buffer.popleft()
+                step, at = ep.apply_point(pending.committed_sim_s) if pending.position == 0 else (0, 0.0)
+                pending.at_s = at if step == ep.step_index else 0.0
+                ready.append(pending)
+        return ready
 
     def _abandon(self, wall_end: float) -> None:
         """Record each decision still being made as `abandoned`: asked for, never answered in time."""

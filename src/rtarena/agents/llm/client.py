@@ -27,6 +27,7 @@ stored on this object, logged, or written anywhere.
 
 from __future__ import annotations
 
+import math
 import os
 import re
 import threading
@@ -37,12 +38,12 @@ from typing import Any
 from rtarena.agents.llm.commit import commit_point
 from rtarena.agents.llm.options import LLMOptions
 from rtarena.agents.llm.tokens import count_messages, count_tokens
+from rtarena.contract import ClockView
 from rtarena.redact import redact
 
-# The default `timeout` fits the clock: under `wall` the world moves on, and a reply later than this is
-# stale (the episode goes on without it); under `paused`, `token` and `measured` the world waits, so a
-# slow local model gets time to answer (and the runtime prints a line while it waits).
-CLOCK_TIMEOUT_S = {"wall": 10.0, "paused": 300.0, "token": 300.0, "measured": 300.0}  # high effort takes minutes
+# Without a `timeout` the clock's default budget applies (`ClockView.model_budget_s`): under `wall` until the
+# episode ends (a late reply still acts), otherwise 300 s. A client outside a match (the model annotator)
+# is never fitted to a clock and keeps this one.
 FALLBACK_TIMEOUT_S = 30.0
 BACKOFF_S = 0.25  # first retry waits this long (doubling), unless the server says Retry-After
 RETRYABLE = ("http_429", "http_5", "connection")
@@ -138,14 +139,15 @@ class ChatClient:
             base_url=options.base_url,
             api_key=os.environ.get(options.api_key_env) or "EMPTY",  # local servers take any key
             max_retries=0,  # retries are ours: they must respect the decision's time budget
-            timeout=options.timeout or max(CLOCK_TIMEOUT_S.values()),
+            timeout=options.timeout or FALLBACK_TIMEOUT_S,  # each request passes what is left of its budget
         )
-        self.timeout_s = options.timeout or FALLBACK_TIMEOUT_S
+        self.timeout_s: float | None = options.timeout or FALLBACK_TIMEOUT_S
 
-    def fit_clock(self, clock: dict[str, Any]) -> None:
-        """Take the clock's default decision budget unless the user set `timeout`."""
+    def fit_clock(self, clock: ClockView, horizon_s: float | None = None) -> None:
+        """Take the clock's default decision budget unless the user set `timeout`: under `wall` the episode's
+        length (`horizon_s`; None: no budget, the runtime abandons the call when the episode ends)."""
         if self.options.timeout is None:
-            self.timeout_s = CLOCK_TIMEOUT_S.get(str(clock.get("clock")), FALLBACK_TIMEOUT_S)
+            self.timeout_s = clock.model_budget_s(horizon_s)
 
     def abandon(self) -> None:
         """Stop any in-flight stream at its next chunk; later calls fail at once as `abandoned`."""
@@ -158,7 +160,8 @@ class ChatClient:
     # -- one decision ------------------------------------------------------------------------------
     def complete(self, messages: list[dict[str, Any]], timeout_s: float | None = None) -> Completion:
         start = time.monotonic()
-        deadline = start + (timeout_s or self.timeout_s)
+        budget = timeout_s or self.timeout_s
+        deadline = start + budget if budget is not None else math.inf
         failures: list[str] = []
         while True:
             attempt_start = time.monotonic()
@@ -211,7 +214,8 @@ class ChatClient:
         remaining = deadline - time.monotonic()
         if remaining <= 0:
             raise Failure("timeout", "no time left for another attempt")
-        kwargs: dict[str, Any] = {"model": self.options.model, "messages": messages, "timeout": remaining}
+        kwargs: dict[str, Any] = {"model": self.options.model, "messages": messages,
+                                  "timeout": remaining if math.isfinite(remaining) else None}
         if self.reasoning_style:
             if self.options.max_tokens is not None:
                 kwargs["max_completion_tokens"] = self.options.max_tokens

@@ -105,7 +105,7 @@ class ModelAgent(Agent):
         self.history = self.new_history()
         self.turn = 0
         self.client.abandoned.clear()
-        self.client.fit_clock(context.clock)
+        self.client.fit_clock(context.clock, context.horizon_s)
         self.setup(context)
 
     def act(self, observation: Any) -> Decision:

@@ -28,7 +28,7 @@ agentic:MODEL[@BASE_URL][,KEY=VALUE]...
 | `image_fold` | int > 0 | 10 | oldest images replaced by a placeholder at once |
 | `skill` | file path | none | a text file appended to the system prompt |
 | `api_key_env` | env var name | OPENAI_API_KEY | where the key is read from (never logged) |
-| `timeout` | seconds > 0 | by clock: `wall` 10, others 300 | wall budget of one decision, retries included |
+| `timeout` | seconds > 0 | by clock: `wall` the episode, others 300 | wall budget of one decision, retries included |
 | `retries` | int >= 0 | 2 | retries after a 429, 5xx or connection failure, if time allows |
 | `stream` | true/false | true | stream the reply (time to first token is measured only then) |
 | `price_in`, `price_out` | USD per million tokens | none | to report a cost per decision |
@@ -57,13 +57,13 @@ from typing import Any, Literal
 from pydantic import ConfigDict, Field, field_validator, model_validator
 
 from rtarena.agents.llm.gui_view import default_view
+from rtarena.envs.modalities import MODEL_MODALITIES, Modality
 from rtarena.errors import UserError
 from rtarena.schema import Flag, Int, NonNegFloat, NonNegInt, PosFloat, PosInt, Section, read_toml, validate
 
-MODALITIES = ("text", "state", "rgb", "depth", "audio", "som", "marks")
+MODALITIES = MODEL_MODALITIES
 EFFORTS = ("none", "minimal", "low", "medium", "high")
 ENV_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
-Modality = Literal["text", "state", "rgb", "depth", "audio", "som", "marks"]
 
 
 class LLMOptions(Section):
@@ -92,7 +92,7 @@ class LLMOptions(Section):
     skill: str | None = Field(None, description="text file appended to the system prompt")
     api_key_env: str = Field("OPENAI_API_KEY", pattern=ENV_NAME.pattern, description="env var with the key")
     timeout: PosFloat | None = Field(None, description="wall budget of one decision in seconds, retries "
-                                     "included; None: the clock's default (`client.CLOCK_TIMEOUT_S`)")
+                                     "included; None: the clock's default (`Clock.model_budget_s`)")
     retries: NonNegInt = Field(2, description="retries after a 429, 5xx or connection failure")
     stream: Flag = Field(True, description="stream the reply (time to first token measured only then)")
     price_in: NonNegFloat | None = Field(None, description="USD per million input tokens")

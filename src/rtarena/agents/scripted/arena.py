@@ -4,7 +4,7 @@ A bot reads its observation's `state` vector (see `envs/arena/observations/state
 open to know where coins, ammo boxes and turrets are. Being scripted, it is privileged (its `AGENT_KINDS`
 row says so): from `context.privileged`, the runtime's read-only view of the env, it reads what a player
 would know from the level's documentation: the rules (rates, ranges, the hit cone), the static obstacles
-(for an occupancy grid it plans paths on) and the team assignment, all in `read_level`. It never reads the
+(for an occupancy grid it plans paths on) and the team assignment, all in `level_knowledge`. It never reads the
 positions of other players, chickens or anything else that is not in its own observation.
 
 What it does each decision, in order of priority:
@@ -83,7 +83,7 @@ class LevelKnowledge:
     teams: list[int]
 
 
-def read_level(view: ReadOnlyView | None) -> LevelKnowledge:
+def level_knowledge(view: ReadOnlyView | None) -> LevelKnowledge:
     """The bot's only reads of world state: rules, arena size, static obstacles and the team split."""
     if view is None or not hasattr(view, "rules") or not hasattr(view, "world"):
         raise UserError("the heuristic arena bot needs an arena env (it reads the level as a privileged agent)",
@@ -117,7 +117,7 @@ class HeuristicBot(Agent):
     # -- episode setup ------------------------------------------------------------------------------
     def reset(self, context: AgentContext) -> None:
         super().reset(context)
-        level = read_level(context.privileged)
+        level = level_knowledge(context.privileged)
         rules = level.rules
         self.size = level.size_m
         self.dt = float(context.dt)

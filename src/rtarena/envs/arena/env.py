@@ -7,6 +7,7 @@ physics sub-steps, events, observations, metrics) lives here and in the modules 
 
 from __future__ import annotations
 
+import itertools
 import math
 from collections.abc import Iterable, Mapping
 from pathlib import Path
@@ -56,7 +57,9 @@ class ArenaEnv(RealtimeParallelEnv):
     turret, coins, ammo, toxic_zone, crates, walls), `map` (a layout dict or a JSON/TOML map file; see
     `layout.py`), `render_mode` (`rgb_array` or `human`, see `render/observations.py`); for the
     `rgb`/`depth`/`minimap`/`audio` modalities: `resolution` (128 or `(width, height)`), `hud`,
-    `sample_rate` (Hz), `render_threads`.
+    `sample_rate` (Hz), `render_threads`; `act_inside_steps` (default off): an action takes effect at its
+    commit time, from the first physics sub-step at or after it (`set_action_times`, contract.RealtimeEnv),
+    instead of at the next step; off by default so that records stored before it stay byte-identical.
     """
 
     level_file: ClassVar[str] = "basic.toml"
@@ -95,6 +98,7 @@ class ArenaEnv(RealtimeParallelEnv):
         hud: bool = True,
         sample_rate: int = 16000,
         render_threads: int | None = None,
+        act_inside_steps: bool = False,
     ) -> None:
         super().__init__()
         # options of the rgb/depth/minimap/audio modalities and render modes (envs/arena/render, audio)
@@ -114,6 +118,9 @@ class ArenaEnv(RealtimeParallelEnv):
         substeps = max(1, math.ceil(float(dt) / longest - 1e-9))
         self.dt, self.substeps = float(dt), substeps
         self.substep_s = round(self.dt / substeps, 12)
+        self._act_from: dict[str, int] = {}  # agent -> the sub-step its action starts at (this step only)
+        if act_inside_steps:  # declared per instance: the runtime applies actions inside steps only then
+            self.set_action_times = self._set_action_times
         self.game_map = read_map(map, self.rules, count) if map is not None else None
         if self.game_map and self.game_map.get("zone_rules"):  # the map's zone schedule; overrides still win
             self.rules = load_rules(self.level_file, {**self.game_map["zone_rules"], **(overrides or {})}, disable)
@@ -190,6 +197,11 @@ class ArenaEnv(RealtimeParallelEnv):
         self._observe()
         return self._observations(self.agents), {a: {"events": []} for a in self.agents}
 
+    def _set_action_times(self, at_s: dict[str, float]) -> None:
+        """The next step plays each agent's default action until `at_s[agent]` seconds into it, then its
+        action, from the first physics sub-step at or after that time."""
+        self._act_from = {a: min(self.substeps, math.ceil(t / self.substep_s - 1e-6)) for a, t in at_s.items()}
+
     def _step(self, actions: dict[str, Any]):
         world, log, index = self.world, self.log, self.agent_index
         players = world.players
@@ -198,8 +210,17 @@ class ArenaEnv(RealtimeParallelEnv):
             acts[index[agent]] = np.asarray(action, dtype=np.int64).reshape(-1)
         log.start_step()
         # One compiled call runs every sub-step (issue 19); sub-steps keep walking, jumping, turret tracking
-        # and shell flight independent of dt.
-        zone_taken = self.sim.step(world, log, self.np_random, acts, self.substeps, self.substep_s, self._motion)
+        # and shell flight independent of dt. Actions set to start inside the step split it into runs.
+        act_from, self._act_from = self._act_from, {}
+        cuts = [*sorted({0, *act_from.values()} - {self.substeps}), self.substeps]
+        zone_taken = np.zeros(len(players))
+        for start, end in itertools.pairwise(cuts):
+            run = acts.copy()
+            for agent, first in act_from.items():
+                if first > start:
+                    run[index[agent]] = np.asarray(self.default_action(agent), dtype=np.int64).reshape(-1)
+            zone_taken += self.sim.step(world, log, self.np_random, run if act_from else acts, end - start,
+                                        self.substep_s, self._motion)
         log.time_s = world.time_s
         for i, damage in enumerate(zone_taken.tolist()):
             if damage > 0:
@@ -231,16 +252,13 @@ class ArenaEnv(RealtimeParallelEnv):
         pts, idx = self.rules.points, self.agent_index
         gained = np.zeros(len(self.possible_agents))
         for e in events:
-            kind = e["type"]
-            if kind == "coin":
-                gained[idx[e["agent"]]] += pts.coin
-                self.coins_taken[idx[e["agent"]]] += 1
-            elif kind == "kill":
-                gained[idx[e["shooter"]]] += pts.kill
-            elif kind == "turret_destroyed":
-                gained[idx[e["shooter"]]] += pts.turret
-            elif kind == "chicken_shot":
-                gained[idx[e["shooter"]]] += pts.chicken
+            scored = metrics.SCORED.get(e["type"])
+            if scored is None:
+                continue
+            who, key, _ = scored
+            gained[idx[e[who]]] += getattr(pts, key)
+            if key == "coin":
+                self.coins_taken[idx[e[who]]] += 1
         self.points += gained
         return gained
 

@@ -19,13 +19,18 @@ def _ratio(a: float, b: float) -> float | None:
     return a / b if b else None
 
 
+# The events that score, one table for the reward (`env.py`) and the counters here:
+# event type -> (the event field naming who scores, its key in the level's `[points]`, the metric it counts)
+SCORED = {
+    "coin": ("agent", "coin", "coins"),
+    "kill": ("shooter", "kill", "kills"),
+    "turret_destroyed": ("shooter", "turret", "turrets_destroyed"),
+    "chicken_shot": ("shooter", "chicken", "chickens"),
+}
 # Events that add one to one agent's counter: event type -> (the event field naming the agent, metric)
 COUNTED = {
-    "coin": ("agent", "coins"),
-    "kill": ("shooter", "kills"),
+    **{kind: (who, metric) for kind, (who, _, metric) in SCORED.items()},
     "death": ("agent", "deaths"),
-    "turret_destroyed": ("shooter", "turrets_destroyed"),
-    "chicken_shot": ("shooter", "chickens"),
     "dry_fire": ("agent", "dry_fires"),
     "ammo_pickup": ("agent", "ammo_pickups"),
     "turret_fire": ("target", "incoming_shots"),

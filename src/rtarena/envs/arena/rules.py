@@ -15,10 +15,11 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, ClassVar, Literal
 
 from pydantic import model_validator
 
+from rtarena.envs.level_files import META, LevelFile, display, dotted, level_path, read_level
 from rtarena.errors import UserError
 from rtarena.schema import (
     Flag,
@@ -29,8 +30,6 @@ from rtarena.schema import (
     PosFloat,
     PosInt,
     Section,
-    read_toml,
-    validate,
 )
 
 LEVELS_DIR = Path(__file__).with_name("levels")
@@ -124,22 +123,22 @@ class Weapon(RuleSection):
 
 
 class Coins(RuleSection):
-    enabled: Flag = True
+    enabled: Flag
     count: NonNegInt
     height_m: NonNegFloat
     pickup_radius_m: PosFloat
 
 
 class Ammo(RuleSection):
-    enabled: Flag = True
+    enabled: Flag
     count: NonNegInt
     pickup_radius_m: PosFloat
     respawn_s: NonNegFloat
-    relocate_every_s: NonNegFloat = 0.0  # boxes on the floor respawn at random places this often (0: never)
+    relocate_every_s: NonNegFloat  # boxes on the floor respawn at random places this often (0: never)
 
 
 class Chickens(RuleSection):
-    enabled: Flag = True
+    enabled: Flag
     count: NonNegInt
     speed_m_s: NonNegFloat
     turn_every_s: PosFloat
@@ -147,7 +146,7 @@ class Chickens(RuleSection):
 
 
 class Turret(RuleSection):
-    enabled: Flag = True
+    enabled: Flag
     count: NonNegInt
     range_m: PosFloat
     turn_deg_s: NonNegFloat
@@ -157,11 +156,11 @@ class Turret(RuleSection):
     damage: NonNegFloat
     shell_speed_m_s: PosFloat
     health: PosFloat
-    moving_fire_chance: Fraction = 1.0  # a ready, aimed turret fires at a moving player with this chance
+    moving_fire_chance: Fraction  # a ready, aimed turret fires at a moving player with this chance
 
 
 class ToxicZone(RuleSection):
-    enabled: Flag = True
+    enabled: Flag
     start_radius_m: PosFloat
     end_radius_m: NonNegFloat
     first_shrink_s: NonNegFloat
@@ -188,14 +187,13 @@ class Points(RuleSection):
 
 
 class Hud(RuleSection):
-    enabled: Flag = True
+    enabled: Flag
 
 
-class LevelRules(Section):
-    """All tables of a level file; `source` names the file for error messages."""
+class LevelRules(LevelFile):
+    """All tables of an arena level file (`summary`, `extends` and `source` come from `LevelFile`)."""
 
-    extends: str | None = None  # the level file this one starts from ("coop.toml")
-    source: str = ""
+    home: ClassVar[Path] = LEVELS_DIR
     arena: Arena
     layout: Layout
     players: Players
@@ -210,7 +208,7 @@ class LevelRules(Section):
 
     def as_dict(self) -> dict[str, dict[str, Any]]:
         """The rule tables (plain data, as in the file after inheritance and overrides)."""
-        return self.model_dump(exclude={"extends", "source"}, exclude_none=True)
+        return self.model_dump(exclude=set(META), exclude_none=True)
 
     def enabled(self, section: str) -> bool:
         table = getattr(self, section, None)
@@ -231,43 +229,7 @@ def _plain(value: Any) -> Any:
 
 # The name the rest of the arena uses for the type.
 Rules = LevelRules
-SECTIONS = tuple(name for name in LevelRules.model_fields if name not in ("extends", "source", "hud"))
-
-
-def level_path(level_file: str | Path, relative_to: Path | None = None) -> Path:
-    """A level name in `levels/` (or next to the file extending it), or a path."""
-    path = Path(level_file)
-    if path.is_absolute() or path.exists():
-        return path
-    if relative_to is not None and (relative_to / path).exists():
-        return relative_to / path
-    return LEVELS_DIR / path
-
-
-def _display(path: Path) -> str:
-    return path.name if path.parent == LEVELS_DIR else str(path)
-
-
-def read_level(level_file: str | Path, _seen: tuple[Path, ...] = ()) -> dict[str, Any]:
-    """A level file's tables with its `extends` chain resolved (the child's keys win), not yet validated."""
-    path = level_path(level_file, _seen[-1].parent if _seen else None)
-    if not path.exists():
-        raise UserError(f"no such level file: {level_file}", source=_display(_seen[-1]) if _seen else None)
-    data = read_toml(path, "level file")
-    if path.resolve() in (p.resolve() for p in _seen):
-        raise UserError(f"extends {level_file!r} in a loop", source=_display(path))
-    parent = data.get("extends")
-    if parent is None:
-        return data
-    if not isinstance(parent, str):
-        raise UserError(f"extends: must be a level file name, got {parent!r}", source=_display(path))
-    merged = read_level(parent, (*_seen, path))
-    for table, values in data.items():
-        if isinstance(values, dict) and isinstance(merged.get(table), dict):
-            merged[table] = {**merged[table], **values}
-        else:
-            merged[table] = values
-    return merged
+SECTIONS = tuple(name for name in LevelRules.model_fields if name not in (*META, "hud"))
 
 
 def load_rules(
@@ -276,29 +238,18 @@ def load_rules(
     disable: Iterable[str] = (),
 ) -> LevelRules:
     """Read a level file (a name in `levels/` or a path) and apply overrides and disabled features."""
-    path = level_path(level_file)
-    source = _display(path)
-    data = read_level(level_file)
-    for key, value in (overrides or {}).items():
-        section, _, name = str(key).partition(".")
-        if section not in SECTIONS or not name or name not in LevelRules.model_fields[section].annotation.model_fields:
-            known = ", ".join(f"{s}.{k}" for s in SECTIONS for k in LevelRules.model_fields[s].annotation.model_fields)
-            raise UserError(f"unknown rule {key!r}; rules are: {known}", source=source)
-        data.setdefault(section, {})[name] = value
-    if isinstance(disable, str):
-        disable = (disable,)
-    for feature in disable:
+    switches: dict[str, Any] = {}
+    for feature in (disable,) if isinstance(disable, str) else disable:
         name = DISABLE_ALIASES.get(feature, feature)
         if name in ("crates", "walls"):
-            data.setdefault("layout", {})[name] = 0
-        elif name in RENDER_FEATURES:
-            data[name] = {"enabled": False}
-        elif name in DISABLEABLE:
-            data.setdefault(name, {})["enabled"] = False
+            switches[f"layout.{name}"] = 0
+        elif name in (*RENDER_FEATURES, *DISABLEABLE):
+            switches[f"{name}.enabled"] = False
         else:
             known = ", ".join(sorted({*DISABLEABLE, *RENDER_FEATURES, "crates", "walls"}))
-            raise UserError(f"cannot disable {feature!r}; features are: {known}", source=source)
-    return validate(LevelRules, {**data, "source": source}, source=source)
+            raise UserError(f"cannot disable {feature!r}; features are: {known}",
+                            source=display(level_path(level_file, LEVELS_DIR), LEVELS_DIR))
+    return read_level(level_file, LevelRules, overrides={**dotted(overrides or {}, LevelRules), **switches})
 
 
-__all__ = ["DISABLEABLE", "LevelRules", "Rules", "load_rules", "read_level"]
+__all__ = ["DISABLEABLE", "LevelRules", "Rules", "load_rules"]

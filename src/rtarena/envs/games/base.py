@@ -30,10 +30,12 @@ from gymnasium import spaces
 from rtarena.envs.base import AgentID, RealtimeParallelEnv
 from rtarena.envs.games.canvas import Canvas
 from rtarena.envs.games.keys import KeyMouseSpace, describe_keys
-from rtarena.envs.games.rules import GameRules, read_level
+from rtarena.envs.games.rules import GameRules
+from rtarena.envs.level_files import META, read_level
+from rtarena.envs.modalities import GAME_MODALITIES
 from rtarena.errors import UserError
 
-MODALITIES = ("rgb", "text", "state")
+MODALITIES = GAME_MODALITIES
 MAX_TEXT = 4000
 
 
@@ -72,7 +74,7 @@ class SuiteGame(RealtimeParallelEnv):
                  obs: tuple[str, ...] | list[str] | str = MODALITIES, size: int = 128,
                  render_mode: str | None = None, overrides: dict[str, Any] | None = None) -> None:
         super().__init__()
-        self.rules = read_level(self.rules_schema, self.level_file, variant, overrides)
+        self.rules = read_level(self.level_file, self.rules_schema, variant, overrides)
         self.variant = variant or "base"
         game = self.rules.game
         self.dt = float(game.dt)
@@ -187,7 +189,7 @@ class SuiteGame(RealtimeParallelEnv):
 
     def rules_text(self) -> str:
         """The level's numbers for prompts (variants and ratings left out)."""
-        data = self.rules.model_dump(exclude={"variants", "capabilities"})
+        data = self.rules.model_dump(exclude={*META, "capabilities"})
         lines = [f"(from {self.level_file}, variant {self.variant}; {describe_keys(self.keyspace)})"]
         lines += [f"- {name}: " + ", ".join(f"{k} = {v}" for k, v in table.items()) for name, table in data.items()]
         return "\n".join(lines)

@@ -23,12 +23,11 @@ from rtarena.envs.games.firstperson import (
 )
 from rtarena.envs.games.monsters import segment_blocked
 from rtarena.envs.games.rules import GameRules, Section
-from rtarena.envs.games.versus import DRAW, LOSS, WIN, outcome, side_of
+from rtarena.envs.games.versus import DRAW, LOSS, SIDE_COLORS, WIN, outcome, side_of
 from rtarena.envs.games.walker import border, walk
 from rtarena.errors import UserError
 
 EYE_M = 1.6
-SIDE_COLORS = ((60, 110, 240), (230, 70, 60))
 SUBSTEPS = 4
 
 
@@ -39,33 +38,33 @@ def touching(rects: np.ndarray, point: np.ndarray, radius: float) -> np.ndarray:
 
 
 class Field_(Section):
-    length_m: tuple[float, float] = (22.0, 28.0)
-    width_m: float = Field(14.0, ge=8)
-    wall_m: float = Field(2.5, gt=0)
-    pillars: int = Field(3, ge=0, le=12)
-    gates: int = Field(2, ge=0, le=4)
-    gate_m: float = Field(2.0, gt=0)
-    gate_hits: int = Field(0, ge=0)
+    length_m: tuple[float, float]
+    width_m: float = Field(ge=8)
+    wall_m: float = Field(gt=0)
+    pillars: int = Field(ge=0, le=12)
+    gates: int = Field(ge=0, le=4)
+    gate_m: float = Field(gt=0)
+    gate_hits: int = Field(ge=0)
 
 
 class CrystalSpec(Section):
-    health: int = Field(100, ge=1)
-    radius_m: float = Field(0.7, gt=0)
+    health: int = Field(ge=1)
+    radius_m: float = Field(gt=0)
 
 
 class Thrower(Section):
-    speed_m_s: float = Field(3.0, gt=0)
-    radius_m: float = Field(0.4, gt=0)
-    fov_deg: float = Field(90.0, gt=10, lt=170)
-    respawn_s: float = Field(3.0, ge=0)
+    speed_m_s: float = Field(gt=0)
+    radius_m: float = Field(gt=0)
+    fov_deg: float = Field(gt=10, lt=170)
+    respawn_s: float = Field(ge=0)
 
 
 class Ball(Section):
-    speed_m_s: float = Field(14.0, gt=0)
-    range_m: float = Field(16.0, gt=0)
-    radius_m: float = Field(0.15, gt=0)
-    damage: int = Field(10, ge=1)
-    cooldown_s: float = Field(0.5, ge=0)
+    speed_m_s: float = Field(gt=0)
+    range_m: float = Field(gt=0)
+    radius_m: float = Field(gt=0)
+    damage: int = Field(ge=1)
+    cooldown_s: float = Field(ge=0)
 
 
 class CrystalRules(GameRules):

@@ -10,31 +10,30 @@ from pydantic import Field
 from rtarena.envs.games.base import Input, SuiteGame
 from rtarena.envs.games.canvas import Canvas
 from rtarena.envs.games.rules import GameRules, Section
-from rtarena.envs.games.versus import DRAW, LOSS, WIN, outcome
+from rtarena.envs.games.versus import DRAW, LOSS, SIDE_COLORS, WIN, outcome
 from rtarena.envs.games.walker import bearing
 from rtarena.errors import UserError
 
-SIDE_COLORS = ((50, 90, 230), (220, 60, 50))
 VOID = (12, 14, 40)
 
 
 class Platform(Section):
-    size_m: tuple[float, float] = (8.0, 11.0)
-    holes: int = Field(0, ge=0, le=6)
-    hole_m: float = Field(1.4, gt=0)
-    shrink_m_s: float = Field(0.0, ge=0)
-    min_m: float = Field(3.0, gt=0)
+    size_m: tuple[float, float]
+    holes: int = Field(ge=0, le=6)
+    hole_m: float = Field(gt=0)
+    shrink_m_s: float = Field(ge=0)
+    min_m: float = Field(gt=0)
 
 
 class Fighter(Section):
-    speed_m_s: float = Field(2.5, gt=0)
-    radius_m: float = Field(0.35, gt=0)
-    health: int = Field(100, ge=1)
-    reach_m: float = Field(1.2, gt=0)
-    damage: int = Field(10, ge=0)
-    cooldown_s: float = Field(0.6, ge=0)
-    knockback_m_s: float = Field(5.0, ge=0)
-    friction_s: float = Field(0.35, gt=0)
+    speed_m_s: float = Field(gt=0)
+    radius_m: float = Field(gt=0)
+    health: int = Field(ge=1)
+    reach_m: float = Field(gt=0)
+    damage: int = Field(ge=0)
+    cooldown_s: float = Field(ge=0)
+    knockback_m_s: float = Field(ge=0)
+    friction_s: float = Field(gt=0)
 
 
 class DuelRules(GameRules):

@@ -17,17 +17,17 @@ PALETTE = [(230, 190, 60), (240, 240, 240), (120, 120, 130), (220, 200, 90), (70
 
 
 class Area(Section):
-    size_m: float = Field(20.0, ge=8)
-    layout: Literal["open", "village"] = "open"
-    houses: int = Field(0, ge=0)
-    view_m: float = Field(6.0, gt=0)
+    size_m: float = Field(ge=8)
+    layout: Literal["open", "village"]
+    houses: int = Field(ge=0)
+    view_m: float = Field(gt=0)
 
 
 class People(Section):
     names: tuple[str, ...]
     items: tuple[str, ...]
-    min_apart_m: float = Field(3.5, ge=0)
-    wander_m_s: float = Field(0.0, ge=0)
+    min_apart_m: float = Field(ge=0)
+    wander_m_s: float = Field(ge=0)
 
     @model_validator(mode="after")
     def one_item_each(self) -> People:
@@ -37,8 +37,8 @@ class People(Section):
 
 
 class ErrandRules(Section):
-    count: int = Field(10, ge=1)
-    inventory: int = Field(2, ge=1)
+    count: int = Field(ge=1)
+    inventory: int = Field(ge=1)
 
 
 class ErrandsRules(GameRules):

@@ -18,17 +18,17 @@ MARGIN_M = 0.8  # objects keep this far from the walls
 
 
 class Rooms(Section):
-    columns: int = Field(3, ge=1, le=8)
-    rows: int = Field(3, ge=1, le=8)
-    size_m: float = Field(5.0, ge=3)
-    door_m: float = Field(1.2, gt=0.7)
-    extra_doors: int = Field(2, ge=0)
+    columns: int = Field(ge=1, le=8)
+    rows: int = Field(ge=1, le=8)
+    size_m: float = Field(ge=3)
+    door_m: float = Field(gt=0.7)
+    extra_doors: int = Field(ge=0)
 
 
 class Tasks(Section):
-    count: int = Field(10, ge=1)
+    count: int = Field(ge=1)
     objects: tuple[str, ...]
-    shuffle_after_task: bool = False
+    shuffle_after_task: bool
 
 
 class EscapeRules(GameRules):

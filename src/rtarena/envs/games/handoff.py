@@ -14,8 +14,8 @@ WINDOW_COLOR = (235, 235, 245)
 
 
 class Windows(Section):
-    count: int = Field(2, ge=1, le=4)
-    transfer_s: float = Field(0.0, ge=0)
+    count: int = Field(ge=1, le=4)
+    transfer_s: float = Field(ge=0)
 
 
 class HandoffRules(WorkshopRules):

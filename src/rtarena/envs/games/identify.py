@@ -109,11 +109,11 @@ class IdentifyProbe(RealtimeParallelEnv):
 
     @staticmethod
     def _title_of(game: str) -> str:
-        from rtarena.envs.games.rules import read_level
+        from rtarena.envs.level_files import read_level
         from rtarena.envs.registry import env_spec
 
         cls = env_spec(game).load()
-        return read_level(cls.rules_schema, cls.level_file).game.title
+        return read_level(cls.level_file, cls.rules_schema).game.title
 
     def episode_metrics(self) -> dict[AgentID, dict[str, float]]:
         named = self._title_of(self.game).lower() in self.answer.lower()

@@ -10,19 +10,17 @@ from pydantic import Field
 
 from rtarena.envs.games.canvas import Canvas
 from rtarena.envs.games.rules import Section
-from rtarena.envs.games.versus import outcome
+from rtarena.envs.games.versus import SIDE_COLORS, outcome
 from rtarena.envs.games.walker import within
 from rtarena.envs.games.workshop import STATION_COLORS, Workshop, WorkshopRules
 
-SIDE_COLORS = ((50, 90, 230), (220, 60, 50))
-
 
 class Midline(Section):
-    spots: int = Field(4, ge=1, le=8)
-    respawn_s: float = Field(2.0, gt=0)
-    linger_s: float = Field(6.0, gt=0)
-    bench_across: bool = False
-    steal: bool = False
+    spots: int = Field(ge=1, le=8)
+    respawn_s: float = Field(gt=0)
+    linger_s: float = Field(gt=0)
+    bench_across: bool
+    steal: bool
 
 
 class MidlineRules(WorkshopRules):

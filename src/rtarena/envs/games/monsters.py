@@ -27,32 +27,32 @@ MONSTER_COLOR = (90, 200, 60)
 
 
 class Arena(Section):
-    size_m: float = Field(20.0, ge=8)
-    pillars: int = Field(4, ge=0)
-    pillar_m: tuple[float, float] = (1.0, 2.5)
-    wall_m: float = Field(3.0, gt=0)
+    size_m: float = Field(ge=8)
+    pillars: int = Field(ge=0)
+    pillar_m: tuple[float, float]
+    wall_m: float = Field(gt=0)
 
 
 class Shooter(Section):
-    speed_m_s: float = Field(3.0, gt=0)
-    radius_m: float = Field(0.3, gt=0)
-    health: int = Field(100, ge=1)
-    fov_deg: float = Field(90.0, gt=10, lt=170)
-    shot_damage: int = Field(25, ge=1)
-    cooldown_s: float = Field(0.25, ge=0)
+    speed_m_s: float = Field(gt=0)
+    radius_m: float = Field(gt=0)
+    health: int = Field(ge=1)
+    fov_deg: float = Field(gt=10, lt=170)
+    shot_damage: int = Field(ge=1)
+    cooldown_s: float = Field(ge=0)
 
 
 class Horde(Section):
-    count: int = Field(10, ge=1)
-    health: int = Field(50, ge=1)
-    speed_m_s: float = Field(1.5, ge=0)
-    radius_m: float = Field(0.35, gt=0)
-    first_wave: int = Field(3, ge=1)
-    spawn_every_s: float = Field(4.0, gt=0)
-    spawn_min_m: float = Field(7.0, ge=0)
-    explode_m: float = Field(0.8, gt=0)
-    explode_damage: int = Field(20, ge=0)
-    frozen_in_view: bool = False
+    count: int = Field(ge=1)
+    health: int = Field(ge=1)
+    speed_m_s: float = Field(ge=0)
+    radius_m: float = Field(gt=0)
+    first_wave: int = Field(ge=1)
+    spawn_every_s: float = Field(gt=0)
+    spawn_min_m: float = Field(ge=0)
+    explode_m: float = Field(gt=0)
+    explode_damage: int = Field(ge=0)
+    frozen_in_view: bool
 
 
 class MonstersRules(GameRules):

@@ -25,24 +25,24 @@ MARGIN_M = 4.0
 
 
 class Course(Section):
-    layout: Literal["line", "zigzag"] = "line"
-    platforms: int = Field(16, ge=3, le=60)
-    size_m: tuple[float, float] = (1.6, 3.0)
-    gap_m: tuple[float, float] = (0.8, 2.0)
-    rise_m: tuple[float, float] = (-0.8, 0.8)
-    height_m: tuple[float, float] = (0.6, 4.0)
-    checkpoint_every: int = Field(4, ge=1)
-    sway_m: float = Field(0.0, ge=0)
-    sway_period_s: float = Field(3.0, gt=0)
+    layout: Literal["line", "zigzag"]
+    platforms: int = Field(ge=3, le=60)
+    size_m: tuple[float, float]
+    gap_m: tuple[float, float]
+    rise_m: tuple[float, float]
+    height_m: tuple[float, float]
+    checkpoint_every: int = Field(ge=1)
+    sway_m: float = Field(ge=0)
+    sway_period_s: float = Field(gt=0)
 
 
 class Jumper(Section):
-    speed_m_s: float = Field(5.0, gt=0)
-    jump_m_s: float = Field(6.5, gt=0)
-    gravity_m_s2: float = Field(18.0, gt=0)
-    radius_m: float = Field(0.3, gt=0)
-    step_m: float = Field(0.3, ge=0)
-    fov_deg: float = Field(90.0, gt=10, lt=170)
+    speed_m_s: float = Field(gt=0)
+    jump_m_s: float = Field(gt=0)
+    gravity_m_s2: float = Field(gt=0)
+    radius_m: float = Field(gt=0)
+    step_m: float = Field(ge=0)
+    fov_deg: float = Field(gt=10, lt=170)
 
 
 class ParkourRules(GameRules):

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from rtarena.envs.games.rules import CAPABILITIES, read_level
+from rtarena.envs.games.rules import CAPABILITIES
+from rtarena.envs.level_files import read_level
 
 
 @dataclass(frozen=True)
@@ -24,7 +25,7 @@ def suite_ratings() -> list[GameRatings]:
         if spec.family != "games" or "variant" in spec.kwargs:
             continue
         cls = spec.load()
-        rules = read_level(cls.rules_schema, cls.level_file)
+        rules = read_level(cls.level_file, cls.rules_schema)
         players = rules.game.players
         mode = "solo" if players == 1 else "coop" if rules.capabilities.adversarial == 0 else "pvp"
         rows.append(GameRatings(spec.id, players, mode,

@@ -9,6 +9,7 @@ from __future__ import annotations
 import numpy as np
 
 from rtarena.envs.games.walker import border
+from rtarena.envs.search import breadth_first
 
 Room = tuple[int, int]
 
@@ -79,14 +80,7 @@ def next_room(start: Room, goal: Room, doors: set[tuple[Room, Room]]) -> Room:
     for a, b in sorted(doors):
         links.setdefault(a, []).append(b)
         links.setdefault(b, []).append(a)
-    parents: dict[Room, Room | None] = {start: None}
-    queue = [start]
-    while queue:
-        room = queue.pop(0)
-        for other in links.get(room, []):
-            if other not in parents:
-                parents[other] = room
-                queue.append(other)
+    parents = breadth_first([start], lambda room: links.get(room, []), stop=goal)
     step = goal
     while parents.get(step) not in (None, start):
         step = parents[step]

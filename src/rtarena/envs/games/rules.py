@@ -1,13 +1,18 @@
 """Level files of the game suite: typed schemas (pydantic), variants as overrides, one-line errors.
 
-A level file (`envs/games/levels/<game>.toml`) holds a game's rules and timings. Its tables:
+A level file (`envs/games/levels/<game>.toml`) holds a game's rules and timings; it is read by the one
+level reader, `rtarena.envs.level_files.read_level` (as the arena's are). Its keys and tables:
 
-- `[game]` (`GameSection`): title, players, `dt`, `time_limit_s`, keys, mouse, view size;
+- `summary`: the game in one line (the registry rows and `rtarena list` show it);
+- `[game]` (`GameSection`): title, players, `dt`, `time_limit_s`, keys, mouse, view;
 - `[capabilities]` (`Capabilities`): the 0-3 ratings of the seven capabilities;
 - the game's own tables (a `GameRules` subclass declares them);
 - `[variants.var1]` ... : `about = "..."` plus overrides of any table above, e.g.
-  `tiles = { pattern = "cluster" }`. A variant is the base file deep-merged with its overrides, then
-  validated as a whole, so a typo in a variant fails like one in the base.
+  `drops = { pattern = "cluster" }` (converted to the dotted `drops.pattern`). A variant is the base file
+  with its overrides, validated as a whole, so a typo in a variant fails like one in the base.
+
+The schemas hold no Python defaults: every number lives once, in the level file, and a file that lacks
+one is refused naming the file and the field (`tilefall.toml: drops.warning_s: is required`).
 
 Every table is a `rtarena.schema.Section` (unknown keys refused, floats finite); a mistake is the project's
 one-line `UserError` naming the file, the field and the value (`tilefall.toml: drops.warning_s: must be >
@@ -17,28 +22,27 @@ one-line `UserError` naming the file, the field and the value (`tilefall.toml: d
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import ClassVar
 
-from pydantic import ConfigDict, Field
+from pydantic import Field
 
-from rtarena.errors import UserError
-from rtarena.schema import Section, read_toml, validate
+from rtarena.envs.capabilities import GAME_ABBREV, GAME_CAPABILITIES
+from rtarena.envs.level_files import LevelFile, read_tables
+from rtarena.schema import Section
 
 LEVELS = Path(__file__).parent / "levels"
-CAPABILITIES = ("visual_perception", "spatial_navigation", "reaction_time", "memory", "planning",
-                "adversarial", "cooperation")
-CAPABILITY_ABBREV = dict(zip(CAPABILITIES, ("VP", "SN", "RT", "MEM", "PLN", "ADV", "COOP"), strict=True))
+CAPABILITIES, CAPABILITY_ABBREV = GAME_CAPABILITIES, GAME_ABBREV  # the names the suite's callers use
 Rating = Field(ge=0, le=3)
 
 
 class GameSection(Section):
     title: str
-    players: int = Field(1, ge=1, le=8)
-    dt: float = Field(0.1, gt=0, le=1)  # simulated seconds per step
-    time_limit_s: float = Field(60.0, gt=0)
-    keys: tuple[str, ...] = ("W", "A", "S", "D")
-    mouse: bool = False
-    view: str = "top-down"  # "top-down" | "side" | "first-person": what the rgb observation shows
+    players: int = Field(ge=1, le=8)
+    dt: float = Field(gt=0, le=1)  # simulated seconds per step
+    time_limit_s: float = Field(gt=0)
+    keys: tuple[str, ...]
+    mouse: bool
+    view: str  # "top-down" | "side" | "first-person": what the rgb observation shows
 
 
 class Capabilities(Section):
@@ -56,49 +60,17 @@ class Capabilities(Section):
         return ", ".join(f"{CAPABILITY_ABBREV[name]} {getattr(self, name)}" for name in CAPABILITIES)
 
 
-class Variant(Section):
-    """A variant: what it changes (`about`) and its overrides of the base tables (any keys)."""
-
-    model_config = ConfigDict(extra="allow")
-    about: str
-
-
-class GameRules(Section):
+class GameRules(LevelFile):
     """The common tables; each game subclasses this with its own tables."""
 
+    home: ClassVar[Path] = LEVELS
     game: GameSection
     capabilities: Capabilities
-    variants: dict[str, Variant] = Field(default_factory=dict)
-
-
-def deep_merge(base: dict[str, Any], over: dict[str, Any]) -> dict[str, Any]:
-    out = dict(base)
-    for key, value in over.items():
-        out[key] = deep_merge(out[key], value) if isinstance(value, dict) and isinstance(out.get(key), dict) else value
-    return out
-
-
-def read_level(schema: type[GameRules], file: str, variant: str | None = None,
-               overrides: dict[str, Any] | None = None) -> GameRules:
-    """The rules of `file` (in `levels/` or a path), with a variant's and the caller's overrides."""
-    path = Path(file) if Path(file).is_absolute() else LEVELS / file
-    data = read_toml(path, "level file")
-    if variant:
-        found = data.get("variants", {}).get(variant)
-        if found is None:
-            known = ", ".join(data.get("variants", {})) or "none"
-            raise UserError(f"unknown variant {variant!r} (this game has: {known})", source=path.name,
-                            field="variant")
-        data = deep_merge(data, {k: v for k, v in found.items() if k != "about"})
-    if overrides:
-        data = deep_merge(data, overrides)
-    return validate(schema, data, source=path.name + (f" [{variant}]" if variant else ""))
 
 
 def read_capabilities(file: str) -> Capabilities:
     """The ratings of a level file without building the game."""
-    data = read_toml(LEVELS / file, "level file")
-    return Capabilities.model_validate(data["capabilities"])
+    return Capabilities.model_validate(read_tables(file, LEVELS)["capabilities"])
 
 
 def game_name(env_id: str) -> str:
@@ -108,5 +80,4 @@ def game_name(env_id: str) -> str:
 
 def variant_notes(file: str) -> dict[str, str]:
     """Each variant's `about` line, by variant name."""
-    data = read_toml(LEVELS / file, "level file")
-    return {name: table["about"] for name, table in data.get("variants", {}).items()}
+    return {name: table["about"] for name, table in read_tables(file, LEVELS).get("variants", {}).items()}

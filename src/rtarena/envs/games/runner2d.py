@@ -17,21 +17,21 @@ AHEAD = 3  # platforms described in the text and state
 
 
 class Course(Section):
-    layout: Literal["flat", "stairs"] = "flat"
-    platforms: int = Field(14, ge=3, le=60)
-    length_m: tuple[float, float] = (2.0, 6.0)
-    gap_m: tuple[float, float] = (1.0, 2.4)
-    rise_m: tuple[float, float] = (-1.2, 0.9)
-    max_height_m: float = Field(3.0, ge=0)
-    crumble_s: float = Field(0.0, ge=0)
+    layout: Literal["flat", "stairs"]
+    platforms: int = Field(ge=3, le=60)
+    length_m: tuple[float, float]
+    gap_m: tuple[float, float]
+    rise_m: tuple[float, float]
+    max_height_m: float = Field(ge=0)
+    crumble_s: float = Field(ge=0)
 
 
 class Runner(Section):
-    run_m_s: float = Field(6.0, gt=0)
-    jump_m_s: float = Field(7.0, gt=0)
-    gravity_m_s2: float = Field(20.0, gt=0)
-    half_width_m: float = Field(0.3, gt=0)
-    fall_below_m: float = -3.0
+    run_m_s: float = Field(gt=0)
+    jump_m_s: float = Field(gt=0)
+    gravity_m_s2: float = Field(gt=0)
+    half_width_m: float = Field(gt=0)
+    fall_below_m: float
 
 
 class Runner2DRules(GameRules):

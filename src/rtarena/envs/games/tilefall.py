@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from collections import deque
 from typing import Literal
 
 import numpy as np
@@ -12,24 +11,25 @@ from rtarena.envs.games.base import Input, SuiteGame
 from rtarena.envs.games.canvas import Canvas
 from rtarena.envs.games.rules import GameRules, Section
 from rtarena.envs.games.walker import WalkerRules
+from rtarena.envs.search import breadth_first, grid
 
 MIN_SOLID = 6  # tiles never warned, so the floor never vanishes entirely
 NEIGHBOURS = ((1, 0), (-1, 0), (0, 1), (0, -1))
 
 
 class Floor(Section):
-    size: int = Field(8, ge=3, le=16)
-    tile_m: float = Field(1.0, gt=0)
-    shape: Literal["square", "islands"] = "square"
-    holes: int = Field(0, ge=0)
+    size: int = Field(ge=3, le=16)
+    tile_m: float = Field(gt=0)
+    shape: Literal["square", "islands"]
+    holes: int = Field(ge=0)
 
 
 class Drops(Section):
-    pattern: Literal["single", "cluster", "track"] = "single"
-    warning_s: float = Field(1.2, gt=0)
-    interval_start_s: float = Field(0.9, gt=0)
-    interval_end_s: float = Field(0.35, gt=0)
-    cluster_size: int = Field(1, ge=1)
+    pattern: Literal["single", "cluster", "track"]
+    warning_s: float = Field(gt=0)
+    interval_start_s: float = Field(gt=0)
+    interval_end_s: float = Field(gt=0)
+    cluster_size: int = Field(ge=1)
 
 
 class TilefallRules(GameRules):
@@ -43,15 +43,7 @@ def connected(solid: np.ndarray) -> bool:
     cells = np.argwhere(solid)
     if len(cells) == 0:
         return False
-    seen = {tuple(cells[0])}
-    queue = deque(seen)
-    while queue:
-        c, r = queue.popleft()
-        for dc, dr in NEIGHBOURS:
-            n = (c + dc, r + dr)
-            if 0 <= n[0] < solid.shape[0] and 0 <= n[1] < solid.shape[1] and solid[n] and n not in seen:
-                seen.add(n)
-                queue.append(n)
+    seen = breadth_first([tuple(cells[0])], grid(solid.shape, lambda cell: bool(solid[cell]), NEIGHBOURS))
     return len(seen) == len(cells)
 
 

@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
+from rtarena.envs.arena.render.palette import TEAM_RGB
+
 WIN, DRAW, LOSS = 1.0, 0.5, 0.0
+# Side 0 blue, side 1 red: the arena's team colours (`envs/arena/render/palette.py`), one home for both.
+SIDE_COLORS = TEAM_RGB[:2]
 
 
 def side_of(agent: str) -> int:

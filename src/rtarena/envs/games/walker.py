@@ -21,9 +21,9 @@ WALL_COLOR = (70, 70, 80)
 class WalkerRules(Section):
     """A walker's `[player]` table: speed, body radius and how far it reaches to interact."""
 
-    speed_m_s: float = Field(3.0, gt=0)
-    radius_m: float = Field(0.3, gt=0)
-    reach_m: float = Field(1.0, gt=0)
+    speed_m_s: float = Field(gt=0)
+    radius_m: float = Field(gt=0)
+    reach_m: float = Field(gt=0)
 
 
 def blocked(pos: np.ndarray, radius: float, walls: np.ndarray) -> bool:

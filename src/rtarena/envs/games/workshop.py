@@ -19,29 +19,29 @@ STATION_COLORS = {"bench": (150, 100, 50), "counter": (60, 170, 90), "trash": (4
 
 
 class Room(Section):
-    width_m: float = Field(10.0, ge=6)
-    height_m: float = Field(7.0, ge=5)
-    layout: Literal["one-room", "two-rooms"] = "one-room"
-    door_m: float = Field(1.6, gt=0.8)
+    width_m: float = Field(ge=6)
+    height_m: float = Field(ge=5)
+    layout: Literal["one-room", "two-rooms"]
+    door_m: float = Field(gt=0.8)
 
 
 class Parts(Section):
-    kinds: tuple[str, ...] = ("gear", "spring", "bolt")
+    kinds: tuple[str, ...]
 
 
 class Bench(Section):
-    upgrade_s: float = Field(4.0, gt=0)
-    manual: bool = False
+    upgrade_s: float = Field(gt=0)
+    manual: bool
 
 
 class Orders(Section):
-    max_open: int = Field(3, ge=1)
-    interval_s: float = Field(8.0, gt=0)
-    expire_s: float = Field(40.0, gt=0)
-    upgraded_share: float = Field(0.4, ge=0, le=1)
-    points_plain: int = Field(1, ge=1)
-    points_upgraded: int = Field(2, ge=1)
-    target_points: int = Field(10, ge=1)
+    max_open: int = Field(ge=1)
+    interval_s: float = Field(gt=0)
+    expire_s: float = Field(gt=0)
+    upgraded_share: float = Field(ge=0, le=1)
+    points_plain: int = Field(ge=1)
+    points_upgraded: int = Field(ge=1)
+    target_points: int = Field(ge=1)
 
 
 class WorkshopRules(GameRules):

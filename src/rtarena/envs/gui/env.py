@@ -1,11 +1,14 @@
-"""`BrowserTaskEnv`: a web task or canvas game in a real Chromium whose clock the env controls."""
+"""`BrowserTaskEnv`: a web task or canvas game in a real Chromium whose clock the env controls.
+
+Three parts: the env (this module: spaces, PettingZoo bookkeeping, scoring, screenshots kept), the page
+session (`session.py`: the tab, driven on the browser thread) and the observation builder
+(`observation.py`: the modalities from a page snapshot)."""
 
 from __future__ import annotations
 
 import contextlib
 import json
 import math
-import unicodedata
 from pathlib import Path
 from typing import Any, ClassVar
 
@@ -15,19 +18,16 @@ from gymnasium import spaces
 from rtarena.envs.base import RealtimeParallelEnv
 from rtarena.envs.gui import actions as gui_actions
 from rtarena.envs.gui.browser import BrowserHost, chromium_path
+from rtarena.envs.gui.observation import MAX_TEXT, MODALITIES, ObservationBuilder, ascii_text
 from rtarena.envs.gui.server import PageServer
-from rtarena.envs.gui.som import decode, draw_marks, save_jpeg
+from rtarena.envs.gui.session import PageSession
+from rtarena.envs.gui.som import decode, save_jpeg
 from rtarena.envs.gui.spec import TaskSpec, load_spec
 from rtarena.errors import UserError
 
 AGENT = "user"
-MODALITIES = ("som", "rgb", "marks", "goal", "time", "text")
 DEFAULT_OBS = ("som", "marks", "goal", "time", "text")
-IMAGE_MODALITIES = ("som", "rgb")
-T0_ISO = "2025-03-14T09:00:00Z"  # page time at reset: every episode starts at the same instant
 TEXT_CHARSET = "".join(chr(c) for c in range(32, 127)) + "\n\t"
-MAX_TEXT = 200_000
-MAX_IDLE_TABS = 4  # tabs of closed envs kept per viewport for the next env
 
 
 class BrowserTaskEnv(RealtimeParallelEnv):
@@ -42,8 +42,10 @@ class BrowserTaskEnv(RealtimeParallelEnv):
     The page runs in headless Chromium (Debian's `/usr/bin/chromium`, driven by Playwright) and its clock
     (`Date`, `performance`, timers, `requestAnimationFrame`) is Playwright's fake clock, which never moves
     on its own; every episode starts at the same instant (`performance.now()` alone keeps counting across
-    the episodes of one env, so pages must not read it). `step()` first executes the GUI actions (raw mouse
-    and keyboard input at mark centres, taking no page time), then advances page time by exactly `dt`.
+    the episodes of one env, so pages must not read it). `step()` executes the GUI actions (raw mouse and
+    keyboard input at mark centres, taking no page time) at their commit time, to the page millisecond
+    (`substep_s`; at the step's start unless the runtime set a later time), and advances page time by
+    exactly `dt` in all.
     Under the `paused` and `token` clocks the page is therefore frozen while the agent thinks; under
     `wall` the runtime steps every `dt` of real time, so page time follows real time. All randomness
     comes from the seed, which the page receives with the task's parameters (`tasks/NAME.toml`).
@@ -78,6 +80,9 @@ class BrowserTaskEnv(RealtimeParallelEnv):
     # The token clock's default B (tokens per observation interval) for browser tasks: Realtime-Bench's
     # 1 observation per second and its implied ~64 tokens per second (kappa = B x 1 Hz).
     tokens_per_interval: ClassVar[int] = 64
+    # The page's timers run on Playwright's clock in whole milliseconds: the env can stop at any of them, so
+    # an action applies at its commit time (`set_action_times`; Realtime-Bench's t_i^act), not at a step's end.
+    substep_s: ClassVar[float] = 0.001
     metadata: ClassVar[dict[str, Any]] = {"render_modes": ["rgb_array"], "name": "rtarena_gui",
                                           "is_parallelizable": True}
 
@@ -118,7 +123,10 @@ class BrowserTaskEnv(RealtimeParallelEnv):
         self.screenshot_dir = Path(screenshot_dir) if screenshot_dir else None
         self.screenshots_per_episode = int(screenshots_per_episode)
         self.executable_path = chromium_path(executable_path)  # one clear line now if Chromium is missing
-        self._host: BrowserHost | None = None  # the browser itself starts on the first reset
+        self._view = ObservationBuilder(self.observe, self.time_limit_s)
+        self._session = PageSession(self.executable_path, self.viewport, self.jpeg_quality,
+                                    text=self._view.wants_text,
+                                    screenshot=self._view.wants_image or self.screenshot_dir is not None)
         self.possible_agents = [AGENT]
         self.agents = []
         width, height = self.viewport
@@ -132,17 +140,14 @@ class BrowserTaskEnv(RealtimeParallelEnv):
         }
         self._observation_space = spaces.Dict({k: all_spaces[k] for k in self.observe})
         self._action_space = gui_actions.action_space()
-        self._context: Any = None
-        self._page: Any = None
+        self._action_at_ms = 0  # page milliseconds into the next step at which its action applies
         self._episode = 0
         self._reset_counters()
 
     @property
     def host(self) -> BrowserHost:
         """The shared browser thread; raises the one-line install hint when Chromium is missing."""
-        if self._host is None:
-            self._host = BrowserHost.shared(self.executable_path)
-        return self._host
+        return self._session.host
 
     # -- spaces and contract ------------------------------------------------------------------------
     def observation_space(self, agent: str) -> spaces.Dict:
@@ -158,6 +163,12 @@ class BrowserTaskEnv(RealtimeParallelEnv):
     def describe() -> str:
         """The GUI action set as prompt text."""
         return gui_actions.describe()
+
+    def set_action_times(self, at_s: dict[str, float]) -> None:
+        """The next step runs the page `at_s[user]` seconds (whole milliseconds) before it executes the
+        action, then the rest of `dt` (contract.RealtimeEnv)."""
+        at_ms = math.ceil(float(at_s.get(AGENT, 0.0)) * 1000 - 1e-6)  # never before the commit time
+        self._action_at_ms = min(max(0, at_ms), round(self.dt * 1000))
 
     def episode_metrics(self) -> dict[str, dict[str, float]]:
         return {AGENT: {
@@ -175,21 +186,24 @@ class BrowserTaskEnv(RealtimeParallelEnv):
 
     @property
     def goal(self) -> str:
-        return self._goal
+        return self._view.goal
 
     @property
     def instruction(self) -> str:
         """The task's own instruction for a model's prompt: this episode's goal (known after reset)."""
-        return _ascii(self._goal)
+        return ascii_text(self._view.goal)
+
+    @property
+    def _task(self) -> dict[str, Any]:
+        """The task state the page reported last (`done`, `success`, `progress`, `why`)."""
+        return self._view.task
 
     # -- PettingZoo hooks -----------------------------------------------------------------------------
     def _reset_counters(self) -> None:
         self._counts = {"gui_actions": 0, "failed_actions": 0, "malformed_actions": 0}
-        self._task: dict[str, Any] = {}
-        self._marks: list[dict] = []
+        self._view.clear()
         self._steps = 0
-        self._goal = ""
-        self._last_pixels: np.ndarray | None = None
+        self._view.goal = ""
 
     def _reset(self, options: dict) -> tuple[dict, dict]:
         self._reset_counters()
@@ -198,10 +212,10 @@ class BrowserTaskEnv(RealtimeParallelEnv):
         self._episode_seed = seed
         url = PageServer.shared().url(self.spec.page) + "?cfg=" + _quote(json.dumps(
             {"seed": seed, "dt": self.dt, "params": self.params}))
-        snap, shot = self.host.call(self._areset, url)
-        self._goal = self.spec.goal_text(snap.get("vars", {}), self.params)
-        events = [{"type": "task_start", "task": self.spec.name, "goal": self._goal}, *snap.get("events", [])]
-        obs = self._observation(snap, shot)
+        snap, shot = self._session.open(url)
+        self._view.goal = self.spec.goal_text(snap.get("vars", {}), self.params)
+        events = [{"type": "task_start", "task": self.spec.name, "goal": self._view.goal}, *snap.get("events", [])]
+        obs = self._view.build(snap, shot, self._elapsed())
         self._save_screenshot(obs)
         return {AGENT: obs}, {AGENT: {"events": events, "task": dict(self._task)}}
 
@@ -216,12 +230,14 @@ class BrowserTaskEnv(RealtimeParallelEnv):
             calls = []
         calls = [c for c in calls if c.name != "wait"]
         before = float(self._task.get("progress", 0.0))
-        snap, shot, done_events = self.host.call(self._astep, calls, {m["id"]: m["box"] for m in self._marks})
+        at_ms, self._action_at_ms = self._action_at_ms, 0
+        boxes = {m["id"]: m["box"] for m in self._view.marks}
+        snap, shot, done_events = self._session.step(calls, boxes, round(self.dt * 1000), at_ms)
         self._steps += 1
         for event in done_events:
             self._counts["failed_actions" if event["type"] == "failed_action" else "gui_actions"] += 1
         events += done_events + snap.get("events", [])
-        obs = self._observation(snap, shot)
+        obs = self._view.build(snap, shot, self._elapsed())
         terminated = bool(self._task.get("done"))
         truncated = not terminated and self._elapsed() >= self.time_limit_s - 1e-9
         if terminated or truncated:
@@ -234,145 +250,41 @@ class BrowserTaskEnv(RealtimeParallelEnv):
         return ({AGENT: obs}, {AGENT: reward}, {AGENT: terminated}, {AGENT: truncated}, {AGENT: info})
 
     def render(self) -> np.ndarray | None:
-        return self._last_pixels
+        return self._view.pixels
 
     def close(self) -> None:
-        if self._context is not None and self._host is not None:
-            with contextlib.suppress(Exception):  # the browser may be gone at interpreter exit
-                self._host.call(self._aclose)
+        with contextlib.suppress(Exception):  # the browser may be gone at interpreter exit
+            self._session.close()
 
     # -- page access (the oracle and tests) ---------------------------------------------------------
     def oracle_action(self, lead_s: float = 0.0, period_s: float | None = None) -> str:
         """The task's own solution for the page as it is now (privileged: reads the page's state), planned
         for an action applied `lead_s` page seconds from now by a solver acting every `period_s`."""
         period = float(period_s if period_s is not None else self.dt)
-        return self.host.call(self._aeval, f"RT.oracleAction({float(lead_s)!r}, {period!r})")
+        return self._session.evaluate(f"RT.oracleAction({float(lead_s)!r}, {period!r})")
 
     def capture(self) -> np.ndarray:
         """The viewport as it is now, without marks and without advancing page time."""
-        return decode(self.host.call(self._acapture))
+        return decode(self._session.capture())
 
     def page_eval(self, expression: str) -> Any:
         """Evaluate a JS expression in the page (for tests and debugging; takes no page time)."""
-        return self.host.call(self._aeval, expression)
-
-    # -- on the browser thread ------------------------------------------------------------------------
-    async def _areset(self, url: str):
-        if self._page is not None and not self._page.is_closed():
-            # The same tab, navigated anew: a new tab costs a renderer process (most of a reset). The page's
-            # timers and state go with the navigation; the clock is set back to the same instant, paused.
-            await self._context.clear_cookies()
-            await self._context.clock.set_system_time(T0_ISO)
-            await self._page.goto(url, wait_until="load")
-            return await self._asnapshot()
-        tab = self.host.take_tab(self.viewport)
-        if tab is not None:
-            self._context, self._page = tab
-            return await self._areset(url)
-        browser = await self.host.browser()
-        await self._aclose()
-        width, height = self.viewport
-        self._context = await browser.new_context(viewport={"width": width, "height": height}, locale="en-US",
-                                                  timezone_id="UTC", device_scale_factor=1)
-        # The clock is paused before the page exists, so the page's first timer already runs on it.
-        await self._context.clock.pause_at(T0_ISO)
-        self._page = await self._context.new_page()
-        await self._page.goto(url, wait_until="load")
-        return await self._asnapshot()
-
-    async def _astep(self, calls: list[gui_actions.GuiAction], boxes: dict[int, list[int]]):
-        done = []
-        for call in calls:
-            error = await self._aexecute(call, boxes)
-            event = {"type": "failed_action" if error else "gui_action", "action": str(call)}
-            if error:
-                event["error"] = error
-            done.append(event)
-        await self._page.clock.run_for(round(self.dt * 1000))
-        snap, shot = await self._asnapshot()
-        return snap, shot, done
-
-    async def _aexecute(self, call: gui_actions.GuiAction, boxes: dict[int, list[int]]) -> str | None:
-        from playwright.async_api import Error as PlaywrightError
-
-        try:
-            await call.execute(gui_actions.Hands(self._page, boxes, self.viewport))
-        except gui_actions.ActionFailed as error:
-            return str(error)
-        except PlaywrightError as error:
-            return str(error).splitlines()[0][:200]
-        return None
-
-    async def _asnapshot(self):
-        snap = json.loads(await self._page.evaluate(f"RT.snapshot({'true' if 'text' in self.observe else 'false'})"))
-        shot = None
-        if any(m in self.observe for m in IMAGE_MODALITIES) or self.screenshot_dir is not None:
-            shot = await self._page.screenshot(type="jpeg", quality=self.jpeg_quality)
-        return snap, shot
-
-    async def _acapture(self) -> bytes:
-        return await self._page.screenshot(type="png")
-
-    async def _aeval(self, expression: str) -> Any:
-        return await self._page.evaluate(expression)
-
-    async def _aclose(self) -> None:
-        if self._context is not None:
-            context, page, self._context, self._page = self._context, self._page, None, None
-            if page is not None and not page.is_closed() and self.host.idle_count(self.viewport) < MAX_IDLE_TABS:
-                await page.goto("about:blank")  # stop its timers; the next env navigates it anew
-                self.host.give_tab(self.viewport, context, page)
-            else:
-                await context.close()
+        return self._session.evaluate(expression)
 
     # -- helpers -------------------------------------------------------------------------------------
     def _elapsed(self) -> float:
         return round(self._steps * self.dt, 9)
 
-    def _observation(self, snap: dict, shot: bytes | None) -> dict[str, Any]:
-        self._task = snap["task"]
-        self._marks = snap["marks"]
-        obs: dict[str, Any] = {}
-        if shot is not None:
-            pixels = decode(shot)
-            if "rgb" in self.observe:
-                obs["rgb"] = pixels
-            self._last_pixels = draw_marks(pixels, self._marks)
-            if "som" in self.observe:
-                obs["som"] = self._last_pixels
-        if "marks" in self.observe:
-            obs["marks"] = json.dumps(self._marks, ensure_ascii=True, separators=(",", ":"))
-        if "goal" in self.observe:
-            obs["goal"] = _ascii(self._goal)
-        if "time" in self.observe:
-            elapsed = self._elapsed()
-            obs["time"] = np.array([elapsed, max(0.0, self.time_limit_s - elapsed)], dtype=np.float32)
-        if "text" in self.observe:
-            obs["text"] = _ascii(self._text_block(snap.get("text", "")))[:MAX_TEXT]
-        return obs
-
-    def _text_block(self, page_text: str) -> str:
-        elapsed = self._elapsed()
-        lines = [f"Goal: {self._goal}",
-                 f"Time: {elapsed:.2f} s elapsed, {max(0.0, self.time_limit_s - elapsed):.2f} s left",
-                 "Marks (id, role, text, box x,y,w,h, actions):"]
-        for mark in self._marks:
-            checked = "" if "checked" not in mark else (" checked" if mark["checked"] else " unchecked")
-            lines.append(f"[{mark['id']}] {mark['role']}{checked} {json.dumps(mark['text'])} "
-                         f"at {tuple(mark['box'])} {'/'.join(mark['actions'])}")
-        lines += ["Page text:", page_text.strip()]
-        return "\n".join(lines)
-
     def _save_screenshot(self, obs: dict[str, Any], last: bool = False) -> None:
         """Keep a few screenshots per episode: the first, evenly spaced ones, and the last."""
-        if self.screenshot_dir is None or self._last_pixels is None:
+        if self.screenshot_dir is None or self._view.pixels is None:
             return
         every = max(1, math.ceil(self.time_limit_s / self.dt / max(1, self.screenshots_per_episode - 1)))
         if not (last or self._steps % every == 0):
             return
         folder = self.screenshot_dir / f"{self.spec.name}-seed{self._seed_label()}"
         folder.mkdir(parents=True, exist_ok=True)
-        save_jpeg(self._last_pixels, str(folder / f"step{self._steps:04d}.jpg"))
+        save_jpeg(self._view.pixels, str(folder / f"step{self._steps:04d}.jpg"))
 
     def _seed_label(self) -> str:
         return str(getattr(self, "_user_seed", None) if getattr(self, "_user_seed", None) is not None
@@ -390,18 +302,6 @@ def _quote(text: str) -> str:
     from urllib.parse import quote
 
     return quote(text, safe="")
-
-
-_PUNCTUATION = str.maketrans({"\u00b7": "-", "\u2013": "-", "\u2014": "-", "\u2212": "-", "\u2019": "'",
-                              "\u2018": "'", "\u201c": '"', "\u201d": '"', "\u00a0": " ", "\u2026": "...",
-                              "\u20ac": "EUR", "\u00d7": "x"})
-
-
-def _ascii(text: str) -> str:
-    """Text for a gymnasium Text space: printable ASCII (accents dropped, common punctuation spelled)."""
-    plain = unicodedata.normalize("NFKD", text.translate(_PUNCTUATION))
-    return "".join(c if (" " <= c <= "~") or c in "\n\t" else ("" if unicodedata.combining(c) else "?")
-                   for c in plain)
 
 
 def make_task(task: str, **kwargs: Any) -> BrowserTaskEnv:

@@ -9,18 +9,20 @@ row per task file (`catalog.py`), `web/NAME-v0` for pages under `web/`, `gui-gam
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, ClassVar, Literal
 
 from pydantic import ConfigDict, Field, field_validator, model_validator
 
+from rtarena.envs.capabilities import REALTIME_CAPABILITIES
+from rtarena.envs.level_files import read_level
 from rtarena.errors import UserError
-from rtarena.schema import PosFloat, PosInt, Section, read_toml, validate
+from rtarena.schema import PosFloat, PosInt, Section
 
 TASKS_DIR = Path(__file__).with_name("tasks")
 PAGES_DIR = Path(__file__).with_name("pages")
-# The three real-time capabilities a task is tagged with (Realtime-Bench's axes): noticing that the page
-# changed, thinking within the time left, and deciding whether acting now is worth it at all.
-CAPABILITIES = ("perceive_change", "deliberate_in_time", "decide_to_act")
+# The three real-time capabilities a task is tagged with (Realtime-Bench's axes, `envs/capabilities.py`):
+# noticing that the page changed, thinking within the time left, deciding whether acting now is worth it.
+CAPABILITIES = REALTIME_CAPABILITIES
 
 Pixels = Field(ge=100, le=4000)
 
@@ -33,6 +35,7 @@ class TaskSpec(Section):
     """
 
     model_config = ConfigDict(frozen=True)
+    home: ClassVar[Path] = TASKS_DIR  # where `read_level` looks up a bare file name
 
     name: str = Field("", description="the file stem (set by load_spec)")
     title: str = Field(min_length=1, description="shown in `rtarena list`")
@@ -42,7 +45,7 @@ class TaskSpec(Section):
     time_limit_s: PosFloat = Field(20.0, description="episode time limit, seconds")
     viewport: tuple[int, int] = Field((800, 600), description="[width, height] in pixels, each 100..4000")
     params: dict[str, Any] = Field(default_factory=dict, description="free parameters handed to the page")
-    source: str = Field("", description="the file read (set by load_spec)")
+    source: str = Field("", description="the file read (set by read_level)")
     summary: str = Field("", description="one line for `rtarena list` (default: the title)")
     obs_every: PosInt = Field(1, description="env steps per observation: 1 / (dt * obs_every) observations per second")
     deadline_s: PosFloat | None = Field(None, description="page second by which the goal must be reached "
@@ -65,8 +68,14 @@ class TaskSpec(Section):
 
     @model_validator(mode="before")
     @classmethod
-    def _summary_from_title(cls, data: Any) -> Any:
-        if isinstance(data, dict) and not data.get("summary") and isinstance(data.get("title"), str):
+    def _name_and_summary(cls, data: Any) -> Any:
+        if not isinstance(data, dict):
+            return data
+        if data.get("source"):
+            if "name" in data:
+                raise ValueError("name: unknown field (it is set from the file's name)")
+            data = {**data, "name": Path(data["source"]).stem}
+        if not data.get("summary") and isinstance(data.get("title"), str):
             data = {**data, "summary": data["title"]}
         return data
 
@@ -109,13 +118,9 @@ class TaskSpec(Section):
 
 
 def load_spec(name: str) -> TaskSpec:
-    """Read `tasks/<name>.toml` (or a path to a TOML file) into a `TaskSpec`, with one-line errors."""
+    """Read `tasks/<name>.toml` (or a path to a TOML file) into a `TaskSpec` with the one level reader."""
     path = Path(name) if name.endswith(".toml") else TASKS_DIR / f"{name}.toml"
     if not path.is_file() and not path.is_dir():
         known = ", ".join(sorted(p.stem for p in TASKS_DIR.glob("*.toml")))
         raise UserError(f"no task file {path}; known tasks: {known}", field="task")
-    data = read_toml(path, "task file")
-    for key in ("name", "source"):
-        if key in data:
-            raise UserError("unknown field (it is set from the file's name)", source=str(path), field=key)
-    return validate(TaskSpec, {**data, "name": path.stem, "source": str(path)}, source=str(path))
+    return read_level(path, TaskSpec)

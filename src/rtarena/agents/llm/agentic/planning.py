@@ -8,6 +8,7 @@ the step's decision, so every clock charges them.
 
 from __future__ import annotations
 
+import math
 import re
 import time
 from collections.abc import Callable
@@ -51,9 +52,11 @@ class Planner:
     def plan(self, messages_for: Callable[[list[dict[str, Any]]], list[dict[str, Any]]],
              view: Callable[[str], list[dict[str, Any]] | None], view_names: list[str]) -> Plan:
         plan, rounds = Plan(), []
-        deadline = time.monotonic() + (self.timeout_s or self.client.timeout_s)
+        budget = self.timeout_s or self.client.timeout_s  # None under `wall`: until the episode ends
+        deadline = time.monotonic() + (budget if budget is not None else math.inf)
         for index in range(self.max_rounds):
-            completion = self.client.complete(messages_for(rounds), timeout_s=max(1e-3, deadline - time.monotonic()))
+            left = deadline - time.monotonic()
+            completion = self.client.complete(messages_for(rounds), timeout_s=max(1e-3, left) if budget else None)
             plan.completions.append(completion)
             name = wants_look(completion.text) if completion.ok else None
             if name is None or index == self.max_rounds - 1:

@@ -7,7 +7,7 @@ The wording lives in the template files of this folder (`string.Template` syntax
 | who the agent is | `who_single.txt`, `who_team.txt` | the controller's env agents |
 | the domain | (the env's documentation) | the env class docstring sections and its level rules |
 | controls and output format | `formats/<parser key>.md`, `formats/team.md` | the action parser |
-| the clock instruction | (the runtime's sentence) | `AgentContext.clock["description"]` |
+| the clock instruction | (the runtime's sentence) | `AgentContext.clock.describe()` |
 | the setting | `setting_game.txt`, `setting_web.txt` | the registry family (`web` or any game) |
 | the task | `task.md` | the env's own instruction (`AgentContext.docs.instruction`: a browser task's goal) or fixed |
 | skill notes | `skill.md` | the `skill=` file, if any |
@@ -28,6 +28,7 @@ import numpy as np
 
 from rtarena.agents.llm.gui_view import goal_text, marks_part
 from rtarena.agents.llm.media import audio_part, depth_part, image_part
+from rtarena.envs.modalities import MEDIA
 
 HERE = Path(__file__).parent
 HEADINGS = {"game": "The game", "web": "The web task"}
@@ -89,7 +90,7 @@ def system_prompt(context: Any, controls: str, skill: str | None = None, extra: 
     kind = setting_kind(context.env_id)
     goal = context.docs.instruction or "Score as much as you can before the episode ends."
     text = render("system.md", who=who, setting=render(f"setting_{kind}.txt"), heading=HEADINGS[kind],
-                  domain=domain_text(context), controls=controls, clock=context.clock.get("description", ""),
+                  domain=domain_text(context), controls=controls, clock=context.clock.describe(),
                   task=render("task.md", goal=goal))
     if skill:
         text += "\n" + render("skill.md", skill=skill.strip())
@@ -139,7 +140,7 @@ def observation_parts(observation: Any, modalities: tuple[str, ...], image_size:
         parts.append({"type": "text", "text": f"state: {_vector(observation['state'])}"})
     if not parts and "text" in modalities:  # a dict without text: show its numeric fields
         numeric = {k: v for k, v in observation.items()
-                   if k not in ("rgb", "depth", "audio", "som") and not isinstance(v, str)}
+                   if k not in MEDIA and not isinstance(v, str)}
         parts.append({"type": "text", "text": "\n".join(f"{k}: {_vector(v)}" for k, v in numeric.items())})
     for key in ("rgb", "som"):
         if key in modalities and key in observation:

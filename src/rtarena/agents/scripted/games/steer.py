@@ -54,9 +54,8 @@ def grid_path(pos: np.ndarray, target: np.ndarray, walls: np.ndarray, radius: fl
               cell: float = 0.5) -> list[np.ndarray]:
     """Waypoints of a shortest free path over a grid of `cell`-metre squares (for areas whose obstacles
     block straight lines), ending at the target; just the target when no path is found."""
-    from collections import deque
-
     from rtarena.envs.games.walker import blocked
+    from rtarena.envs.search import breadth_first, grid, path_back
 
     n = int(np.ceil(size / cell))
 
@@ -67,22 +66,9 @@ def grid_path(pos: np.ndarray, target: np.ndarray, walls: np.ndarray, radius: fl
         return (min(n - 1, max(0, int(p[0] // cell))), min(n - 1, max(0, int(p[1] // cell))))
 
     start, goal = cell_of(pos), cell_of(target)
-    parents = {goal: None}
-    queue = deque([goal])
-    while queue and start not in parents:
-        c = queue.popleft()
-        for dc, dr in ((1, 0), (-1, 0), (0, 1), (0, -1)):
-            nxt = (c[0] + dc, c[1] + dr)
-            if 0 <= nxt[0] < n and 0 <= nxt[1] < n and nxt not in parents and \
-                    (nxt == start or not blocked(centre(nxt), radius + 0.05, walls)):
-                parents[nxt] = c
-                queue.append(nxt)
-    path = []
-    step = parents.get(start)
-    while step is not None and step != goal:
-        path.append(centre(step))
-        step = parents[step]
-    return [*path, np.asarray(target, dtype=float)]
+    free = grid((n, n), lambda c: c == start or not blocked(centre(c), radius + 0.05, walls))
+    between = path_back(breadth_first([goal], free, stop=start), start)[1:-1]  # start and goal left out
+    return [*(centre(c) for c in between), np.asarray(target, dtype=float)]
 
 
 def follow(memory: dict, key: Any, pos: np.ndarray, plan) -> np.ndarray:

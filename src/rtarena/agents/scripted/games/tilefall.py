@@ -8,6 +8,7 @@ from typing import Any
 import numpy as np
 
 from rtarena.agents.scripted.games.steer import keys_toward
+from rtarena.envs.search import breadth_first, grid
 
 STEPS = ((1, 0), (-1, 0), (0, 1), (0, -1))
 
@@ -35,17 +36,7 @@ def safety(safe: np.ndarray) -> np.ndarray:
 
 def path_from(start: tuple[int, int], passable: np.ndarray) -> dict[tuple[int, int], tuple[int, int] | None]:
     """BFS parents over passable tiles from `start`."""
-    parents: dict[tuple[int, int], tuple[int, int] | None] = {start: None}
-    queue = deque([start])
-    n = passable.shape[0]
-    while queue:
-        c, r = queue.popleft()
-        for dc, dr in STEPS:
-            nxt = (c + dc, r + dr)
-            if 0 <= nxt[0] < n and 0 <= nxt[1] < n and passable[nxt] and nxt not in parents:
-                parents[nxt] = (c, r)
-                queue.append(nxt)
-    return parents
+    return breadth_first([start], grid(passable.shape, lambda tile: bool(passable[tile]), STEPS))
 
 
 def next_tile(gone: np.ndarray, safe: np.ndarray, here: tuple[int, int]) -> tuple[int, int]:

@@ -37,6 +37,15 @@ COLOURS = {
 RADII_M = {"spawns": 0.9, "coins": 0.5, "turrets": 0.8, "ammo": 0.6, "chickens": 0.4}
 
 
+def palette_css() -> dict[str, Any]:
+    """The same palette as CSS colours, for the editor's canvas: `{"colours": {...}, "teams": [...], "radii_m"}`."""
+    def css(rgb: tuple[int, int, int]) -> str:
+        return "#" + "".join(f"{int(c):02x}" for c in rgb)
+
+    return {"colours": {k: css(v) for k, v in COLOURS.items()}, "teams": [css(t) for t in TEAM_RGB],
+            "radii_m": RADII_M}
+
+
 def topdown(data: Mapping[str, Any], px_per_m: float = 6.0, size_m: float | None = None) -> np.ndarray:
     """An (H, W, 3) uint8 picture of a map table (malformed rows are skipped, not drawn)."""
     size = float(data.get("size_m", size_m or 100.0))
