@@ -87,8 +87,8 @@ def test_a_pixel_policy_trains_on_frames_and_plays_them(tmp_path):
     """`--obs pixels`: a CnnPolicy on the 84x84 RGB vector env, played as `sb3:PATH` on rgb frames."""
     path = tmp_path / "pixels.zip"
     done = subprocess.run([sys.executable, "-m", "rtarena.cli", "train", "sb3", "arena/basic-v0", "--obs", "pixels",
-                           "--steps", "2048", "--envs", "4", "--out", str(path)], capture_output=True, text=True,
-                          timeout=900)
+                           "--steps", "1024", "--envs", "4", "--out", str(path)], capture_output=True, text=True,
+                          timeout=1200)
     assert done.returncode == 0, done.stderr
     agent = build_agent(f"sb3:{path}", "arena")
     assert agent.modality == "rgb" and agent.model.policy.__class__.__name__ == "ActorCriticCnnPolicy"

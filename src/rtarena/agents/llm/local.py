@@ -29,9 +29,9 @@ from pathlib import Path
 from typing import Any
 
 from rtarena.agents.llm.agent import LLMAgent
-from rtarena.agents.llm.client import CLOCK_TIMEOUT_S, FALLBACK_TIMEOUT_S, Completion
+from rtarena.agents.llm.client import FALLBACK_TIMEOUT_S, Completion
 from rtarena.agents.llm.options import LLMOptions, parse_llm_options
-from rtarena.contract import AgentContext
+from rtarena.contract import AgentContext, ClockView
 from rtarena.errors import UserError
 
 MAX_NEW_TOKENS = 64  # a reply's cap when the spec sets no `max_tokens`: an ACTION line and a short reason
@@ -147,12 +147,13 @@ class LocalClient:
         self.model, self.processor, self.vision = model, processor, vision
         self.last: tuple[dict[str, Any], Any] | None = None
         self.abandoned = threading.Event()
-        self.timeout_s = options.timeout or FALLBACK_TIMEOUT_S
+        self.timeout_s: float | None = options.timeout or FALLBACK_TIMEOUT_S
         self.lock = threading.Lock()  # one generation at a time: the weights are shared
 
-    def fit_clock(self, clock: dict[str, Any]) -> None:
+    def fit_clock(self, clock: ClockView, horizon_s: float | None = None) -> None:
+        """The clock's model budget unless the spec set `timeout` (as `ChatClient.fit_clock`)."""
         if self.options.timeout is None:
-            self.timeout_s = CLOCK_TIMEOUT_S.get(str(clock.get("clock")), FALLBACK_TIMEOUT_S)
+            self.timeout_s = clock.model_budget_s(horizon_s)
 
     def abandon(self) -> None:
         self.abandoned.set()
