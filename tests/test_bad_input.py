@@ -173,6 +173,9 @@ CLI = [
     (["run", CART, "--agent", f"{LLM},prices=prices_bad.toml"], ["prices", "-1"]),
     (["run", CART, "--agent", "agentic:m@http://127.0.0.1:9/v1,rounds=0"], ["rounds", "0"]),
     (["run", CART, "--agent", "team:llm:m@http://127.0.0.1:9/v1,max_tokens=-5"], ["max_tokens", "-5"]),
+    (["run", CART, "--agent", "live:m@http://127.0.0.1:9/v1"], ["Realtime session", "nothing answered", ":9/v1"]),
+    (["run", CART, "--agent", "live:m@http://127.0.0.1:9/v1,modalities=text+audio"], ["modality", "audio"]),
+    (["run", CART, "--agent", "live:m@http://127.0.0.1:9/v1,temperature=0.5"], ["temperature", "Realtime"]),
     # run ARENA: --set, --disable, --map
     (["run", ARENA, "--agent", "random", "--set", "turret.range_m=-30"], ["turret.range_m", "-30"]),
     (["run", ARENA, "--agent", "random", "--set", "turret.range_m=nan"], ["turret.range_m", "nan"]),

@@ -22,6 +22,7 @@ from rtarena.agents.base import NoopAgent, RandomAgent
 from rtarena.agents.llm import LLMAgent
 from rtarena.agents.specs import AGENT_KINDS, AgentKind, AgentSpec, build_agent
 from rtarena.contract import Agent, AgentContext, Decision, ReadOnlyView
+from rtarena.runtime.documentation import privileged_view
 
 
 def reaches(root: Any, target: Any, limit: int = 200_000) -> bool:
@@ -103,21 +104,78 @@ def test_the_arena_gives_its_world_only_to_the_privileged_bot():
     assert other.context.docs.action_names["p1"][0] == "move_x"
 
 
-def test_the_privileged_view_is_live_and_read_only():
-    env = rtarena.make("arena/basic-v0")
+COMMANDS = ("step", "reset", "close", "render", "np_random", "__dict__", "_reset")
+
+
+def assert_refuses_commands(env: Any, extra: tuple[str, ...] = ()) -> Any:
+    """The runtime's privileged view of `env` answers its declared queries only: every command (and any
+    undeclared name) is refused with a line naming the declared queries, and nothing can be set."""
+    view = privileged_view(env)
+    declared = type(env).privileged_queries
+    assert declared, f"{type(env).__name__} declares no privileged queries"
+    for name in (*COMMANDS, *extra):
+        with pytest.raises(AttributeError, match=r"is not a privileged query \(declared: "):
+            getattr(view, name)
+    for name in ("step", declared[0].split(".")[0]):
+        with pytest.raises(AttributeError, match="read-only"):
+            setattr(view, name, None)
+    return view
+
+
+def mutate(value: Any) -> None:
+    """Every container mutator a holder of `value` could call, applied all the way down."""
+    if isinstance(value, dict):
+        for item in value.values():
+            mutate(item)
+        value["intruder"] = 1
+        value.clear()
+    elif isinstance(value, (list, set)):
+        for item in list(value):
+            mutate(item)
+        value.add("intruder") if isinstance(value, set) else value.append("intruder")
+        value.clear()
+    elif isinstance(value, np.ndarray) and value.size:
+        value.fill(7 if value.dtype.kind in "iub" else 7.5)
+    elif hasattr(value, "__dict__") and not isinstance(value, type):
+        for name, item in list(vars(value).items()):
+            mutate(item)
+            with contextlib.suppress(Exception):
+                setattr(value, name, "intruder")
+
+
+def snapshot(value: Any) -> str:
+    return repr(value) if not isinstance(value, np.ndarray) else repr(value.tolist())
+
+
+def test_the_arena_view_answers_queries_and_refuses_commands():
+    env = rtarena.make("arena/competitive-v0", num_agents=2)
     env.reset(seed=0)
-    view = ReadOnlyView(env)
-    assert view.world.time_s == env.world.time_s
-    env.step({"p0": env.default_action("p0")})
-    assert view.world.time_s == env.world.time_s > 0  # live: it follows the world
-    with pytest.raises(AttributeError):
-        view.world = None
-    with pytest.raises(AttributeError):
-        view.world.time_s = 3.0
-    positions = view.world.players.pos
-    with pytest.raises(ValueError):
-        positions[0, 0] = 1.0  # arrays come back as read-only views
-    assert isinstance(view.rules.players, ReadOnlyView)
+    view = assert_refuses_commands(env, extra=("agents", "infos"))
+    for name in ("players", "step", "obstacles"):
+        with pytest.raises(AttributeError, match=f"CompetitiveLevel.world.{name} is not a privileged query"):
+            getattr(view.world, name)
+    time_s = env.world.time_s
+    before = {"rules": snapshot(env.rules), "agents": list(env.possible_agents), "grid": env.world.occupancy(1.0)}
+    rules, agents, grid = view.rules, view.possible_agents, view.world.occupancy(1.0)
+    assert snapshot(rules) == before["rules"] and agents == before["agents"]
+    np.testing.assert_array_equal(grid, before["grid"])
+    mutate(rules), mutate(agents), mutate(grid)
+    assert snapshot(env.rules) == before["rules"] and env.possible_agents == before["agents"]
+    np.testing.assert_array_equal(env.world.occupancy(1.0), before["grid"])
+    assert env.world.time_s == time_s  # nothing stepped
+    env.step({a: env.default_action(a) for a in env.agents})
+    assert view.world.size_m == env.world.size_m and env.world.time_s > time_s  # live: reads the world as it is
+
+
+def test_the_game_view_hands_out_copies_of_its_world_facts():
+    env = rtarena.make("games/workshop-v0")
+    env.reset(seed=0)
+    view = assert_refuses_commands(env, extra=("pos", "orders", "stations", "rules"))
+    before = snapshot(env.privileged_state("p0"))
+    facts = view.privileged_state("p0")
+    assert snapshot(facts) == before and isinstance(facts["orders"], list)
+    mutate(facts)
+    assert facts == {} and snapshot(env.privileged_state("p0")) == before
 
 
 def test_a_privileged_agent_needs_a_privileged_row():

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import gymnasium
 import numpy as np
 import pettingzoo
@@ -30,9 +32,9 @@ SINGLE_AGENT = [spec.id for spec in ENV_TABLE if spec.single_agent]
 
 def test_ids_are_unique_and_well_formed():
     assert len(IDS) == len(set(IDS))
-    for env_id in IDS:
-        family, _, rest = env_id.partition("/")
-        assert (family and rest.endswith("-v0")) or rest[-3:-1] == "-v", env_id
+    for spec in ENV_TABLE:  # `family/name-vN`, lower case, the prefix the row's family
+        assert re.fullmatch(r"[a-z][a-z0-9-]*/[a-z0-9]+(?:-[a-z0-9]+)*-v[0-9]+", spec.id), spec.id
+        assert spec.id.partition("/")[0] == spec.family, spec.id
 
 
 @pytest.mark.parametrize("env_id", IDS)

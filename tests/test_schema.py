@@ -53,3 +53,33 @@ def test_read_toml_refuses_folders_and_binary(tmp_path):
     for path, words in ((tmp_path, "is a folder"), (junk, "not a text"), (tmp_path / "no.toml", "no such")):
         with pytest.raises(UserError, match=words):
             read_toml(path)
+
+
+def _bundled_rules():
+    from rtarena.improve.lints import RULES_FILE, read_rules
+    from rtarena.policy_server.skill_player import SKILL_RULES, read_skill_rules
+
+    return {"rules.toml": (RULES_FILE, read_rules), "skill_rules.toml": (SKILL_RULES, read_skill_rules)}
+
+
+@pytest.mark.parametrize("name, old, new, line", [
+    ("rules.toml", "pattern = '\\(", "pattern = '(", r"lint.banned\[0\].pattern: is not a regular expression"),
+    ("rules.toml", 'id = "agreement"', 'id = "agreement"\nweight = 2', r"judge.rule\[2\].weight: unknown field"),
+    ("rules.toml", "[[lint.banned]]\nid = \"no_map_memory\"", "[[lint.banned]]\nid = \"no_maps\"",
+     r"lint.banned: no_maps is no \[\[judge.rule\]\] id"),
+    ("skill_rules.toml", 'pattern = "against the swing"', 'pattern = "against the (swing"',
+     r"rule\[1\].pattern: is not a regular expression"),
+    ("skill_rules.toml", 'family = "classic"\nbullet = "When', 'bullet = "When', r"rule\[1\].family: is required"),
+    ("skill_rules.toml", 'id = "swing"', 'id = "lean"', "rule: ids must be unique"),
+])
+def test_the_rule_files_are_read_through_the_typed_base(tmp_path, name, old, new, line):
+    """The improvement loop's rules.toml and the policy server's skill_rules.toml: one line per mistake."""
+    bundled, read = _bundled_rules()[name]
+    read(bundled)  # the bundled file is valid
+    text = bundled.read_text(encoding="utf-8")
+    assert old in text
+    path = tmp_path / name
+    path.write_text(text.replace(old, new, 1), encoding="utf-8")
+    with pytest.raises(UserError, match=f"{name}: {line}") as caught:
+        read(path)
+    assert "\n" not in str(caught.value)

@@ -1,23 +1,36 @@
-"""rtarena: a toolkit for testing AI agents that must act in real time."""
+"""rtarena: a toolkit for testing AI agents that must act in real time.
 
-from rtarena.contract import Agent, AgentContext, Decision
-from rtarena.envs.adapters import wrap_gymnasium, wrap_pettingzoo
-from rtarena.envs.registry import ENV_TABLE, make, registry_ids
-from rtarena.errors import UserError
-from rtarena.runtime import MatchResult, make_clock, run_match
+The root package is light: its attributes load on first use (PEP 562), so `import rtarena.errors` or
+`import rtarena.contract` pays for those modules only, not for gymnasium, pettingzoo, pydantic and the env
+table. Importing `rtarena.envs` (which `rtarena.make`, `rtarena.ENV_TABLE` and every env module do)
+registers each env with PettingZoo and, for one-agent envs, Gymnasium; `gymnasium.make("rtarena.envs:
+arena/basic-v0")` does that import itself.
+"""
+
+from importlib import import_module as _import_module
 
 __version__ = "0.1.0"
 
-__all__ = [
-    "ENV_TABLE", "Agent", "AgentContext", "Decision", "MatchResult", "UserError", "make", "make_clock",
-    "registry_ids", "run_match", "wrap_gymnasium", "wrap_pettingzoo",
-]
+# attribute -> the module that defines it, imported on first access
+_LAZY = {
+    "Agent": "rtarena.contract", "AgentContext": "rtarena.contract", "Decision": "rtarena.contract",
+    "UserError": "rtarena.errors",
+    "ENV_TABLE": "rtarena.envs.registry", "make": "rtarena.envs.registry", "registry_ids": "rtarena.envs.registry",
+    "wrap_gymnasium": "rtarena.envs.adapters", "wrap_pettingzoo": "rtarena.envs.adapters",
+    "MatchResult": "rtarena.runtime", "make_clock": "rtarena.runtime", "run_match": "rtarena.runtime",
+}
+
+__all__ = sorted(_LAZY)
 
 
-def _register() -> None:
-    from rtarena.envs.registry import _register_with_ecosystem
+def __getattr__(name: str) -> object:
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module 'rtarena' has no attribute {name!r}")
+    value = getattr(_import_module(module), name)
+    globals()[name] = value  # later reads skip this function
+    return value
 
-    _register_with_ecosystem()
 
-
-_register()
+def __dir__() -> list[str]:
+    return sorted({*(k for k in globals() if not k.startswith("_")), *_LAZY, "__version__"})

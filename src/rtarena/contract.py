@@ -7,18 +7,19 @@
 - **Privileged agents** (`Agent.privileged`, `ReadOnlyView`): a scripted bot or an oracle that needs world
   state sets `privileged = True` on its class (and its `agents/specs.py: AGENT_KINDS` row says
   `privileged=True`, so `rtarena list` marks it). The runtime then hands it, and only it,
-  `AgentContext.privileged`: a live `ReadOnlyView` of the env (the env's own `privileged_view()` if it
-  defines one). Every other agent's `context.privileged` is None.
+  `AgentContext.privileged`: a live `ReadOnlyView` of the env that answers the env's declared
+  `privileged_queries` with copies and refuses everything else. Every other agent's `context.privileged`
+  is None.
 - **Envs** (`AgentID`, `RealtimeEnv`): what the runtime relies on beyond PettingZoo's `ParallelEnv`.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+import copy
+import functools
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, ClassVar, Protocol, runtime_checkable
-
-import numpy as np
 
 AgentID = str
 
@@ -37,8 +38,8 @@ class RealtimeEnv(Protocol):
     - Documentation an agent may read (optional): the class docstring (Minigrid sections), the docstring
       of the class's module, `rules_text()` or a `rules` object, `action_names` (attribute or method of
       the agent id) or a module constant `ACTION_NAMES`; see `runtime/documentation.py`.
-    - `privileged_view()` (optional): what privileged agents may read; by default the whole env,
-      read-only.
+    - `privileged_queries` (optional): the attribute and method names privileged agents may read through
+      `ReadOnlyView` (dotted for a part: `"world.occupancy"`); none by default.
     - `substep_s` and `set_action_times(at_s)` (optional, together): `substep_s` is the finest simulated
       time, in seconds, at which the env can apply an action inside a step; `set_action_times({agent:
       seconds into the step})` asks the next `step()` to run to each such time with the agent's default
@@ -210,43 +211,35 @@ def as_agent(obj: Agent | Callable[[Any], Any]) -> Agent:
 
 
 # -- the privileged view ------------------------------------------------------------------------------
-_PLAIN = (str, bytes, int, float, complex, bool, type(None), np.generic)
-
-
 class ReadOnlyView:
-    """A live, read-only window onto an object (the env, its world, a page handle).
+    """A live window onto an env that answers only the queries its family declares, with copies.
 
-    Reading an attribute returns plain values as they are, numpy arrays as read-only views, tuples as
-    tuples of views, and any other object wrapped in a `ReadOnlyView` again; callables (methods) are
-    returned wrapped, and what they return is viewed the same way. Setting or deleting an attribute, or an
-    item, raises `AttributeError`/`TypeError`. Methods run on the real object: a privileged agent calls
-    queries (`world.occupancy(...)`, `oracle_action(...)`), never commands.
+    An env lists what privileged agents may read in `privileged_queries`: names of attributes or methods;
+    a dotted name (`"world.occupancy"`) opens `view.world` for that one query. Reading a declared attribute
+    returns a copy of its value as it is now; calling a declared method runs it and returns a copy of its
+    result, so nothing an agent holds is the env's own object and changing it changes nothing in the world.
+    Any other name (`step`, `reset`, a private field) raises `AttributeError` naming the declared queries;
+    setting or deleting an attribute raises too. A privileged agent queries, never commands.
     """
 
-    __slots__ = ("_target",)
+    __slots__ = ("_queries", "_target", "_where")
 
-    def __init__(self, target: Any) -> None:
+    def __init__(self, target: Any, queries: Iterable[str] = (), where: str | None = None) -> None:
         object.__setattr__(self, "_target", target)
+        object.__setattr__(self, "_queries", frozenset(queries))
+        object.__setattr__(self, "_where", where or type(target).__name__)
 
     def __getattr__(self, name: str) -> Any:
-        if name.startswith("__"):
-            raise AttributeError(name)
-        return read_only(getattr(object.__getattribute__(self, "_target"), name))
-
-    def __getitem__(self, key: Any) -> Any:
-        return read_only(object.__getattribute__(self, "_target")[key])
-
-    def __call__(self, *args: Any, **kwargs: Any) -> Any:
-        return read_only(object.__getattribute__(self, "_target")(*args, **kwargs))
-
-    def __iter__(self):
-        return (read_only(item) for item in object.__getattribute__(self, "_target"))
-
-    def __len__(self) -> int:
-        return len(object.__getattribute__(self, "_target"))
-
-    def __contains__(self, item: Any) -> bool:
-        return item in object.__getattribute__(self, "_target")
+        target, queries, where = (object.__getattribute__(self, slot) for slot in ("_target", "_queries", "_where"))
+        if name in queries:
+            value = getattr(target, name)
+            return _copying(value) if callable(value) else copy.deepcopy(value)
+        inner = {query.split(".", 1)[1] for query in queries if query.startswith(name + ".")}
+        if inner and not name.startswith("_"):
+            return ReadOnlyView(getattr(target, name), inner, f"{where}.{name}")
+        declared = ", ".join(sorted(queries)) or "none"
+        raise AttributeError(f"{where}.{name} is not a privileged query (declared: {declared}); a privileged "
+                             "agent reads the world through its env's privileged_queries and never commands it")
 
     def __setattr__(self, name: str, value: Any) -> None:
         raise AttributeError(f"a privileged view is read-only (tried to set {name!r})")
@@ -254,21 +247,15 @@ class ReadOnlyView:
     def __delattr__(self, name: str) -> None:
         raise AttributeError(f"a privileged view is read-only (tried to delete {name!r})")
 
-    def __setitem__(self, key: Any, value: Any) -> None:
-        raise TypeError("a privileged view is read-only")
-
     def __repr__(self) -> str:
-        return f"ReadOnlyView({type(object.__getattribute__(self, '_target')).__name__})"
+        return f"ReadOnlyView({object.__getattribute__(self, '_where')})"
 
 
-def read_only(value: Any) -> Any:
-    """`value` as a privileged agent may hold it (see `ReadOnlyView`)."""
-    if isinstance(value, (*_PLAIN, ReadOnlyView)):
-        return value
-    if isinstance(value, tuple):
-        return tuple(read_only(v) for v in value)
-    if isinstance(value, np.ndarray):
-        frozen = value.view()
-        frozen.flags.writeable = False
-        return frozen
-    return ReadOnlyView(value)
+def _copying(method: Callable[..., Any]) -> Callable[..., Any]:
+    """A declared query method whose every result is a copy (the caller may change it; the env never sees it)."""
+
+    @functools.wraps(method)
+    def query(*args: Any, **kwargs: Any) -> Any:
+        return copy.deepcopy(method(*args, **kwargs))
+
+    return query

@@ -20,11 +20,12 @@ This module imports only pydantic and `rtarena.errors`, so every layer (envs inc
 from __future__ import annotations
 
 import math
+import re
 import tomllib
 from pathlib import Path
 from typing import Annotated, Any, TypeVar, get_args
 
-from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, ValidationError
+from pydantic import AfterValidator, BaseModel, BeforeValidator, ConfigDict, Field, ValidationError
 
 from rtarena.errors import UserError
 
@@ -37,6 +38,7 @@ __all__ = [
     "NonNegInt",
     "PosFloat",
     "PosInt",
+    "Regex",
     "Section",
     "error_line",
     "model_in",
@@ -72,6 +74,17 @@ Fraction = Annotated[float, _Num, Field(ge=0, le=1)]
 Int = Annotated[int, _Num]
 PosInt = Annotated[int, _Num, Field(gt=0)]
 NonNegInt = Annotated[int, _Num, Field(ge=0)]
+
+
+def _compiles(pattern: str) -> str:
+    try:
+        re.compile(pattern)
+    except re.error as error:
+        raise ValueError(f"is not a regular expression ({error})") from None
+    return pattern
+
+
+Regex = Annotated[str, AfterValidator(_compiles)]  # a regular expression, checked when the file is read
 
 
 class Section(BaseModel):

@@ -8,6 +8,7 @@ from dataclasses import replace
 
 import pytest
 
+from rtarena.envs.gui.text import text_block
 from rtarena.eval.presets import load_preset, preset_names
 from rtarena.eval.runner import run_experiment
 from rtarena.policy_server import gui_text
@@ -19,9 +20,10 @@ SYSTEM = {"role": "system", "content": "The action is one line of text, e.g. cli
 
 
 def quiz_observation(question: str, marks: dict[int, str]) -> str:
-    lines = ["Goal: answer", "Time: 1.00 s elapsed, 9.00 s left", "Marks (id, role, text, box x,y,w,h, actions):"]
-    lines += [f'[{i}] button "{t}" at (0, 0, 10, 10) click' for i, t in marks.items()]
-    return "\n".join([*lines, "Page text:", f"QuizLive Question 1 of 3 {question}"])
+    """The quiz page's text observation, written by the env's own writer."""
+    rows = [{"id": i, "role": "button", "text": t, "box": [0, 0, 10, 10], "actions": ["click"]}
+            for i, t in marks.items()]
+    return text_block("answer", 1.0, 9.0, rows, f"QuizLive Question 1 of 3 {question}")
 
 
 @pytest.mark.parametrize("name", ["TL", "TH", "PH", "WH"])

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from rtarena.annotate.codebook import CAPABILITIES, default_codebook, load_codebook
+from rtarena.annotate.codebook import CAPABILITIES, CODEBOOK, default_codebook, load_codebook
 from rtarena.annotate.rules import RULES, annotate_episode
 from rtarena.errors import UserError
 
@@ -24,11 +24,20 @@ def test_the_codebook_has_the_modes_the_issue_lists_each_with_a_rule():
         assert all("." in f for f in mode.fields)  # view.column
 
 
-def test_a_bad_codebook_is_one_line_naming_file_and_field(tmp_path):
+@pytest.mark.parametrize(("old", "new", "line"), [
+    ('capability = "RT-Act"', 'capability = "RT-Guess"', r"modes\[\d+\]\.capability: must be one of .*got 'RT-Guess'"),
+    ("repeat_min = 3", "repeat_min = 0", "params.repeat_min: must be > 0, got 0"),
+    ("repeat_min = 3", "repeat_min = 3\nrepeat_mni = 4", "params.repeat_mni: unknown field; did you mean 'repeat_min'"),
+    ("only_lost = true", "only_lost = 1", "params.only_lost: must be true or false, got 1"),
+    ('code = "missed_change"', 'code = "stale_target"', "modes: codes must be unique, got stale_target"),
+])
+def test_a_bad_codebook_is_one_line_naming_file_and_field(tmp_path, old, new, line):
+    """The codebook is read through the typed schema base: each mistake is one line naming file and field."""
     path = tmp_path / "book.toml"
-    path.write_text('[[modes]]\ncode = "x"\ncapability = "RT-Guess"\nname = "n"\ndefinition = "d"\n'
-                    'include = []\nexclude = []\nfields = []\n')
-    with pytest.raises(UserError, match=r"book.toml: modes\[0\].capability: capability must be one of") as info:
+    text = CODEBOOK.read_text(encoding="utf-8")
+    assert old in text
+    path.write_text(text.replace(old, new, 1), encoding="utf-8")
+    with pytest.raises(UserError, match=r"book.toml: " + line) as info:
         load_codebook(path)
     assert "\n" not in str(info.value)
 

@@ -83,3 +83,29 @@ def test_rl_eval_clocks_and_frames_reach_the_trained_agent(tmp_path):
     assert paused["decision_delay_p50_s"] == 0.0 and slow["decision_delay_p50_s"] > 0.0
     assert fast["decisions"] <= slow["decisions"]  # the 40 ms world leaves fewer steps per reply
     assert shapes and all(any(kind == "image_url" for kind, _ in shape) for shape in shapes)
+
+
+def test_live_vs_request_reaches_the_endpoint_by_both_protocols(tmp_path):
+    """The `request` line-up's decisions are chat requests; the `live` line-up's are responses in one Realtime
+    session per episode (the connect check opens one more, with no response), at the same endpoint."""
+    from rtarena.policy_server.server import PolicyServer
+
+    with PolicyServer() as server:
+        experiment = load_preset("live-vs-request", params={"base_url": server.base_url})
+        assert {c.clock for c in experiment.clocks} == {"paused", "token", "wall"}
+        assert {s.split(":")[0] for lu in experiment.lineups for s in lu.slots} == {"llm", "live"}
+        seen = {}
+        for lineup in ("request", "live"):
+            before = server.requests
+            cell = shrink(experiment, tmp_path, lineups={lineup}, clocks={"token-B64"}, max_steps=3)
+            cell = replace(cell, envs=cell.envs[:1])
+            result = run_experiment(cell, run_id=lineup, workers=1)
+            (episode,) = lines(result.run_dir)
+            seen[lineup] = (episode["agents"], server.requests - before, list(server.sessions))
+    (request, request_calls, after_request), (live, live_calls, after_live) = seen["request"], seen["live"]
+    (metrics,) = request.values()
+    assert after_request == [] and request_calls == metrics["decisions"] == 3  # chat only
+    (live_metrics,) = live.values()
+    check, session = after_live
+    assert check.responses == 0 and session.responses == live_calls == live_metrics["decisions"] == 3
+    assert live_metrics["tokens_out"] == metrics["tokens_out"] > 0  # same scripted answers, charged the same

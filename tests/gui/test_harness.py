@@ -57,6 +57,17 @@ def test_agent_specs_for_gui_families(gui_env):
     assert result.agents["user"]["malformed_actions"] == 0 and result.agents["user"]["gui_actions"] > 0
 
 
+def test_the_oracles_view_answers_its_two_queries_only(gui_env):
+    from tests.test_privileged import assert_refuses_commands
+
+    env = gui_env("web/cinema-v0", obs=("marks",))
+    env.reset(seed=0)
+    view = assert_refuses_commands(env, extra=("page_eval", "capture", "host", "goal"))
+    assert view.elapsed_s == env.elapsed_s == 0.0
+    assert view.oracle_action() == env.oracle_action() and "(" in view.oracle_action()
+    assert env.elapsed_s == 0.0  # asking the oracle takes no page time
+
+
 def test_forked_worker_gets_its_own_browser_and_server(gui_env):
     import multiprocessing
 

@@ -6,7 +6,7 @@ import json
 
 from tests.improve.helpers import role
 
-from rtarena.improve.chat import ToolChat
+from rtarena.improve.chat import role_client
 from rtarena.improve.judge import Judge
 from rtarena.improve.reflector import reflect
 from rtarena.improve.settings import ImproveSettings
@@ -14,7 +14,7 @@ from rtarena.improve.submit import RoundState
 
 
 def test_the_turn_cap_forces_a_final_submit_skill_call(server, tmp_path):
-    chat, judge = ToolChat(role(server, "reflector"), "reflector"), Judge(role(server, "judge"))
+    chat, judge = role_client(role(server, "reflector"), "reflector"), Judge(role(server, "judge"))
     state = RoundState(0, "- keep calm", "old notes", False, [])
     outcome = reflect(chat, judge, tmp_path, state, ImproveSettings(max_turns=3), "classic/cartpole-v0", "return",
                       "Round 0 is over.")

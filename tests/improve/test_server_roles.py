@@ -7,7 +7,8 @@ import json
 import openai
 import pytest
 
-from rtarena.improve.chat import ToolChat
+from rtarena.improve.chat import role_client
+from rtarena.improve.judge import Judge
 from rtarena.policy_server.skill_player import answer as play
 
 TOOLS = [{"type": "function", "function": {"name": name, "description": "", "parameters": {"type": "object",
@@ -45,12 +46,28 @@ def test_tool_calls_streamed_arrive_in_pieces_and_add_up_to_the_same_call(server
 
 @pytest.mark.parametrize("stream", ["true", "false"])
 def test_the_runner_client_reads_both_forms_and_a_forced_choice_is_honoured(server, stream):
-    chat = ToolChat(f"scripted-reflector@{server.url(policy='reflector')},stream={stream}", role="reflector")
-    free = chat.complete(OPENING, TOOLS)
-    forced = chat.complete(OPENING, TOOLS, {"type": "function", "function": {"name": "submit_skill"}})
+    chat = role_client(f"scripted-reflector@{server.url(policy='reflector')},stream={stream}", role="reflector")
+    free = chat.complete(OPENING, tools=TOOLS)
+    forced = chat.complete(OPENING, tools=TOOLS, tool_choice={"type": "function", "function": {"name": "submit_skill"}})
     chat.close()
     assert [c["name"] for c in free.calls] == ["list_dir"] and free.error is None
     assert [c["name"] for c in forced.calls] == ["submit_skill"]
+
+
+def test_the_improve_roles_use_the_one_model_client_with_its_endpoint_rules(server):
+    """The reflector and the judge call through agents/llm/client.py: a reasoning endpoint that refuses
+    `temperature` gets the reasoning style after one refusal, with tool calls and a verdict as before."""
+    chat = role_client(f"scripted-reflector@{server.url(policy='reflector', reasoning_model=True)}", "reflector")
+    done = chat.complete(OPENING, tools=TOOLS)
+    again = chat.complete(OPENING, tools=TOOLS)
+    chat.close()
+    assert done.ok and [c["name"] for c in done.calls] == ["list_dir"] and not done.text
+    assert done.failed_attempts == ["http_400"] and done.attempts == 2  # refused once, then the reasoning style
+    assert again.attempts == 1 and done.tokens_source == "server" and done.message()["tool_calls"]
+    judge = Judge(f"scripted-judge@{server.url(policy='judge', reasoning_model=True)}")
+    verdict = judge.verdict("- Keep the pole up.", {"failure_modes": ["fell"]}, "", [])
+    judge.close()
+    assert verdict["verdict"] in ("pass", "needs_revision"), verdict
 
 
 LEAN = "Push the cart toward the side the pole leans: a pole leaning right needs a push right."

@@ -45,6 +45,16 @@ def test_clock_instruction_follows_the_protocol_and_other_envs_document_themselv
     assert "push the cart left (0) or right (1)" in paused and "one integer from 0 to 1" in paused
 
 
+def test_an_env_outside_the_registry_is_a_game_that_documents_itself():
+    from tests.helpers import CounterEnv
+
+    env, agent = CounterEnv(num_agents=1), LLMAgent("m@http://127.0.0.1:9/v1")
+    slot = build_slots(env, {"a0": agent})[0]
+    env.reset(seed=0)
+    agent.reset(context_for(slot, env, "local/counter-v0", 0, make_clock("paused"), 0))
+    assert "in a real-time game." in agent.system and "The env `local/counter-v0`." in agent.system
+
+
 def test_templates_are_files():
     names = {p.relative_to(HERE).as_posix() for p in HERE.rglob("*") if p.suffix in (".md", ".txt")}
     assert {"system.md", "task.md", "ledger.md", "formats/multidiscrete.md", "formats/team.md"} <= names

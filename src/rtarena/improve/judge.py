@@ -14,17 +14,17 @@ import json
 import re
 from typing import Any
 
-from rtarena.improve.chat import ToolChat
-from rtarena.improve.lints import banned_patterns, rules_data
+from rtarena.improve.chat import role_client
+from rtarena.improve.lints import banned_patterns, improve_rules
 
 
 def judge_prompt() -> str:
-    data = rules_data()["judge"]
-    lines = [data["intro"].strip(), "", "## Rules"]
-    lines += [f"{i}. `{rule['id']}`: {rule['text']}" for i, rule in enumerate(data["rule"], 1)]
+    data = improve_rules().judge
+    lines = [data.intro.strip(), "", "## Rules"]
+    lines += [f"{i}. `{rule.id}`: {rule.text}" for i, rule in enumerate(data.rule, 1)]
     lines += ["", "## Patterns", "A skill matching one of these regular expressions breaks the rule named:"]
     lines += [f"- {rule}: `{pattern}`" for rule, pattern in banned_patterns()]
-    lines += ["", "## Reply", data["reply"].strip()]
+    lines += ["", "## Reply", data.reply.strip()]
     return "\n".join(lines)
 
 
@@ -43,7 +43,7 @@ def parse_verdict(text: str) -> dict[str, Any]:
 class Judge:
     def __init__(self, spec: str) -> None:
         self.spec = spec
-        self.chat = ToolChat(spec, role="judge")
+        self.chat = role_client(spec, role="judge")
 
     def verdict(self, skill: str, diagnosis: dict[str, Any] | None, previous: str, lints: list[str]) -> dict:
         submission = {"skill": skill, "diagnosis": diagnosis or {}, "previous_skill": previous, "lints": lints}

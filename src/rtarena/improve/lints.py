@@ -16,25 +16,69 @@ A submission is refused (and the refusal counted against `max_resubmissions`) wh
 from __future__ import annotations
 
 import re
-import tomllib
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
-from typing import Any
+
+from pydantic import Field, model_validator
 
 from rtarena.agents.llm.tokens import count_tokens
 from rtarena.improve.settings import ImproveSettings
+from rtarena.schema import Regex, Section, read_toml, validate
 
 BULLET = re.compile(r"^\s*(?:[-*]|\d+[.)])\s+(.*\S)\s*$")
+RULES_FILE = Path(__file__).with_name("rules.toml")
+
+
+class JudgeRule(Section):
+    id: str = Field(min_length=1)
+    text: str = Field(min_length=1)
+
+
+class JudgeRules(Section):
+    """`[judge]`: the judge's system prompt (intro, one numbered line per rule, the reply format)."""
+
+    intro: str
+    reply: str
+    rule: list[JudgeRule] = Field(min_length=1)
+
+
+class BannedPattern(Section):
+    id: str = Field(min_length=1)
+    pattern: Regex
+
+
+class LintRules(Section):
+    banned: list[BannedPattern]
+
+
+class ImproveRules(Section):
+    """`rules.toml`: the judge's rule set and the content lints, checked when first read."""
+
+    judge: JudgeRules
+    lint: LintRules
+
+    @model_validator(mode="after")
+    def _banned_rules_are_judge_rules(self) -> ImproveRules:
+        rules = {rule.id for rule in self.judge.rule}
+        unknown = [row.id for row in self.lint.banned if row.id not in rules]
+        if unknown:
+            raise ValueError(f"lint.banned: {', '.join(unknown)} is no [[judge.rule]] id ({', '.join(sorted(rules))})")
+        return self
+
+
+def read_rules(path: str | Path) -> ImproveRules:
+    """A rules file read through the typed schema base: a mistake is one line naming file and field."""
+    return validate(ImproveRules, read_toml(path, "rules file"), source=str(path))
 
 
 @cache
-def rules_data() -> dict[str, Any]:
-    return tomllib.loads((Path(__file__).parent / "rules.toml").read_text(encoding="utf-8"))
+def improve_rules() -> ImproveRules:
+    return read_rules(RULES_FILE)
 
 
 def banned_patterns() -> list[tuple[str, str]]:
-    return [(row["id"], row["pattern"]) for row in rules_data()["lint"]["banned"]]
+    return [(row.id, row.pattern) for row in improve_rules().lint.banned]
 
 
 def bullets(text: str) -> list[str]:

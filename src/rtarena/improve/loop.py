@@ -209,11 +209,11 @@ class Loop:
         return ""
 
     def reflect(self, rd: Path, state: RoundState, stat: Any) -> dict[str, Any]:
-        from rtarena.improve.chat import ToolChat
+        from rtarena.improve.chat import role_client
         from rtarena.improve.judge import Judge
         from rtarena.improve.reflector import reflect
 
-        self._chat = self._chat or ToolChat(self.run.reflector, role="reflector")
+        self._chat = self._chat or role_client(self.run.reflector, role="reflector")
         self._judge = self._judge or Judge(self.run.judge)
         opening = (f"Round {state.index} is over: mean {self.metric} {stat.mean:.4g} (95% CI {stat.lo:.4g} to "
                    f"{stat.hi:.4g}) over {stat.n} episodes. Round means so far: "

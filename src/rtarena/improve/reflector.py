@@ -17,8 +17,9 @@ from pathlib import Path
 from string import Template
 from typing import Any
 
+from rtarena.agents.llm.client import ChatClient, Completion
 from rtarena.eval.store import append_line, write_bytes
-from rtarena.improve.chat import Reply, ToolChat, arguments
+from rtarena.improve.chat import arguments
 from rtarena.improve.schema import tool_schema
 from rtarena.improve.settings import ImproveSettings
 from rtarena.improve.submit import RoundState, Submissions
@@ -69,7 +70,7 @@ def system_prompt(settings: ImproveSettings, env_id: str, round_index: int, metr
     return Template(text).substitute({k: str(v) for k, v in values.items()})
 
 
-def reflect(chat: ToolChat, judge: Any, round_dir: Path, state: RoundState, settings: ImproveSettings,
+def reflect(chat: ChatClient, judge: Any, round_dir: Path, state: RoundState, settings: ImproveSettings,
             env_id: str, metric: str, opening: str) -> Outcome:
     """Run one reflection in `round_dir` (a rerun starts it afresh: its files are replaced)."""
     for name in (TRANSCRIPT, "verdicts.jsonl", "submissions.jsonl", "diagnosis.json", "diagnosis.md"):
@@ -84,7 +85,7 @@ def reflect(chat: ToolChat, judge: Any, round_dir: Path, state: RoundState, sett
     for turn in range(1, settings.max_turns + 1):
         forced = turn == settings.max_turns
         choice = {"type": "function", "function": {"name": "submit_skill"}} if forced else None
-        reply = chat.complete(messages, session.schemas, choice)
+        reply = chat.complete(messages, tools=session.schemas, tool_choice=choice)
         if reply.error:
             _row(round_dir, turn, reply, {"kind": "error", "error": reply.error})
             reason = f"model call failed: {reply.error}"
@@ -116,6 +117,7 @@ def reflect(chat: ToolChat, judge: Any, round_dir: Path, state: RoundState, sett
     return Outcome(state.skill, state.notebook, False, submissions.closed or reason, turn)
 
 
-def _row(round_dir: Path, turn: int, reply: Reply, fields: dict[str, Any]) -> None:
+def _row(round_dir: Path, turn: int, reply: Completion, fields: dict[str, Any]) -> None:
     append_line(round_dir / TRANSCRIPT, {"turn": turn, "tokens_in": reply.tokens_in, "tokens_out": reply.tokens_out,
+                                         "tokens_source": reply.tokens_source, "attempts": reply.attempts,
                                          "latency_s": round(reply.latency_s, 4), **fields})

@@ -1,4 +1,5 @@
-"""A scripted arena policy that reads only the arena's `text` report (see `envs/arena/observations/text.py`).
+"""A scripted arena policy that reads only the arena's `text` report, through the report's own reader
+(`envs/arena/observations/report.py: read_report`, beside its writer `text.py`).
 
 It is what the policy server answers for arena prompts: stateless (one report in, one 7-number action
 out), so the same report always gets the same action. In order of priority:
@@ -16,50 +17,17 @@ out), so the same report always gets the same action. In order of priority:
 from __future__ import annotations
 
 import math
-import re
-from dataclasses import dataclass
+
+from rtarena.envs.arena.observations.report import ArenaReport, looks_like_report, read_report
 
 AIM_DEG = 4.0  # fire when the target is this close to the crosshair
 TURN_DEG = 10.0  # turn when the target is further off than this
 WALK_DEG = 50.0  # walk forward while the target is within this
-ACTION = tuple[int, int, int, int, int, int, int]
-
-ITEM = re.compile(r"^(?P<what>.+?) (?P<dist>\d+(?:\.\d+)?) m, (?P<bearing>ahead|\d+ deg (?:left|right))$")
-
-
-@dataclass(frozen=True)
-class Seen:
-    what: str
-    dist_m: float
-    bearing_deg: float  # positive = left
-
-
-def bearing_value(words: str) -> float:
-    if words == "ahead":
-        return 0.0
-    degrees, _, side = words.split(" ")
-    return float(degrees) if side == "left" else -float(degrees)
+EXPLORE = (0, 2, 2, 0, 0, 0, 0)
 
 
 def looks_like_arena(text: str) -> bool:
-    return "In view:" in text and "Ammo " in text and "Health " in text
-
-
-def in_view(text: str) -> list[Seen]:
-    match = re.search(r"^In view: (.*)\.$", text, re.M)
-    if not match or match.group(1) == "nothing":
-        return []
-    out = []
-    for item in match.group(1).split("; "):
-        m = ITEM.match(item.strip())
-        if m:
-            out.append(Seen(m.group("what"), float(m.group("dist")), bearing_value(m.group("bearing"))))
-    return out
-
-
-def _number(pattern: str, text: str, default: float = 0.0) -> float:
-    m = re.search(pattern, text)
-    return float(m.group(1)) if m else default
+    return looks_like_report(text)
 
 
 def turn_toward(bearing_deg: float, tolerance: float = TURN_DEG) -> int:
@@ -72,37 +40,34 @@ def go_to(bearing_deg: float) -> list[int]:
     return [0, 2 if abs(bearing_deg) <= WALK_DEG else 0, turn_toward(bearing_deg), 0, 0, 0, 0]
 
 
-def minimap_target(text: str) -> float | None:
+def minimap_target(report: ArenaReport) -> float | None:
     """Bearing (deg, + left) of the nearest coin on the open minimap, or None."""
-    header = re.search(r"you at \((-?\d+), (-?\d+)\)\): coins ([^;]*);", text)
-    heading = re.search(r"heading (\d+) deg", text)
-    if not header or not heading or header.group(3).strip() == "none":
+    if report.minimap_you is None or not report.minimap_coins:
         return None
-    mx, my = float(header.group(1)), float(header.group(2))
-    coins = [(float(x), float(y)) for x, y in re.findall(r"\((-?\d+), (-?\d+)\)", header.group(3))]
-    if not coins:
-        return None
-    cx, cy = min(coins, key=lambda c: (c[0] - mx) ** 2 + (c[1] - my) ** 2)
+    mx, my = report.minimap_you
+    cx, cy = min(report.minimap_coins, key=lambda c: (c[0] - mx) ** 2 + (c[1] - my) ** 2)
     absolute = math.degrees(math.atan2(cy - my, cx - mx))
-    return (absolute - float(heading.group(1)) + 180.0) % 360.0 - 180.0
+    return (absolute - report.heading_deg + 180.0) % 360.0 - 180.0
 
 
 def decide(text: str) -> list[int]:
-    """The 7-number action for one report."""
-    seen = in_view(text)
-    ammo = _number(r"Ammo (\d+)/", text)
-    outside = re.search(r"Toxic zone: OUTSIDE.*?safety [\d.]+ m away, (ahead|\d+ deg (?:left|right))", text)
-    if outside:
-        return go_to(bearing_value(outside.group(1)))
-    enemies = sorted((s for s in seen if s.what.startswith("enemy")), key=lambda s: s.dist_m)
+    """The 7-number action for one report (read by the report's own reader, next to its writer)."""
+    report = read_report(text)
+    if report is None:
+        return list(EXPLORE)
+    if report.outside_zone_bearing_deg is not None:
+        return go_to(report.outside_zone_bearing_deg)
+    seen, ammo = report.in_view, report.ammo
+
+    def nearest(kind: str, within_m: float = math.inf) -> list:
+        return sorted((s for s in seen if s.kind == kind and s.dist_m < within_m), key=lambda s: s.dist_m)
+
+    enemies = nearest("enemy")
     if enemies and ammo > 0:
         target = enemies[0]
         fire = int(abs(target.bearing_deg) <= AIM_DEG)
         return [0, 0, turn_toward(target.bearing_deg, AIM_DEG), 0, fire, 0, 0]
-    action = None
-    ammo_boxes = sorted((s for s in seen if s.what == "ammo box"), key=lambda s: s.dist_m)
-    coins = sorted((s for s in seen if s.what == "coin"), key=lambda s: s.dist_m)
-    chickens = sorted((s for s in seen if s.what == "chicken" and s.dist_m < 15), key=lambda s: s.dist_m)
+    ammo_boxes, coins, chickens = nearest("ammo box"), nearest("coin"), nearest("chicken", 15)
     if ammo == 0 and ammo_boxes:
         action = go_to(ammo_boxes[0].bearing_deg)
     elif coins:
@@ -110,14 +75,13 @@ def decide(text: str) -> list[int]:
     elif chickens and ammo > 5:
         target = chickens[0]
         action = [0, 0, turn_toward(target.bearing_deg, AIM_DEG), 0, int(abs(target.bearing_deg) <= AIM_DEG), 0, 0]
-    elif (bearing := minimap_target(text)) is not None:
+    elif (bearing := minimap_target(report)) is not None:
         action = go_to(bearing)
-    elif "Minimap: closed." in text:
+    elif not report.minimap_open:
         action = [0, 2, 2, 0, 0, 0, 1]
     else:
-        action = [0, 2, 2, 0, 0, 0, 0]
-    if re.search(r"locked on you", text):
+        action = list(EXPLORE)
+    if report.locked_on:
         # Strafe across the turret's line of fire; the side alternates with the clock, so it is stateless.
-        second = int(_number(r"Time (\d+)", text))
-        action[0] = 1 if second % 2 == 0 else 2
+        action[0] = 1 if int(report.time_s) % 2 == 0 else 2
     return action

@@ -9,6 +9,11 @@
 | `http_500` | answers HTTP 500 with an OpenAI-style error body |
 | `http_429` | answers HTTP 429 with `Retry-After: <retry_after_s>` |
 | `slow` | waits `slow_s` seconds before answering (longer than a client's timeout) |
+| `garbage_event` | Realtime only: a frame that is not a JSON event before the response (chat answers normally) |
+| `no_done` | Realtime only: the reply's text but never `response.done` (chat answers normally) |
+
+Over the Realtime protocol (`realtime.py`) `cut` drops the socket half-way through the reply and
+`http_500`/`http_429` are `error` events instead of a response.
 
 "Nothing at all" (a closed port) needs no server: `closed_port_url()` gives a URL where nothing listens.
 With `fault_every=N` only every N-th request is hit (1: all of them).
@@ -18,7 +23,7 @@ from __future__ import annotations
 
 import socket
 
-FAULTS = ("none", "garbage", "empty", "cut", "http_500", "http_429", "slow")
+FAULTS = ("none", "garbage", "empty", "cut", "http_500", "http_429", "slow", "garbage_event", "no_done")
 GARBAGE = "Lorem ipsum dolor sit amet; the quick brown fox jumps over the lazy dog."
 
 

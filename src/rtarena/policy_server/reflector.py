@@ -106,7 +106,7 @@ def analyse(calls: list[Call]) -> Analysis:
     off = len([r for r in early if (x := re.search(r"Cart x ([+-]?\d+\.\d+)", r))
                and abs(float(x.group(1))) > OFF_TRACK_M])
     share = follow / total if total else None
-    catalog = {r["id"]: r for r in rules()}
+    catalog = {r.id: r for r in rules()}
     failure, cause, want = "", "", []
     if share is not None and share < FOLLOW_SHARE:
         failure = f"The player ignores the pole's lean: only {share:.0%} of pushes follow it."
@@ -118,9 +118,9 @@ def analyse(calls: list[Call]) -> Analysis:
         failure = f"The cart leaves the track in {off} episode(s)."
         cause, want = "Nothing keeps the cart near the middle.", ["centre"]
     add = next((i for i in want if i not in present and i not in harmful), None)
-    deletions = [catalog[i]["bullet"] for i in present if i in harmful]
+    deletions = [catalog[i].bullet for i in present if i in harmful]
     kept = [b for b in _bullets(skill) if b not in deletions]
-    additions = [catalog[add]["bullet"]] if add else []
+    additions = [catalog[add].bullet] if add else []
     new_skill = "\n".join(f"- {b}" for b in kept + additions)
     notes = [line for line in notebook.splitlines() if line.strip()]
     notes += [f"harmful: {i}" for i in sorted(harmful) if f"harmful: {i}" not in notebook]

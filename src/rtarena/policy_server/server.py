@@ -7,7 +7,8 @@ deltas, or inside `<think>` in the content with `reasoning=think`), stream serve
 usage (prompt, completion and reasoning tokens, counted with the rule of `agents/llm/tokens.py`) in the
 final chunk when `stream_options.include_usage` is set. `faults.py` lists the faults it can inject.
 
-Endpoints: `POST /v1/chat/completions`, `GET /v1/models`, `GET /health`. Settings can also be given per
+Endpoints: `POST /v1/chat/completions`, `GET /v1/models`, `GET /health`, and the Realtime WebSocket
+protocol at `GET /v1/realtime` (`realtime.py`). Settings can also be given per
 request in the path, so one server serves many configurations: a client whose base URL is
 `http://127.0.0.1:PORT/s/filler_tokens=200/fault=http_500/v1` gets those settings (`PolicyServer.url`).
 """
@@ -106,6 +107,7 @@ class _Server(ThreadingHTTPServer):
         self.settings = settings
         self.requests = 0
         self.inputs: deque[tuple[tuple[str, int], ...]] = deque(maxlen=INPUTS_KEPT)
+        self.sessions: list[Any] = []  # one `realtime.SessionLog` per Realtime WebSocket connection
         self.lock = threading.Lock()
 
     def handle_error(self, request: Any, client_address: Any) -> None:
@@ -149,6 +151,10 @@ class _Handler(BaseHTTPRequestHandler):
                 {"id": settings.model_name, "object": "model", "created": 0, "owned_by": "rtarena-scripted"}]})
         if path == "/health":
             return self._json(200, {"status": "ok"})
+        if path in ("/v1/realtime", "/realtime"):  # OpenAI's Realtime WebSocket protocol (realtime.py)
+            from rtarena.policy_server.realtime import serve_session
+
+            return serve_session(self, settings, self.path.partition("?")[2])
         self._json(404, {"error": {"message": f"no route {path}", "type": "not_found"}})
 
     def do_POST(self) -> None:
@@ -352,6 +358,11 @@ class PolicyServer:
     @property
     def requests(self) -> int:
         return self.httpd.requests
+
+    @property
+    def sessions(self) -> list[Any]:
+        """The Realtime sessions served so far, one `realtime.SessionLog` per WebSocket connection."""
+        return list(self.httpd.sessions)
 
     @property
     def inputs(self) -> list[tuple[tuple[str, int], ...]]:

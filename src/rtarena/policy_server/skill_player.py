@@ -15,20 +15,50 @@ from __future__ import annotations
 
 import json
 import re
-import tomllib
 from collections.abc import Callable
 from functools import cache
 from pathlib import Path
+
+from pydantic import Field, model_validator
+
+from rtarena.schema import Regex, Section, read_toml, validate
 
 SKILL_HEADING = "## Skill notes"
 SWING_RAD_S = 0.3  # angular speed above which the harmful `swing` rule takes over
 
 
+SKILL_RULES = Path(__file__).with_name("skill_rules.toml")
+
+
+class SkillRule(Section):
+    """One `[[rule]]` of `skill_rules.toml`."""
+
+    id: str = Field(min_length=1)
+    family: str = Field(min_length=1)
+    bullet: str = Field(min_length=1)
+    pattern: Regex
+
+
+class SkillRules(Section):
+    rule: tuple[SkillRule, ...] = Field(min_length=1)
+
+    @model_validator(mode="after")
+    def _unique_ids(self) -> SkillRules:
+        ids = [r.id for r in self.rule]
+        if len(set(ids)) != len(ids):
+            raise ValueError(f"rule: ids must be unique, got {', '.join(ids)}")
+        return self
+
+
+def read_skill_rules(path: str | Path) -> tuple[SkillRule, ...]:
+    """A rule catalog read through the typed schema base: a mistake is one line naming file and field."""
+    return validate(SkillRules, read_toml(path, "skill rules file"), source=str(path)).rule
+
+
 @cache
-def rules() -> tuple[dict[str, str], ...]:
+def rules() -> tuple[SkillRule, ...]:
     """The rule catalog shared by the scripted player and the scripted reflector."""
-    data = tomllib.loads((Path(__file__).parent / "skill_rules.toml").read_text(encoding="utf-8"))
-    return tuple(data["rule"])
+    return read_skill_rules(SKILL_RULES)
 
 
 def skill_section(system: str) -> str:
@@ -39,7 +69,7 @@ def skill_section(system: str) -> str:
 
 def recognised(skill: str) -> list[str]:
     """Ids of the catalog rules whose pattern the skill text contains, in catalog order."""
-    return [r["id"] for r in rules() if re.search(r["pattern"], skill, flags=re.I)]
+    return [r.id for r in rules() if re.search(r.pattern, skill, flags=re.I)]
 
 
 # Linear terms on [x, x_dot, theta, theta_dot] that each rule adds (the balancer's law split by rule).

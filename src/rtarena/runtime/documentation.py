@@ -55,8 +55,6 @@ def level_rules(env: Any) -> str | None:
 
 
 def privileged_view(env: Any) -> ReadOnlyView:
-    """What a privileged agent may read: the env's own `privileged_view()` if it defines one, else the
-    whole env, read-only and live (it follows the world through resets and steps)."""
-    make_view = getattr(env, "privileged_view", None)
-    view = make_view() if callable(make_view) else env
-    return view if isinstance(view, ReadOnlyView) else ReadOnlyView(view)
+    """What a privileged agent may read: a live view of `env` that answers the queries its family declares
+    (`privileged_queries`; none for an env that declares none) with copies, and refuses the rest."""
+    return ReadOnlyView(env, getattr(env, "privileged_queries", ()))

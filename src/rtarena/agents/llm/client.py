@@ -11,6 +11,12 @@ HTTP 400 that rejects `max_tokens` or `temperature`) the request carries `max_co
 `temperature`; `reasoning_effort` is passed when set; reasoning tokens come from the usage details
 (`completion_tokens_details.reasoning_tokens`).
 
+Tool calling (the improvement loop's reflector and judge use this client too): `complete(messages,
+tools=..., tool_choice=...)` sends OpenAI tool schemas and returns the calls in `Completion.calls`
+(`{"id", "name", "arguments"}`, arguments as the JSON text the model wrote), streamed or not; a reply with
+calls and no text is not empty. `Completion.message()` is the assistant message to append to a
+conversation.
+
 Commit accounting (`commit.py`): `tokens_after_commit` are the tokens written after the action was
 complete; they are recorded, and the agent does not charge them. With `early_commit` a stream is closed
 at the commit (`early_commit=True` on the completion; usage is then counted locally).
@@ -71,10 +77,19 @@ class Completion:
     failed_attempts: list[str] = field(default_factory=list)
     tokens_after_commit: int | None = None  # written after the action was complete: recorded, not charged
     early_commit: bool = False  # the stream was closed at the commit
+    calls: tuple[dict[str, str], ...] = ()  # tool calls: {"id", "name", "arguments" (JSON text)}
 
     @property
     def ok(self) -> bool:
         return self.error is None
+
+    def message(self) -> dict[str, Any]:
+        """The assistant message to append to the conversation (with its tool calls, if any)."""
+        if not self.calls:
+            return {"role": "assistant", "content": self.text}
+        return {"role": "assistant", "content": self.text or None,
+                "tool_calls": [{"id": c["id"], "type": "function",
+                                "function": {"name": c["name"], "arguments": c["arguments"]}} for c in self.calls]}
 
 
 class Failure(Exception):
@@ -158,15 +173,17 @@ class ChatClient:
         self._sdk.close()
 
     # -- one decision ------------------------------------------------------------------------------
-    def complete(self, messages: list[dict[str, Any]], timeout_s: float | None = None) -> Completion:
+    def complete(self, messages: list[dict[str, Any]], timeout_s: float | None = None, *,
+                 tools: list[dict[str, Any]] | None = None, tool_choice: Any = None) -> Completion:
         start = time.monotonic()
         budget = timeout_s or self.timeout_s
         deadline = start + budget if budget is not None else math.inf
         failures: list[str] = []
+        extra = {key: value for key, value in (("tools", tools), ("tool_choice", tool_choice)) if value}
         while True:
             attempt_start = time.monotonic()
             try:
-                completion = self._attempt(messages, deadline)
+                completion = self._attempt(messages, deadline, extra)
                 return self._finish(completion, messages, start, len(failures) + 1, failures)
             except Exception as error:  # every failure is classified, none escapes
                 failure = _as_failure(error)
@@ -195,12 +212,13 @@ class ChatClient:
         values = dict(done.__dict__)
         if done.tokens_source != "server":  # no usage from the server: count locally, and say so
             values["tokens_in"] = count_messages(messages) if done.ok or done.text else 0
-            values["tokens_out"] = count_tokens(done.text) + count_tokens(done.reasoning)
+            values["tokens_out"] = (count_tokens(done.text) + count_tokens(done.reasoning)
+                                    + sum(count_tokens(c["name"] + c["arguments"]) for c in done.calls))
             values["tokens_source"] = "counted" if values["tokens_in"] or values["tokens_out"] else "none"
         if done.ok and done.tokens_after_commit is None:
             point = commit_point(done.text, final=True)
             values["tokens_after_commit"] = count_tokens(done.text[point:]) if point is not None else 0
-        if done.ok and not done.text.strip():
+        if done.ok and not done.text.strip() and not done.calls:
             values["error"] = "empty: the reply had no content"
         if self.options.price_in is not None or self.options.price_out is not None:
             values["cost_usd"] = ((self.options.price_in or 0.0) * values["tokens_in"]
@@ -208,7 +226,7 @@ class ChatClient:
         values.update(latency_s=time.monotonic() - start, attempts=attempts, failed_attempts=list(failed))
         return Completion(**values)
 
-    def _request(self, messages: list[dict[str, Any]], deadline: float, stream: bool) -> Any:
+    def _request(self, messages: list[dict[str, Any]], deadline: float, stream: bool, extra: dict[str, Any]) -> Any:
         if self.abandoned.is_set():
             raise Failure("abandoned", "the runtime no longer needed this decision")
         remaining = deadline - time.monotonic()
@@ -229,22 +247,25 @@ class ChatClient:
             kwargs["reasoning_effort"] = self.options.reasoning_effort
         if stream:
             kwargs.update(stream=True, stream_options={"include_usage": True})
-        return self._sdk.chat.completions.create(**kwargs)
+        return self._sdk.chat.completions.create(**kwargs, **extra)
 
-    def _attempt(self, messages: list[dict[str, Any]], deadline: float) -> Completion:
+    def _attempt(self, messages: list[dict[str, Any]], deadline: float, extra: dict[str, Any]) -> Completion:
         started = time.monotonic()
         if not self.options.stream:
-            response = self._request(messages, deadline, stream=False)
+            response = self._request(messages, deadline, stream=False, extra=extra)
             choice = response.choices[0] if response.choices else None
             message = choice.message if choice else None
             return self._with_usage(Completion(
                 text=(message.content or "") if message else "",
                 reasoning=(_extra(message, "reasoning_content", "reasoning") or "") if message else "",
                 finish_reason=choice.finish_reason if choice else None,
+                calls=tuple({"id": c.id or "", "name": c.function.name or "", "arguments": c.function.arguments or "{}"}
+                            for c in message.tool_calls or ()) if message else (),
             ), response.usage)
-        stream = self._request(messages, deadline, stream=True)
+        stream = self._request(messages, deadline, stream=True, extra=extra)
         text: list[str] = []
         reasoning: list[str] = []
+        calls: dict[int, dict[str, str]] = {}  # streamed tool calls, by index: id and name first, then arguments
         usage = finish = ttft = None
         committed = False
         try:
@@ -259,12 +280,19 @@ class ChatClient:
                 for choice in chunk.choices or ():
                     piece = choice.delta.content if choice.delta else None
                     thought = _extra(choice.delta, "reasoning_content", "reasoning") if choice.delta else None
-                    if (piece or thought) and ttft is None:
+                    parts = (choice.delta.tool_calls if choice.delta else None) or ()
+                    if (piece or thought or parts) and ttft is None:
                         ttft = time.monotonic() - started
                     if piece:
                         text.append(piece)
                     if thought:
                         reasoning.append(thought)
+                    for part in parts:
+                        call = calls.setdefault(part.index, {"id": "", "name": "", "arguments": ""})
+                        call["id"] = part.id or call["id"]
+                        if part.function is not None:
+                            call["name"] += part.function.name or ""
+                            call["arguments"] += part.function.arguments or ""
                     finish = choice.finish_reason or finish
                 if self.options.early_commit and piece and commit_point("".join(text)) is not None:
                     committed = True  # the action is complete: stop generating here
@@ -286,7 +314,8 @@ class ChatClient:
         if finish is None:
             raise Failure("stream_cut", "the stream ended without a finish reason",
                           partial=("".join(text), "".join(reasoning)))
-        done = Completion(text="".join(text), reasoning="".join(reasoning), finish_reason=finish, ttft_s=ttft)
+        done = Completion(text="".join(text), reasoning="".join(reasoning), finish_reason=finish, ttft_s=ttft,
+                          calls=tuple({**calls[i], "arguments": calls[i]["arguments"] or "{}"} for i in sorted(calls)))
         return self._with_usage(done, usage)
 
     @staticmethod

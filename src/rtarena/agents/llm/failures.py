@@ -12,6 +12,11 @@ action is the env's default and it is counted per kind in the episode's per-agen
 | `timeout` | no complete reply within the decision's time budget |
 | `connection` | no server answered (port closed, host unreachable) |
 | `abandoned` | the runtime stopped needing the decision (the match ended) |
+| `error_event` | `live:` only: the Realtime server sent an `error` event (its type and message follow) |
+| `bad_event` | `live:` only: the Realtime server sent a frame that is not a JSON event |
+| `no_done` | `live:` only: the final text came, `response.done` (with the usage) did not |
+
+A `live:` socket that drops is a `connection` failure, retried on a new session within the decision's budget.
 """
 
 from __future__ import annotations
@@ -22,7 +27,8 @@ from typing import Any
 
 from rtarena.redact import redact
 
-KINDS = ("unparsed", "empty", "stream_cut", "http_429", "http_500", "timeout", "connection", "abandoned")
+KINDS = ("unparsed", "empty", "stream_cut", "http_429", "http_500", "timeout", "connection", "abandoned",
+         "error_event", "bad_event", "no_done")
 
 
 def failure_kind(error: str | None) -> str | None:

@@ -78,6 +78,7 @@ class ModelAgent(Agent):
 
     name = "llm"
     kind: ClassVar[str] = "llm"  # the spec kind its options are parsed for (errors name it)
+    client_class: ClassVar[type[ChatClient]] = ChatClient  # `live:` holds a Realtime session instead
 
     def __init__(self, option: str | LLMOptions | None = None) -> None:
         self.options = option if isinstance(option, LLMOptions) else parse_llm_options(option, self.kind)
@@ -87,8 +88,9 @@ class ModelAgent(Agent):
         self.tally = FailureTally()
 
     def make_client(self) -> Any:
-        """The model behind the agent: an OpenAI-compatible endpoint (`vlm:` puts a local model here)."""
-        return ChatClient(self.options)
+        """The model behind the agent: `client_class` over an OpenAI-compatible endpoint (`live:` a Realtime
+        session); `vlm:` overrides this with a model on this machine."""
+        return self.client_class(self.options)
 
     def new_history(self) -> History:
         o = self.options

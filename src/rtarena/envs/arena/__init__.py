@@ -6,9 +6,22 @@ procedural layouts), `physics.py`, `visibility.py`, `combat.py`, `turret.py`, `z
 `events.py`, `metrics.py`, `env.py` (`ArenaEnv`, the protocol) and `levels.py` (the registered levels).
 """
 
-from rtarena.envs.arena.env import ACTION_NAMES, ACTION_NVEC, ArenaEnv
-from rtarena.envs.arena.levels import BasicLevel, CompetitiveLevel, CoopLevel, MixedLevel
-from rtarena.envs.arena.observations import register_modality
+from importlib import import_module as _import_module
 
-__all__ = ["ACTION_NAMES", "ACTION_NVEC", "ArenaEnv", "BasicLevel", "CompetitiveLevel", "CoopLevel", "MixedLevel",
-           "register_modality"]
+# Attributes load on first use (PEP 562): a light module of the package (the text report's reader, the
+# world's data model) does not pay for the compiled step and the levels.
+_LAZY = {"ACTION_NAMES": "rtarena.envs.arena.env", "ACTION_NVEC": "rtarena.envs.arena.env",
+         "ArenaEnv": "rtarena.envs.arena.env", "BasicLevel": "rtarena.envs.arena.levels",
+         "CompetitiveLevel": "rtarena.envs.arena.levels", "CoopLevel": "rtarena.envs.arena.levels",
+         "MixedLevel": "rtarena.envs.arena.levels", "register_modality": "rtarena.envs.arena.observations"}
+
+__all__ = sorted(_LAZY)
+
+
+def __getattr__(name: str) -> object:
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module 'rtarena.envs.arena' has no attribute {name!r}")
+    value = getattr(_import_module(module), name)
+    globals()[name] = value
+    return value

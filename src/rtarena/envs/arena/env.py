@@ -63,6 +63,8 @@ class ArenaEnv(RealtimeParallelEnv):
     """
 
     level_file: ClassVar[str] = "basic.toml"
+    # what the heuristic bot reads before it plays (agents/scripted/arena.py: read_level)
+    privileged_queries: ClassVar[tuple[str, ...]] = ("rules", "possible_agents", "world.size_m", "world.occupancy")
     # A level's docstring is a template: `{turret.count}` and the like are filled from its rules (the level
     # file's own numbers on the class, the numbers in force on an instance: `documentation()`).
     doc_template: ClassVar[str | None] = None

@@ -69,6 +69,8 @@ class SuiteGame(RealtimeParallelEnv):
                                           "is_parallelizable": True}
     level_file: ClassVar[str] = ""
     rules_schema: ClassVar[type[GameRules]] = GameRules
+    # the scripted players' one read (agents/scripted/games: world)
+    privileged_queries: ClassVar[tuple[str, ...]] = ("privileged_state",)
 
     def __init__(self, variant: str | None = None, num_agents: int | None = None,
                  obs: tuple[str, ...] | list[str] | str = MODALITIES, size: int = 128,
@@ -174,7 +176,7 @@ class SuiteGame(RealtimeParallelEnv):
         return Canvas(self.size, x0, y0, x1, y1, background)
 
     def text(self, agent: AgentID) -> str:
-        """The `text` observation: the HUD line, then the report."""
+        """The `text` observation: the HUD line, then the report (read back by `reports.py: read_hud`)."""
         left = max(0.0, self.time_limit_s - self.t)
         hud = f"[{self.rules.game.title}] time left {left:.1f} s | score {self.scores[agent]:.2f} | {self._hud(agent)}"
         return hud + "\n" + self._report(agent)
@@ -223,5 +225,5 @@ class SuiteGame(RealtimeParallelEnv):
         return {}
 
     def privileged_state(self, agent: AgentID) -> dict[str, Any]:
-        """World facts for privileged scripted players (a read-only copy; never part of an observation)."""
+        """World facts for privileged scripted players (they get a copy through the view; never an observation)."""
         raise NotImplementedError

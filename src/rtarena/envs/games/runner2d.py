@@ -198,7 +198,7 @@ class Runner2D(SuiteGame):
         b = self.body[agent]
         return f"{b['x']:.1f} m of {self.flag_x:.1f} m to the flag"
 
-    def _report(self, agent: str) -> str:
+    def _report(self, agent: str) -> str:  # read back by `reports.py: read_runner`
         b = self.body[agent]
         air = f"in the air (vertical speed {b['vy']:.1f} m/s)"
         where = "standing on a platform" if b["ground"] is not None else air

@@ -226,7 +226,7 @@ class Tilefall(SuiteGame):
     def _hud(self, agent: str) -> str:
         return "fell" if self.fell_at[agent] is not None else "standing"
 
-    def _report(self, agent: str) -> str:
+    def _report(self, agent: str) -> str:  # read back by `reports.py: read_tilefall`
         x, y = self.pos[agent]
         tile = self.tile_of(self.pos[agent])
         warned = np.argwhere(np.isfinite(self.warn_left))

@@ -16,6 +16,7 @@ from typing import Any
 import numpy as np
 
 from rtarena.envs.gui.som import decode, draw_marks
+from rtarena.envs.gui.text import text_block
 from rtarena.envs.modalities import GUI_IMAGES, GUI_MODALITIES
 
 MODALITIES = GUI_MODALITIES
@@ -68,16 +69,8 @@ class ObservationBuilder:
         return obs
 
     def text_block(self, page_text: str, elapsed_s: float) -> str:
-        """The `text` modality: goal, time, one line per mark, the page's visible text."""
-        lines = [f"Goal: {self.goal}",
-                 f"Time: {elapsed_s:.2f} s elapsed, {max(0.0, self.time_limit_s - elapsed_s):.2f} s left",
-                 "Marks (id, role, text, box x,y,w,h, actions):"]
-        for mark in self.marks:
-            checked = "" if "checked" not in mark else (" checked" if mark["checked"] else " unchecked")
-            lines.append(f"[{mark['id']}] {mark['role']}{checked} {json.dumps(mark['text'])} "
-                         f"at {tuple(mark['box'])} {'/'.join(mark['actions'])}")
-        lines += ["Page text:", page_text.strip()]
-        return "\n".join(lines)
+        """The `text` modality: goal, time, one line per mark, the page's visible text (`gui/text.py`)."""
+        return text_block(self.goal, elapsed_s, max(0.0, self.time_limit_s - elapsed_s), self.marks, page_text)
 
 
 _PUNCTUATION = str.maketrans({"\u00b7": "-", "\u2013": "-", "\u2014": "-", "\u2212": "-", "\u2019": "'",

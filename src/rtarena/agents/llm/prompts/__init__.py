@@ -57,14 +57,13 @@ def _doc_sections(doc: str | None) -> str | None:
 def domain_text(context: Any) -> str:
     """What the game is, from the env's own documentation (`context.docs`, read by the runtime) and, where
     the env has one, its level data."""
+    from rtarena.envs.registry import registered
+
     docs = context.docs
     candidates = [docs.class_doc]
-    try:
-        from rtarena.envs.registry import env_spec
-
-        candidates.append(env_spec(context.env_id).load().__doc__)
-    except Exception:  # an env outside the registry documents itself or not at all
-        pass
+    spec = registered(context.env_id)  # None: an env outside the registry documents itself or not at all
+    if spec is not None:
+        candidates.append(spec.load().__doc__)
     text = next((s for s in (_doc_sections(d) for d in candidates) if s), None)
     text = text or f"The env `{context.env_id}`."
     shared = family_notes(docs.family_doc)
@@ -99,12 +98,10 @@ def system_prompt(context: Any, controls: str, skill: str | None = None, extra: 
 
 def setting_kind(env_id: str) -> str:
     """`web` for a web task (registry family `web`), else `game`: which setting sentence opens the prompt."""
-    try:
-        from rtarena.envs.registry import env_spec
+    from rtarena.envs.registry import registered
 
-        return "web" if env_spec(env_id).family == "web" else "game"
-    except Exception:  # an env outside the registry is a game
-        return "game"
+    spec = registered(env_id)
+    return "web" if spec is not None and spec.family == "web" else "game"  # outside the registry: a game
 
 
 def controls_text(parser: Any) -> str:

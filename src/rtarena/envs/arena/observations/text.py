@@ -12,6 +12,10 @@ Bearings are relative to the heading ("ahead" within 3 degrees); distances are i
 plane. The minimap line lists what the minimap shows when the minimap action was taken this step. The
 "Heard" line says what the `audio` observation carries (others' sounds, loudest first; `audio/sources.py`).
 Only ASCII is used (the observation space is a Gymnasium `Text` over printable characters).
+
+Its reader stands beside it: `report.py: read_report` reads a report back into an `ArenaReport` (what the
+policy server's scripted arena player, `policy_server/arena_text.py`, acts on), importing nothing of the
+world so the server stays light; `tests/test_text_formats.py` checks it against the world that wrote it.
 """
 
 from __future__ import annotations

@@ -1,0 +1,96 @@
+"""The readers of the game suite's `text` observations, beside their writers in this package.
+
+`read_hud` reads the HUD line `SuiteGame.text` writes (`base.py`); `read_tilefall` and `read_runner` read
+the reports of `Tilefall._report` (`tilefall.py`) and `Runner2D._report` (`runner2d.py`). They import
+nothing of the games (the policy server reads texts without loading the compiled canvas), and
+`tests/test_text_formats.py` checks each against the game that wrote the text.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+import numpy as np
+
+_HUD = re.compile(r"^\[(?P<title>[^\]]+)\] time left (?P<left>[\d.]+) s \| score (?P<score>[\d.]+) \| (?P<status>.*)$",
+                  re.M)
+
+
+@dataclass(frozen=True)
+class Hud:
+    """The first line of a game's `text` observation, as `SuiteGame.text` writes it."""
+
+    title: str
+    time_left_s: float
+    score: float
+    status: str  # the game's own `_hud` words
+
+
+def read_hud(text: str) -> Hud | None:
+    """The HUD line of a game's text observation, or None if `text` has none."""
+    m = _HUD.search(text)
+    return Hud(m["title"], float(m["left"]), float(m["score"]), m["status"]) if m else None
+
+
+_TILEFALL_POS = re.compile(r"You are at x (?P<x>-?[\d.]+) m, y (?P<y>-?[\d.]+) m")
+_TILEFALL_WARNED = re.compile(r"\((?P<c>\d+),(?P<r>\d+)\) in (?P<s>[\d.]+) s")
+_TILEFALL_MAP = re.compile(r"Map \(north up[^\n]*\n(?P<rows>(?:[.!_P]+\n?)+)")
+
+
+@dataclass(frozen=True)
+class TilefallReport:
+    """A Tilefall report as `Tilefall._report` writes it, read back."""
+
+    pos: tuple[float, float]
+    warned: dict[tuple[int, int], float]  # the warned tiles listed (at most 8): seconds until each drops
+    grid: np.ndarray  # [column, row] of the map's characters (P . ! _), row 0 in the south
+
+    @property
+    def here(self) -> tuple[int, int] | None:
+        """The tile marked `P`, if the map shows the player."""
+        found = np.argwhere(self.grid == "P")
+        return (int(found[0][0]), int(found[0][1])) if len(found) else None
+
+
+def read_tilefall(text: str) -> TilefallReport | None:
+    """The position, warnings and map of a Tilefall text observation; None if any is missing."""
+    pos, rows = _TILEFALL_POS.search(text), _TILEFALL_MAP.search(text)
+    if pos is None or rows is None:
+        return None
+    lines = rows["rows"].split()
+    warned = text[pos.end():rows.start()]
+    return TilefallReport(pos=(float(pos["x"]), float(pos["y"])),
+                          warned={(int(m["c"]), int(m["r"])): float(m["s"]) for m in _TILEFALL_WARNED.finditer(warned)},
+                          grid=np.array([list(line) for line in reversed(lines)]).T)
+
+
+_RUNNER_WHERE = re.compile(r"You are at x (?P<x>-?[\d.]+) m, height (?P<y>-?[\d.]+) m, "
+                    r"(?P<where>standing on a platform|in the air)")
+_RUNNER_EDGE = re.compile(r"This platform ends (?P<d>-?[\d.]+) m ahead")
+_RUNNER_NEXT = re.compile(r"Next: a platform (?P<d>-?[\d.]+) m ahead, (?P<len>[\d.]+) m long, "
+                   r"(?P<rise>[+-][\d.]+) m higher")
+
+
+@dataclass(frozen=True)
+class RunnerReport:
+    """A Runner report as `Runner2D._report` writes it, read back."""
+
+    x_m: float
+    height_m: float
+    standing: bool
+    edge_ahead_m: float | None  # where the platform underfoot ends, if the report says
+    next_platforms: tuple[tuple[float, float, float], ...]  # (metres ahead, length, rise) of the ones ahead
+
+
+def read_runner(text: str) -> RunnerReport | None:
+    """The runner's place and the platforms ahead from a Runner text observation; None if not one."""
+    where = _RUNNER_WHERE.search(text)
+    if where is None:
+        return None
+    edge = _RUNNER_EDGE.search(text)
+    return RunnerReport(x_m=float(where["x"]), height_m=float(where["y"]),
+                        standing=where["where"] == "standing on a platform",
+                        edge_ahead_m=float(edge["d"]) if edge else None,
+                        next_platforms=tuple((float(m["d"]), float(m["len"]), float(m["rise"]))
+                                             for m in _RUNNER_NEXT.finditer(text)))

@@ -1,0 +1,115 @@
+"""Each text format's reader stands next to its writer, and undoes it: the arena report, the game suite's
+HUD and reports, the browser task's observation text (issue 30, item 6). The policy server reads every
+format through these readers, so a change to a writer that its reader misses fails here."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from tests.arena.helpers import action, face
+
+import rtarena
+from rtarena.envs.arena.minimap import minimap_view
+from rtarena.envs.arena.observations.report import read_report as read_arena
+from rtarena.envs.games.reports import read_hud, read_runner, read_tilefall
+from rtarena.envs.gui.text import read_text_block, text_block
+
+
+def written(value: float, digits: int) -> float:
+    """A number as the writer prints it (`:.{digits}f`), read back."""
+    return float(f"{value:.{digits}f}")
+
+
+def test_the_arena_report_reads_back_what_the_world_wrote():
+    game_map = {"size_m": 100.0, "obstacles": [], "spawns": [[50, 40], [50, 60]], "coins": [[56, 47], [44, 70]],
+                "ammo": [[45, 46]], "turrets": [], "chickens": [],
+                "toxic_zone": {"center": [15.0, 15.0], "start_radius_m": 10.0, "end_radius_m": 5.0}}  # p0 outside
+    env = rtarena.make("arena/competitive-v0", map=game_map, num_agents=2, disable=())
+    env.reset(seed=0)
+    face(env, 0, (50, 60))
+    obs, *_ = env.step({"p0": action(minimap=1), "p1": action()})
+    report = read_arena(obs["p0"]["text"])
+    world, p, view = env.world, env.world.players, env.view(0)
+    assert report is not None and read_arena("Health 100/100. no report") is None
+    assert (report.time_s, report.time_left_s) == (written(world.time_s, 1), written(world.time_left_s, 1))
+    assert (report.health, report.ammo) == (written(p.health[0], 0), int(p.ammo[0]))
+    assert report.position == (written(p.pos[0, 0], 1), written(p.pos[0, 1], 1))
+    assert report.heading_deg == written(math.degrees(p.yaw[0]) % 360, 0)
+    expected = [("enemy", d) for d in view.players.dist] + [("coin", d) for d in view.coins.dist] + \
+               [("ammo box", d) for d in view.ammo.dist]
+    assert len(expected) >= 3, "the setup puts an enemy, a coin and an ammo box in view"
+    assert [(s.kind, s.dist_m) for s in report.in_view] == [(k, written(d, 1)) for k, d in expected]
+    bearings = np.degrees(np.concatenate([view.players.bearing, view.coins.bearing, view.ammo.bearing]))
+    for seen, bearing in zip(report.in_view, bearings, strict=True):
+        assert seen.bearing_deg == (0.0 if abs(bearing) < 3 else math.copysign(written(abs(bearing), 0), bearing))
+    zone = env.zone_report(0)
+    assert not zone["inside"] and report.outside_zone_bearing_deg == written_bearing(zone["bearing"])
+    mm = minimap_view(world, 0)
+    assert report.minimap_open and report.minimap_you == (written(p.pos[0, 0], 0), written(p.pos[0, 1], 0))
+    assert report.minimap_coins == tuple((written(x, 0), written(y, 0)) for x, y in mm.coins)
+    assert not report.locked_on  # no turret in this level's map
+    closed = read_arena(env.step({"p0": action(), "p1": action()})[0]["p0"]["text"])
+    assert not closed.minimap_open and closed.minimap_you is None
+
+
+def written_bearing(bearing_rad: float) -> float:
+    deg = math.degrees(bearing_rad)
+    return 0.0 if abs(deg) < 3 else math.copysign(written(abs(deg), 0), deg)
+
+
+def test_the_tilefall_hud_and_report_read_back_the_floor():
+    env = rtarena.make("games/tilefall-v0", obs=("text",))
+    obs, _ = env.reset(seed=4)
+    for _ in range(40):  # until some tiles are warned and some gone
+        obs, *_ = env.step({"p0": env.action_space("p0").sample()})
+        if env.gone.any() and np.isfinite(env.warn_left).any():
+            break
+    text = obs["p0"]["text"]
+    hud, report = read_hud(text), read_tilefall(text)
+    assert hud.title == "Tilefall" and hud.time_left_s == written(env.time_limit_s - env.t, 1)
+    assert hud.score == written(env.scores["p0"], 2) and hud.status in ("standing", "fell")
+    assert report.pos == (written(env.pos["p0"][0], 1), written(env.pos["p0"][1], 1))
+    assert report.here == tuple(int(v) for v in env.tile_of(env.pos["p0"]))
+    grid = report.grid.copy()
+    grid[report.here] = "." if not np.isfinite(env.warn_left[report.here]) else "!"
+    if env.gone[report.here]:
+        grid[report.here] = "_"
+    assert np.array_equal(grid == "_", env.gone) and np.array_equal(grid == "!", np.isfinite(env.warn_left)
+                                                                    & ~env.gone)
+    listed = {(int(c), int(r)): written(env.warn_left[c, r], 1) for c, r in np.argwhere(np.isfinite(env.warn_left))[:8]}
+    assert report.warned == listed and listed
+
+
+def test_the_runner_report_reads_back_the_platforms_ahead():
+    env = rtarena.make("games/runner2d-v0", obs=("text",))
+    obs, _ = env.reset(seed=1)
+    for _ in range(6):
+        obs, *_ = env.step({"p0": env.default_action("p0")})
+    report, body = read_runner(obs["p0"]["text"]), env.body["p0"]
+    assert (report.x_m, report.height_m) == (written(body["x"], 1), written(body["y"], 1))
+    assert report.standing == (body["ground"] is not None)
+    ahead = env._ahead("p0")
+    on = [x1 - body["x"] for x0, x1, _ in ahead if x0 <= body["x"]]
+    assert report.edge_ahead_m == (written(on[0], 1) if on else None)
+    assert report.next_platforms == tuple((written(x0 - body["x"], 1), written(x1 - x0, 1), written(top - body["y"], 1))
+                                          for x0, x1, top in ahead if x0 > body["x"])
+
+
+def test_the_browser_text_block_reads_back_goal_time_marks_and_page():
+    marks = [{"id": 1, "role": "textbox", "text": "Game PIN", "box": [20, 40, 200, 30], "actions": ["click", "type"]},
+             {"id": 2, "role": "checkbox", "text": 'Say "yes" \\ maybe', "box": [20, 80, 16, 16], "actions": ["click"],
+              "checked": True},
+             {"id": 3, "role": "radio", "text": "", "box": [0, 0, 1, 1], "actions": ["click"], "checked": False},
+             {"id": 14, "role": "canvas", "text": "Page text: not the heading", "box": [5, 6, 7, 8],
+              "actions": ["click", "key"]}]
+    page = "QuizLive\nQuestion 1 of 3\n35 - 12 = ?"
+    block = read_text_block(text_block("Join game 482113\nas nightowl91", 1.5, 58.5, marks, page))
+    assert block.goal == "Join game 482113\nas nightowl91" and (block.elapsed_s, block.left_s) == (1.5, 58.5)
+    assert list(block.marks) == marks and block.page_text == page
+    assert block.mark_texts()[14] == "Page text: not the heading"
+    in_a_prompt = read_text_block("Turn 3. Observation:\n" + text_block("g", 0.5, 2.0, marks[:1], "p"))
+    assert (in_a_prompt.goal, in_a_prompt.elapsed_s, in_a_prompt.marks, in_a_prompt.page_text) == ("g", 0.5,
+                                                                                                   (marks[0],), "p")
+    empty = read_text_block(text_block("g", 0.0, 1.0, [], ""))
+    assert empty.marks == () and empty.page_text == "" and read_text_block("In view: nothing.") is None
