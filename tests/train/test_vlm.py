@@ -1,7 +1,8 @@
 """The VLM training path on CPU, on screenshots: a tiny randomly initialised LLaVA (CLIP tower + Llama),
 built here from a config and saved as a local model folder (nothing downloaded), plays arena/basic-v0
 through the `vlm:` agent's prompt; a PPO update changes the LoRA adapter and moves the log-probabilities
-along the advantages (replies with positive advantage up relative to the others); `--agent vlm:PATH,adapter=DIR` then plays under `paused` and `wall`."""
+along the advantages (replies with positive advantage up relative to the others); `--agent
+vlm:PATH,adapter=DIR` then plays under `paused` and `wall`."""
 
 from __future__ import annotations
 
