@@ -39,7 +39,7 @@ import numpy as np
 import torch
 from torch import nn
 
-from rtarena.agents.llm.local import VLMAgent, load_local_model
+from rtarena.agents.llm.local import VLMAgent, is_vision_model, load_local_model
 from rtarena.errors import UserError
 from rtarena.runtime.clocks import make_clock
 from rtarena.runtime.controllers import ControllerSlot, context_for
@@ -239,10 +239,10 @@ def train_vlm(env_id: str, model_path: str, updates: int, out: str | Path, seed:
         raise UserError(f"--obs must be one of {', '.join(OBS_KINDS)}, got {obs!r}", field="--obs")
     if env_spec(env_id).family != "arena":
         raise UserError(f"train vlm runs one-player arena levels, not {env_id}", field="ENV_ID")
-    model, processor, vision = load_local_model(model_path, device=device, where="--model")
-    if obs == "pixels" and not vision:
+    if obs == "pixels" and not is_vision_model(model_path, where="--model"):
         raise UserError(f"--obs pixels needs a vision-language model (a config with vision_config); {model_path} "
                         "is a text model: use --obs text", field="--model")
+    model, processor, vision = load_local_model(model_path, device=device, where="--model")
     env = make(env_id, obs=("rgb",), resolution=resolution) if obs == "pixels" else make(env_id, obs=("text",))
     if len(env.possible_agents) != 1:
         raise UserError(f"{env_id} has {len(env.possible_agents)} players; train vlm needs a one-player level",

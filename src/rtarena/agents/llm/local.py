@@ -38,6 +38,19 @@ MAX_NEW_TOKENS = 64  # a reply's cap when the spec sets no `max_tokens`: an ACTI
 LOCAL_KEYS = ("adapter", "device")
 
 
+def is_vision_model(path: str | Path, where: str = "--agent vlm") -> bool:
+    """Whether the local model folder holds a vision-language model (its config has a `vision_config`), read
+    from its config alone; a one-line `UserError` when the folder is not a model."""
+    import transformers
+
+    if not (Path(path) / "config.json").is_file():
+        raise UserError(f"not a local model folder (no config.json): {path}", field=where)
+    try:
+        return getattr(transformers.AutoConfig.from_pretrained(path), "vision_config", None) is not None
+    except (OSError, ValueError, KeyError) as error:
+        raise UserError(f"cannot read the model config in {path}: {str(error).splitlines()[0]}", field=where) from None
+
+
 def load_local_model(path: str | Path, adapter: str | Path | None = None, device: str | None = None,
                      where: str = "--agent vlm") -> tuple[Any, Any, bool]:
     """(model, processor or tokenizer, is_vision) from a local folder; a one-line `UserError` when the folder
@@ -46,15 +59,13 @@ def load_local_model(path: str | Path, adapter: str | Path | None = None, device
     import transformers
 
     folder = Path(path)
-    if not (folder / "config.json").is_file():
-        raise UserError(f"not a local model folder (no config.json): {path}", field=where)
+    vision = is_vision_model(folder, where)
+    transformers.utils.logging.disable_progress_bar()  # a command's output stays its own lines
     device = device or ("cuda" if torch.cuda.is_available() else "cpu")
     if device not in ("cpu", "cuda") or (device == "cuda" and not torch.cuda.is_available()):
         raise UserError(f"device must be cpu or cuda (with a GPU present), got {device!r}", field=where)
     dtype = torch.bfloat16 if device == "cuda" else torch.float32
     try:
-        config = transformers.AutoConfig.from_pretrained(folder)
-        vision = getattr(config, "vision_config", None) is not None
         if vision:
             processor = transformers.AutoProcessor.from_pretrained(folder)
             model = transformers.AutoModelForImageTextToText.from_pretrained(folder, dtype=dtype)
