@@ -317,28 +317,34 @@ def train_sb3_command(
     = Path("runs/ppo.zip"),
     seed: Annotated[int, typer.Option(help="random seed")] = 0,
     envs: Annotated[int, typer.Option("--envs", help="copies of the level stepped together")] = 8,
+    obs: Annotated[str, typer.Option(help="state (an MLP on the state vector) | pixels (a CNN on 84x84 RGB)")]
+    = "state",
 ) -> None:
-    """PPO (Stable-Baselines3) on the level's state observation; saves the policy."""
+    """PPO (Stable-Baselines3) on the level's state vector or its pixels; saves the policy."""
     from rtarena.train.sb3 import train_sb3
 
-    train_sb3(env_id, steps, out, seed=seed, num_envs=envs, log=plain_echo)
+    train_sb3(env_id, steps, out, seed=seed, num_envs=envs, log=plain_echo, obs=obs)
 
 
 @train_app.command("vlm")
 def train_vlm_command(
     env_id: Annotated[str, typer.Argument(help="a one-player arena level, e.g. arena/basic-v0")],
-    model: Annotated[str, typer.Option(help="a causal LM: local folder or hub id")],
-    updates: Annotated[int, typer.Option(help="PPO updates")] = 50,
-    steps_per_update: Annotated[int, typer.Option("--steps-per-update", help="env decisions per update")] = 32,
+    model: Annotated[str, typer.Option(help="a local model folder (a VLM, or a causal LM with --obs text)")],
+    updates: Annotated[int, typer.Option(min=1, help="PPO updates")] = 50,
+    steps_per_update: Annotated[int, typer.Option("--steps-per-update", min=1, help="env decisions per update")]
+    = 32,
+    obs: Annotated[str, typer.Option(help="pixels (the screenshot) | text (the level's text view)")] = "pixels",
+    resolution: Annotated[int, typer.Option(min=16, max=1024, help="screenshot size in pixels")] = 84,
+    device: Annotated[str | None, typer.Option(help="cpu | cuda (default: cuda when present)")] = None,
     out: Annotated[Path, typer.Option(help="folder for the LoRA adapter, value head and log.jsonl")]
     = Path("runs/lora"),
     seed: Annotated[int, typer.Option(help="random seed")] = 0,
 ) -> None:
-    """Online PPO with LoRA adapters: text observation -> text action -> env reward (GPU when present)."""
+    """Online PPO with LoRA adapters: screenshot -> text action -> env reward (GPU when present)."""
     from rtarena.train.vlm import PPOSettings, train_vlm
 
     train_vlm(env_id, model, updates, out, seed=seed, settings=PPOSettings(steps_per_update=steps_per_update),
-              log=plain_echo)
+              log=plain_echo, obs=obs, resolution=resolution, device=device)
 
 
 map_app = typer.Typer(no_args_is_help=True, help="Arena maps: generate, validate, render (format: docs/maps.md).")

@@ -62,6 +62,29 @@ def test_agentic_vs_plain_reaches_the_model(tmp_path):
     assert plain["decision_delay_p50_s"] > 0 and agentic["decision_delay_p50_s"] > 0
 
 
+def test_rl_eval_clocks_and_frames_reach_the_trained_agent(tmp_path):
+    """rl-eval's three clocks (turn-based, 250 ms and 40 ms real time) reach the agent it evaluates, and the
+    84 x 84 frame it makes reaches a model as an image part (read at the scripted policy server)."""
+    from rtarena.policy_server.server import PolicyServer
+
+    with PolicyServer() as server:
+        spec = f"llm:scripted-heuristic@{server.base_url},modalities=rgb+text"
+        experiment = load_preset("rl-eval", params={"trained": spec})
+        assert experiment.seeds == tuple(range(20)) and experiment.envs[0].kwargs == {"resolution": 84}
+        trained = experiment.lineups[0].name
+        cell = shrink(experiment, tmp_path, lineups={trained}, max_steps=6)
+        result = run_experiment(cell, run_id="rl-eval", workers=1)
+        shapes = server.inputs
+    episodes = {e["clock_name"]: e for e in lines(result.run_dir)}
+    assert result.failed == 0 and set(episodes) == {"turn-based", "realtime-250ms", "realtime-40ms"}
+    assert {n: (e["clock"]["clock"], round(e["sim_seconds"] / e["steps"], 3)) for n, e in episodes.items()} == {
+        "turn-based": ("paused", 0.25), "realtime-250ms": ("wall", 0.25), "realtime-40ms": ("wall", 0.04)}
+    paused, slow, fast = (episodes[n]["agents"]["p0"] for n in ("turn-based", "realtime-250ms", "realtime-40ms"))
+    assert paused["decision_delay_p50_s"] == 0.0 and slow["decision_delay_p50_s"] > 0.0
+    assert fast["decisions"] <= slow["decisions"]  # the 40 ms world leaves fewer steps per reply
+    assert shapes and all(any(kind == "image_url" for kind, _ in shape) for shape in shapes)
+
+
 def test_live_vs_request_reaches_the_endpoint_by_both_protocols(tmp_path):
     """The `request` line-up's decisions are chat requests; the `live` line-up's are responses in one Realtime
     session per episode (the connect check opens one more, with no response), at the same endpoint."""

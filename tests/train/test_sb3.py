@@ -14,6 +14,7 @@ pytest.importorskip("stable_baselines3")
 
 import rtarena
 from rtarena.agents.specs import build_agent
+from rtarena.errors import UserError
 from rtarena.runtime.match import run_match
 
 # Training takes about a minute on two idle cores; a loaded machine needs more than the default 300 s.
@@ -80,3 +81,20 @@ def test_train_mistakes_are_one_line_and_write_nothing(tmp_path, env_id, out, me
     with pytest.raises(UserError, match=message) as error:
         train_sb3(env_id, 10, tmp_path / out, log=lambda line: None)
     assert "\n" not in str(error.value) and not list(tmp_path.iterdir())
+
+
+def test_a_pixel_policy_trains_on_frames_and_plays_them(tmp_path):
+    """`--obs pixels`: a CnnPolicy on the 84x84 RGB vector env, played as `sb3:PATH` on rgb frames."""
+    path = tmp_path / "pixels.zip"
+    done = subprocess.run([sys.executable, "-m", "rtarena.cli", "train", "sb3", "arena/basic-v0", "--obs", "pixels",
+                           "--steps", "1024", "--envs", "4", "--out", str(path)], capture_output=True, text=True,
+                          timeout=1200)
+    assert done.returncode == 0, done.stderr
+    agent = build_agent(f"sb3:{path}", "arena")
+    assert agent.modality == "rgb" and agent.model.policy.__class__.__name__ == "ActorCriticCnnPolicy"
+    env = rtarena.make("arena/basic-v0", obs=("rgb",), resolution=84, **LEVEL)
+    result = run_match(env, [agent], clock="paused", seed=0, max_steps=12)
+    assert result.agents["p0"]["decisions"] == 12 and result.agents["p0"]["failed_decisions"] == 0
+    wrong = rtarena.make("arena/basic-v0", obs=("state",), **LEVEL)
+    with pytest.raises(UserError, match="acts on the `rgb` observation"):
+        run_match(wrong, [build_agent(f"sb3:{path}", "arena")], clock="paused", seed=0, max_steps=2)

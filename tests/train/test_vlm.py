@@ -1,65 +1,98 @@
-"""The VLM training path on CPU: a tiny randomly initialised GPT-2 and a character tokenizer, both built
-here from a config (nothing downloaded), play arena/basic-v0 through text; one PPO update changes the
-LoRA adapter weights, and the logged reward is the env's reward for the decisions taken."""
+"""The VLM training path on CPU, on screenshots: a tiny randomly initialised LLaVA (CLIP tower + Llama),
+built here from a config and saved as a local model folder (nothing downloaded), plays arena/basic-v0
+through the `vlm:` agent's prompt; a PPO update changes the LoRA adapter and moves the log-probabilities
+along the advantages (replies with positive advantage up relative to the others); `--agent
+vlm:PATH,adapter=DIR` then plays under `paused` and `wall`."""
 
 from __future__ import annotations
 
 import json
-import string
+import subprocess
+import sys
+from pathlib import Path
 
 import pytest
 import torch
 
 pytest.importorskip("peft")
-transformers = pytest.importorskip("transformers")
+pytest.importorskip("transformers")
 
-import rtarena  # noqa: E402
-from rtarena.train.vlm import PPOSettings, VLMTrainer  # noqa: E402
+import rtarena
+from rtarena.agents.llm.local import load_local_model
+from rtarena.agents.specs import build_agent
+from rtarena.runtime.match import run_match
+from rtarena.train.vlm import PPOSettings, VLMTrainer
 
+sys.path.insert(0, str(Path(__file__).parent))
+from tiny_models import char_tokenizer, tiny_gpt2, tiny_vlm
 
-def char_tokenizer():
-    from tokenizers import Regex, Tokenizer, decoders, models, pre_tokenizers
-
-    symbols = ["[PAD]", "[EOS]", "[UNK]", *dict.fromkeys(string.printable)]
-    tok = Tokenizer(models.WordLevel({s: i for i, s in enumerate(symbols)}, unk_token="[UNK]"))
-    tok.pre_tokenizer = pre_tokenizers.Split(Regex(r"[\s\S]"), behavior="isolated")
-    tok.decoder = decoders.Fuse()
-    return transformers.PreTrainedTokenizerFast(tokenizer_object=tok, pad_token="[PAD]", eos_token="[EOS]",
-                                                unk_token="[UNK]")
+pytestmark = pytest.mark.timeout(900)
+LEVEL = {"overrides": {"arena.time_limit_s": 1.5}}  # 6 steps of 0.25 s: an episode ends inside an update
 
 
-def tiny_model(vocab: int):
-    torch.manual_seed(0)
-    config = transformers.GPT2Config(vocab_size=vocab, n_positions=512, n_embd=32, n_layer=2, n_head=2,
-                                     bos_token_id=1, eos_token_id=1, pad_token_id=0)
-    return transformers.GPT2LMHeadModel(config)
-
-
-def test_one_ppo_update_changes_the_adapter_and_logs_the_env_reward(tmp_path):
-    tokenizer = char_tokenizer()
-    assert tokenizer.decode(tokenizer("ACTION: [0, 2]").input_ids) == "ACTION: [0, 2]"
-    env = rtarena.make("arena/basic-v0", obs=("text",), overrides={"arena.time_limit_s": 2.0})
-    settings = PPOSettings(steps_per_update=10, epochs=2, max_new_tokens=6, max_prompt_tokens=96,
-                           learning_rate=1e-2)
-    trainer = VLMTrainer(env, tiny_model(len(tokenizer)), tokenizer, settings, seed=0)
+@pytest.fixture(scope="module")
+def trained(tmp_path_factory):
+    root = tmp_path_factory.mktemp("vlm")
+    folder = tiny_vlm(root / "model")
+    model, processor, vision = load_local_model(folder)
+    assert vision
+    env = rtarena.make("arena/basic-v0", obs=("rgb",), resolution=84, **LEVEL)
+    settings = PPOSettings(steps_per_update=8, epochs=2, max_new_tokens=6, learning_rate=4e-3)
+    trainer = VLMTrainer(env, model, processor, settings, seed=0, vision=True, env_id="arena/basic-v0")
     before = trainer.policy.adapter_state()
-    assert before and all("lora" in name for name in before)
-    rewards = []
-    original_step = env.step
+    out = trainer.train(1, root / "lora", log=lambda line: None)
+    return folder, out, trainer, before
 
-    def recording_step(actions):  # the env's own rewards, to compare with the log
-        out = original_step(actions)
-        rewards.append(out[1]["p0"])
-        return out
 
-    env.step = recording_step
-    out = trainer.train(1, tmp_path / "lora", log=lambda line: None)
+def test_ppo_on_screenshots_changes_the_adapter_and_favours_replies_with_positive_advantage(trained):
+    _, out, trainer, before = trained
     after = trainer.policy.adapter_state()
-    changed = [name for name in before if not torch.equal(before[name], after[name])]
-    assert changed  # the update moved LoRA weights
-    frozen = {n: p for n, p in trainer.policy.lm.named_parameters() if "lora" not in n}
-    assert all(not p.requires_grad for p in frozen.values())
+    assert before and all("lora" in name for name in before)
+    assert [n for n in before if not torch.equal(before[n], after[n])]  # the update moved LoRA weights
+    assert all(not p.requires_grad for n, p in trainer.policy.lm.named_parameters() if "lora" not in n)
+    batch, advantages = trainer.last_batch, trainer.last_advantages
+    assert all("pixel_values" in b.prompt for b in batch)  # the model saw the screenshot every decision
+    with torch.no_grad():
+        moved = [float(trainer.policy.evaluate(b.prompt, b.action)[0]) - b.logp for b in batch]
+    up = [m for m, a in zip(moved, advantages, strict=True) if a > 0]
+    down = [m for m, a in zip(moved, advantages, strict=True) if a < 0]
+    # the PPO step's direction: log-probabilities moved along the advantages (replies with positive
+    # advantage gained on average, those with negative advantage lost more)
+    assert up and down and sum(up) / len(up) > sum(down) / len(down)
+    assert sum(m * float(a) for m, a in zip(moved, advantages, strict=True)) > 0
     (line,) = [json.loads(x) for x in (out / "log.jsonl").read_text().splitlines()]
-    assert line["env_steps"] == 10 == len(rewards) and line["reward"] == pytest.approx(sum(rewards))
-    assert line["episodes_done"] >= 1  # 2 s episodes of 0.25 s steps: an episode ended inside the update
-    assert (out / "adapter" / "adapter_config.json").is_file() and (out / "value_head.pt").is_file()
+    assert line["env_steps"] == 8 and line["episodes_done"] >= 1
+    settings = json.loads((out / "settings.json").read_text())
+    assert settings["agent_options"].startswith("history=0")
+    assert (out / "adapter" / "adapter_config.json").is_file()
+
+
+@pytest.mark.parametrize("clock", ["paused", "wall"])
+def test_the_trained_adapter_plays_as_an_agent(trained, clock):
+    folder, out, _, _ = trained
+    agent = build_agent(f"vlm:{folder},adapter={out / 'adapter'},history=0,max_tokens=6", "arena")
+    env = rtarena.make("arena/basic-v0", obs=("rgb",), resolution=84, **LEVEL)
+    result = run_match(env, [agent], clock=clock, seed=3, max_steps=4)
+    decisions = [d for d in result.decisions if d.tokens_source == "server"]
+    assert decisions and all(d.tokens_out > 0 and d.tokens_in > 16 for d in decisions)
+    assert result.agents["p0"]["decisions"] >= 1
+
+
+def test_bad_model_folders_and_adapters_are_one_line_before_training(trained, tmp_path):
+    _, out, _, _ = trained
+    text_model = tmp_path / "gpt2"
+    tokenizer = char_tokenizer()
+    tiny_gpt2(len(tokenizer)).save_pretrained(text_model)
+    tokenizer.save_pretrained(text_model)
+    cases = [
+        (["--model", str(tmp_path / "missing")], "no config.json"),
+        (["--model", str(text_model)], "needs a vision-language model"),
+    ]
+    for extra, expected in cases:
+        done = subprocess.run([sys.executable, "-m", "rtarena.cli", "train", "vlm", "arena/basic-v0", *extra,
+                               "--out", str(tmp_path / "o")], capture_output=True, text=True, timeout=300)
+        said = (done.stdout + done.stderr).strip()
+        assert done.returncode == 2 and expected in said and len(said.splitlines()) == 1, said
+    assert not (tmp_path / "o").exists()
+    with pytest.raises(rtarena.errors.UserError, match="does not fit the model"):
+        load_local_model(text_model, adapter=out / "adapter")

@@ -1,8 +1,11 @@
-"""`sb3:PATH`: a Stable-Baselines3 policy trained on the arena's `state` observation (`rtarena train sb3`).
+"""`sb3:PATH`: a Stable-Baselines3 policy trained on the arena's `state` vector or its 84 x 84 `rgb` frames
+(`rtarena train sb3 [--obs pixels]`).
 
 It plays under any clock like any other agent: each decision is one forward pass of the saved policy on
-the observation's `state` vector (deterministic: the most likely action). A policy over the first k
-fields of the action (its saved action space is shorter) leaves the other fields 0. Needs the `rl` extra.
+the observation's `state` vector, or on its `rgb` frame for a pixel policy (deterministic: the most likely
+action). The env must make that modality at the policy's size (a pixel policy: `rgb` at resolution 84).
+A policy over the first k fields of the action (its saved action space is shorter) leaves the other fields
+0. Needs the `rl` extra.
 """
 
 from __future__ import annotations
@@ -17,7 +20,7 @@ from rtarena.errors import UserError
 
 
 class SB3Agent(Agent):
-    """A saved SB3 policy (`.zip`) acting on `observation["state"]`."""
+    """A saved SB3 policy (`.zip`) acting on `observation["state"]` or, for a pixel policy, `["rgb"]`."""
 
     def __init__(self, path: str | None = None) -> None:
         if not path:
@@ -39,21 +42,29 @@ class SB3Agent(Agent):
 
         self.path = path
         self.model: BaseAlgorithm = PPO.load(path, device="cpu")
+        # SB3 stores a pixel policy's space channel-first (its image transpose); ours are channel-last
+        shape = self.model.observation_space.shape
+        self.modality = "rgb" if len(shape) == 3 else "state"
+        self.want = (shape[1], shape[2], shape[0]) if self.modality == "rgb" and shape[0] == 3 else shape
 
     def reset(self, context: AgentContext) -> None:
         super().reset(context)
         space = context.observation_spaces[context.agent]
-        if "state" not in getattr(space, "spaces", {}):
-            raise UserError(f"sb3 acts on the `state` observation; {context.env_id} gives "
-                            f"{', '.join(getattr(space, 'spaces', {})) or type(space).__name__}", field="--agent")
+        given = getattr(space, "spaces", {})
+        if self.modality not in given:
+            raise UserError(f"sb3: this policy acts on the `{self.modality}` observation; {context.env_id} gives "
+                            f"{', '.join(given) or type(space).__name__}", field="--agent")
         self.width = int(np.prod(context.action_spaces[context.agent].shape))
-        want = self.model.observation_space.shape
-        if space["state"].shape != want:
-            raise UserError(f"sb3: the policy expects a state of shape {want}, {context.env_id} gives "
-                            f"{space['state'].shape}", field="--agent")
+        if given[self.modality].shape != self.want:
+            raise UserError(f"sb3: the policy expects {self.modality} of shape {self.want}, {context.env_id} gives "
+                            f"{given[self.modality].shape}", field="--agent")
 
     def act(self, observation: Any) -> Decision:
-        chosen, _ = self.model.predict(np.asarray(observation["state"], dtype=np.float32), deterministic=True)
+        frame = observation[self.modality]
+        if self.modality == "rgb":
+            frame = np.ascontiguousarray(np.asarray(frame, dtype=np.uint8).transpose(2, 0, 1))
+        chosen, _ = self.model.predict(np.asarray(frame, dtype=np.float32) if self.modality == "state" else frame,
+                                       deterministic=True)
         action = np.zeros(self.width, dtype=np.int64)
         action[:len(chosen)] = chosen
         return Decision(action=action)

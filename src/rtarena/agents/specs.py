@@ -76,8 +76,10 @@ AGENT_KINDS: list[AgentKind] = [
         "the agentic framework (several reasoning rounds per step): `agentic:MODEL@BASE_URL[,rounds=3,...]`",
         "rtarena.agents.llm.agentic.agent:AgenticAgent",
     ),
-    AgentKind("sb3", "a Stable-Baselines3 policy on the arena's state vector: `sb3:PATH` (`rtarena train sb3`)",
-              "rtarena.agents.sb3:SB3Agent"),
+    AgentKind("sb3", "a Stable-Baselines3 policy on the arena's state vector or 84x84 pixels: `sb3:PATH` "
+              "(`rtarena train sb3`)", "rtarena.agents.sb3:SB3Agent"),
+    AgentKind("vlm", "a local model (transformers), with or without trained LoRA adapters: "
+              "`vlm:PATH[,adapter=DIR,key=value...]` (rtarena.agents.llm.local)", "rtarena.agents.llm.local:VLMAgent"),
     AgentKind("human", "a person at the keyboard (`rtarena play`): `human[:wasd|arrows|ijkl|numpad]`",
               "rtarena.agents.human:make_human", interactive=True),
 ]

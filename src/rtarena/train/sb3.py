@@ -1,7 +1,11 @@
-"""PPO with Stable-Baselines3 on a one-player arena level's `state` observation: `rtarena train sb3`.
+"""PPO with Stable-Baselines3 on a one-player arena level: `rtarena train sb3`.
 
     rtarena train sb3 arena/basic-v0 --steps 50000 --out runs/ppo-basic.zip
+    rtarena train sb3 arena/basic-v0 --obs pixels --steps 50000 --out runs/ppo-pixels.zip
     rtarena run arena/basic-v0 --agent sb3:runs/ppo-basic.zip --clock wall --dt 0.25
+
+`--obs state` (the default) trains an MLP on the `state` vector; `--obs pixels` trains SB3's `CnnPolicy`
+(the Nature DQN encoder) on the 84 x 84 RGB frames of the vector env, the pixel baseline beside the VLM.
 
 Training runs `ArenaVectorEnv` (N copies in one process) behind an SB3 `VecEnv` adapter. Two documented
 choices make a small budget learn, and neither changes what the policy is scored on:
@@ -14,7 +18,9 @@ choices make a small budget learn, and neither changes what the policy is scored
 - The reward is the env's reward (points: a coin is 1) plus potential-based shaping on the nearest coin
   in view, `gamma * phi(s') - phi(s)` with `phi = -SHAPING * distance / view range` (`-SHAPING` with no
   coin in view, 0 at the end of an episode). Ng, Harada and Russell (1999) show such shaping leaves the
-  optimal policies unchanged. The logged `ep_rew_mean` and `score` are the env's own, unshaped.
+  optimal policies unchanged. The logged `ep_rew_mean` and `score` are the env's own, unshaped. The
+  pixel policy trains on the env's reward alone: the shaping reads the state vector, and a pixel
+  baseline that learned from state it never sees would not be a pixel baseline.
 """
 
 from __future__ import annotations
@@ -33,8 +39,14 @@ from rtarena.errors import UserError
 TRAIN_TIME_LIMIT_S = 30.0
 ACTION_FIELDS = 3  # move_x, move_y, yaw
 SHAPING = 2.0
+POLICIES = {"state": "MlpPolicy", "pixels": "CnnPolicy"}  # SB3's policy for each vector-env observation
 PPO_SETTINGS = {"n_steps": 128, "batch_size": 256, "n_epochs": 10, "learning_rate": 1e-3, "gamma": 0.99,
                 "gae_lambda": 0.95, "ent_coef": 0.01, "policy_kwargs": {"net_arch": [64, 64]}}
+
+
+# A CNN minibatch costs ~100x an MLP's on a CPU: fewer, smaller epochs per rollout (SB3's Atari defaults
+# use 4 epochs); the learning rate of SB3's Atari PPO.
+PIXEL_SETTINGS = {"state": {}, "pixels": {"n_epochs": 4, "batch_size": 128, "learning_rate": 2.5e-4}}
 
 
 def coin_potential(states: np.ndarray) -> np.ndarray:
@@ -52,9 +64,10 @@ class ShapedArenaVecEnv(VecEnv):
     infos (`episode: {r, l}` with the unshaped return, and the level `score`)."""
 
     def __init__(self, env_id: str, num_envs: int, gamma: float, seed: int = 0,
-                 env_kwargs: dict[str, Any] | None = None) -> None:
+                 env_kwargs: dict[str, Any] | None = None, obs: str = "state") -> None:
         kwargs = {"overrides": {"arena.time_limit_s": TRAIN_TIME_LIMIT_S}, **(env_kwargs or {})}
-        self.vec = ArenaVectorEnv(env_id, num_envs=num_envs, obs="state", env_kwargs=kwargs)
+        self.vec = ArenaVectorEnv(env_id, num_envs=num_envs, obs=obs, env_kwargs=kwargs)
+        self.shaped = obs == "state"
         full = self.vec.single_action_space
         self.width = len(full.nvec)
         super().__init__(num_envs, self.vec.single_observation_space, spaces.MultiDiscrete(full.nvec[:ACTION_FIELDS]))
@@ -81,8 +94,10 @@ class ShapedArenaVecEnv(VecEnv):
         after = obs.copy()
         if dones.any():
             after[dones] = np.stack([infos["final_obs"][k] for k in np.flatnonzero(dones)])
-        potential_after = np.where(dones, 0.0, coin_potential(after))
-        shaped = rewards + self.gamma * potential_after - coin_potential(self._obs)
+        shaped = rewards.astype(np.float64)
+        if self.shaped:
+            potential_after = np.where(dones, 0.0, coin_potential(after))
+            shaped = shaped + self.gamma * potential_after - coin_potential(self._obs)
         self._returns += rewards
         self._lengths += 1
         out: list[dict[str, Any]] = [{} for _ in range(self.num_envs)]
@@ -119,12 +134,14 @@ class ShapedArenaVecEnv(VecEnv):
 
 
 def train_sb3(env_id: str, steps: int, out: str | Path, seed: int = 0, num_envs: int = 8,
-              log: Any = print) -> Path:
-    """Train PPO for `steps` env steps on `env_id`'s state observation and save the policy to `out`
+              log: Any = print, obs: str = "state") -> Path:
+    """Train PPO for `steps` env steps on `env_id`'s `obs` (state or pixels) and save the policy to `out`
     (`steps=0` saves the freshly initialised policy: the "base" row of `bench/train_table.py`)."""
     import torch
     from stable_baselines3 import PPO
 
+    if obs not in POLICIES:
+        raise UserError(f"--obs must be one of {', '.join(POLICIES)}, got {obs!r}", field="--obs")
     if steps < 0:
         raise UserError(f"--steps must be 0 (save the untrained policy: the base) or more, got {steps}",
                         field="--steps")
@@ -132,9 +149,10 @@ def train_sb3(env_id: str, steps: int, out: str | Path, seed: int = 0, num_envs:
     if path.suffix != ".zip":
         raise UserError(f"--out must name a .zip file (SB3's format), got {out}", field="--out")
     torch.manual_seed(seed)
-    torch.set_num_threads(1)  # a 64x64 MLP: more threads only add contention
-    venv = ShapedArenaVecEnv(env_id, num_envs, PPO_SETTINGS["gamma"], seed=seed)
-    model = PPO("MlpPolicy", venv, seed=seed, device="cpu", verbose=0, **PPO_SETTINGS)
+    if obs == "state":
+        torch.set_num_threads(1)  # a 64x64 MLP: more threads only add contention
+    venv = ShapedArenaVecEnv(env_id, num_envs, PPO_SETTINGS["gamma"], seed=seed, obs=obs)
+    model = PPO(POLICIES[obs], venv, seed=seed, device="cpu", verbose=0, **{**PPO_SETTINGS, **PIXEL_SETTINGS[obs]})
     if steps:
         model.learn(total_timesteps=steps)
     path.parent.mkdir(parents=True, exist_ok=True)

@@ -99,8 +99,13 @@ class ModelAgent(Agent):
         self.options = option if isinstance(option, LLMOptions) else parse_llm_options(option, self.kind)
         self.asked = self.options  # as given; `options` fills the env's default view in at each reset
         self.skill = self.options.skill_text()
-        self.client = self.client_class(self.options)
+        self.client = self.make_client()
         self.tally = FailureTally()
+
+    def make_client(self) -> Any:
+        """The model behind the agent: `client_class` over an OpenAI-compatible endpoint (`live:` a Realtime
+        session); `vlm:` overrides this with a model on this machine."""
+        return self.client_class(self.options)
 
     def new_history(self) -> History:
         o = self.options
