@@ -244,8 +244,14 @@ class RealtimeClient(ChatClient):
         self.held = kept
 
     # -- one attempt (ChatClient.complete drives budget and retries) ------------------------------------
-    def _attempt(self, messages: list[dict[str, Any]], deadline: float) -> Completion:
+    def _attempt(self, messages: list[dict[str, Any]], deadline: float, extra: dict[str, Any] | None = None
+                 ) -> Completion:
+        """One response in the session (`extra`: the chat request's tool fields, which a live player never
+        sends; refused if it does)."""
         from websockets.exceptions import ConnectionClosed
+
+        if extra:
+            raise Failure("unsupported", f"a live session takes no {', '.join(extra)} (tool calls are chat-only)")
 
         if self.abandoned.is_set():
             raise Failure("abandoned", "the runtime no longer needed this decision")
