@@ -20,13 +20,13 @@ This module imports only pydantic and `rtarena.errors`, so every layer (envs inc
 from __future__ import annotations
 
 import math
-import tomllib
 from pathlib import Path
 from typing import Annotated, Any, TypeVar, get_args
 
-from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, ValidationError
+from pydantic import AfterValidator, BaseModel, BeforeValidator, ConfigDict, Field, ValidationError
 
 from rtarena.errors import UserError
+from rtarena.limits import LIMITS, limit_message, loads_toml, read_text_capped
 
 __all__ = [
     "Flag",
@@ -38,6 +38,7 @@ __all__ = [
     "PosFloat",
     "PosInt",
     "Section",
+    "at_most",
     "error_line",
     "read_toml",
     "unit_of",
@@ -209,22 +210,21 @@ def validate(model: type[M], data: Any, source: str | None = None, prefix: str =
 
 
 def read_toml(path: str | Path, what: str = "file") -> dict[str, Any]:
-    """A TOML file's tables, or a one-line `UserError` naming the path (missing, a folder, not TOML)."""
+    """A TOML file's tables, or a one-line `UserError` naming the path (missing, a folder, not TOML, larger
+    than the `file.bytes` limit, nested deeper than `nesting.depth`)."""
     path = Path(path)
-    if not path.exists():
-        raise UserError(f"no such {what}: {path}")
-    if path.is_dir():
-        raise UserError(f"is a folder, not a {what}", source=str(path))
-    try:
-        text = path.read_bytes().decode("utf-8")
-    except UnicodeDecodeError:
-        raise UserError(f"not a text {what} (not UTF-8)", source=str(path)) from None
-    except OSError as error:
-        raise UserError(f"cannot read: {error.strerror}", source=str(path)) from None
-    try:
-        return tomllib.loads(text)
-    except tomllib.TOMLDecodeError as error:
-        raise UserError(f"invalid TOML: {error}", source=str(path)) from None
+    return loads_toml(read_text_capped(path, what), source=str(path))
+
+
+def at_most(limit: str) -> AfterValidator:
+    """A field bounded by a documented limit (`rtarena.limits`): the same words as every entry point."""
+
+    def check(value: Any) -> Any:
+        if isinstance(value, (int, float)) and not isinstance(value, bool) and value > LIMITS[limit].value:
+            raise ValueError(limit_message(limit))
+        return value
+
+    return AfterValidator(check)
 
 
 def writable_folder(path: str | Path, field: str, given: str | Path | None = None) -> Path:

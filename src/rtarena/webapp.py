@@ -29,8 +29,9 @@ from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
 from rtarena.errors import UserError
+from rtarena.limits import LIMITS, loads_json
 
-MAX_BODY_BYTES = 1 << 20
+MAX_BODY_BYTES = int(LIMITS["request.bytes"].value)
 TOKEN_HEADER = "X-Rtarena-Token"
 
 
@@ -106,11 +107,11 @@ def _reject_constant(name: str) -> Any:
 
 
 def parse_json_body(raw: bytes) -> Any:
-    """A JSON body; NaN, Infinity and numbers that overflow a float are refused."""
+    """A JSON body; NaN, Infinity, numbers that overflow a float and nesting past the limit are refused."""
     try:
-        value = json.loads(raw.decode("utf-8"), parse_constant=_reject_constant)
-    except (UnicodeDecodeError, ValueError) as error:
-        raise RequestError(400, f"body is not valid JSON: {str(error).splitlines()[0]}") from None
+        value = loads_json(raw, parse_constant=_reject_constant)
+    except UserError as error:
+        raise RequestError(400, f"body: {error}") from None
 
     def check(item: Any) -> None:
         if isinstance(item, float) and not math.isfinite(item):

@@ -7,13 +7,13 @@ event names the rules use, so tuning a rule never means editing Python.
 
 from __future__ import annotations
 
-import tomllib
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
 from typing import Any
 
 from rtarena.errors import UserError
+from rtarena.schema import read_toml
 
 CODEBOOK = Path(__file__).with_name("failure_modes.toml")
 CAPABILITIES = ("RT-Perceive", "RT-Deliberate", "RT-Act")
@@ -66,12 +66,7 @@ def _mode(row: dict[str, Any], index: int, source: str) -> FailureMode:
 def load_codebook(path: str | Path = CODEBOOK) -> Codebook:
     """Read and check a codebook file (the bundled one by default)."""
     source = str(path)
-    try:
-        data = tomllib.loads(Path(path).read_text(encoding="utf-8"))
-    except OSError as error:
-        raise UserError(f"cannot read codebook: {error.strerror}", source=source) from None
-    except tomllib.TOMLDecodeError as error:
-        raise UserError(f"invalid TOML: {error}", source=source) from None
+    data = read_toml(path, "codebook")
     modes = tuple(_mode(row, i, source) for i, row in enumerate(data.get("modes", [])))
     codes = [m.code for m in modes]
     if len(set(codes)) != len(codes):

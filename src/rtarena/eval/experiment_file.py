@@ -66,6 +66,7 @@ from rtarena.eval.experiment import (
     cell_slots,
     safe_name,
 )
+from rtarena.limits import LIMITS
 from rtarena.schema import (
     Flag,
     NonNegFloat,
@@ -73,6 +74,7 @@ from rtarena.schema import (
     PosFloat,
     PosInt,
     Section,
+    at_most,
     read_toml,
     shown,
     validate,
@@ -220,7 +222,7 @@ class ClockItem(Section):
 
     clock: str = Field(description="a name of runtime.clocks.CLOCKS")
     name: Name = None
-    dt: PosFloat | None = Field(None, description="simulated seconds per env step")
+    dt: Annotated[PosFloat, at_most("step.dt_s")] | None = Field(None, description="simulated seconds per env step")
     delay_ms: NonNegFloat = Field(0.0, description="injected delay per decision, milliseconds")
 
 
@@ -240,9 +242,10 @@ class ExperimentFile(Section):
     name: Name = None
     description: str = ""
     params: dict[str, Any] = Field(default_factory=dict, description="`{name}` placeholders; --set name=value")
-    seeds: PosInt | list[NonNegInt] = Field(1, description="a count (seeds seed_start..) or a list of seeds")
+    seeds: Annotated[PosInt, at_most("run.seeds")] | Annotated[list[NonNegInt], Field(max_length=int(
+        LIMITS["run.seeds"].value))] = Field(1, description="a count (seeds seed_start..) or a list of seeds")
     seed_start: NonNegInt = 0
-    max_steps: PosInt = 500
+    max_steps: Annotated[PosInt, at_most("episode.steps")] = 500
     out: Text = Field("runs", description="folder the run folder goes in")
     workers: PosInt | None = None
     video: Flag | NonNegInt = Field(False, description="false | true (every episode) | N (the first N seeds)")
