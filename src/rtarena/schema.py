@@ -260,6 +260,16 @@ def writable_file(path: str | Path, field: str, suffixes: tuple[str, ...]) -> Pa
     return path
 
 
+def run_name(name: str | None, field: str = "--run-id") -> str | None:
+    """A run id is a folder name under the output folder, never a path: letters, digits, `_ . + -`, not
+    starting with a dot (no `..`, no `/abs`), at most 128 characters. None stays None."""
+    import re
+
+    if name is not None and not re.fullmatch(r"[A-Za-z0-9_+-][A-Za-z0-9_.+-]{0,127}", name):
+        raise UserError(f"must be a name (letters, digits, _ . + -; no / or leading dot), got {name!r}", field=field)
+    return name
+
+
 def check_port(port: int, field: str = "--port") -> int:
     """A TCP port number for 127.0.0.1 (0: any free port)."""
     if isinstance(port, bool) or not isinstance(port, int) or not 0 <= port <= 65535:

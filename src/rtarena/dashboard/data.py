@@ -274,8 +274,19 @@ class Store:
         })
 
     # -- frames ------------------------------------------------------------------------------------
+    def video(self, path: Path, line: dict[str, Any]) -> Path | None:
+        """The episode's MP4 when it lies inside the run folder (symlinks resolved); a line naming a file
+        elsewhere (an absolute path, `..`, a link out of `--root`) has no video here."""
+        if not line.get("video"):
+            return None
+        try:
+            video = confined(path, str(line["video"]))
+        except RequestError:
+            return None
+        return video if video.is_file() else None
+
     def frame_kind(self, path: Path, key: str, line: dict[str, Any]) -> str:
-        if line.get("video") and (path / str(line["video"])).exists():
+        if self.video(path, line) is not None:
             return "video"
         return "screenshots" if self.screenshots(path, key, line) else "none"
 
@@ -287,7 +298,7 @@ class Store:
         path = self.run_dir(run_id)
         kind = self.frame_kind(path, key, line)
         if kind == "video":
-            return len(self._video_frames(run_id, key, path / str(line["video"])))
+            return len(self._video_frames(run_id, key, self.video(path, line)))
         return len(self.screenshots(path, key, line))
 
     def frame(self, run_id: str, key: str, index: int) -> tuple[bytes, str]:
@@ -297,7 +308,7 @@ class Store:
         if line is None:
             raise RequestError(404, f"no episode {key!r} in run {run_id!r}")
         if self.frame_kind(path, key, line) == "video":
-            frames = self._video_frames(run_id, key, path / str(line["video"]))
+            frames = self._video_frames(run_id, key, self.video(path, line))
         else:
             frames = [confined(path, f).read_bytes() for f in self.screenshots(path, key, line)]
         if not frames:
