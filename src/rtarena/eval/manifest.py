@@ -13,10 +13,10 @@ import os
 import platform
 import socket
 import sys
+from collections.abc import Iterator
 from datetime import UTC, datetime
 from importlib import metadata
 from pathlib import Path
-from collections.abc import Iterator
 from typing import Any
 
 from rtarena.errors import UserError
