@@ -279,7 +279,7 @@ def serve_policy(
     filler_tokens: Annotated[int, typer.Option("--filler-tokens", help="reasoning tokens before each answer")] = 0,
     filler_rate: Annotated[float, typer.Option("--filler-rate", help="filler tokens per second (0: unpaced)")] = 0.0,
     ttft_ms: Annotated[float, typer.Option("--ttft-ms", help="time to first token, ms")] = 0.0,
-    fault: Annotated[str, typer.Option(help="none | garbage | empty | cut | http_500 | http_429 | slow")] = "none",
+    fault: Annotated[str, typer.Option(help="none | garbage | empty | html | cut | http_500 | http_429 | slow")] = "none",
     setting: Annotated[
         list[str] | None, typer.Option("--set", help="any other server setting, KEY=VALUE (repeatable)")
     ] = None,

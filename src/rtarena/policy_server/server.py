@@ -29,7 +29,7 @@ from rtarena.agents.llm.tokens import count_content, count_messages, count_token
 from rtarena.errors import UserError
 from rtarena.policy_server import reasoning as reasoning_mode
 from rtarena.policy_server import tool_calls
-from rtarena.policy_server.faults import FAULTS, GARBAGE
+from rtarena.policy_server.faults import FAULTS, GARBAGE, HTML_PAGE
 from rtarena.policy_server.policies import POLICIES, answer
 from rtarena.schema import Flag, Int, NonNegFloat, NonNegInt, PosInt, Section, validate
 from rtarena.webapp import RequestError, Served, ServerBase, field, read_json_body
@@ -175,6 +175,8 @@ class _Handler(BaseHTTPRequestHandler):
         if fault == "http_429":
             return self._json(429, {"error": {"message": "injected fault: rate limited", "type": "rate_limit"}},
                               {"Retry-After": f"{settings.retry_after_s:g}"})
+        if fault == "html":
+            return self._raw(200, HTML_PAGE, "text/html; charset=utf-8")
         if fault == "slow":
             time.sleep(settings.slow_s)
         messages = request.get("messages") or []
@@ -289,9 +291,11 @@ class _Handler(BaseHTTPRequestHandler):
         self.wfile.flush()
 
     def _json(self, status: int, body: dict, headers: dict[str, str] | None = None) -> None:
-        data = json.dumps(body).encode()
+        self._raw(status, json.dumps(body).encode(), "application/json", headers)
+
+    def _raw(self, status: int, data: bytes, content_type: str, headers: dict[str, str] | None = None) -> None:
         self.send_response(status)
-        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Type", content_type)
         self.send_header("Content-Length", str(len(data)))
         for name, value in (headers or {}).items():
             self.send_header(name, value)
