@@ -95,7 +95,7 @@ def given_options(ctx: typer.Context, names: tuple[str, ...]) -> dict[str, objec
 def run(
     ctx: typer.Context,
     target: Annotated[str | None, typer.Argument(
-        help="an env id (see `rtarena list`), an experiment file (.toml/.yaml), or a run folder with --resume",
+        help="an env id (see `rtarena list`), an experiment file (.toml/.json/.yaml), or a run folder with --resume",
         show_default=False)] = None,
     agent: Annotated[
         list[str] | None, typer.Option("--agent", help="agent spec, required with an ENV_ID (e.g. random); once "
@@ -279,7 +279,8 @@ def serve_policy(
     filler_tokens: Annotated[int, typer.Option("--filler-tokens", help="reasoning tokens before each answer")] = 0,
     filler_rate: Annotated[float, typer.Option("--filler-rate", help="filler tokens per second (0: unpaced)")] = 0.0,
     ttft_ms: Annotated[float, typer.Option("--ttft-ms", help="time to first token, ms")] = 0.0,
-    fault: Annotated[str, typer.Option(help="none | garbage | empty | html | cut | http_500 | http_429 | slow")] = "none",
+    fault: Annotated[str, typer.Option(
+        help="none | garbage | empty | html | cut | http_500 | http_429 | slow")] = "none",
     setting: Annotated[
         list[str] | None, typer.Option("--set", help="any other server setting, KEY=VALUE (repeatable)")
     ] = None,

@@ -64,7 +64,7 @@ def parse_params(pairs: tuple[str, ...]) -> dict[str, str]:
 
 
 def is_experiment_file(target: str) -> bool:
-    return target.endswith((".toml", ".yaml", ".yml"))
+    return target.endswith((".toml", ".yaml", ".yml", ".json"))
 
 
 def run_command(target: str | None, flags: dict[str, Any], given: dict[str, Any], options: RunOptions,
@@ -91,6 +91,12 @@ def run_command(target: str | None, flags: dict[str, Any], given: dict[str, Any]
         return result
     if target is None:
         raise UserError("give an env id, an experiment file or --preset NAME (see `rtarena presets`)", field="TARGET")
+    if Path(target).is_dir():  # a folder is a run to resume, never an env id
+        raise UserError(f"{target} is not a run folder of `rtarena run` (no config.json); give an env id, an "
+                        "experiment file, or a run folder with --resume", field="TARGET")
+    if options.resume and not flags.get("agent"):
+        raise UserError(f"{target} is not a run folder; --resume takes a run folder (RUN --resume), or an env id "
+                        "with the --agent and --out of the run to finish", field="--resume")
     return run_flags(target, typed_flags(flags), options, console, err)
 
 

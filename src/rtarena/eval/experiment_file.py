@@ -66,7 +66,7 @@ from rtarena.eval.experiment import (
     cell_slots,
     safe_name,
 )
-from rtarena.limits import LIMITS
+from rtarena.limits import LIMITS, loads_json, read_text_capped
 from rtarena.schema import (
     Flag,
     NonNegFloat,
@@ -87,17 +87,19 @@ EXPERIMENT_CLOCK_KEYS = ("name", "clock", "dt", "delay_ms", "delay_s")
 
 
 def read_file(path: Path) -> dict[str, Any]:
-    """Parse a TOML or YAML file into a dict; syntax errors become one line with the position."""
+    """Parse a TOML, JSON or YAML file into a dict; syntax errors become one line with the position."""
     if not path.exists():
         raise UserError(f"no such experiment file: {path}", field="experiment")
+    if path.suffix == ".json":
+        data = loads_json(read_text_capped(path, "experiment file"), source=str(path))
+        if not isinstance(data, dict):
+            raise UserError(f"the file must hold a JSON object, got {type(data).__name__}", source=str(path))
+        return data
     if path.suffix not in (".yaml", ".yml"):
         return read_toml(path, "experiment file")
     if path.is_dir():
         raise UserError("is a folder, not an experiment file", source=str(path))
-    try:
-        text = path.read_text(encoding="utf-8")
-    except UnicodeDecodeError:
-        raise UserError("not a text experiment file (not UTF-8)", source=str(path)) from None
+    text = read_text_capped(path, "experiment file")
     if path.suffix in (".yaml", ".yml"):
         try:
             import yaml
