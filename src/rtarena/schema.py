@@ -246,6 +246,13 @@ def writable_folder(path: str | Path, field: str, given: str | Path | None = Non
         raise UserError(f"cannot make a folder under the file {probe}, got {given}", field=field)
     if not os.access(probe, os.W_OK | os.X_OK):
         raise UserError(f"{probe} is not writable, got {given}", field=field)
+    import tempfile
+
+    try:  # the real test (root passes os.access everywhere; /proc, read-only mounts and full disks do not)
+        with tempfile.TemporaryFile(dir=probe):
+            pass
+    except OSError as error:
+        raise UserError(f"cannot write in {probe}: {error.strerror or error}, got {given}", field=field) from None
     return path
 
 

@@ -94,6 +94,12 @@ def run_command(target: str | None, flags: dict[str, Any], given: dict[str, Any]
     if Path(target).is_dir():  # a folder is a run to resume, never an env id
         raise UserError(f"{target} is not a run folder of `rtarena run` (no config.json); give an env id, an "
                         "experiment file, or a run folder with --resume", field="TARGET")
+    if Path(target).exists():
+        raise UserError(f"{target} is a file, not an env id; experiment files end in .toml, .json or .yaml",
+                        field="TARGET")
+    from rtarena.envs.registry import env_spec
+
+    env_spec(target)  # an unknown env id is named before any flag is asked for
     if options.resume and not flags.get("agent"):
         raise UserError(f"{target} is not a run folder; --resume takes a run folder (RUN --resume), or an env id "
                         "with the --agent and --out of the run to finish", field="--resume")
