@@ -183,9 +183,9 @@ def _check_obstacles(check: _Checker, data: Mapping[str, Any], arena: _Arena) ->
     index = BoxIndex(arena.size, len(boxes))  # the obstacles that overlap none before them
     kept: list[int] = []
     for k, (i, box, _kind) in enumerate(boxes):
-        hit = index.touching(box)
-        if len(hit):
-            a = boxes[kept[hit[0]]]
+        hit = index.first_touching(box)
+        if hit is not None:
+            a = boxes[kept[hit]]
             check.add(f"obstacles[{i}]", f"{fmt(box[:4])} overlaps obstacles[{a[0]}] {fmt(a[1][:4])}")
             continue
         index.add(box)
@@ -241,7 +241,7 @@ def _drop_clashes(check: _Checker, arena: _Arena, points: list[Point]) -> list[P
 
 def _obstacle_under(xy: np.ndarray, radius: float, boxes: list[Box], index: BoxIndex) -> int | None:
     """The file index of the first obstacle closer than `radius` to `xy`, or None."""
-    for k in index.touching((xy[0], xy[1], xy[0], xy[1]), margin=radius):
+    for k in index.near((xy[0] - radius, xy[1] - radius, xy[0] + radius, xy[1] + radius)):
         j, box, _kind = boxes[k]
         dx = max(box[0] - xy[0], xy[0] - box[2], 0.0)
         dy = max(box[1] - xy[1], xy[1] - box[3], 0.0)
