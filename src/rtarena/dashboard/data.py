@@ -80,6 +80,12 @@ def clock_label(job: dict[str, Any]) -> str:
     return " ".join(parts)
 
 
+def line_clock(line: dict[str, Any]) -> dict[str, Any]:
+    """An episode line's clock in the shape of a job's (`clock`, `clock_settings`), for `clock_label`."""
+    clock = dict(line["clock"])
+    return {"clock": clock.pop("clock", "?"), "clock_settings": {k: v for k, v in clock.items() if v is not None}}
+
+
 def run_status(done: int, failed: int, expected: int | None, manifest: dict[str, Any]) -> str:
     """`running` while the driver lives (`run.json`), `stopped early` when episodes are missing, else from the
     counts."""
@@ -134,8 +140,11 @@ class Store:
             run_id=path.name,
             kind=str(manifest.get("kind") or config.get("kind") or "run"),
             envs=sorted({str(j.get("env_id")) for j in jobs} or {str(line.get("env_id")) for line in lines}),
-            agents=sorted({" vs ".join(j.get("agent_specs") or []) for j in jobs}),
-            clocks=sorted({clock_label(j) for j in jobs}),
+            # a folder of episodes written without a config.json (the demo's) says the same in its lines
+            agents=sorted({" vs ".join(j.get("agent_specs") or []) for j in jobs}
+                          or {" vs ".join(line.get("agent_specs") or []) for line in lines} - {""}),
+            clocks=sorted({clock_label(j) for j in jobs} or {clock_label(line_clock(line)) for line in lines
+                                                              if isinstance(line.get("clock"), dict)}),
             done=len(lines), failed=failed, expected=len(jobs) or None,
             status=run_status(len(lines), failed, len(jobs) or None, manifest),
             created=str(manifest.get("created", "")), updated=stat.st_mtime)
