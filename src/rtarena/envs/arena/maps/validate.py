@@ -197,9 +197,7 @@ def _check_points(check: _Checker, data: Mapping[str, Any], arena: _Arena, boxes
     """Spawns, coins, turrets, ammo and chickens clear of the edge and the obstacles; then those that
     stand on each other are problems (the later one is dropped)."""
     points: list[Point] = []
-    under = BoxIndex(arena.size, len(boxes))
-    for _j, box, _kind in boxes:
-        under.add(box)
+    under = np.array([box[:4] for _j, box, _kind in boxes]).reshape(-1, 4)  # one vector test per point
     for key, (radius, reach) in POINT_KEYS.items():
         shape = "[x, y] or [x, y, team]" if key == "spawns" else "[x, y]"
         lengths = (2, 3) if key == "spawns" else (2,)
@@ -239,15 +237,13 @@ def _drop_clashes(check: _Checker, arena: _Arena, points: list[Point]) -> list[P
     return kept
 
 
-def _obstacle_under(xy: np.ndarray, radius: float, boxes: list[Box], index: BoxIndex) -> int | None:
-    """The file index of the first obstacle closer than `radius` to `xy`, or None."""
-    for k in index.near((xy[0] - radius, xy[1] - radius, xy[0] + radius, xy[1] + radius)):
-        j, box, _kind = boxes[k]
-        dx = max(box[0] - xy[0], xy[0] - box[2], 0.0)
-        dy = max(box[1] - xy[1], xy[1] - box[3], 0.0)
-        if math.hypot(dx, dy) < radius - EPS:
-            return j
-    return None
+def _obstacle_under(xy: np.ndarray, radius: float, boxes: list[Box], under: np.ndarray) -> int | None:
+    """The file index of the first obstacle closer than `radius` to `xy`, or None (`under`: the boxes'
+    x0, y0, x1, y1 as one array, so the test is one vector operation per point)."""
+    dx = np.maximum(np.maximum(under[:, 0] - xy[0], xy[0] - under[:, 2]), 0.0)
+    dy = np.maximum(np.maximum(under[:, 1] - xy[1], xy[1] - under[:, 3]), 0.0)
+    hit = np.flatnonzero(np.hypot(dx, dy) < radius - EPS)
+    return boxes[int(hit[0])][0] if len(hit) else None
 
 
 def _check_areas(check: _Checker, data: Mapping[str, Any], arena: _Arena) -> list[tuple[str, np.ndarray]]:
