@@ -228,13 +228,18 @@ class LocalApp(Served):
         return {f"127.0.0.1:{self.port}", f"localhost:{self.port}"}
 
 
+class _Continue(Exception):
+    """The pending request's head asks for `100 Continue` before its body is sent."""
+
+
 class _Connection:
     """A client connection waiting in the selector: the bytes of its next request read so far."""
 
-    __slots__ = ("address", "buffer", "since", "started")
+    __slots__ = ("address", "buffer", "continued", "since", "started")
 
     def __init__(self, address: Any) -> None:
         self.address = address
+        self.continued = False  # `100 Continue` sent for the pending request (curl waits for it)
         self.buffer = bytearray()
         self.since = time.monotonic()  # accepted, or last answered
         self.started: float | None = None  # when the first byte of the pending request came
@@ -259,7 +264,11 @@ class _Connection:
             length = 0
         total = end + 4 + length
         if len(self.buffer) < total:
+            if b"100-continue" in head.lower() and not self.continued:
+                self.continued = True
+                raise _Continue
             return None
+        self.continued = False
         data = bytes(self.buffer[:total])
         del self.buffer[:total]
         self.started = time.monotonic() if self.buffer else None
@@ -367,7 +376,7 @@ class ServerBase(HTTPServer):
         if data:
             connection.buffer += data
             connection.started = connection.started or time.monotonic()
-        request = connection.request() if data else None
+        request = self._next(sock, connection) if data else None
         if not data or (request is None and connection.buffer.find(b"\r\n\r\n") < 0
                         and len(connection.buffer) > self.MAX_HEAD_BYTES):
             with self._lock:
@@ -379,6 +388,16 @@ class ServerBase(HTTPServer):
                 self._forget(sock)
                 self._busy += 1
             self._jobs.put(lambda: self._serve(sock, connection, request))
+
+    @staticmethod
+    def _next(sock: socket.socket, connection: _Connection) -> bytes | None:
+        """The connection's next whole request, or None; a head asking for `100 Continue` gets it."""
+        try:
+            return connection.request()
+        except _Continue:
+            with contextlib.suppress(OSError):
+                sock.send(b"HTTP/1.1 100 Continue\r\n\r\n")
+            return None
 
     def _sweep(self, now: float) -> None:
         """Close connections idle too long, and those whose request has been arriving too long."""
@@ -410,11 +429,12 @@ class ServerBase(HTTPServer):
                 handler.rfile = io.BytesIO(request)
                 handler.wfile = _SocketWriter(sock)
                 handler.close_connection = True
+                handler.handle_expect_100 = lambda: True  # the body is here already (`_next` said 100)
                 handler.handle_one_request()
                 detached = bool(getattr(handler, "detached", False))
                 if detached or handler.close_connection or self._closed:
                     return
-                request = connection.request()
+                request = self._next(sock, connection)
             keep = True
         except Exception:  # a client that went away or stalled; an internal bug is the handler's to answer
             if not isinstance(sys.exc_info()[1], OSError):
