@@ -190,3 +190,22 @@ def test_the_dashboard_serves_no_video_from_outside_the_run_folder(tmp_path):
     (run / "videos").mkdir()
     (run / "videos" / "k.mp4").write_bytes(b"inside")
     assert store.video(run, {"video": "videos/k.mp4"}) == (run / "videos" / "k.mp4").resolve()
+
+
+def test_keep_alive_pipelining_and_100_continue_on_the_policy_server():
+    """One connection: a POST that waits for `100 Continue`, then two GETs sent in one write (pipelined)."""
+    from rtarena.policy_server import PolicyServer
+
+    with PolicyServer() as server, socket.create_connection(("127.0.0.1", server.port)) as client:
+        client.settimeout(5)
+        body = json.dumps({"model": "m", "messages": [{"role": "user", "content": "hi"}]}).encode()
+        client.sendall(b"POST /v1/chat/completions HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+                       b"Expect: 100-continue\r\nContent-Length: %d\r\n\r\n" % len(body))
+        assert client.recv(100) == b"HTTP/1.1 100 Continue\r\n\r\n"
+        client.sendall(body + b"GET /health HTTP/1.1\r\nHost: x\r\n\r\nGET /v1/models HTTP/1.1\r\nHost: x\r\n\r\n")
+        received = b""
+        deadline = time.monotonic() + 5
+        while received.count(b"HTTP/1.1 200 OK") < 3 or not received.rstrip().endswith(b"}"):
+            assert time.monotonic() < deadline, received
+            received += client.recv(65536)
+        assert b"100 Continue" not in received and b'"status": "ok"' in received and b'"data"' in received
