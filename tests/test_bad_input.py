@@ -326,6 +326,8 @@ CLI = [
     (["run", "folder.toml", "--resume"], ["folder.toml"]),
     (["run", "emptydir", "--resume"], ["emptydir", "config.json"]),
     (["run", CART, "--resume"], ["--resume", "run folder"]),
+    (["report", "junkrun", "--out", "rep"], ["junkrun", "no episode lines"]),
+    (["report", "halfjunk", "--out", "rep"], ["RUNS", "rtarena run"]),
 ]
 
 # Python entry points for file formats without a command of their own: (callable, words).
@@ -423,6 +425,10 @@ def workdir(tmp_path, monkeypatch):
         path.write_bytes(content) if isinstance(content, bytes) else path.write_text(content)
     (tmp_path / "folder.toml").mkdir()
     (tmp_path / "emptydir").mkdir()
+    (tmp_path / "junkrun").mkdir()
+    (tmp_path / "junkrun" / "episodes.jsonl").write_bytes(b"\x00\xffgarbage\n{\"a\":\n")
+    (tmp_path / "halfjunk").mkdir()
+    (tmp_path / "halfjunk" / "episodes.jsonl").write_text('{"episode": "x", "status": "ok", "agents": 5}\n[1, 2]\n')
     (tmp_path / "exp_noagent.json").write_text('{"envs": ["classic/cartpole-v0"], "clocks": [7]}')
     monkeypatch.chdir(tmp_path)
     monkeypatch.setenv("DISPLAY", ":0")

@@ -238,9 +238,16 @@ def query_command(sql: str, runs: list[str], root: str, fmt: str, console: Conso
 
 
 def report_command(runs: list[str], out: Path | None, root: str, console: Console) -> Path:
+    import duckdb
+
     from rtarena.eval.report import build_report
 
-    html = build_report(runs, out, root)
+    try:
+        html = build_report(runs, out, root)
+    except duckdb.Error as error:  # records a run did not write (a hand-edited or foreign episodes.jsonl)
+        first = str(error).splitlines()[0] if str(error) else type(error).__name__
+        raise UserError(f"cannot read the runs' records ({first}); is each folder a run of `rtarena run`?",
+                        field="RUNS") from None
     console.print(f"report: {html}  markdown: {html.with_suffix('.md')}")
     return html
 

@@ -163,9 +163,11 @@ def read_episodes(out_dir: Path) -> list[dict[str, Any]]:
     if not path.exists():
         return []
     episodes = []
-    for line in path.read_text(encoding="utf-8").splitlines():
+    for line in path.read_text(encoding="utf-8", errors="replace").splitlines():
         try:
-            episodes.append(json.loads(line))
+            episode = json.loads(line)
         except json.JSONDecodeError:
             continue
+        if isinstance(episode, dict) and isinstance(episode.get("episode"), str):
+            episodes.append(episode)  # anything else is not an episode line (junk, a foreign file)
     return episodes
