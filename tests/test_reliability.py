@@ -209,3 +209,10 @@ def test_keep_alive_pipelining_and_100_continue_on_the_policy_server():
             assert time.monotonic() < deadline, received
             received += client.recv(65536)
         assert b"100 Continue" not in received and b'"status": "ok"' in received and b'"data"' in received
+
+
+def test_version(capsys):
+    from importlib.metadata import version
+
+    code, output = run_cli(["--version"], capsys)
+    assert code == 0 and output.strip() == f"rtarena {version('rtarena')}"
