@@ -47,6 +47,11 @@ FILES: dict[str, str | bytes] = {
     "map_neg.toml": MAP.replace("size_m = 50.0", "size_m = -50.0"),
     "map_ok.toml": MAP,
     "prices_bad.toml": '"m" = { input = -1.0, output = 2.0 }\n',
+    "deep.toml": "a = " + "[" * 2000 + "]" * 2000 + "\n",
+    "deep.json": '{"size_m": ' + "[" * 100000 + "]" * 100000 + "}",
+    "junk_codebook.toml": b"\x00\xff\xfe binary codebook",
+    "html.json": "<!doctype html><html><body>not an experiment</body></html>",
+    "map_many.json": '{"size_m": 100.0, "obstacles": [' + ", ".join(["[1, 1, 2, 2, 3]"] * 10001) + "]}",
 }
 
 
@@ -106,6 +111,16 @@ EXPERIMENTS = [
     (experiment(None, 'concurrency = { "x" = 0 }'), ["concurrency", "0"]),
     (experiment(None, "colour = 3"), ["colour"]),
     (experiment('agents = ["random"]', 'agents = ["llm:{model}@http://h/v1"]'), ["model"]),
+    # limits (docs/limits.md): counts and times past the table's values
+    (experiment("seeds = 1", "seeds = 1e9"), ["seeds", "run.seeds"]),
+    (experiment("seeds = 1", "seeds = 1000000000"), ["seeds", "run.seeds", "1000000000"]),
+    (experiment("max_steps = 5", "max_steps = 100000000"), ["max_steps", "episode.steps", "100000000"]),
+    (experiment('clocks = ["paused"]', '[[clocks]]\nclock = "wall"\ndt = 3600.0'), ["dt", "step.dt_s", "3600"]),
+    (experiment('envs = ["classic/cartpole-v0"]', '[[envs]]\nid = "arena/basic-v0"\n'
+                'overrides = { "turret.count" = 1000000000 }'), ["turret.count", "level.count"]),
+    (experiment('envs = ["classic/cartpole-v0"]', '[[envs]]\nid = "arena/basic-v0"\n'
+                'overrides = { "players.count" = 100000000 }'), ["players.count", "env.agents"]),
+    (experiment(None, "deep = " + "[" * 2000 + "]" * 2000), ["nesting.depth"]),
 ]
 
 # Command lines: (argv, words the line must hold). `OUT` stands for the row's own output folder.
@@ -139,6 +154,7 @@ CLI = [
     (["run", "no/such-v0", "--agent", "random"], ["no/such-v0"]),
     (["run", "--agent", "random"], ["TARGET"]),
     (["run", CART], ["--agent"]),
+    (["run", "exp_noagent.json"], ["exp_noagent.json"]),
     # run: agents
     (["run", CART, "--agent", "dragon"], ["--agent", "dragon"]),
     (["run", CART, "--agent", "human"], ["--agent", "human"]),
@@ -279,6 +295,42 @@ CLI = [
     (["play", ARENA, "--set", "turret.range_m=-30"], ["turret.range_m", "-30"]),
     (["play", CART], ["classic/cartpole-v0"]),
     (["demo", "--out", "afile"], ["--out", "afile"]),
+    # issue 29: limits (docs/limits.md), files read with a cap, nesting, confined paths, words by command
+    (["run", CART, "--agent", "random", "--seeds", "1000000000000"], ["--seeds", "run.seeds"]),
+    (["run", CART, "--agent", "random", "--max-steps", "100000000"], ["--max-steps", "episode.steps"]),
+    (["run", CART, "--agent", "random", "--clock", "wall", "--dt", "3600"], ["--dt", "step.dt_s", "3600"]),
+    (["run", CART, "--agent", "random", "--dt", "1e300"], ["--dt", "step.dt_s"]),
+    (["run", CART, "--agent", "random", "--dt", "50", "--max-steps", "10000"], ["episode.sim_s"]),
+    (["run", ARENA, "--agent", "random", "--set", "turret.count=1000000000"], ["turret.count", "level.count"]),
+    (["run", ARENA, "--agent", "random", "--set", "arena.size_m=1e308"], ["arena.size_m", "map.size_m"]),
+    (["run", ARENA, "--agent", "random", "--set", "arena.substep_s=1e-9"], ["step.substeps"]),
+    (["run", ARENA, "--agent", "random", "--set", "players.count=100000000"], ["players.count", "env.agents"]),
+    (["run", ARENA, "--agent", "random", "--set", "arena.time_limit_s=1e12"], ["time_limit_s", "episode.sim_s"]),
+    (["run", ARENA, "--agent", "random", "--map", "/dev/zero"], ["/dev/zero", "file.bytes"]),
+    (["run", ARENA, "--agent", "random", "--map", "deep.json"], ["deep.json", "nesting.depth"]),
+    (["run", ARENA, "--agent", "random", "--map", "map_many.json"], ["obstacles", "map.obstacles", "10001"]),
+    (["map", "render", "/dev/zero", "--out", "z.png"], ["/dev/zero", "file.bytes"]),
+    (["run", CART, "--agent", f"{LLM},skill=/dev/zero"], ["skill", "/dev/zero", "file.bytes"]),
+    (["run", "/dev/zero"], ["/dev/zero"]),
+    (["run", "deep.toml"], ["deep.toml", "nesting.depth"]),
+    (["run", "html.json"], ["html.json", "JSON"]),
+    (["run", CART, "--agent", "random", "--run-id", "../../x"], ["--run-id", "../../x"]),
+    (["run", CART, "--agent", "random", "--run-id", "/abs"], ["--run-id", "/abs"]),
+    (["run", CART, "--agent", "random", "--out", ""], ["--out", "''"]),
+    (["run", CART, "--agent", "random", "--out="], ["--out", "''"]),
+    (["run", CART, "--agent", "random", "--out", "/proc/rtarena-no/x"], ["/proc"]),
+    (["improve", CART, "--run-id", "../x", "--player", "llm:m@http://127.0.0.1:9/v1", "--reflector",
+      "m@http://127.0.0.1:9/v1"], ["--run-id", "../x"]),
+    (["map", "generate", "map_ok.toml"], ["map_ok.toml", "--force"]),
+    (["map", "generate", "/proc/rtarena-no.toml"], ["/proc/rtarena-no.toml"]),
+    (["list", "--capabilities", "--svg", "/proc/rtarena-no/x.svg"], ["/proc"]),
+    (["demo", "--out", "/proc/rtarena-no"], ["/proc/rtarena-no"]),
+    (["annotate", "no-such-run", "--codebook", "junk_codebook.toml"], ["junk_codebook.toml", "UTF-8"]),
+    (["run", "folder.toml", "--resume"], ["folder.toml"]),
+    (["run", "emptydir", "--resume"], ["emptydir", "config.json"]),
+    (["run", CART, "--resume"], ["--resume", "run folder"]),
+    (["report", "junkrun", "--out", "rep"], ["junkrun", "no episode lines"]),
+    (["report", "halfjunk", "--out", "rep"], ["RUNS", "rtarena run"]),
 ]
 
 # Python entry points for file formats without a command of their own: (callable, words).
@@ -315,6 +367,16 @@ def _server(**values):
     return build
 
 
+def _codebook(content: str | bytes):
+    def load(tmp: Path):
+        from rtarena.annotate.codebook import load_codebook
+
+        path = tmp / "codebook.toml"
+        path.write_bytes(content) if isinstance(content, bytes) else path.write_text(content)
+        return load_codebook(path)
+    return load
+
+
 def _make(env_id: str, **kwargs):
     def build(tmp: Path):
         import rtarena
@@ -348,6 +410,13 @@ API = [
     (_make(ARENA, overrides={"coins.enabled": "yes"}), ["coins.enabled", "yes"]),
     (_make(ARENA, dt=float("inf")), ["dt", "inf"]),
     (_make(ARENA, num_agents=0), ["num_agents", "0"]),
+    (_make(ARENA, num_agents=100_000_000), ["num_agents", "env.agents"]),
+    (_make(ARENA, dt=1e300), ["dt", "step.dt_s"]),
+    (_make(CART, dt=3600.0), ["dt", "step.dt_s"]),
+    (_level_file('extends = "coop.toml"\n[turret]\ncount = 1000000000\n'), ["level.toml", "turret.count",
+                                                                            "level.count"]),
+    (_codebook(b"\x00\xff\xfe binary"), ["codebook.toml", "UTF-8"]),
+    (_codebook("x = " + "[" * 2000 + "]" * 2000), ["codebook.toml", "nesting.depth"]),
 ]
 
 
@@ -358,6 +427,12 @@ def workdir(tmp_path, monkeypatch):
         path = tmp_path / name
         path.write_bytes(content) if isinstance(content, bytes) else path.write_text(content)
     (tmp_path / "folder.toml").mkdir()
+    (tmp_path / "emptydir").mkdir()
+    (tmp_path / "junkrun").mkdir()
+    (tmp_path / "junkrun" / "episodes.jsonl").write_bytes(b"\x00\xffgarbage\n{\"a\":\n")
+    (tmp_path / "halfjunk").mkdir()
+    (tmp_path / "halfjunk" / "episodes.jsonl").write_text('{"episode": "x", "status": "ok", "agents": 5}\n[1, 2]\n')
+    (tmp_path / "exp_noagent.json").write_text('{"envs": ["classic/cartpole-v0"], "clocks": [7]}')
     monkeypatch.chdir(tmp_path)
     monkeypatch.setenv("DISPLAY", ":0")
     return tmp_path

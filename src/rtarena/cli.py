@@ -21,6 +21,23 @@ def plain_echo(line: str) -> None:
 
 
 app = typer.Typer(add_completion=False, no_args_is_help=True, help="rtarena: agents that must act in real time.")
+
+
+def _version(value: bool) -> None:
+    if value:
+        from importlib.metadata import PackageNotFoundError, version
+
+        try:
+            typer.echo(f"rtarena {version('rtarena')}")
+        except PackageNotFoundError:
+            typer.echo("rtarena (not installed: running from a source tree)")
+        raise typer.Exit(0)
+
+
+@app.callback()
+def _root(version: Annotated[bool, typer.Option("--version", callback=_version, is_eager=True,
+                                                help="print the version and exit")] = False) -> None:
+    """rtarena: agents that must act in real time."""
 # Piped output (CI logs, `make demo | tee`) gets a wide page instead of the 80 columns rich assumes.
 console = Console() if sys.stdout.isatty() else Console(width=120)
 
@@ -38,6 +55,10 @@ def list_envs(
 
     if capabilities:
         from rtarena.eval.games_table import capabilities_table
+        from rtarena.schema import writable_file
+
+        if svg is not None:
+            writable_file(svg, "--svg", (".svg",))
 
         capabilities_table(console, svg)
         return
@@ -74,7 +95,7 @@ def given_options(ctx: typer.Context, names: tuple[str, ...]) -> dict[str, objec
 def run(
     ctx: typer.Context,
     target: Annotated[str | None, typer.Argument(
-        help="an env id (see `rtarena list`), an experiment file (.toml/.yaml), or a run folder with --resume",
+        help="an env id (see `rtarena list`), an experiment file (.toml/.json/.yaml), or a run folder with --resume",
         show_default=False)] = None,
     agent: Annotated[
         list[str] | None, typer.Option("--agent", help="agent spec, required with an ENV_ID (e.g. random); once "
@@ -117,7 +138,9 @@ def run(
     flags = {"agent": agent, "clock": clock, "dt": dt, "kappa": kappa, "overhead": overhead, "delay_ms": delay_ms,
              "obs_every": obs_every, "max_steps": max_steps, "seeds": seeds, "seed_start": seed_start, "out": out,
              "map": map_, "disable": disable, "workers": workers, "settle_s": settle_s, "latency": latency}
-    options = RunOptions(preset, tuple(set_ or ()), ray, resume, workers, video, run_id)
+    from rtarena.schema import run_name
+
+    options = RunOptions(preset, tuple(set_ or ()), ray, resume, workers, video, run_name(run_id))
     result = run_command(target, flags, given_options(ctx, RUN_FLAGS), options, console)
     if result.exit_code:  # exit codes: docs/evaluation.md
         raise typer.Exit(result.exit_code)
@@ -256,8 +279,10 @@ def improve(
                 "settle_s": settle_s, "kappa": kappa, "delay_ms": delay_ms, "obs_every": obs_every,
                 "judge_mode": judge_mode, "transfer_episodes": transfer, "workers": workers,
                 **setting_pairs(setting or [])}
-    improve_command(target, player, reflector, judge, variant or [], set_ or [], settings, out, run_id, resume, ray,
-                    console)
+    from rtarena.schema import run_name
+
+    improve_command(target, player, reflector, judge, variant or [], set_ or [], settings, out, run_name(run_id),
+                    resume, ray, console)
 
 
 @app.command()
@@ -288,7 +313,7 @@ def serve_policy(
     filler_rate: Annotated[float, typer.Option("--filler-rate", help="filler tokens per second (0: unpaced)")] = 0.0,
     ttft_ms: Annotated[float, typer.Option("--ttft-ms", help="time to first token, ms")] = 0.0,
     fault: Annotated[str, typer.Option(
-        help="none | garbage | empty | cut | http_500 | http_429 | slow | garbage_event | no_done")] = "none",
+        help="none | garbage | empty | html | cut | http_500 | http_429 | slow | garbage_event | no_done")] = "none",
     setting: Annotated[
         list[str] | None, typer.Option("--set", help="any other server setting, KEY=VALUE (repeatable)")
     ] = None,
@@ -368,12 +393,15 @@ def map_generate(
     ammo: Annotated[int | None, typer.Option(help="ammo areas")] = None,
     symmetric: Annotated[bool | None, typer.Option("--symmetric/--no-symmetric", help="mirror-symmetric layout")]
     = None,
+    force: Annotated[bool, typer.Option("--force", help="overwrite OUT when it exists")] = False,
 ) -> None:
     """Generate a procedural map (every coin and spawn reachable) and write it."""
     from rtarena.editor.maps import generate_command
     from rtarena.schema import writable_file
 
     writable_file(out, "OUT", (".toml", ".json"))
+    if out.exists() and not force:
+        raise UserError(f"{out} exists; add --force to overwrite it", field="OUT")
     if size is not None and not 0 < size < float("inf"):
         raise UserError(f"must be a number of metres > 0, got {size:g}", field="--size")
     for flag, value in (("--coins", coins), ("--turrets", turrets), ("--ammo", ammo)):
@@ -512,15 +540,39 @@ def _is_usage_error(error: BaseException) -> bool:
     return isinstance(error, kinds)
 
 
+# Options naming a file or folder: an empty value would mean the current folder, never what was meant.
+PATH_OPTIONS = ("--out", "--root", "--run-id", "--map", "--codebook", "--markdown", "--svg", "--skill")
+
+
+def refuse_empty_paths(argv: list[str]) -> list[str]:
+    """`--out ""` (or `--out=`) is refused by name before typer turns it into `.`."""
+    for i, arg in enumerate(argv):
+        name, eq, value = arg.partition("=")
+        if name in PATH_OPTIONS and ((eq and not value.strip()) or (
+                not eq and i + 1 < len(argv) and not argv[i + 1].strip())):
+            raise UserError("must name a file or folder, got ''", field=name)
+    return argv
+
+
+def os_error_line(error: OSError) -> str:
+    """An `OSError` as one line naming the path: `/proc/x/out: cannot write: Permission denied`."""
+    where = error.filename if error.filename is not None else ""
+    reason = error.strerror or (str(error).splitlines() or [type(error).__name__])[0]
+    return f"{where}: cannot write or read: {reason}" if where else f"cannot write or read: {reason}"
+
+
 def main() -> None:
     try:
         from rtarena.eval.commands import normalise_argv
 
-        status = app(args=normalise_argv(sys.argv[1:]), standalone_mode=False)
+        status = app(args=normalise_argv(refuse_empty_paths(sys.argv[1:])), standalone_mode=False)
         # without standalone mode click returns a command's `typer.Exit(code)` as the code: exit with it
         sys.exit(status if isinstance(status, int) else 0)
     except UserError as error:
         console.print(f"[red]error:[/red] {escape(str(error))}", highlight=False, soft_wrap=True)
+        sys.exit(2)
+    except OSError as error:  # the edge: an output the system refused (permission, read-only, disk full)
+        console.print(f"[red]error:[/red] {escape(os_error_line(error))}", highlight=False, soft_wrap=True)
         sys.exit(2)
     except typer.Exit as done:
         sys.exit(done.exit_code)

@@ -21,13 +21,13 @@ from __future__ import annotations
 
 import math
 import re
-import tomllib
 from pathlib import Path
 from typing import Annotated, Any, TypeVar, get_args
 
 from pydantic import AfterValidator, BaseModel, BeforeValidator, ConfigDict, Field, ValidationError
 
 from rtarena.errors import UserError
+from rtarena.limits import LIMITS, limit_message, loads_toml, read_text_capped
 
 __all__ = [
     "Flag",
@@ -40,6 +40,7 @@ __all__ = [
     "PosInt",
     "Regex",
     "Section",
+    "at_most",
     "error_line",
     "model_in",
     "read_toml",
@@ -223,22 +224,21 @@ def validate(model: type[M], data: Any, source: str | None = None, prefix: str =
 
 
 def read_toml(path: str | Path, what: str = "file") -> dict[str, Any]:
-    """A TOML file's tables, or a one-line `UserError` naming the path (missing, a folder, not TOML)."""
+    """A TOML file's tables, or a one-line `UserError` naming the path (missing, a folder, not TOML, larger
+    than the `file.bytes` limit, nested deeper than `nesting.depth`)."""
     path = Path(path)
-    if not path.exists():
-        raise UserError(f"no such {what}: {path}")
-    if path.is_dir():
-        raise UserError(f"is a folder, not a {what}", source=str(path))
-    try:
-        text = path.read_bytes().decode("utf-8")
-    except UnicodeDecodeError:
-        raise UserError(f"not a text {what} (not UTF-8)", source=str(path)) from None
-    except OSError as error:
-        raise UserError(f"cannot read: {error.strerror}", source=str(path)) from None
-    try:
-        return tomllib.loads(text)
-    except tomllib.TOMLDecodeError as error:
-        raise UserError(f"invalid TOML: {error}", source=str(path)) from None
+    return loads_toml(read_text_capped(path, what), source=str(path))
+
+
+def at_most(limit: str) -> AfterValidator:
+    """A field bounded by a documented limit (`rtarena.limits`): the same words as every entry point."""
+
+    def check(value: Any) -> Any:
+        if isinstance(value, (int, float)) and not isinstance(value, bool) and value > LIMITS[limit].value:
+            raise ValueError(limit_message(limit))
+        return value
+
+    return AfterValidator(check)
 
 
 def writable_folder(path: str | Path, field: str, given: str | Path | None = None) -> Path:
@@ -260,6 +260,13 @@ def writable_folder(path: str | Path, field: str, given: str | Path | None = Non
         raise UserError(f"cannot make a folder under the file {probe}, got {given}", field=field)
     if not os.access(probe, os.W_OK | os.X_OK):
         raise UserError(f"{probe} is not writable, got {given}", field=field)
+    import tempfile
+
+    try:  # the real test (root passes os.access everywhere; /proc, read-only mounts and full disks do not)
+        with tempfile.TemporaryFile(dir=probe):
+            pass
+    except OSError as error:
+        raise UserError(f"cannot write in {probe}: {error.strerror or error}, got {given}", field=field) from None
     return path
 
 
@@ -272,6 +279,16 @@ def writable_file(path: str | Path, field: str, suffixes: tuple[str, ...]) -> Pa
         raise UserError(f"is a folder, not a file, got {path}", field=field)
     writable_folder(path.parent, field, given=path)
     return path
+
+
+def run_name(name: str | None, field: str = "--run-id") -> str | None:
+    """A run id is a folder name under the output folder, never a path: letters, digits, `_ . + -`, not
+    starting with a dot (no `..`, no `/abs`), at most 128 characters. None stays None."""
+    import re
+
+    if name is not None and not re.fullmatch(r"[A-Za-z0-9_+-][A-Za-z0-9_.+-]{0,127}", name):
+        raise UserError(f"must be a name (letters, digits, _ . + -; no / or leading dot), got {name!r}", field=field)
+    return name
 
 
 def check_port(port: int, field: str = "--port") -> int:

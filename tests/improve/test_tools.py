@@ -115,3 +115,31 @@ def test_each_tool_has_a_schema_from_its_signature_and_docstring(folder):
     # a call with wrong arguments becomes a refusal the model can read, not a crash
     assert session.call("read_text", {"nope": 1})["ok"] is False
     assert session.call("rm", {})["error"].startswith("no tool")
+
+
+def test_a_pattern_that_backtracks_for_ever_is_stopped_at_the_time_limit(folder, tmp_path):
+    import time
+
+    (folder.root / "evil.txt").write_text("a" * 40 + "!\n")
+    slow = RoundFolder(folder.root, ImproveSettings(grep_seconds=1.0))
+    started = time.monotonic()
+    with pytest.raises(ToolRefusal, match="longer than 1 s"):
+        slow.grep("(a+)+$", "evil.txt")
+    assert time.monotonic() - started < 5
+
+
+@pytest.mark.parametrize("name, args, words", [
+    ("read_text", {"path": "lints.md\x00x"}, "NUL"),
+    ("read_text", {"path": "lints.md", "max_lines": "ten"}, "max_lines"),
+    ("read_text", {"path": "lints.md", "start_line": True}, "start_line"),
+    ("grep", {"pattern": "x", "path": "a\x00"}, "NUL"),
+    ("grep", {"pattern": 3}, "pattern"),
+    ("grep", {"pattern": "x" * 5000}, "pattern"),
+    ("grep", {"pattern": "x", "max_matches": -1}, "max_matches"),
+    ("list_dir", {"path": ["."]}, "path"),
+    ("read_text", {"path": "lints.md", "colour": 1}, "colour"),
+])
+def test_malformed_tool_arguments_are_a_refusal_the_model_reads(folder, name, args, words):
+    session = ToolSession(folder, Submissions(folder.root, RoundState(0, "", "", False, []), ImproveSettings(), None))
+    answer = session.call(name, args)
+    assert answer["ok"] is False and words in answer["error"], answer

@@ -18,6 +18,7 @@ from rtarena.runtime import run_match
 FAULTS = [  # server setting -> the failure kind recorded
     ({"fault": "garbage"}, "unparsed"),
     ({"fault": "empty"}, "empty"),
+    ({"fault": "html"}, "garbage"),  # an HTML page where a reply was due: not a cut stream
     ({"fault": "cut"}, "stream_cut"),
     ({"fault": "http_500"}, "http_500"),
     ({"fault": "http_429"}, "http_429"),

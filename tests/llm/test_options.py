@@ -59,7 +59,7 @@ def test_specs_table_builds_llm_team_and_agentic_agents(tmp_path):
     assert build_agent("agentic:m@http://127.0.0.1:9/v1,rounds=2").options.rounds == 2
     with pytest.raises(UserError, match="team control needs a model spec"):
         build_agent("team:random")
-    with pytest.raises(UserError, match="cannot read skill file"):
+    with pytest.raises(UserError, match="no such skill file"):
         build_agent("llm:m@http://127.0.0.1:9/v1,skill=/no/such/file")
     with pytest.raises(UserError, match="needs a model"):
         build_agent("llm")

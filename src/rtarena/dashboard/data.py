@@ -80,6 +80,12 @@ def clock_label(job: dict[str, Any]) -> str:
     return " ".join(parts)
 
 
+def line_clock(line: dict[str, Any]) -> dict[str, Any]:
+    """An episode line's clock in the shape of a job's (`clock`, `clock_settings`), for `clock_label`."""
+    clock = dict(line["clock"])
+    return {"clock": clock.pop("clock", "?"), "clock_settings": {k: v for k, v in clock.items() if v is not None}}
+
+
 def run_status(done: int, failed: int, expected: int | None, manifest: dict[str, Any]) -> str:
     """`running` while the driver lives (`run.json`), `stopped early` when episodes are missing, else from the
     counts."""
@@ -134,8 +140,11 @@ class Store:
             run_id=path.name,
             kind=str(manifest.get("kind") or config.get("kind") or "run"),
             envs=sorted({str(j.get("env_id")) for j in jobs} or {str(line.get("env_id")) for line in lines}),
-            agents=sorted({" vs ".join(j.get("agent_specs") or []) for j in jobs}),
-            clocks=sorted({clock_label(j) for j in jobs}),
+            # a folder of episodes written without a config.json (the demo's) says the same in its lines
+            agents=sorted({" vs ".join(j.get("agent_specs") or []) for j in jobs}
+                          or {" vs ".join(line.get("agent_specs") or []) for line in lines} - {""}),
+            clocks=sorted({clock_label(j) for j in jobs} or {clock_label(line_clock(line)) for line in lines
+                                                              if isinstance(line.get("clock"), dict)}),
             done=len(lines), failed=failed, expected=len(jobs) or None,
             status=run_status(len(lines), failed, len(jobs) or None, manifest),
             created=str(manifest.get("created", "")), updated=stat.st_mtime)
@@ -274,8 +283,19 @@ class Store:
         })
 
     # -- frames ------------------------------------------------------------------------------------
+    def video(self, path: Path, line: dict[str, Any]) -> Path | None:
+        """The episode's MP4 when it lies inside the run folder (symlinks resolved); a line naming a file
+        elsewhere (an absolute path, `..`, a link out of `--root`) has no video here."""
+        if not line.get("video"):
+            return None
+        try:
+            video = confined(path, str(line["video"]))
+        except RequestError:
+            return None
+        return video if video.is_file() else None
+
     def frame_kind(self, path: Path, key: str, line: dict[str, Any]) -> str:
-        if line.get("video") and (path / str(line["video"])).exists():
+        if self.video(path, line) is not None:
             return "video"
         return "screenshots" if self.screenshots(path, key, line) else "none"
 
@@ -287,7 +307,7 @@ class Store:
         path = self.run_dir(run_id)
         kind = self.frame_kind(path, key, line)
         if kind == "video":
-            return len(self._video_frames(run_id, key, path / str(line["video"])))
+            return len(self._video_frames(run_id, key, self.video(path, line)))
         return len(self.screenshots(path, key, line))
 
     def frame(self, run_id: str, key: str, index: int) -> tuple[bytes, str]:
@@ -297,7 +317,7 @@ class Store:
         if line is None:
             raise RequestError(404, f"no episode {key!r} in run {run_id!r}")
         if self.frame_kind(path, key, line) == "video":
-            frames = self._video_frames(run_id, key, path / str(line["video"]))
+            frames = self._video_frames(run_id, key, self.video(path, line))
         else:
             frames = [confined(path, f).read_bytes() for f in self.screenshots(path, key, line)]
         if not frames:

@@ -1,7 +1,11 @@
 """`make demo`: what rtarena does, offline, with scripted agents only.
 
 `run_demo(out, console, quick=True)` (`rtarena demo --quick`) runs every section with a tenth of the steps:
-what the test of `make demo` runs.
+what the test of `make demo` runs. Every section and episode says what it starts (the first arena match
+waits about a minute for its kernels to compile), and every folder it writes is a run the dashboard lists:
+`rtarena dashboard --root demo-out` shows the cart-pole and arena runs, the improvement run and the game
+suite's table, with one arena episode and one suite game recorded as video (when the `video` extra is
+installed).
 """
 
 from __future__ import annotations
@@ -12,6 +16,18 @@ from rich.console import Console
 from rich.table import Table
 
 from rtarena.eval.episodes import EpisodeJob, run_episode
+
+
+def started(console: Console, text: str) -> None:
+    """A progress line: what the demo is about to do (so a minute of compiling is not silence)."""
+    console.print(f"  ... {text}", style="dim", highlight=False)
+
+
+def can_record_video() -> bool:
+    """Whether MP4s can be written here (the `video` extra: imageio-ffmpeg and pygame)."""
+    import importlib.util
+
+    return all(importlib.util.find_spec(name) is not None for name in ("imageio_ffmpeg", "pygame"))
 
 CARTPOLE_SETTINGS = [
     ("paused", 0.0), ("paused", 0.1), ("token", 0.0), ("token", 0.1), ("wall", 0.0), ("wall", 0.1),
@@ -25,6 +41,7 @@ def cartpole_section(out: Path, console: Console, scale: float = 1.0) -> None:
     for clock, delay_s in CARTPOLE_SETTINGS:
         job = EpisodeJob("classic/cartpole-v0", ("heuristic",), clock, seed=0, max_steps=round(500 * scale),
                          clock_settings={"delay_s": delay_s}, label=f"{clock}-delay{int(delay_s * 1000)}ms")
+        started(console, f"cart-pole, {clock} clock, {delay_s * 1000:.0f} ms delay")
         line = run_episode(job, out / "cartpole")
         table.add_row(clock, f"{delay_s * 1000:.0f} ms", f"{line['sim_seconds']:.2f}", str(line["decisions"]))
     console.print(table)
@@ -51,9 +68,13 @@ def arena_section(out: Path, console: Console, scale: float = 1.0) -> None:
         ("arena/competitive-v0", ("heuristic", "random", "heuristic", "random"), "paused", 0.0,
          "competitive, heuristic bots (p0, p2) against random players (p1, p3)"),
     ]
-    for env_id, specs, clock, delay_s, title in matches:
+    video = can_record_video()
+    for number, (env_id, specs, clock, delay_s, title) in enumerate(matches):
         job = EpisodeJob(env_id, specs, clock, seed=0, max_steps=round(1200 * scale),
-                         clock_settings={"delay_s": delay_s}, label=f"{clock}-delay{int(delay_s * 1000)}ms")
+                         clock_settings={"delay_s": delay_s}, label=f"{clock}-delay{int(delay_s * 1000)}ms",
+                         video=video and number == 0)  # one match on video: the dashboard replays it
+        started(console, f"{env_id}: {title}" + (" (first arena match: compiling kernels, about a minute)"
+                                                 if number == 0 else "") + (", with video" if job.video else ""))
         line = run_episode(job, out / "arena")
         table = Table("agent", *(header for _, header, _ in ARENA_COLUMNS),
                       title=f"{env_id}: {title} ({line['sim_seconds']:.1f} s simulated)")
@@ -70,6 +91,7 @@ def senses_section(out: Path, console: Console, scale: float = 1.0) -> None:
     from rtarena.demo.samples import save_level_samples
 
     folder = out / "senses"
+    started(console, "sample frames and audio of each arena level")
     save_level_samples(folder, steps=max(2, round(12 * scale)))
     console.print(f"sample frames (RGB, depth, minimap, spectator view, audio) of each level: {folder}")
 
@@ -79,21 +101,29 @@ def improve_section(out: Path, console: Console, scale: float = 1.0) -> None:
     the quick tour: its rounds are what it shows)."""
     from rtarena.improve.demo import improve_section as run_improve
 
+    started(console, "an improvement run: 5 rounds of a scripted player, reflector and judge")
     run_improve(out, console)
 
 
 def games_section(out: Path, console: Console, scale: float = 1.0) -> None:
     """Each game of the suite: its scripted player against random (seed 0, paused clock) and a sample
     frame of what the player sees."""
-    from rtarena.demo.games import save_game_frames
+    from rtarena.demo.games import game_jobs, save_game_frames
 
     folder = out / "games"
+    started(console, "a sample frame of each game")
+    save_game_frames(folder)
     table = Table("game", "heuristic (privileged)", "random",
                   title="game suite: p0's score in [0, 1] (PvP: against random), seed 0, paused")
-    for env_id, scores in save_game_frames(folder, max_steps=round(2000 * scale)).items():
-        table.add_row(env_id, f"{scores['heuristic']:.2f}", f"{scores['random']:.2f}")
+    scores: dict[str, dict[str, float]] = {}
+    for job in game_jobs(max_steps=round(2000 * scale), video=can_record_video()):
+        started(console, f"{job.env_id}, {job.label}" + (", with video" if job.video else ""))
+        line = run_episode(job, folder)  # a run folder of its own: the dashboard lists the games' table
+        scores.setdefault(job.env_id, {})[job.label] = line["agents"]["p0"]["score"]
+    for env_id, by_spec in scores.items():
+        table.add_row(env_id, f"{by_spec['heuristic']:.2f}", f"{by_spec['random']:.2f}")
     console.print(table)
-    console.print(f"sample frames of each game: {folder}")
+    console.print(f"sample frames and records of each game: {folder}")
 
 
 SECTIONS = [cartpole_section, arena_section, senses_section, improve_section, games_section]
@@ -101,6 +131,9 @@ SECTIONS = [cartpole_section, arena_section, senses_section, improve_section, ga
 
 def run_demo(out: Path, console: Console, quick: bool = False) -> None:
     out.mkdir(parents=True, exist_ok=True)
-    for section in SECTIONS:
+    for number, section in enumerate(SECTIONS, 1):
+        console.print(f"[bold][{number}/{len(SECTIONS)}][/bold] {(section.__doc__ or '').splitlines()[0]}",
+                      highlight=False)
         section(out, console, scale=0.1 if quick else 1.0)
     console.print(f"[bold]demo output:[/bold] {out.resolve()}")
+    console.print(f"browse it: rtarena dashboard --root {out}", highlight=False)

@@ -13,6 +13,7 @@ from pettingzoo import ParallelEnv
 
 from rtarena.envs.base import AgentID, RealtimeParallelEnv, zero_action
 from rtarena.errors import UserError
+from rtarena.limits import check_limit
 
 
 def check_dt(dt: float) -> float:
@@ -23,7 +24,7 @@ def check_dt(dt: float) -> float:
         raise UserError(f"dt must be a positive number of seconds, got {dt!r}", field="dt") from None
     if not value > 0:
         raise UserError(f"dt must be a positive number of seconds, got {dt!r}", field="dt")
-    return value
+    return check_limit("step.dt_s", value, field="dt")
 
 
 class GymnasiumAdapter(RealtimeParallelEnv):

@@ -64,7 +64,7 @@ def parse_params(pairs: tuple[str, ...]) -> dict[str, str]:
 
 
 def is_experiment_file(target: str) -> bool:
-    return target.endswith((".toml", ".yaml", ".yml"))
+    return target.endswith((".toml", ".yaml", ".yml", ".json"))
 
 
 def run_command(target: str | None, flags: dict[str, Any], given: dict[str, Any], options: RunOptions,
@@ -91,6 +91,18 @@ def run_command(target: str | None, flags: dict[str, Any], given: dict[str, Any]
         return result
     if target is None:
         raise UserError("give an env id, an experiment file or --preset NAME (see `rtarena presets`)", field="TARGET")
+    if Path(target).is_dir():  # a folder is a run to resume, never an env id
+        raise UserError(f"{target} is not a run folder of `rtarena run` (no config.json); give an env id, an "
+                        "experiment file, or a run folder with --resume", field="TARGET")
+    if Path(target).exists():
+        raise UserError(f"{target} is a file, not an env id; experiment files end in .toml, .json or .yaml",
+                        field="TARGET")
+    from rtarena.envs.registry import env_spec
+
+    env_spec(target)  # an unknown env id is named before any flag is asked for
+    if options.resume and not flags.get("agent"):
+        raise UserError(f"{target} is not a run folder; --resume takes a run folder (RUN --resume), or an env id "
+                        "with the --agent and --out of the run to finish", field="--resume")
     return run_flags(target, typed_flags(flags), options, console, err)
 
 
@@ -243,9 +255,16 @@ def query_command(sql: str, runs: list[str], root: str, fmt: str, console: Conso
 
 
 def report_command(runs: list[str], out: Path | None, root: str, console: Console) -> Path:
+    import duckdb
+
     from rtarena.eval.report import build_report
 
-    html = build_report(runs, out, root)
+    try:
+        html = build_report(runs, out, root)
+    except duckdb.Error as error:  # records a run did not write (a hand-edited or foreign episodes.jsonl)
+        first = str(error).splitlines()[0] if str(error) else type(error).__name__
+        raise UserError(f"cannot read the runs' records ({first}); is each folder a run of `rtarena run`?",
+                        field="RUNS") from None
     console.print(f"report: {html}  markdown: {html.with_suffix('.md')}")
     return html
 

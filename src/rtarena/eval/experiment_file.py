@@ -70,6 +70,7 @@ from rtarena.eval.experiment import (
     cell_slots,
     safe_name,
 )
+from rtarena.limits import LIMITS, loads_json, read_text_capped
 from rtarena.schema import (
     Flag,
     NonNegFloat,
@@ -77,6 +78,7 @@ from rtarena.schema import (
     PosFloat,
     PosInt,
     Section,
+    at_most,
     read_toml,
     shown,
     validate,
@@ -89,7 +91,7 @@ EXPERIMENT_CLOCK_KEYS = ("name", "clock", "dt", "delay_ms", "delay_s")
 
 
 def read_file(path: Path, _seen: tuple[Path, ...] = ()) -> dict[str, Any]:
-    """Parse a TOML or YAML file into a dict, its `extends` resolved; syntax errors become one line."""
+    """Parse a TOML, JSON or YAML file into a dict, its `extends` resolved; syntax errors become one line."""
     data = _parse_file(path)
     base_name = data.pop("extends", None)
     if base_name is None:
@@ -108,14 +110,16 @@ def read_file(path: Path, _seen: tuple[Path, ...] = ()) -> dict[str, Any]:
 def _parse_file(path: Path) -> dict[str, Any]:
     if not path.exists():
         raise UserError(f"no such experiment file: {path}", field="experiment")
+    if path.suffix == ".json":
+        data = loads_json(read_text_capped(path, "experiment file"), source=str(path))
+        if not isinstance(data, dict):
+            raise UserError(f"the file must hold a JSON object, got {type(data).__name__}", source=str(path))
+        return data
     if path.suffix not in (".yaml", ".yml"):
         return read_toml(path, "experiment file")
     if path.is_dir():
         raise UserError("is a folder, not an experiment file", source=str(path))
-    try:
-        text = path.read_text(encoding="utf-8")
-    except UnicodeDecodeError:
-        raise UserError("not a text experiment file (not UTF-8)", source=str(path)) from None
+    text = read_text_capped(path, "experiment file")
     if path.suffix in (".yaml", ".yml"):
         try:
             import yaml
@@ -240,7 +244,7 @@ class ClockItem(Section):
 
     clock: str = Field(description="a name of runtime.clocks.CLOCKS")
     name: Name = None
-    dt: PosFloat | None = Field(None, description="simulated seconds per env step")
+    dt: Annotated[PosFloat, at_most("step.dt_s")] | None = Field(None, description="simulated seconds per env step")
     delay_ms: NonNegFloat = Field(0.0, description="injected delay per decision, milliseconds")
 
 
@@ -260,9 +264,10 @@ class ExperimentFile(Section):
     name: Name = None
     description: str = ""
     params: dict[str, Any] = Field(default_factory=dict, description="`{name}` placeholders; --set name=value")
-    seeds: PosInt | list[NonNegInt] = Field(1, description="a count (seeds seed_start..) or a list of seeds")
+    seeds: Annotated[PosInt, at_most("run.seeds")] | Annotated[list[NonNegInt], Field(max_length=int(
+        LIMITS["run.seeds"].value))] = Field(1, description="a count (seeds seed_start..) or a list of seeds")
     seed_start: NonNegInt = 0
-    max_steps: PosInt | None = None  # None: until the env ends the episode (its time limit)
+    max_steps: Annotated[PosInt, at_most("episode.steps")] | None = None  # None: until the env ends the episode
     out: Text = Field("runs", description="folder the run folder goes in")
     workers: PosInt | None = None
     video: Flag | NonNegInt = Field(False, description="false | true (every episode) | N (the first N seeds)")

@@ -11,11 +11,13 @@ name (`flags_given_with_experiment`): an experiment sets them in its file.
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Annotated
 
 from pydantic import ConfigDict, Field
 
 from rtarena.errors import UserError
-from rtarena.schema import NonNegFloat, NonNegInt, PosFloat, PosInt, Section, validate, writable_folder
+from rtarena.limits import check_limit
+from rtarena.schema import NonNegFloat, NonNegInt, PosFloat, PosInt, Section, at_most, validate, writable_folder
 
 
 def flag_name(field: str) -> str:
@@ -30,7 +32,8 @@ class RunFlags(Section):
 
     agent: tuple[str, ...] = Field(min_length=1, description="agent specs: one for every slot, or one per slot")
     clock: str = Field("token", description="clock protocol, a name of runtime.clocks.CLOCKS (it checks its settings)")
-    dt: PosFloat | None = Field(None, description="simulated seconds per env step (the env's default if unset)")
+    dt: Annotated[PosFloat, at_most("step.dt_s")] | None = Field(
+        None, description="simulated seconds per env step (the env's default if unset)")
     kappa: float | None = Field(None, description="token clock: tokens per simulated second (the clock checks it)")
     overhead: float | None = Field(None, description="token clock: fixed seconds per decision (the clock checks it)")
     delay_ms: NonNegFloat = Field(0.0, description="injected delay per decision, milliseconds")
@@ -38,8 +41,9 @@ class RunFlags(Section):
     settle_s: float | None = Field(None, description="seconds the world runs on default actions after a chunk "
                                    "before the next observation (the clock checks it)")
     latency: str | None = Field(None, description="measured clock: which latency is charged (the clock checks it)")
-    max_steps: PosInt | None = Field(None, description="step limit per episode (None: until the env ends it)")
-    seeds: PosInt = Field(1, description="number of episodes")
+    max_steps: Annotated[PosInt, at_most("episode.steps")] | None = Field(
+        None, description="step limit per episode (None: until the env ends it)")
+    seeds: Annotated[PosInt, at_most("run.seeds")] = Field(1, description="number of episodes")
     seed_start: NonNegInt = Field(0, description="first seed")
     workers: NonNegInt = Field(0, description="episodes at once (0: one per CPU)")
     out: Path = Field(Path("runs/latest"), description="output folder")
@@ -64,6 +68,8 @@ def run_flags(values: dict[str, object]) -> RunFlags:
     from rtarena.runtime.clocks import build_clock
 
     flags = validate(RunFlags, {flag_name(k): v for k, v in values.items() if v is not None})
+    if flags.dt is not None:  # an episode's simulated length, steps x dt (docs/limits.md)
+        check_limit("episode.sim_s", flags.max_steps * flags.dt, field="--max-steps x --dt")
     build_clock(flags.clock, flags.clock_settings())  # the clock class declares and checks its own settings
     writable_folder(flags.out, "--out")
     return flags

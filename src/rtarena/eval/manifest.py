@@ -13,6 +13,7 @@ import os
 import platform
 import socket
 import sys
+from collections.abc import Iterator
 from datetime import UTC, datetime
 from importlib import metadata
 from pathlib import Path
@@ -24,7 +25,7 @@ from rtarena.redact import redact_all
 
 PACKAGES = ("rtarena", "numpy", "gymnasium", "pettingzoo", "pyarrow", "duckdb", "rich", "typer", "ray",
             "openai", "pygame-ce", "numba", "imageio-ffmpeg", "playwright")
-CONFIG, RUN = "config.json", "run.json"
+CONFIG, RUN, LOCK = "config.json", "run.json", ".lock"
 
 
 def package_versions() -> dict[str, str]:
@@ -137,3 +138,23 @@ def _alive(pid: Any) -> bool:
     except PermissionError:
         return True
     return True
+
+
+@contextlib.contextmanager
+def run_lock(run_dir: Path) -> Iterator[None]:
+    """Hold the run folder's lock file while episodes are written, so that a second `rtarena run ...
+    --resume` of the same run refuses with one line instead of racing on its files. The lock (`flock`)
+    goes with the process, so a killed run leaves no stale lock behind."""
+    import fcntl
+
+    run_dir.mkdir(parents=True, exist_ok=True)
+    handle = open(run_dir / LOCK, "a+")  # noqa: SIM115 (held open for the lock's lifetime)
+    try:
+        try:
+            fcntl.flock(handle.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            raise UserError(f"another rtarena process is writing {run_dir} (lock {run_dir / LOCK}); wait for it "
+                            "to finish, or stop it", field="--resume") from None
+        yield
+    finally:
+        handle.close()

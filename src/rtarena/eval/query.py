@@ -69,6 +69,10 @@ def connect(dirs: list[Path]) -> Any:
     import duckdb
 
     con = duckdb.connect()
+    for d in dirs:  # a file that holds no episode line is not a run's: one line, not a DuckDB error
+        path = d / "episodes.jsonl"
+        if path.exists() and path.stat().st_size and not read_episodes(d):
+            raise UserError("holds no episode lines (not the episodes.jsonl of an rtarena run)", source=str(path))
     lines = [d.resolve() / "episodes.jsonl" for d in dirs]
     files = ", ".join(_quote(f) for f in lines if f.exists() and f.stat().st_size)
     if not files:  # runs stopped before their first episode

@@ -242,10 +242,10 @@ def build_report(runs: list[str | Path], out: Path | None = None, root: str | Pa
     if out is None:
         stamp = datetime.now().strftime("%Y%m%d-%H%M%S")
         out = dirs[0] / "report" if len(dirs) == 1 else Path(root) / f"report-{stamp}"
-    out.mkdir(parents=True, exist_ok=True)
     con = connect(dirs)
     metrics = metric_names(con)
     cells = cell_stats(con, metrics) if metrics else []
+    out.mkdir(parents=True, exist_ok=True)  # after the records were read: a refused run writes nothing
     sections = [_runs_section(con, dirs)]
     main = [m for m in metrics if m in REPORT_METRICS or (m == "return" and "score" not in metrics)]
     order = tuple(clock_order(dirs))

@@ -170,6 +170,13 @@ def run_jobs(jobs: list[EpisodeJob], run_dir: Path, run_id: str, config: dict[st
     duplicates = [k for k, n in Counter(keys).items() if n > 1]
     if duplicates:
         raise UserError(f"two episodes share the key {duplicates[0]!r}; give cells distinct names", field="experiment")
+    with manifest.run_lock(run_dir):
+        return _run_locked(jobs, run_dir, run_id, config, workers, ray, resume, concurrency, console)
+
+
+def _run_locked(jobs: list[EpisodeJob], run_dir: Path, run_id: str, config: dict[str, Any], workers: int,
+                ray: str | None, resume: bool, concurrency: dict[str, int] | None, console: Console) -> RunResult:
+    """`run_jobs` while this process holds the run folder's lock (a second `--resume` refuses)."""
     if resume:
         dropped = repair_tail(run_dir)
         if dropped:

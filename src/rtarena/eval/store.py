@@ -38,11 +38,21 @@ def episode_key(env_id: str, seed: int, label: str = "") -> str:
     return f"{base}__{label}" if label else base
 
 
-def write_table(path: Path, data: pa.Table) -> None:
+def _replace(path: Path, write: Any) -> None:
+    """Write `path` through a temporary file next to it and a rename; on any failure (a full disk, a
+    read-only folder) the temporary file is removed and the error goes on to the CLI's one line."""
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_suffix(path.suffix + ".tmp")
-    pq.write_table(data, tmp)
-    os.replace(tmp, path)
+    try:
+        write(tmp)
+        os.replace(tmp, path)
+    except BaseException:
+        tmp.unlink(missing_ok=True)
+        raise
+
+
+def write_table(path: Path, data: pa.Table) -> None:
+    _replace(path, lambda tmp: pq.write_table(data, tmp))
 
 
 def append_line(path: Path, record: dict[str, Any]) -> None:
@@ -56,10 +66,7 @@ def append_line(path: Path, record: dict[str, Any]) -> None:
 
 
 def write_bytes(path: Path, data: bytes) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_suffix(path.suffix + ".tmp")
-    tmp.write_bytes(data)
-    os.replace(tmp, path)
+    _replace(path, lambda tmp: tmp.write_bytes(data))
 
 
 TAG_COLUMNS = ("run_id", "level", "lineup", "clock_name", "delay_ms", "obs")
@@ -156,9 +163,11 @@ def read_episodes(out_dir: Path) -> list[dict[str, Any]]:
     if not path.exists():
         return []
     episodes = []
-    for line in path.read_text(encoding="utf-8").splitlines():
+    for line in path.read_text(encoding="utf-8", errors="replace").splitlines():
         try:
-            episodes.append(json.loads(line))
+            episode = json.loads(line)
         except json.JSONDecodeError:
             continue
+        if isinstance(episode, dict) and isinstance(episode.get("episode"), str):
+            episodes.append(episode)  # anything else is not an episode line (junk, a foreign file)
     return episodes

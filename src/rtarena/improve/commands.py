@@ -8,7 +8,6 @@
 
 from __future__ import annotations
 
-import tomllib
 from datetime import datetime
 from pathlib import Path
 from typing import Any
@@ -22,6 +21,7 @@ from rtarena.improve.loop import RUN_FILE, ImproveRun, Loop
 from rtarena.improve.player import check_player
 from rtarena.improve.settings import improve_settings
 from rtarena.improve.transfer import check_variant, parse_variant
+from rtarena.schema import read_toml
 
 FILE_KEYS = {"env", "player", "reflector", "judge", "variants", "settings", "set"}
 
@@ -31,12 +31,7 @@ def is_improve_run(path: str | Path) -> bool:
 
 
 def _file_fields(path: Path) -> dict[str, Any]:
-    try:
-        data = tomllib.loads(path.read_text(encoding="utf-8"))
-    except OSError as error:
-        raise UserError(f"cannot read: {error.strerror}", source=str(path)) from None
-    except tomllib.TOMLDecodeError as error:
-        raise UserError(f"not valid TOML: {error}", source=str(path)) from None
+    data = read_toml(path, "improve file")
     unknown = set(data) - FILE_KEYS
     if unknown:
         raise UserError(f"unknown key {sorted(unknown)[0]!r}; known: {', '.join(sorted(FILE_KEYS))}", source=str(path))

@@ -26,7 +26,7 @@ def improve_section(out: Path, console: Console) -> None:
     """One offline improvement run and its report."""
     import shutil
 
-    run_dir = out / "improve" / "cartpole"
+    run_dir = out / "improve-cartpole"  # directly under the demo folder: the dashboard lists it
     shutil.rmtree(run_dir, ignore_errors=True)
     with PolicyServer() as server:
         def spec(policy: str) -> str:

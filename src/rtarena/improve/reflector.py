@@ -60,8 +60,8 @@ class ToolSession:
             return {"ok": True, "result": function(**args)}
         except ToolRefusal as refusal:
             return {"ok": False, "error": str(refusal)}
-        except TypeError as error:
-            return {"ok": False, "error": f"bad arguments for {name}: {error}"}
+        except (TypeError, ValueError, OSError) as error:  # the tools check their arguments; this is the net
+            return {"ok": False, "error": f"bad arguments for {name}: {str(error)[:200]}"}
 
 
 def system_prompt(settings: ImproveSettings, env_id: str, round_index: int, metric: str) -> str:

@@ -42,6 +42,7 @@ class ImproveSettings(Section):
     read_chars: int = Field(8000, ge=100, description="read_text: characters returned at most")
     file_bytes: int = Field(5_000_000, ge=1000, description="largest file a tool opens, bytes")
     grep_matches: PosInt = Field(200, description="grep: matches returned at most")
+    grep_seconds: float = Field(2.0, gt=0.0, le=60.0, description="grep: time limit of one search, seconds")
     image_px: int = Field(512, ge=16, description="read_image: longest side after resizing, pixels")
     bootstrap: int = Field(2000, ge=100, description="bootstrap resamples for confidence intervals")
     confidence: float = Field(0.95, gt=0.0, lt=1.0, description="confidence level of intervals")

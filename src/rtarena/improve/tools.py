@@ -4,8 +4,11 @@ Every path a tool takes is relative to the round folder. Refused, with a reason 
 absolute paths, any `..` part, and anything whose real location (symlinks resolved) lies outside the
 folder; symlinks that lead out are also left out of listings and searches. Size caps: files larger than
 `file_bytes` are not opened, `read_text` returns at most `read_chars` characters (saying it truncated),
-`grep` at most `grep_matches` matches of at most `LINE_CHARS` characters each, `read_image` scales the
-image so its longest side is at most `image_px` pixels.
+`grep` at most `grep_matches` matches of at most `LINE_CHARS` characters each, within `grep_seconds`
+(the search runs in a child process that is killed at the limit: a model's pattern may backtrack for
+ever), `read_image` scales the image so its longest side is at most `image_px` pixels. Every argument is
+checked first (text without NUL bytes and at most `ARG_CHARS` long, whole numbers), so a malformed call is
+a refusal the model reads, never an exception.
 
 A tool returns a JSON-able value or raises `ToolRefusal`; `ToolSession.call` (reflector.py) turns either
 into the tool message `{"ok": true, "result": ...}` / `{"ok": false, "error": ...}`.
@@ -15,7 +18,10 @@ from __future__ import annotations
 
 import base64
 import io
+import json
 import re
+import subprocess
+import sys
 from pathlib import Path, PurePosixPath, PureWindowsPath
 from typing import Any
 
@@ -24,6 +30,46 @@ from rtarena.improve.settings import ImproveSettings
 LINE_CHARS = 300
 TEXT_SUFFIXES = (".md", ".txt", ".jsonl", ".json", ".csv")  # grep's default file types (.jsonl included)
 IMAGE_SUFFIXES = (".png", ".jpg", ".jpeg")
+ARG_CHARS = 1000
+
+
+def text_arg(value: Any, name: str) -> str:
+    """A text argument of a tool call: a string without NUL bytes, at most `ARG_CHARS` characters."""
+    if not isinstance(value, str):
+        raise ToolRefusal(f"{name} must be text, got {type(value).__name__} {str(value)[:40]!r}")
+    if "\x00" in value:
+        raise ToolRefusal(f"{name} must not hold a NUL byte")
+    if len(value) > ARG_CHARS:
+        raise ToolRefusal(f"{name} is {len(value)} characters, over the cap of {ARG_CHARS}")
+    return value
+
+
+def int_arg(value: Any, name: str, low: int = 1, high: int = 1_000_000) -> int:
+    """A whole-number argument of a tool call within [low, high]."""
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise ToolRefusal(f"{name} must be a whole number, got {type(value).__name__} {str(value)[:40]!r}")
+    if not low <= value <= high:
+        raise ToolRefusal(f"{name} must be from {low} to {high}, got {value}")
+    return value
+
+
+# The search itself, run by `python -c` in a child process so that a pattern that backtracks for ever is
+# killed at the time limit (Python's `re` cannot be interrupted in a thread).
+_SEARCH = """
+import json, re, sys
+job = json.load(sys.stdin)
+regex = re.compile(job["pattern"], flags=re.I)
+matches = []
+for name, path in job["files"]:
+    with open(path, encoding="utf-8", errors="replace") as handle:
+        for number, line in enumerate(handle.read().splitlines(), 1):
+            if regex.search(line):
+                if len(matches) == job["cap"]:
+                    print(json.dumps({"matches": matches, "truncated": True}))
+                    sys.exit(0)
+                matches.append({"file": name, "line": number, "text": line[:job["chars"]]})
+print(json.dumps({"matches": matches, "truncated": False}))
+"""
 
 
 class ToolRefusal(Exception):
@@ -40,7 +86,7 @@ class RoundFolder:
 
     def resolve(self, path: str) -> Path:
         """The real path of `path` inside the folder, or a refusal."""
-        text = str(path or ".").strip()
+        text = text_arg("." if path is None else path, "path").strip() or "."
         if PurePosixPath(text).is_absolute() or PureWindowsPath(text).is_absolute() or text.startswith(("\\", "~")):
             raise ToolRefusal(f"absolute paths are not allowed: {text!r}; give a path inside the round folder")
         if ".." in re.split(r"[\\/]", text):
@@ -90,6 +136,7 @@ class RoundFolder:
             max_lines: how many lines to return at most.
         """
         real = self._openable(path)
+        start_line, max_lines = int_arg(start_line, "start_line"), int_arg(max_lines, "max_lines")
         try:
             lines = real.read_text(encoding="utf-8").splitlines()
         except UnicodeDecodeError:
@@ -134,23 +181,25 @@ class RoundFolder:
             path: a file or folder relative to the round folder to search in.
             max_matches: how many matching lines to return at most (capped by the run's setting).
         """
+        pattern = text_arg(pattern, "pattern")
         try:
-            regex = re.compile(pattern, flags=re.I)
+            re.compile(pattern, flags=re.I)
         except re.error as error:
             raise ToolRefusal(f"not a valid regular expression: {error}") from None
         real = self.resolve(path)
+        cap = min(int_arg(max_matches, "max_matches"), self.settings.grep_matches)
         files = [real] if real.is_file() else sorted(p for p in real.rglob("*") if p.is_file())
-        cap = max(1, min(int(max_matches), self.settings.grep_matches))
-        matches: list[dict[str, Any]] = []
-        for file in files:
-            if not self._inside(file) or file.suffix.lower() not in TEXT_SUFFIXES:
-                continue
-            if file.stat().st_size > self.settings.file_bytes:
-                continue
-            for number, line in enumerate(file.read_text(encoding="utf-8", errors="replace").splitlines(), 1):
-                if regex.search(line):
-                    if len(matches) == cap:
-                        return {"matches": matches, "truncated": True}
-                    matches.append({"file": file.relative_to(self.root).as_posix(), "line": number,
-                                    "text": line[:LINE_CHARS]})
-        return {"matches": matches, "truncated": False}
+        chosen = [(file.relative_to(self.root).as_posix(), str(file)) for file in files
+                  if self._inside(file) and file.suffix.lower() in TEXT_SUFFIXES
+                  and file.stat().st_size <= self.settings.file_bytes]
+        job = json.dumps({"pattern": pattern, "files": chosen, "cap": cap, "chars": LINE_CHARS})
+        limit = self.settings.grep_seconds
+        try:
+            done = subprocess.run([sys.executable, "-I", "-c", _SEARCH], input=job, capture_output=True, text=True,
+                                  timeout=limit)
+        except subprocess.TimeoutExpired:
+            raise ToolRefusal(f"the search took longer than {limit:g} s and was stopped; use a simpler pattern "
+                              "or a narrower path") from None
+        if done.returncode != 0:
+            raise ToolRefusal(f"the search failed: {(done.stderr.strip().splitlines() or ['?'])[-1][:200]}")
+        return json.loads(done.stdout)

@@ -5,6 +5,7 @@
 | `none` | answers normally |
 | `garbage` | answers 200 with text that holds no action |
 | `empty` | answers 200 with an empty reply |
+| `html` | answers 200 with an HTML page, not an OpenAI reply (a proxy's login or error page) |
 | `cut` | starts streaming, then drops the connection half-way (no final chunk, no usage) |
 | `http_500` | answers HTTP 500 with an OpenAI-style error body |
 | `http_429` | answers HTTP 429 with `Retry-After: <retry_after_s>` |
@@ -23,7 +24,8 @@ from __future__ import annotations
 
 import socket
 
-FAULTS = ("none", "garbage", "empty", "cut", "http_500", "http_429", "slow", "garbage_event", "no_done")
+FAULTS = ("none", "garbage", "empty", "html", "cut", "http_500", "http_429", "slow", "garbage_event", "no_done")
+HTML_PAGE = b"<!doctype html><html><head><title>Sign in</title></head><body><h1>Proxy login</h1></body></html>"
 GARBAGE = "Lorem ipsum dolor sit amet; the quick brown fox jumps over the lazy dog."
 
 

@@ -81,7 +81,9 @@ class Wire:
     """JSON events over one WebSocket, framed by `websockets`' sans-I/O protocol on the handler's socket."""
 
     def __init__(self, handler: Any, protocol: ServerProtocol) -> None:
-        self.reader = handler.rfile  # buffered: it may already hold the client's first frames
+        # the server base hands a handler its request's bytes alone: anything after the head in them is the
+        # client's first frames; the rest of the session is read off the socket itself
+        self.pending = handler.rfile.read()
         self.sock: socket.socket = handler.connection
         self.protocol = protocol
         self.parts: list[bytes] = []  # a fragmented text message being assembled
@@ -114,7 +116,7 @@ class Wire:
             if self.protocol.state is State.CLOSED:
                 return None
             try:
-                data = self.reader.read1(READ_BYTES)
+                data, self.pending = self.pending or self.sock.recv(READ_BYTES), b""
             except (OSError, ValueError):
                 data = b""
             if data:

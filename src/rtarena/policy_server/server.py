@@ -21,7 +21,7 @@ import threading
 import time
 import uuid
 from collections import deque
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from typing import Any, Literal
 
 from pydantic import ConfigDict, Field
@@ -30,10 +30,10 @@ from rtarena.agents.llm.tokens import count_content, count_messages, count_token
 from rtarena.errors import UserError
 from rtarena.policy_server import reasoning as reasoning_mode
 from rtarena.policy_server import tool_calls
-from rtarena.policy_server.faults import FAULTS, GARBAGE
+from rtarena.policy_server.faults import FAULTS, GARBAGE, HTML_PAGE
 from rtarena.policy_server.policies import POLICIES, answer
 from rtarena.schema import Flag, Int, NonNegFloat, NonNegInt, PosInt, Section, validate
-from rtarena.webapp import RequestError, field, read_json_body
+from rtarena.webapp import RequestError, Served, ServerBase, field, read_json_body
 
 FILLER_WORD = "think"  # one token under the counting rule
 POLICY_NAMES = tuple(POLICIES)
@@ -102,10 +102,11 @@ class ServerSettings(Section):
         return self.replaced(**values)
 
 
-class _Server(ThreadingHTTPServer):
-    daemon_threads = True
-    block_on_close = False
-    allow_reuse_address = True
+class _Server(ServerBase):
+    """The policy server on the shared server base (`webapp.ServerBase`): bounded workers, timeouts, a cap.
+    A match's agents each hold a streaming request at once, so it keeps more workers than a page."""
+
+    WORKERS = 64
 
     def __init__(self, address: tuple[str, int], settings: ServerSettings) -> None:
         super().__init__(address, _Handler)
@@ -115,13 +116,6 @@ class _Server(ThreadingHTTPServer):
         self.sessions: list[Any] = []  # one `realtime.SessionLog` per Realtime WebSocket connection
         self.bodies: deque[dict[str, Any]] = deque(maxlen=BODIES_KEPT)
         self.lock = threading.Lock()
-
-    def handle_error(self, request: Any, client_address: Any) -> None:
-        import sys
-
-        if isinstance(sys.exc_info()[1], (ConnectionError, TimeoutError)):
-            return  # a client that went away (timeout, abandoned stream) is normal here
-        super().handle_error(request, client_address)
 
     def next_request(self) -> int:
         with self.lock:
@@ -194,6 +188,8 @@ class _Handler(BaseHTTPRequestHandler):
         if fault == "http_429":
             return self._json(429, {"error": {"message": "injected fault: rate limited", "type": "rate_limit"}},
                               {"Retry-After": f"{settings.retry_after_s:g}"})
+        if fault == "html":
+            return self._raw(200, HTML_PAGE, "text/html; charset=utf-8")
         if fault == "slow":
             time.sleep(settings.slow_s)
         messages = request.get("messages") or []
@@ -310,9 +306,11 @@ class _Handler(BaseHTTPRequestHandler):
         self.wfile.flush()
 
     def _json(self, status: int, body: dict, headers: dict[str, str] | None = None) -> None:
-        data = json.dumps(body).encode()
+        self._raw(status, json.dumps(body).encode(), "application/json", headers)
+
+    def _raw(self, status: int, data: bytes, content_type: str, headers: dict[str, str] | None = None) -> None:
         self.send_response(status)
-        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Type", content_type)
         self.send_header("Content-Length", str(len(data)))
         for name, value in (headers or {}).items():
             self.send_header(name, value)
@@ -343,14 +341,17 @@ def _sleep_until(deadline: float) -> None:
         time.sleep(remaining)
 
 
-class PolicyServer:
+class PolicyServer(Served):
     """The scripted server in a background thread of this process: `with PolicyServer() as server: ...`."""
 
     def __init__(self, settings: ServerSettings | None = None, host: str = "127.0.0.1", port: int = 0) -> None:
         self.settings = settings or ServerSettings()
-        self.httpd = _Server((host, port), self.settings)
-        self.host, self.port = self.httpd.server_address[:2]
-        self.thread: threading.Thread | None = None
+        self.server = _Server((host, port), self.settings)
+        self.host = self.server.server_address[0]
+
+    @property
+    def httpd(self) -> _Server:
+        return self.server
 
     @property
     def base_url(self) -> str:
@@ -366,44 +367,22 @@ class PolicyServer:
 
     @property
     def requests(self) -> int:
-        return self.httpd.requests
+        return self.server.requests
 
     @property
     def sessions(self) -> list[Any]:
         """The Realtime sessions served so far, one `realtime.SessionLog` per WebSocket connection."""
-        return list(self.httpd.sessions)
+        return list(self.server.sessions)
 
     @property
     def inputs(self) -> list[tuple[tuple[str, int], ...]]:
         """The latest requests' user messages as (part type, tokens) pairs (see `input_shape`)."""
-        return list(self.httpd.inputs)
+        return list(self.server.inputs)
 
     @property
     def bodies(self) -> list[dict[str, Any]]:
         """The latest whole requests (at most `BODIES_KEPT`), oldest first: what a model would have read."""
-        return list(self.httpd.bodies)
-
-    def start(self) -> PolicyServer:
-        self.thread = threading.Thread(target=self.httpd.serve_forever, kwargs={"poll_interval": 0.05},
-                                       name="rtarena-policy-server", daemon=True)
-        self.thread.start()
-        return self
-
-    def stop(self) -> None:
-        self.httpd.shutdown()
-        self.httpd.server_close()
-
-    def __enter__(self) -> PolicyServer:
-        return self.start()
-
-    def __exit__(self, *exc: Any) -> None:
-        self.stop()
-
-    def serve_forever(self) -> None:
-        try:
-            self.httpd.serve_forever()
-        finally:
-            self.httpd.server_close()
+        return list(self.server.bodies)
 
 
 def settings_summary(settings: ServerSettings) -> str:
@@ -421,7 +400,5 @@ def serve(port: int = 8000, overrides: str = "", echo=print, **settings: Any) ->
     echo(f"scripted policy server (not a model) at {server.base_url}  model={chosen.model_name}"
          + (f"  [{settings_summary(chosen)}]" if settings_summary(chosen) else ""))
     echo(f"try: rtarena run arena/coop-v0 --agent 'llm:{chosen.model_name}@{server.base_url}' --clock token")
-    try:
-        server.serve_forever()
-    except KeyboardInterrupt:
-        echo("stopped")
+    server.serve_forever()
+    echo("stopped")

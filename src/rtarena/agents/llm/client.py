@@ -22,7 +22,8 @@ complete; they are recorded, and the agent does not charge them. With `early_com
 at the commit (`early_commit=True` on the completion; usage is then counted locally).
 
 It never raises for a server's misbehaviour. Failures are named by kind (`failures.py`): `http_429`,
-`http_500` (any status), `timeout`, `connection`, `stream_cut`, `empty`, `abandoned`. A decision has one
+`http_500` (any status), `timeout`, `connection`, `stream_cut`, `garbage` (no OpenAI reply at all: HTML,
+text), `empty`, `abandoned`. A decision has one
 wall budget (`timeout` seconds, retries included); a retry after a 429, 5xx or connection failure is made
 only when the previous attempt's duration plus the back-off still fits in what is left of that budget.
 `abandon()` makes an in-flight stream stop at its next chunk (the runtime no longer needs it).
@@ -129,6 +130,9 @@ def _as_failure(error: Exception) -> Failure:
         return Failure(f"http_{error.status_code}", str(error.message)[:120], _retry_after(error))
     if isinstance(error, openai.APIConnectionError):
         return Failure("connection", type(error.__cause__ or error).__name__)
+    if isinstance(error, (openai.APIResponseValidationError, ValueError)):
+        # JSONDecodeError and pydantic's ValidationError are ValueErrors: the body was not an OpenAI reply
+        return Failure("garbage", f"the reply was not an OpenAI chat completion ({type(error).__name__})")
     return Failure("error", f"{type(error).__name__}: {error}"[:160])
 
 
@@ -266,6 +270,8 @@ class ChatClient:
         started = time.monotonic()
         if not self.options.stream:
             response = self._request(messages, deadline, stream=False, extra=extra)
+            if not hasattr(response, "choices"):  # HTML or other text where JSON was due
+                raise Failure("garbage", f"the reply was not an OpenAI chat completion: {str(response)[:60]!r}")
             choice = response.choices[0] if response.choices else None
             message = choice.message if choice else None
             return self._with_usage(Completion(
@@ -282,8 +288,10 @@ class ChatClient:
         calls: dict[int, dict[str, str]] = {}  # streamed tool calls, by index: id and name first, then arguments
         usage = finish = ttft = timings = None
         committed = False
+        chunks = 0
         try:
             for chunk in stream:
+                chunks += 1
                 if self.abandoned.is_set():
                     raise Failure("abandoned", "the runtime no longer needed this decision",
                                   partial=("".join(text), "".join(reasoning)))
@@ -318,7 +326,7 @@ class ChatClient:
             raise
         except Exception as error:  # the connection broke mid-stream
             failure = _as_failure(error)
-            kind = "timeout" if failure.kind == "timeout" else "stream_cut"
+            kind = failure.kind if failure.kind in ("timeout", "garbage") else "stream_cut"
             raise Failure(kind, f"the stream broke after {len(text)} pieces ({type(error).__name__})",
                           partial=("".join(text), "".join(reasoning))) from None
         finally:
@@ -328,6 +336,8 @@ class ChatClient:
             kept = "".join(text)[:point]
             return Completion(text=kept, reasoning="".join(reasoning), finish_reason="commit", ttft_s=ttft,
                               tokens_after_commit=0, early_commit=True)
+        if finish is None and not chunks:  # not one event parsed: the body was no OpenAI stream (HTML ...)
+            raise Failure("garbage", "the reply held no OpenAI stream events (HTML or other text?)")
         if finish is None:
             raise Failure("stream_cut", "the stream ended without a finish reason",
                           partial=("".join(text), "".join(reasoning)))

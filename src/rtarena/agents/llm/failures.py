@@ -8,6 +8,7 @@ action is the env's default and it is counted per kind in the episode's per-agen
 | `unparsed` | a reply came but held no action in the documented format (garbage) |
 | `empty` | the reply had no content |
 | `stream_cut` | the stream broke off before its end |
+| `garbage` | the body was not an OpenAI reply at all (HTML, plain text, malformed JSON or events) |
 | `http_429`, `http_500` ... | the server answered with that HTTP status (after any retries) |
 | `timeout` | no complete reply within the decision's time budget |
 | `connection` | no server answered (port closed, host unreachable) |
@@ -27,8 +28,8 @@ from typing import Any
 
 from rtarena.redact import redact
 
-KINDS = ("unparsed", "empty", "stream_cut", "http_429", "http_500", "timeout", "connection", "abandoned",
-         "error_event", "bad_event", "no_done")
+KINDS = ("unparsed", "empty", "stream_cut", "garbage", "http_429", "http_500", "timeout", "connection",
+         "abandoned", "error_event", "bad_event", "no_done")
 
 
 def failure_kind(error: str | None) -> str | None:

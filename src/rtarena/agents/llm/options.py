@@ -146,12 +146,12 @@ class LLMOptions(Section):
     def skill_text(self) -> str | None:
         if self.skill is None:
             return None
+        from rtarena.limits import read_text_capped
+
         try:
-            with open(self.skill, encoding="utf-8") as handle:
-                return handle.read()
-        except (OSError, UnicodeDecodeError) as error:
-            reason = getattr(error, "strerror", None) or "not UTF-8 text"
-            raise UserError(f"cannot read skill file: {reason}", source=self.skill, field="skill") from None
+            return read_text_capped(self.skill, "skill file")
+        except UserError as error:  # the same line, with the field that named the file
+            raise UserError(str(error), field="skill") from None
 
 
 SETTINGS = tuple(name for name in LLMOptions.model_fields if name not in ("model", "base_url"))

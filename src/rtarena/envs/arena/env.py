@@ -26,6 +26,7 @@ from rtarena.envs.arena.sim import ACTION_TOP, FIRE, MINIMAP, Simulation  # noqa
 from rtarena.envs.arena.world import World
 from rtarena.envs.base import RealtimeParallelEnv
 from rtarena.errors import UserError
+from rtarena.limits import check_limit
 
 ACTION_NVEC = tuple(int(top) + 1 for top in ACTION_TOP)  # (3, 3, 3, 3, 2, 2, 2)
 ACTION_NAMES = ("move_x", "move_y", "yaw", "pitch", "fire", "jump", "minimap")
@@ -110,6 +111,7 @@ class ArenaEnv(RealtimeParallelEnv):
         count = int(num_agents if num_agents is not None else self.rules.players.count)
         if count < 1:
             raise UserError(f"num_agents must be at least 1, got {num_agents!r}", field="num_agents")
+        check_limit("env.agents", count, field="num_agents")
         self.possible_agents = [f"p{i}" for i in range(count)]
         self.agent_index = {a: i for i, a in enumerate(self.possible_agents)}
         longest = float(self.rules.arena.substep_s)
@@ -117,7 +119,9 @@ class ArenaEnv(RealtimeParallelEnv):
             raise UserError(f"dt must be a positive number of seconds, got {dt!r}", field="dt")
         # A step is cut into equal sub-steps no longer than `arena.substep_s`: any dt works (0.04 s
         # gives one 0.04 s sub-step), and a dt that is a whole multiple keeps exactly that sub-step.
-        substeps = max(1, math.ceil(float(dt) / longest - 1e-9))
+        check_limit("step.dt_s", dt, field="dt")
+        substeps = check_limit("step.substeps", max(1, math.ceil(float(dt) / longest - 1e-9)),
+                               field="dt / arena.substep_s")
         self.dt, self.substeps = float(dt), substeps
         self.substep_s = round(self.dt / substeps, 12)
         self._act_from: dict[str, int] = {}  # agent -> the sub-step its action starts at (this step only)

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 from pathlib import Path
-from typing import Any, ClassVar, Literal
+from typing import Annotated, Any, ClassVar, Literal
 
 from pydantic import model_validator
 
@@ -30,6 +30,7 @@ from rtarena.schema import (
     PosFloat,
     PosInt,
     Section,
+    at_most,
 )
 
 LEVELS_DIR = Path(__file__).with_name("levels")
@@ -53,11 +54,12 @@ class RuleSection(Section):
 
 
 MinMax = tuple[PosFloat, PosFloat]
+Count = Annotated[NonNegInt, at_most("level.count")]  # objects of one kind (docs/limits.md)
 
 
 class Arena(RuleSection):
-    size_m: PosFloat
-    time_limit_s: PosFloat
+    size_m: Annotated[PosFloat, at_most("map.size_m")]
+    time_limit_s: Annotated[PosFloat, at_most("episode.sim_s")]
     substep_s: PosFloat  # the longest physics sub-step; a step is cut into equal sub-steps no longer than it
     wall_height_m: PosFloat
     crate_height_m: PosFloat
@@ -66,10 +68,10 @@ class Arena(RuleSection):
 class Layout(RuleSection):
     """Procedural generation, used for whatever a map file does not give."""
 
-    walls: NonNegInt
+    walls: Count
     wall_length_m: MinMax
     wall_thickness_m: PosFloat
-    crates: NonNegInt
+    crates: Count
     crate_size_m: MinMax
     gap_m: NonNegFloat
     spawn_clearance_m: NonNegFloat
@@ -84,7 +86,7 @@ class Layout(RuleSection):
 
 
 class Players(RuleSection):
-    count: PosInt
+    count: Annotated[PosInt, at_most("env.agents")]
     teams: Literal["one", "each"] | PosInt  # "one": everyone on team 0; "each": a team each; k: k teams
     health: PosFloat
     ammo_start: NonNegInt
@@ -124,14 +126,14 @@ class Weapon(RuleSection):
 
 class Coins(RuleSection):
     enabled: Flag
-    count: NonNegInt
+    count: Count
     height_m: NonNegFloat
     pickup_radius_m: PosFloat
 
 
 class Ammo(RuleSection):
     enabled: Flag
-    count: NonNegInt
+    count: Count
     pickup_radius_m: PosFloat
     respawn_s: NonNegFloat
     relocate_every_s: NonNegFloat  # boxes on the floor respawn at random places this often (0: never)
@@ -139,7 +141,7 @@ class Ammo(RuleSection):
 
 class Chickens(RuleSection):
     enabled: Flag
-    count: NonNegInt
+    count: Count
     speed_m_s: NonNegFloat
     turn_every_s: PosFloat
     respawn_s: NonNegFloat
@@ -147,7 +149,7 @@ class Chickens(RuleSection):
 
 class Turret(RuleSection):
     enabled: Flag
-    count: NonNegInt
+    count: Count
     range_m: PosFloat
     turn_deg_s: NonNegFloat
     idle_turn_deg_s: NonNegFloat

@@ -8,12 +8,12 @@ The keys below are the format's; obstacle kinds are the world's codes (`world.OB
 from __future__ import annotations
 
 import json
-import tomllib
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
 from rtarena.errors import UserError
+from rtarena.limits import loads_json, loads_toml, read_text_capped
 
 # Point lists: key -> (radius in metres of what stands there, for overlap checks; must a player reach it)
 POINT_KEYS: dict[str, tuple[float, bool]] = {
@@ -32,17 +32,11 @@ MIN_SIZE_M, MAX_SIZE_M = 10.0, 1000.0
 
 
 def read_map_file(path: str | Path) -> dict[str, Any]:
-    """The raw table of a `.toml` or `.json` map file (no checks beyond the file's own syntax)."""
+    """The raw table of a `.toml` or `.json` map file (no checks beyond the file's own syntax, its size and
+    its nesting: `rtarena.limits`)."""
     path = Path(path)
-    try:
-        raw = path.read_bytes()
-    except OSError as error:
-        raise UserError(f"cannot read map file: {error.strerror or error}", source=str(path)) from None
-    try:
-        data = tomllib.loads(raw.decode()) if path.suffix.lower() == ".toml" else json.loads(raw)
-    except (ValueError, tomllib.TOMLDecodeError) as error:
-        kind = "TOML" if path.suffix.lower() == ".toml" else "JSON"
-        raise UserError(f"not a valid {kind} map: {error}", source=str(path)) from None
+    text = read_text_capped(path, "map file")
+    data = (loads_toml if path.suffix.lower() == ".toml" else loads_json)(text, source=str(path))
     if not isinstance(data, dict):
         raise UserError(f"a map must be a table of keys, got {type(data).__name__}", source=str(path))
     return data

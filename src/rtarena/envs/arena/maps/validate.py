@@ -22,9 +22,10 @@ from rtarena.envs.arena.maps.format import (
     TEXT_KEYS,
     ZONE_KEYS,
 )
-from rtarena.envs.arena.maps.grid import blocked_grid, cell_size_for, label_at, label_free
+from rtarena.envs.arena.maps.grid import BoxIndex, blocked_grid, cell_size_for, label_at, label_free
 from rtarena.envs.arena.world import OBSTACLE_KINDS
 from rtarena.errors import UserError
+from rtarena.limits import LIMITS, limit_message
 
 DEFAULT_SIZE_M = 100.0
 PLAYER_RADIUS_M = 0.4
@@ -50,7 +51,7 @@ class Problem:
 def fmt(value: Any) -> str:
     """A value as it would be written in the map, numbers rounded to millimetres."""
     if isinstance(value, float):
-        return f"{round(value, 3):g}"
+        return f"{round(float(value), 3):g}"
     if isinstance(value, (list, tuple, np.ndarray)):
         return "[" + ", ".join(fmt(v) for v in list(value)) + "]"
     if isinstance(value, (np.floating, np.integer)):
@@ -107,6 +108,8 @@ def validate_map(
         check.add("map", f"must be a table of keys, got {fmt(data)}")
         return check.problems
     _check_keys(check, data)
+    if not _check_counts(check, data):
+        return check.problems
     size = data.get("size_m", size_m if size_m is not None else DEFAULT_SIZE_M)
     if not _number(size) or not MIN_SIZE_M <= size <= MAX_SIZE_M:
         check.add("size_m", f"must be a number of metres from {MIN_SIZE_M:g} to {MAX_SIZE_M:g}, got {fmt(size)}")
@@ -134,6 +137,17 @@ class _Arena:
 
 Box = tuple[int, np.ndarray, str]  # index in the file, [x0, y0, x1, y1, height_m], kind
 Point = tuple[str, np.ndarray, float, bool]  # field, xy, radius, must be reachable
+
+
+def _check_counts(check: _Checker, data: Mapping[str, Any]) -> bool:
+    """Whether every list of the map is within its documented limit (checked before any geometry)."""
+    within = True
+    for key, limit in (("obstacles", "map.obstacles"), *((k, "map.points") for k in (*POINT_KEYS, *AREA_KEYS))):
+        rows = data.get(key)
+        if isinstance(rows, (list, tuple)) and len(rows) > LIMITS[limit].value:
+            check.add(key, f"{limit_message(limit)}, got {len(rows)}")
+            within = False
+    return within
 
 
 def _check_keys(check: _Checker, data: Mapping[str, Any]) -> None:
@@ -166,14 +180,16 @@ def _check_obstacles(check: _Checker, data: Mapping[str, Any], arena: _Arena) ->
             check.add(field, f"{fmt(row)} is outside the {arena.size:g} m arena")
             continue
         boxes.append((i, np.array([x0, y0, x1, y1, h]), kind))
-    if len(boxes) > 1:
-        arr = np.array([b for _, b, _ in boxes])
-        ox = np.minimum(arr[:, None, 2], arr[None, :, 2]) - np.maximum(arr[:, None, 0], arr[None, :, 0])
-        oy = np.minimum(arr[:, None, 3], arr[None, :, 3]) - np.maximum(arr[:, None, 1], arr[None, :, 1])
-        hit = np.triu((ox > EPS) & (oy > EPS), k=1)
-        for a, b in zip(*np.nonzero(hit), strict=True):
-            check.add(f"obstacles[{boxes[b][0]}]", f"{fmt(boxes[b][1][:4])} overlaps obstacles[{boxes[a][0]}] "
-                      f"{fmt(boxes[a][1][:4])}")
+    index = BoxIndex(arena.size, len(boxes))  # the obstacles that overlap none before them
+    kept: list[int] = []
+    for k, (i, box, _kind) in enumerate(boxes):
+        hit = index.first_touching(box)
+        if hit is not None:
+            a = boxes[kept[hit]]
+            check.add(f"obstacles[{i}]", f"{fmt(box[:4])} overlaps obstacles[{a[0]}] {fmt(a[1][:4])}")
+            continue
+        index.add(box)
+        kept.append(k)
     return boxes
 
 
@@ -181,6 +197,7 @@ def _check_points(check: _Checker, data: Mapping[str, Any], arena: _Arena, boxes
     """Spawns, coins, turrets, ammo and chickens clear of the edge and the obstacles; then those that
     stand on each other are problems (the later one is dropped)."""
     points: list[Point] = []
+    under = np.array([box[:4] for _j, box, _kind in boxes]).reshape(-1, 4)  # one vector test per point
     for key, (radius, reach) in POINT_KEYS.items():
         shape = "[x, y] or [x, y, team]" if key == "spawns" else "[x, y]"
         lengths = (2, 3) if key == "spawns" else (2,)
@@ -194,34 +211,39 @@ def _check_points(check: _Checker, data: Mapping[str, Any], arena: _Arena, boxes
                 check.add(field, f"{fmt(row[:2])} is outside the {arena.size:g} m arena (or within {radius:g} m of "
                           "its edge)")
                 continue
-            blocked_by = _obstacle_under(xy, radius, boxes)
+            blocked_by = _obstacle_under(xy, radius, boxes, under)
             if blocked_by is not None:
                 check.add(field, f"{fmt(row[:2])} overlaps obstacles[{blocked_by}]")
                 continue
             points.append((field, xy, radius, reach))
-    if len(points) > 1:
-        xy = np.array([p[1] for p in points])
-        radii = np.array([p[2] for p in points])
-        dist = np.hypot(xy[:, None, 0] - xy[None, :, 0], xy[:, None, 1] - xy[None, :, 1])
-        hit = np.triu(dist < radii[:, None] + radii[None, :] - EPS, k=1)
-        clashed = set()
-        for a, b in zip(*np.nonzero(hit), strict=True):
-            if b in clashed:
-                continue
-            clashed.add(b)
-            check.add(points[b][0], f"{fmt(points[b][1])} overlaps {points[a][0]} {fmt(points[a][1])}")
-        points = [p for k, p in enumerate(points) if k not in clashed]
-    return points
+    return _drop_clashes(check, arena, points)
 
 
-def _obstacle_under(xy: np.ndarray, radius: float, boxes: list[Box]) -> int | None:
-    """The file index of the first obstacle closer than `radius` to `xy`, or None."""
-    for j, box, _kind in boxes:
-        dx = max(box[0] - xy[0], xy[0] - box[2], 0.0)
-        dy = max(box[1] - xy[1], xy[1] - box[3], 0.0)
-        if math.hypot(dx, dy) < radius - EPS:
-            return j
-    return None
+def _drop_clashes(check: _Checker, arena: _Arena, points: list[Point]) -> list[Point]:
+    """The points clear of the ones before them; each that stands on an earlier one is a problem."""
+    reach = max((p[2] for p in points), default=0.0)
+    index = BoxIndex(arena.size, len(points))
+    kept: list[Point] = []
+    for point in points:
+        field, xy, radius, _reach = point
+        near = index.near((xy[0] - radius - reach, xy[1] - radius - reach, xy[0] + radius + reach,
+                           xy[1] + radius + reach))
+        clash = next((kept[k] for k in near if math.hypot(*(kept[k][1] - xy)) < kept[k][2] + radius - EPS), None)
+        if clash is not None:
+            check.add(field, f"{fmt(xy)} overlaps {clash[0]} {fmt(clash[1])}")
+            continue
+        index.add((xy[0], xy[1], xy[0], xy[1]))
+        kept.append(point)
+    return kept
+
+
+def _obstacle_under(xy: np.ndarray, radius: float, boxes: list[Box], under: np.ndarray) -> int | None:
+    """The file index of the first obstacle closer than `radius` to `xy`, or None (`under`: the boxes'
+    x0, y0, x1, y1 as one array, so the test is one vector operation per point)."""
+    dx = np.maximum(np.maximum(under[:, 0] - xy[0], xy[0] - under[:, 2]), 0.0)
+    dy = np.maximum(np.maximum(under[:, 1] - xy[1], xy[1] - under[:, 3]), 0.0)
+    hit = np.flatnonzero(np.hypot(dx, dy) < radius - EPS)
+    return boxes[int(hit[0])][0] if len(hit) else None
 
 
 def _check_areas(check: _Checker, data: Mapping[str, Any], arena: _Arena) -> list[tuple[str, np.ndarray]]:
