@@ -35,7 +35,7 @@ demo: $(STAMP)
 test: $(STAMP) system-deps
 	$(BIN)/ruff check src tests bench
 	$(BIN)/lint-imports
-	@start=$$(date +%s); $(BIN)/python -m pytest -q -x --durations=15 -n 2 --dist loadgroup; status=$$?; \
+	@start=$$(date +%s); $(BIN)/python -m pytest -q -x --durations=15; status=$$?; \
 		echo "make test: pytest took $$(( $$(date +%s) - start )) s"; exit $$status
 
 lint: $(STAMP)
