@@ -19,23 +19,23 @@ import time
 from collections.abc import Iterator
 from typing import Any
 
+from rtarena.envs.registry import ENV_TABLE
 from rtarena.eval.episodes import EpisodeJob, play_episode
 
 ARENA_SENSES = {"obs": ("text", "state", "rgb", "depth", "minimap", "audio"), "render_mode": "rgb_array"}
-ARENA_LEVELS = ("arena/basic-v0", "arena/coop-v0", "arena/competitive-v0", "arena/mixed-v0")
-# one row per game class: its variants are level-file overrides on the same compiled code
-GAMES = ("errands", "escape", "monsters", "parkour3d", "runner2d", "tilefall", "workshop",
-         "duel", "kitchen", "handoff", "midline", "crystal")
 STEPS = 8
 
 
 def warmup_jobs() -> list[EpisodeJob]:
-    """Short paused-clock episodes with scripted agents that between them call every kernel."""
-    jobs = [EpisodeJob(env_id, ("heuristic",), "paused", seed=0, max_steps=STEPS, env_kwargs=ARENA_SENSES,
-                       label="warmup") for env_id in ARENA_LEVELS]
-    jobs += [EpisodeJob(f"games/{game}-v0", ("heuristic",), "paused", seed=0, max_steps=STEPS, label="warmup")
-             for game in GAMES]
-    return jobs
+    """Short paused-clock episodes with scripted agents that between them call every kernel: the first row
+    of each arena level and suite game class (a game's variants are level-file overrides of the same code)."""
+    rows: dict[str, str] = {}
+    for spec in ENV_TABLE:
+        if spec.family in ("arena", "games"):
+            rows.setdefault(spec.entry_point, spec.id)
+    return [EpisodeJob(env_id, ("heuristic",), "paused", seed=0, max_steps=STEPS, label="warmup",
+                       env_kwargs=ARENA_SENSES if env_id.startswith("arena/") else {})
+            for env_id in rows.values()]
 
 
 def dispatchers() -> Iterator[tuple[str, object]]:
