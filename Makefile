@@ -14,6 +14,7 @@ $(STAMP): pyproject.toml
 	set -e; wheel=$$(ls /opt/wheels/torch-*+cpu-*.whl 2>/dev/null | head -n 1); \
 		if [ -n "$$wheel" ]; then $(BIN)/pip install -q "$$wheel"; fi
 	$(BIN)/pip install -q -e '.[dev]'
+	$(BIN)/rtarena warmup   # compile the numba kernels once, into the cache every process finds
 	touch $(STAMP)
 
 # Debian packages the tests need: Chromium (Playwright drives it), Xvfb (human play under a virtual
@@ -34,7 +35,8 @@ demo: $(STAMP)
 test: $(STAMP) system-deps
 	$(BIN)/ruff check src tests bench
 	$(BIN)/lint-imports
-	$(BIN)/python -m pytest -q -x --durations=15
+	@start=$$(date +%s); $(BIN)/python -m pytest -q -x --durations=15; status=$$?; \
+		echo "make test: pytest took $$(( $$(date +%s) - start )) s"; exit $$status
 
 lint: $(STAMP)
 	$(BIN)/ruff check src tests bench

@@ -1,4 +1,10 @@
-"""Every registered env passes the ecosystem's own checks. A new env is tested by being registered."""
+"""Every registered env passes the ecosystem's own checks. A new env is tested by being registered.
+
+The PettingZoo/Gymnasium harness (API, seeding, same trajectory, single-agent view, render modes) runs once per
+env class (`CLASSES`: the first row of each entry point and family); rows that share a class differ only in
+their configuration (a game's variant, a browser task file), and each of those gets the cheap check of
+`test_contract`: built, registered, reset twice to the same observations, its spaces and infos well formed.
+"""
 
 from __future__ import annotations
 
@@ -9,12 +15,24 @@ import numpy as np
 import pettingzoo
 import pytest
 from gymnasium.utils.env_checker import check_env
+from pettingzoo.env_registry import registration
 from pettingzoo.test import parallel_api_test, parallel_seed_test
 
 import rtarena
 from rtarena.envs.registry import ENV_TABLE, env_spec
 
 IDS = rtarena.registry_ids()
+
+
+def first_row_of_each_class() -> list[str]:
+    """One id per env class (browser tasks: one web task and one canvas game, the two kinds of page)."""
+    rows: dict[tuple[str, str], str] = {}
+    for spec in ENV_TABLE:
+        rows.setdefault((spec.entry_point, spec.family), spec.id)
+    return list(rows.values())
+
+
+CLASSES = first_row_of_each_class()
 # Browser rows step a real Chromium (a page second per step): the API checks need only a few steps there.
 BROWSER = {spec.id for spec in ENV_TABLE if spec.family in ("web", "gui-games")}
 
@@ -25,9 +43,10 @@ def cycles(env_id: str, default: int) -> int:
 
 def light(env_id: str) -> dict:
     """Browser rows without the screenshot for the API checks that only compare observations: the pixels
-    of every row are checked by the contract, render and same-trajectory tests."""
+    of every row are checked by the contract test (two resets, same screenshot), those of a class by the
+    render and same-trajectory tests."""
     return {"obs": ("marks", "goal", "time", "text")} if env_id in BROWSER else {}
-SINGLE_AGENT = [spec.id for spec in ENV_TABLE if spec.single_agent]
+SINGLE_AGENT = [spec.id for spec in ENV_TABLE if spec.single_agent and spec.id in CLASSES]
 
 
 def test_ids_are_unique_and_well_formed():
@@ -45,8 +64,11 @@ def test_contract(env_id):
         for agent in env.possible_agents:
             assert env.observation_space(agent) is env.observation_space(agent)
             assert env.action_space(agent).contains(env.default_action(agent))
-        _, infos = env.reset(seed=0)
+        assert env_id in registration.parallel_registry
+        assert (env_id in gymnasium.registry) == env_spec(env_id).single_agent
+        first, infos = env.reset(seed=0)
         assert all(isinstance(infos[a]["events"], list) for a in env.agents)
+        assert_same(env.reset(seed=0)[0], first)  # a seed fixes the start of every configuration
         doc = type(env).__doc__ or ""
         if spec_is_class(env_id):
             for section in ("## Description", "## Observation", "## Action Space", "## Rewards and Score",
@@ -60,7 +82,7 @@ def spec_is_class(env_id: str) -> bool:
     return isinstance(env_spec(env_id).load(), type)
 
 
-@pytest.mark.parametrize("env_id", IDS)
+@pytest.mark.parametrize("env_id", CLASSES)
 def test_pettingzoo_parallel_api(env_id):
     env = rtarena.make(env_id)
     try:
@@ -69,12 +91,12 @@ def test_pettingzoo_parallel_api(env_id):
         env.close()
 
 
-@pytest.mark.parametrize("env_id", IDS)
+@pytest.mark.parametrize("env_id", CLASSES)
 def test_pettingzoo_seed(env_id):
     parallel_seed_test(lambda: rtarena.make(env_id, **light(env_id)), num_cycles=cycles(env_id, 20))
 
 
-@pytest.mark.parametrize("env_id", IDS)
+@pytest.mark.parametrize("env_id", CLASSES)
 def test_same_seed_same_trajectory(env_id):
     def trajectory():
         env = rtarena.make(env_id)
@@ -123,7 +145,7 @@ def test_gymnasium_single_agent_view(env_id):
         env.close()
 
 
-@pytest.mark.parametrize("env_id", IDS)
+@pytest.mark.parametrize("env_id", CLASSES)
 def test_registered_with_pettingzoo(env_id):
     env = pettingzoo.make("parallel", env_id)
     try:
@@ -132,7 +154,7 @@ def test_registered_with_pettingzoo(env_id):
         env.close()
 
 
-@pytest.mark.parametrize("env_id", IDS)
+@pytest.mark.parametrize("env_id", CLASSES)
 def test_render_modes(env_id):
     """Every render mode an env declares works (`human` needs a display and is tested where it lives)."""
     modes = [m for m in rtarena.make(env_id).metadata.get("render_modes", []) if m != "human"]

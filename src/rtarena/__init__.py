@@ -9,6 +9,8 @@ arena/basic-v0")` does that import itself.
 
 from importlib import import_module as _import_module
 
+import rtarena.numba_cache  # noqa: F401  (first: sets NUMBA_CACHE_DIR before any module imports numba)
+
 __version__ = "0.1.0"
 
 # attribute -> the module that defines it, imported on first access

@@ -242,6 +242,16 @@ def demo(
 
 
 @app.command()
+def warmup(
+    check: Annotated[bool, typer.Option("--check", help="exit 1 if any kernel compiled (a cache miss)")] = False,
+) -> None:
+    """Compile the numba kernels once into the cache (`make` runs it; docs/arena-senses.md)."""
+    from rtarena.eval.warmup import main as warmup_main
+
+    raise typer.Exit(warmup_main(check))
+
+
+@app.command()
 def improve(
     target: Annotated[str, typer.Argument(help="an env id, an improve file (.toml), or a run folder with --resume")],
     player: Annotated[str | None, typer.Option(help="the player: a model agent spec (llm:MODEL@URL,...)")] = None,

@@ -1,25 +1,17 @@
-"""The env protocol: API tests, seeds, scaling, settings, observation modalities, metrics."""
+"""The env protocol: seeds, scaling, settings, observation modalities, metrics (the PettingZoo API and seed
+tests of each level: tests/test_registry.py)."""
 
 from __future__ import annotations
 
 import numpy as np
 import pytest
 from gymnasium.utils.env_checker import check_env
-from pettingzoo.test import parallel_api_test, parallel_seed_test
 
 import rtarena
 from rtarena.envs.arena import ArenaEnv, register_modality
 from rtarena.envs.arena.observations import MODALITIES
 from rtarena.envs.arena.observations.state import STATE_SIZE, block, state_index
 from rtarena.errors import UserError
-
-LEVELS = ["arena/basic-v0", "arena/coop-v0", "arena/competitive-v0", "arena/mixed-v0"]
-
-
-@pytest.mark.parametrize("env_id", LEVELS)
-def test_pettingzoo_api_and_seed_tests(env_id):
-    parallel_api_test(rtarena.make(env_id), num_cycles=100)
-    parallel_seed_test(lambda: rtarena.make(env_id))
 
 
 def test_basic_passes_gymnasium_check_env():

@@ -3,10 +3,10 @@
 noop and by random; its live counterpart acts with no agent input; its task file tags the capabilities;
 a web task's oracle crosses at least two of its site's pages.
 
-Determinism per seed is checked for every task by tests/test_registry.py; the paused clock never waits on
-real time, so these episodes run as fast as Chromium steps the page. Under `wall` a task takes its whole
-page time in real time (tens of seconds at one observation per second), so one short task is played here
-and `bench/gui_oracle_wall.py` prints the rest.
+tests/test_registry.py checks that a seed fixes every task's start and, once per kind of page, its whole
+trajectory; the paused clock never waits on real time, so these episodes run as fast as Chromium steps the
+page. Under `wall` a task takes its whole page time in real time (tens of seconds at one observation per
+second), so one short task is played here and `bench/gui_oracle_wall.py` prints the rest.
 """
 
 from __future__ import annotations
