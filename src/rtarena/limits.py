@@ -46,7 +46,7 @@ _TABLE = (
     Limit("map.obstacles", 10_000, "obstacles", "obstacles in one map (file, editor, `--map`)"),
     Limit("map.points", 2_000, "points", "entries of one point list of a map (spawns, coins, turrets, ammo, chickens)"),
     Limit("map.size_m", 1_000, "metres", "side of an arena (map `size_m`, level `arena.size_m`)"),
-    Limit("env.agents", 64, "agents", "agents in one env (`num_agents`, `players.count`)"),
+    Limit("env.agents", 1_024, "agents", "agents in one env (`num_agents`, `players.count`; the benchmarks step 512)"),
     Limit("level.count", 1_000, "objects", "objects of one kind a level places (`turret.count`, `coins.count`, "
           "`layout.walls` ...)"),
     Limit("run.seeds", 10_000, "seeds", "seeds (episodes per cell) of one run (`--seeds`, `seeds =`)"),
