@@ -83,8 +83,8 @@ class BrowserTaskEnv(RealtimeParallelEnv):
     # The page's timers run on Playwright's clock in whole milliseconds: the env can stop at any of them, so
     # an action applies at its commit time (`set_action_times`; Realtime-Bench's t_i^act), not at a step's end.
     substep_s: ClassVar[float] = 0.001
-    # the oracle's reads (agents/gui_oracle.py): the task's own solution and page time
-    privileged_queries: ClassVar[tuple[str, ...]] = ("oracle_action", "elapsed_s")
+    # the oracle's reads (agents/gui_oracle.py): the task's own solution, page time and the finest stop
+    privileged_queries: ClassVar[tuple[str, ...]] = ("oracle_action", "elapsed_s", "substep_s")
     metadata: ClassVar[dict[str, Any]] = {"render_modes": ["rgb_array"], "name": "rtarena_gui",
                                           "is_parallelizable": True}
 
