@@ -56,8 +56,9 @@ _TABLE = (
     Limit("step.dt_s", 60, "seconds", "simulated seconds of one step (`--dt`, `dt =`)"),
     Limit("step.substeps", 1_000, "sub-steps", "physics sub-steps of one arena step (dt / `arena.substep_s`)"),
     Limit("file.bytes", 16 << 20, "bytes", "size of a file read as settings, map, skill, codebook or experiment"),
-    Limit("request.bytes", 1 << 20, "bytes", "body of one request to a local server (dashboard, editor, review, "
-          "policy server)"),
+    Limit("request.bytes", 1 << 20, "bytes", "body of one request to a local page's API (dashboard, editor, review)"),
+    Limit("model_request.bytes", 64 << 20, "bytes", "body of one chat request to the policy server (a screenshot "
+          "history: Realtime-Bench's 21 retained images)"),
     Limit("nesting.depth", 64, "levels", "nesting of tables and lists in one TOML or JSON document"),
 )
 LIMITS: dict[str, Limit] = {limit.name: limit for limit in _TABLE}

@@ -244,10 +244,11 @@ class _Connection:
         self.since = time.monotonic()  # accepted, or last answered
         self.started: float | None = None  # when the first byte of the pending request came
 
-    def request(self) -> bytes | None:
+    def request(self, max_body: int = MAX_BODY_BYTES) -> bytes | None:
         """The next whole request (head and body) taken from the buffer, or None while it is incomplete.
 
-        A body larger than the request limit is not waited for: the handler answers 413 from the head."""
+        A body larger than `max_body` (the server's request limit) is not waited for: the handler answers
+        413 from the head."""
         end = self.buffer.find(b"\r\n\r\n")
         if end < 0:
             return None
@@ -260,7 +261,7 @@ class _Connection:
                     length = max(0, int(value.strip()))
                 except ValueError:
                     length = 0
-        if length > MAX_BODY_BYTES:
+        if length > max_body:
             length = 0
         total = end + 4 + length
         if len(self.buffer) < total:
@@ -296,6 +297,7 @@ class ServerBase(HTTPServer):
     WORKERS = 16
     MAX_CONNECTIONS = 1024
     MAX_HEAD_BYTES = 64 << 10
+    MAX_BODY_BYTES = MAX_BODY_BYTES  # a page's API; the policy server takes a model's requests (larger)
     READ_TIMEOUT_S = 10.0
     IDLE_TIMEOUT_S = 60.0
 
@@ -389,11 +391,10 @@ class ServerBase(HTTPServer):
                 self._busy += 1
             self._jobs.put(lambda: self._serve(sock, connection, request))
 
-    @staticmethod
-    def _next(sock: socket.socket, connection: _Connection) -> bytes | None:
+    def _next(self, sock: socket.socket, connection: _Connection) -> bytes | None:
         """The connection's next whole request, or None; a head asking for `100 Continue` gets it."""
         try:
-            return connection.request()
+            return connection.request(self.MAX_BODY_BYTES)
         except _Continue:
             with contextlib.suppress(OSError):
                 sock.send(b"HTTP/1.1 100 Continue\r\n\r\n")

@@ -28,6 +28,7 @@ from pydantic import ConfigDict, Field
 
 from rtarena.agents.llm.tokens import count_content, count_messages, count_tokens
 from rtarena.errors import UserError
+from rtarena.limits import LIMITS
 from rtarena.policy_server import reasoning as reasoning_mode
 from rtarena.policy_server import tool_calls
 from rtarena.policy_server.faults import FAULTS, GARBAGE, HTML_PAGE
@@ -43,7 +44,7 @@ INPUTS_KEPT = 4096  # shapes of the latest requests' user messages kept for test
 # A chat request carries the retained history: up to 20 past screenshots and the current one (history.py),
 # several megabytes as PNG data URLs; the local apps' 1 MB body limit would refuse it (our limit, a model
 # server's own differs).
-MAX_REQUEST_BYTES = 64 << 20
+MAX_REQUEST_BYTES = int(LIMITS["model_request.bytes"].value)
 BODIES_KEPT = 32  # the latest whole request bodies, kept for tests (`PolicyServer.bodies`): images are large
 
 
@@ -107,6 +108,7 @@ class _Server(ServerBase):
     A match's agents each hold a streaming request at once, so it keeps more workers than a page."""
 
     WORKERS = 64
+    MAX_BODY_BYTES = MAX_REQUEST_BYTES
 
     def __init__(self, address: tuple[str, int], settings: ServerSettings) -> None:
         super().__init__(address, _Handler)
