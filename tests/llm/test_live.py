@@ -111,8 +111,9 @@ def test_rtarena_run_a_browser_task_with_a_live_agent_one_session_per_episode(tm
                                "--max-steps", "3", "--out", str(out)], capture_output=True, text=True, timeout=300)
         sessions = server.sessions
     assert done.returncode == 0, done.stderr
-    rows = duckdb.sql(f"select episode, tokens_in, tokens_out, tokens_source, valid "
-                      f"from '{out}/decisions/*.parquet' order by episode, index").fetchall()
+    with duckdb.connect() as con:  # a connection of its own: the module's default one is shared by the process
+        rows = con.sql(f"select episode, tokens_in, tokens_out, tokens_source, valid "
+                       f"from '{out}/decisions/*.parquet' order by episode, index").fetchall()
     assert len(rows) == 6 and all(source == "server" and valid for _, _, _, source, valid in rows)
     check, *episodes = sessions
     assert check.responses == 0 and [s.responses for s in episodes] == [3, 3]  # the connect check, then 1 per episode
