@@ -156,23 +156,13 @@ def _extra(obj: Any, *names: str) -> Any:
     return None
 
 
-class ChatClient:
-    """A thin, accounted wrapper of `openai.OpenAI(...).chat.completions.create` for one agent."""
+class ModelClient:
+    """What a model agent asks of any client (the HTTP one below, a live session, a local model): one
+    decision's time budget fitted to the clock, and abandonment when the runtime no longer needs it."""
 
     def __init__(self, options: LLMOptions) -> None:
-        import openai
-
         self.options = options
         self.abandoned = threading.Event()
-        # reasoning-endpoint request style: max_completion_tokens, no temperature
-        self.reasoning_style = options.endpoint == "reasoning" or (
-            options.endpoint == "auto" and bool(REASONING_MODELS.search(options.model)))
-        self._sdk = openai.OpenAI(
-            base_url=options.base_url,
-            api_key=os.environ.get(options.api_key_env) or "EMPTY",  # local servers take any key
-            max_retries=0,  # retries are ours: they must respect the decision's time budget
-            timeout=options.timeout or FALLBACK_TIMEOUT_S,  # each request passes what is left of its budget
-        )
         self.timeout_s: float | None = options.timeout or FALLBACK_TIMEOUT_S
 
     def fit_clock(self, clock: ClockView, horizon_s: float | None = None) -> None:
@@ -182,11 +172,32 @@ class ChatClient:
             self.timeout_s = clock.model_budget_s(horizon_s)
 
     def abandon(self) -> None:
-        """Stop any in-flight stream at its next chunk; later calls fail at once as `abandoned`."""
+        """Stop any in-flight call at its next chance; later calls fail at once as `abandoned`."""
         self.abandoned.set()
 
     def close(self) -> None:
         self.abandon()
+
+
+class ChatClient(ModelClient):
+    """A thin, accounted wrapper of `openai.OpenAI(...).chat.completions.create` for one agent."""
+
+    def __init__(self, options: LLMOptions) -> None:
+        import openai
+
+        super().__init__(options)
+        # reasoning-endpoint request style: max_completion_tokens, no temperature
+        self.reasoning_style = options.endpoint == "reasoning" or (
+            options.endpoint == "auto" and bool(REASONING_MODELS.search(options.model)))
+        self._sdk = openai.OpenAI(
+            base_url=options.base_url,
+            api_key=os.environ.get(options.api_key_env) or "EMPTY",  # local servers take any key
+            max_retries=0,  # retries are ours: they must respect the decision's time budget
+            timeout=options.timeout or FALLBACK_TIMEOUT_S,  # each request passes what is left of its budget
+        )
+
+    def close(self) -> None:
+        super().close()
         self._sdk.close()
 
     # -- one decision ------------------------------------------------------------------------------

@@ -29,9 +29,9 @@ from pathlib import Path
 from typing import Any
 
 from rtarena.agents.llm.agent import LLMAgent
-from rtarena.agents.llm.client import FALLBACK_TIMEOUT_S, Completion
+from rtarena.agents.llm.client import Completion, ModelClient
 from rtarena.agents.llm.options import LLMOptions, parse_llm_options
-from rtarena.contract import AgentContext, ClockView
+from rtarena.contract import AgentContext
 from rtarena.errors import UserError
 
 MAX_NEW_TOKENS = 64  # a reply's cap when the spec sets no `max_tokens`: an ACTION line and a short reason
@@ -149,28 +149,15 @@ class _FirstToken:
         pass
 
 
-class LocalClient:
-    """The chat client's interface (`complete`, `fit_clock`, `abandon`, `close`) over a local model. `last`
-    keeps the latest call's model inputs and generated ids (the trainer scores them)."""
+class LocalClient(ModelClient):
+    """A model client (`complete`) over a local model. `last` keeps the latest call's model inputs and
+    generated ids (the trainer scores them)."""
 
     def __init__(self, options: LLMOptions, model: Any, processor: Any, vision: bool) -> None:
-        self.options = options
+        super().__init__(options)
         self.model, self.processor, self.vision = model, processor, vision
         self.last: tuple[dict[str, Any], Any] | None = None
-        self.abandoned = threading.Event()
-        self.timeout_s: float | None = options.timeout or FALLBACK_TIMEOUT_S
         self.lock = threading.Lock()  # one generation at a time: the weights are shared
-
-    def fit_clock(self, clock: ClockView, horizon_s: float | None = None) -> None:
-        """The clock's model budget unless the spec set `timeout` (as `ChatClient.fit_clock`)."""
-        if self.options.timeout is None:
-            self.timeout_s = clock.model_budget_s(horizon_s)
-
-    def abandon(self) -> None:
-        self.abandoned.set()
-
-    def close(self) -> None:
-        self.abandon()
 
     def complete(self, messages: list[dict[str, Any]], timeout_s: float | None = None) -> Completion:
         import torch
