@@ -10,7 +10,7 @@ import pytest
 PROBE = """(() => { window.__probe = {ticks: 0, frames: 0};
   setInterval(() => __probe.ticks++, 10);
   (function f() { __probe.frames++; requestAnimationFrame(f); })(); return true; })()"""
-READ = "[Date.now(), performance.now(), __probe.ticks, __probe.frames, RT.now(), bx, by, vx, vy]"
+READ = "[Date.now(), performance.now(), __probe.ticks, __probe.frames, RT.now(), ...Object.values(RT.inspect())]"
 
 
 def test_frozen_page_then_exact_dt(gui_env):

@@ -47,7 +47,8 @@ def test_mines_rival_sweeps_the_board_from_the_far_corner(gui_env):
 
 def test_maze_ghosts_hunt_a_player_who_stands_still(gui_env):
     env = gui_env("gui-games/maze-v0", obs=("time",))
-    _, ghosts, task = idle(env, read=lambda: env.page_eval("JSON.stringify(S.ghosts.map((g) => [g.x, g.y]))"))
+    ghosts_now = "JSON.stringify(RT.inspect().ghosts.map((g) => [g.x, g.y]))"
+    _, ghosts, task = idle(env, read=lambda: env.page_eval(ghosts_now))
     ghosts = [json.loads(g) for g in ghosts]
     assert all(a[0] != b[0] for a, b in pairwise(ghosts))  # the first ghost moves every second
     assert len({tuple(map(tuple, g)) for g in ghosts}) == len(ghosts)
@@ -57,7 +58,7 @@ def test_maze_ghosts_hunt_a_player_who_stands_still(gui_env):
 def test_tower_screen_rises_faster_and_faster(gui_env):
     env = gui_env("gui-games/tower-v0", obs=("time",))
     after = env.params["rise_after_s"]
-    _, cams, task = idle(env, read=lambda: env.page_eval("S.cam"))
+    _, cams, task = idle(env, read=lambda: env.page_eval("RT.inspect().cam"))
     assert cams[: int(after) - 1] == [0.0] * (int(after) - 1)  # still at first ...
     climbs = [b - a for a, b in pairwise(cams[int(after):])]
     assert climbs and all(b > a > 0 for a, b in pairwise(climbs))  # ... then rising, faster every second

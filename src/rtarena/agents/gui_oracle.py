@@ -1,7 +1,7 @@
 """The oracle for browser tasks: each task's own solution, proving the task feasible in its windows.
 
 The oracle is privileged (its `AGENT_KINDS` row says so): through `context.privileged`, the runtime's
-read-only view of the env, it asks the page (`oracle_action()`, the `RT.solve` function of the task's
+read-only view of the env, it asks the page (`oracle_action()`, the `RT.cheat` function of the task's
 page) what to do, in the same action strings any agent answers with. It acts on the page as it is when it
 decides. `tokens_out` declares a scripted thinking cost, so the token clock can charge the same actions
 at different prices (the deliberation-cost example).

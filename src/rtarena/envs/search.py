@@ -1,7 +1,8 @@
 """Breadth-first search, one home: over rooms, tiles and grid cells, for the games and the scripted players.
 
 `breadth_first(starts, neighbours)` returns the BFS parents (start -> None), in the order nodes were
-reached, so a caller can walk a shortest path back (`path_back`) or count what is reachable. `grid`
+reached, so a caller can walk a shortest path back (`path_back`), count each node's steps from the
+nearest start (`depths`: a distance transform when there are many starts) or count what is reachable. `grid`
 makes the `neighbours` of a 2D grid: the steps that stay inside and land on a passable cell. The arena
 bots' planner (`agents/scripted/arena_planner.py`) keeps its compiled copy for an 8-connected grid
 without corner cutting, planned every few steps; the map checker labels whole grids by flat index
@@ -47,6 +48,15 @@ def path_back(parents: dict[N, N | None], node: N) -> list[N]:
     return path
 
 
+def depths(parents: dict[N, N | None]) -> dict[N, int]:
+    """Each node's steps from its search's nearest start, from `breadth_first`'s parents (in the order
+    reached, so a parent's count is known before its children's)."""
+    steps: dict[N, int] = {}
+    for node, parent in parents.items():
+        steps[node] = 0 if parent is None else steps[parent] + 1
+    return steps
+
+
 def grid(shape: tuple[int, int], passable: Callable[[Cell], bool],
          steps: Iterable[tuple[int, int]] = STEPS4) -> Callable[[Cell], Iterator[Cell]]:
     """The neighbours of a cell of a `shape` grid: each step that stays inside and lands on a passable cell."""
@@ -62,4 +72,4 @@ def grid(shape: tuple[int, int], passable: Callable[[Cell], bool],
     return neighbours
 
 
-__all__ = ["STEPS4", "breadth_first", "grid", "path_back"]
+__all__ = ["STEPS4", "breadth_first", "depths", "grid", "path_back"]

@@ -140,15 +140,11 @@ class _Sampler:
 
     def spread(self, count: int, clearance: float = 1.2) -> np.ndarray:
         """`count` points spread over the whole arena (greedy farthest-point choice among candidates)."""
+        from rtarena.envs.arena.maps.generate import farthest_points
+
         pool = self.rng.uniform(clearance + 0.5, self.size - clearance - 0.5, size=(max(400, 30 * count), 2))
         pool = pool[self.free(pool, clearance)]
-        chosen = [int(self.rng.integers(len(pool)))]
-        best = np.hypot(*(pool - pool[chosen[0]]).T)
-        for _ in range(count - 1):
-            index = int(np.argmax(best))
-            chosen.append(index)
-            best = np.minimum(best, np.hypot(*(pool - pool[index]).T))
-        points = pool[chosen]
+        points = farthest_points(pool, int(self.rng.integers(len(pool))), count)
         self.placed = np.vstack([self.placed, points])
         return points
 

@@ -7,7 +7,6 @@ session (`session.py`: the tab, driven on the browser thread) and the observatio
 from __future__ import annotations
 
 import contextlib
-import json
 import math
 from pathlib import Path
 from typing import Any, ClassVar
@@ -212,9 +211,8 @@ class BrowserTaskEnv(RealtimeParallelEnv):
         self._episode += 1
         seed = int(self.np_random.integers(2**31))
         self._episode_seed = seed
-        url = PageServer.shared().url(self.spec.page) + "?cfg=" + _quote(json.dumps(
-            {"seed": seed, "dt": self.dt, "params": self.params}))
-        snap, shot = self._session.open(url)
+        cfg = {"seed": seed, "dt": self.dt, "params": self.params}  # the page's RT.setup(cfg)
+        snap, shot = self._session.open(PageServer.shared().url(self.spec.page), cfg)
         self._view.goal = self.spec.goal_text(snap.get("vars", {}), self.params)
         events = [{"type": "task_start", "task": self.spec.name, "goal": self._view.goal}, *snap.get("events", [])]
         obs = self._view.build(snap, shot, self._elapsed())
@@ -260,10 +258,10 @@ class BrowserTaskEnv(RealtimeParallelEnv):
 
     # -- page access (the oracle and tests) ---------------------------------------------------------
     def oracle_action(self, lead_s: float = 0.0, period_s: float | None = None) -> str:
-        """The task's own solution for the page as it is now (privileged: reads the page's state), planned
-        for an action applied `lead_s` page seconds from now by a solver acting every `period_s`."""
-        period = float(period_s if period_s is not None else self.dt)
-        return self._session.evaluate(f"RT.oracleAction({float(lead_s)!r}, {period!r})")
+        """The task's own solution for the page as it is now (the page's `RT.cheat`; privileged: it reads the
+        page's state), planned for an action applied `lead_s` page seconds from now by a solver acting every
+        `period_s`."""
+        return self._session.cheat(lead_s, float(period_s if period_s is not None else self.dt))
 
     def capture(self) -> np.ndarray:
         """The viewport as it is now, without marks and without advancing page time."""
@@ -298,12 +296,6 @@ class BrowserTaskEnv(RealtimeParallelEnv):
 
 
 BrowserTaskEnv.__doc__ = BrowserTaskEnv.__doc__.replace("{actions}", gui_actions.describe().replace("\n", "\n    "))
-
-
-def _quote(text: str) -> str:
-    from urllib.parse import quote
-
-    return quote(text, safe="")
 
 
 def make_task(task: str, **kwargs: Any) -> BrowserTaskEnv:

@@ -1,5 +1,9 @@
 """One browser task's tab: what the env asks of the page, run on the browser thread (`browser.BrowserHost`).
 
+The page side is BrowserGym's task contract, in `pages/rt.js`: `RT.setup(cfg)` once per episode,
+`RT.validate()` (the task's verdict, in every snapshot) and `RT.cheat(lead, period)` (the task's own
+solution); `open`, `validate` and `cheat` here are the Python side of those three names.
+
 Playwright objects live on the host's asyncio thread, so every public method here submits a coroutine
 there and waits for it. The page's clock is Playwright's fake clock, paused at the same instant at every
 reset (`T0_ISO`): page time moves only in `step`, by exactly the milliseconds asked for.
@@ -18,8 +22,9 @@ MAX_IDLE_TABS = 4  # tabs of closed envs kept per viewport for the next env
 
 
 class PageSession:
-    """The tab of one env: navigate (`open`), act and advance page time (`step`), read (`evaluate`,
-    `capture`), give the tab back (`close`). `text` and `screenshot` say what each snapshot carries."""
+    """The tab of one env: navigate and set the task up (`open`), act and advance page time (`step`), read
+    (`validate`, `cheat`, `evaluate`, `capture`), give the tab back (`close`). `text` and `screenshot` say
+    what each snapshot carries."""
 
     def __init__(self, executable_path: str, viewport: tuple[int, int], jpeg_quality: int, text: bool,
                  screenshot: bool) -> None:
@@ -44,15 +49,25 @@ class PageSession:
         return self._context is not None
 
     # -- what the env calls (any thread) --------------------------------------------------------------
-    def open(self, url: str) -> tuple[dict, bytes | None]:
-        """Load the task page at `url` with the clock paused at `T0_ISO`; its first snapshot."""
-        return self.host.call(self._areset, url)
+    def open(self, url: str, cfg: dict[str, Any]) -> tuple[dict, bytes | None]:
+        """Load the task page at `url` with the clock paused at `T0_ISO`, run `RT.setup(cfg)` (cfg: `seed`,
+        `dt`, `params`); the first snapshot."""
+        return self.host.call(self._areset, url, cfg)
 
     def step(self, calls: list[gui_actions.GuiAction], boxes: dict[int, list[int]], step_ms: int,
              at_ms: int = 0) -> tuple[dict, bytes | None, list[dict]]:
         """Run the page `at_ms`, execute the GUI actions (taking no page time), run it to `step_ms` in all;
         the snapshot after, and one event per action executed or failed."""
         return self.host.call(self._astep, calls, boxes, step_ms, at_ms)
+
+    def validate(self) -> dict[str, Any]:
+        """`RT.validate()`: the task's verdict now, `{done, success, progress, why}` (takes no page time)."""
+        return self.evaluate("RT.validate()")
+
+    def cheat(self, lead_s: float, period_s: float) -> str:
+        """`RT.cheat(lead, period)`: the task's own solution for the page as it is now, as an action string,
+        planned for an action applied `lead_s` page seconds from now by a solver acting every `period_s`."""
+        return self.evaluate(f"RT.cheat({float(lead_s)!r}, {float(period_s)!r})")
 
     def evaluate(self, expression: str) -> Any:
         """A JS expression's value in the page (takes no page time)."""
@@ -67,18 +82,19 @@ class PageSession:
             self._host.call(self._aclose)
 
     # -- on the browser thread ------------------------------------------------------------------------
-    async def _areset(self, url: str):
+    async def _areset(self, url: str, cfg: dict[str, Any]):
         if self._page is not None and not self._page.is_closed():
             # The same tab, navigated anew: a new tab costs a renderer process (most of a reset). The page's
             # timers and state go with the navigation; the clock is set back to the same instant, paused.
             await self._context.clear_cookies()
             await self._context.clock.set_system_time(T0_ISO)
             await self._page.goto(url, wait_until="load")
+            await self._page.evaluate("(cfg) => { RT.setup(cfg); }", cfg)
             return await self._asnapshot()
         tab = self.host.take_tab(self.viewport)
         if tab is not None:
             self._context, self._page = tab
-            return await self._areset(url)
+            return await self._areset(url, cfg)
         browser = await self.host.browser()
         await self._aclose()
         width, height = self.viewport
@@ -88,6 +104,7 @@ class PageSession:
         await self._context.clock.pause_at(T0_ISO)
         self._page = await self._context.new_page()
         await self._page.goto(url, wait_until="load")
+        await self._page.evaluate("(cfg) => { RT.setup(cfg); }", cfg)
         return await self._asnapshot()
 
     async def _astep(self, calls: list[gui_actions.GuiAction], boxes: dict[int, list[int]], step_ms: int,

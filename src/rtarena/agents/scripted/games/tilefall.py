@@ -2,53 +2,43 @@
 
 from __future__ import annotations
 
-from collections import deque
 from typing import Any
 
 import numpy as np
 
 from rtarena.agents.scripted.games.steer import keys_toward
-from rtarena.envs.search import breadth_first, grid
+from rtarena.envs.search import STEPS4, breadth_first, depths, grid
 
-STEPS = ((1, 0), (-1, 0), (0, 1), (0, -1))
+VOID = (-1, -1)  # the void beyond the board's edge: unsafe, one step from every edge tile
 
 
 def safety(safe: np.ndarray) -> np.ndarray:
     """Per tile, the 4-neighbour step count to the nearest unsafe tile or the edge (0 for unsafe ones)."""
     n = safe.shape[0]
-    dist = np.where(safe, np.inf, 0.0)
-    queue = deque((int(c), int(r)) for c, r in np.argwhere(~safe))
-    for c in range(n):  # the void beyond the edge counts as unsafe
-        for r in (0, n - 1):
-            for cc, rr in ((c, r), (r, c)):
-                if safe[cc, rr] and dist[cc, rr] > 1:
-                    dist[cc, rr] = 1
-                    queue.append((cc, rr))
-    while queue:
-        c, r = queue.popleft()
-        for dc, dr in STEPS:
-            nc, nr = c + dc, r + dr
-            if 0 <= nc < n and 0 <= nr < n and dist[nc, nr] > dist[c, r] + 1:
-                dist[nc, nr] = dist[c, r] + 1
-                queue.append((nc, nr))
+    inside = grid(safe.shape, lambda tile: True, STEPS4)
+    edge = [(c, r) for c in range(n) for r in range(n) if c in (0, n - 1) or r in (0, n - 1)]
+    unsafe = [(int(c), int(r)) for c, r in np.argwhere(~safe)]
+    steps = depths(breadth_first([*unsafe, VOID], lambda tile: edge if tile == VOID else inside(tile)))
+    dist = np.full(safe.shape, np.inf)
+    for tile, count in steps.items():
+        if tile != VOID:
+            dist[tile] = count
     return dist
 
 
 def path_from(start: tuple[int, int], passable: np.ndarray) -> dict[tuple[int, int], tuple[int, int] | None]:
     """BFS parents over passable tiles from `start`."""
-    return breadth_first([start], grid(passable.shape, lambda tile: bool(passable[tile]), STEPS))
+    return breadth_first([start], grid(passable.shape, lambda tile: bool(passable[tile]), STEPS4))
 
 
 def next_tile(gone: np.ndarray, safe: np.ndarray, here: tuple[int, int]) -> tuple[int, int]:
     """The next tile on the way to the safest reachable tile (safety minus a cost per step of path)."""
     score = safety(safe)
     parents = path_from(here, ~gone)
+    steps = depths(parents)
     best, best_value = here, -np.inf
     for tile in parents:
-        depth, node = 0, tile
-        while parents[node] is not None:
-            node, depth = parents[node], depth + 1
-        value = score[tile] - 0.35 * depth
+        value = score[tile] - 0.35 * steps[tile]
         if value > best_value:
             best, best_value = tile, value
     step = best

@@ -250,6 +250,19 @@ class _Canvas:
         return grid
 
 
+def farthest_points(pool: np.ndarray, first: int, count: int) -> np.ndarray:
+    """`count` points of `pool` spread apart: `pool[first]`, then each time the point farthest from all
+    chosen so far (greedy farthest-point sampling). Spawns, here and in a level's generated layout
+    (`layout.py`)."""
+    chosen = [first]
+    best = np.hypot(*(pool - pool[first]).T)
+    for _ in range(count - 1):
+        index = int(np.argmax(best))
+        chosen.append(index)
+        best = np.minimum(best, np.hypot(*(pool - pool[index]).T))
+    return pool[chosen]
+
+
 def _images(point: np.ndarray, size: float, fold: int) -> list[np.ndarray]:
     x, y = point
     if fold == 1:
@@ -378,13 +391,7 @@ class _Placer:
             raise _Retry("no room for spawns")
         # symmetric: start nearest the region's outer (south-west) corner; otherwise anywhere
         first = int(np.argmin(pts.sum(axis=1))) if c.fold > 1 else int(c.rng.integers(len(pts)))
-        chosen = [first]
-        best = np.hypot(*(pts - pts[first]).T)
-        for _ in range(per - 1):
-            index = int(np.argmax(best))
-            chosen.append(index)
-            best = np.minimum(best, np.hypot(*(pts - pts[index]).T))
-        region = pts[chosen]
+        region = farthest_points(pts, first, per)
         groups = [region]
         if c.fold >= 2:
             size = c.s.size_m

@@ -207,6 +207,15 @@ def _store_word(typingctx, array, index, value):
     return types.void(array, index, types.uint32), codegen
 
 
+@njit(cache=True, nogil=True, inline="always", fastmath=True, error_model="numpy")
+def _store_rgb(out, o, word):
+    """The colour bytes R, G, B of `word` at byte `o` of `out`, one by one: where a 4-byte store would
+    write past the image's row or over a pixel that must stay."""
+    out[o] = np.uint8(word & 0xFF)
+    out[o + ONE] = np.uint8((word >> 8) & 0xFF)
+    out[o + TWO] = np.uint8((word >> 16) & 0xFF)
+
+
 @njit(cache=True, nogil=True, fastmath=True, error_model="numpy")
 def _sky_rows(flat, depth, r1, sky_row, sky, ray_x, ray_y, f, far_m, col_free):
     """The sky in rows 0..r1 (above the horizon) of every column, row by row. The table's row is
@@ -242,86 +251,58 @@ def _sky_rows(flat, depth, r1, sky_row, sky, ray_x, ray_y, f, far_m, col_free):
             if c + 1 < W and r < col_free[c + 1]:  # the next pixel is sky too: one store, its red comes next
                 _store_word(out, o, rgbx)
             else:
-                out[o] = np.uint8(rgbx & 0xFF)
-                out[o + ONE] = np.uint8((rgbx >> 8) & 0xFF)
-                out[o + TWO] = np.uint8((rgbx >> 16) & 0xFF)
+                _store_rgb(out, o, rgbx)
 
 
-# inlined into the column walk: a compiled call per run passed `rgb` and `depth` (reference counts)
 @njit(cache=True, nogil=True, inline="always", fastmath=True, error_model="numpy")
-def _draw_face(flat, depth, course_words, c, yfree, h_lo, h_hi, t, u, mat, side, eye, hor, f, fog_m):
-    """A vertical face at ray distance t from height h_lo to h_hi: courses of blocks (walls, boundary
-    bricks) or planks (crates) with mortar lines that fade with distance, darker on faces that look
-    north or south (`side` 1) so corners read. Along a column only the course changes, so each course's
-    colours are worked out once, before the rows, and a row only picks its course's. `flat` is the RGB
-    image as one row of bytes: a pixel is one 4-byte store whose fourth byte carries the next column's red
-    as it was (so the last column, whose fourth byte would lie outside the row, stores bytes)."""
-    ya = hor + f * (eye - h_hi) / t
-    yb = hor + f * (eye - h_lo) / t
-    r0 = max(math.ceil(ya - 0.5), 0)
-    r1 = min(math.ceil(yb - 0.5), yfree)
-    if r1 <= r0:
-        return yfree
-    k = t / f
-    fs = math.exp(-t / fog_m)
-    fq = 1.0 - fs
-    contrast = max(0.0, 1.0 - t / 50.0)
-    shade = 0.78 if side == 1 else 1.0
+def _face_material(mat):
+    """How a material's faces are laid: course height, block length, every other course's offset (in
+    blocks), mortar line widths (fractions of a course, of a block), base colour, brightness `v0 + v1 *
+    hash` and the hash's salt: planks (crates), bricks (the boundary) or blocks (walls)."""
     if mat == MAT_CRATE:
-        course_m, length_m, offset, fz_line, fu_line = 0.25, 1.0, 0.0, 0.08, 0.04
-        base_r, base_g, base_b, v0, v1, salt = 170.0, 118.0, 62.0, 0.85, 0.2, 3
-    elif mat == MAT_BOUNDARY:
-        course_m, length_m, offset, fz_line, fu_line = 0.25, 0.5, 0.5, 0.1, 0.05
-        base_r, base_g, base_b, v0, v1, salt = 150.0, 72.0, 58.0, 0.85, 0.25, 5
-    else:
-        course_m, length_m, offset, fz_line, fu_line = 0.5, 1.0, 0.5, 0.06, 0.03
-        base_r, base_g, base_b, v0, v1, salt = 158.0, 162.0, 170.0, 0.86, 0.2, 11
-    inv_course = 1.0 / course_m
-    # a course's block column depends on the course only through its parity (every other course is offset):
-    # both, once per face (the same expression as per course, so the same floats)
-    bu_even = u / length_m + offset * 0
-    bu_odd = u / length_m + offset * 1
-    col_even = math.floor(bu_even)
-    col_odd = math.floor(bu_odd)
-    vertical_even = bu_even - col_even < fu_line
-    vertical_odd = bu_odd - col_odd < fu_line
+        return 0.25, 1.0, 0.0, 0.08, 0.04, 170.0, 118.0, 62.0, 0.85, 0.2, 3
+    if mat == MAT_BOUNDARY:
+        return 0.25, 0.5, 0.5, 0.1, 0.05, 150.0, 72.0, 58.0, 0.85, 0.25, 5
+    return 0.5, 1.0, 0.5, 0.06, 0.03, 158.0, 162.0, 170.0, 0.86, 0.2, 11
+
+
+@njit(cache=True, nogil=True, inline="always", fastmath=True, error_model="numpy")
+def _course_words(mat, col, course, salt, v0, v1, shade, base_r, base_g, base_b, contrast, fs, fq):
+    """One course's block and mortar colours at block column `col`, fogged (`fs` kept, `fq` haze), as
+    words (bytes R, G, B, 0): light mortar on boundary bricks, dark joints elsewhere."""
+    v = (v0 + v1 * hash01(col, course, salt)) * shade
+    cr = base_r * v
+    cg = base_g * v
+    cb = base_b * v
+    if mat == MAT_BOUNDARY:  # light mortar
+        m = 0.3 * contrast
+        lr = 185.0 * shade * m + cr * (1 - m)
+        lg = 178.0 * shade * m + cg * (1 - m)
+        lb = 165.0 * shade * m + cb * (1 - m)
+    else:  # dark joints
+        m = 1.0 - (0.45 if mat == MAT_CRATE else 0.4) * contrast
+        lr = cr * m
+        lg = cg * m
+        lb = cb * m
+    b0 = np.uint8(min(255.0, cr * fs + FOG_RGB[0] * fq))
+    b1 = np.uint8(min(255.0, cg * fs + FOG_RGB[1] * fq))
+    b2 = np.uint8(min(255.0, cb * fs + FOG_RGB[2] * fq))
+    m0 = np.uint8(min(255.0, lr * fs + FOG_RGB[0] * fq))
+    m1 = np.uint8(min(255.0, lg * fs + FOG_RGB[1] * fq))
+    m2 = np.uint8(min(255.0, lb * fs + FOG_RGB[2] * fq))
+    m_word = np.uint32(m0 | (np.uint32(m1) << 8) | (np.uint32(m2) << 16))
+    return np.uint32(b0 | (np.uint32(b1) << 8) | (np.uint32(b2) << 16)), m_word
+
+
+@njit(cache=True, nogil=True, inline="always", fastmath=True, error_model="numpy")
+def _face_rows(flat, depth, course_words, c, r0, r1, t, k, eye, hor, inv_course, top, n, fz_line):
+    """Rows r0..r1 of a face in column c: each row picks its course's block or mortar word (`course_words`,
+    from course `top` down, `n` of them). A pixel is one 4-byte store whose fourth byte carries the next
+    column's red as it was (the last column, whose fourth byte would lie outside the row, stores bytes)."""
     tf = np.float32(t)
     cu = np.uint64(c)
     W = depth.shape[1]
     row_bytes = np.uint64(3 * W)
-    # the face's courses, from the top row's down to the bottom row's (one more each way, in case a row's
-    # zz rounds across), each course's block and mortar colours as words (bytes R, G, B, 0) before the row
-    # loop: inside it a new course was a branch mispredicted and then this whole chain
-    top = math.floor((eye - (r0 + 0.5 - hor) * k) * inv_course) + 1
-    n = min(top - math.floor((eye - (r1 - 1 + 0.5 - hor) * k) * inv_course) + 2, course_words.shape[0] // 2)
-    for i in range(n):
-        course = top - i
-        odd = course & 1
-        col = col_odd if odd else col_even
-        v = (v0 + v1 * hash01(col, course, salt)) * shade
-        cr = base_r * v
-        cg = base_g * v
-        cb = base_b * v
-        if mat == MAT_BOUNDARY:  # light mortar
-            m = 0.3 * contrast
-            lr = 185.0 * shade * m + cr * (1 - m)
-            lg = 178.0 * shade * m + cg * (1 - m)
-            lb = 165.0 * shade * m + cb * (1 - m)
-        else:  # dark joints
-            m = 1.0 - (0.45 if mat == MAT_CRATE else 0.4) * contrast
-            lr = cr * m
-            lg = cg * m
-            lb = cb * m
-        b0 = np.uint8(min(255.0, cr * fs + FOG_RGB[0] * fq))
-        b1 = np.uint8(min(255.0, cg * fs + FOG_RGB[1] * fq))
-        b2 = np.uint8(min(255.0, cb * fs + FOG_RGB[2] * fq))
-        m0 = np.uint8(min(255.0, lr * fs + FOG_RGB[0] * fq))
-        m1 = np.uint8(min(255.0, lg * fs + FOG_RGB[1] * fq))
-        m2 = np.uint8(min(255.0, lb * fs + FOG_RGB[2] * fq))
-        m_word = np.uint32(m0 | (np.uint32(m1) << 8) | (np.uint32(m2) << 16))
-        vertical = vertical_odd if odd else vertical_even  # a vertical joint: mortar all the course down
-        course_words[2 * i] = m_word if vertical else np.uint32(b0 | (np.uint32(b1) << 8) | (np.uint32(b2) << 16))
-        course_words[2 * i + 1] = m_word
     top_f = float(top)
     last_f = float(n - 1)
     for r in range(r0, r1):
@@ -334,11 +315,69 @@ def _draw_face(flat, depth, course_words, c, yfree, h_lo, h_hi, t, u, mat, side,
         if c + 1 < W:  # one store: its fourth byte writes the next column's red back as it was
             _store_word(flat, o, np.uint32(word | (np.uint32(flat[o + THREE]) << 24)))
         else:
-            flat[o] = np.uint8(word & 0xFF)
-            flat[o + ONE] = np.uint8((word >> 8) & 0xFF)
-            flat[o + TWO] = np.uint8((word >> 16) & 0xFF)
+            _store_rgb(flat, o, word)
         depth[ru, cu] = tf
+
+
+# inlined into the column walk: a compiled call per run passed `rgb` and `depth` (reference counts)
+@njit(cache=True, nogil=True, inline="always", fastmath=True, error_model="numpy")
+def _draw_face(flat, depth, course_words, c, yfree, h_lo, h_hi, t, u, mat, side, eye, hor, f, fog_m):
+    """A vertical face at ray distance t from height h_lo to h_hi: courses of blocks (walls, boundary
+    bricks) or planks (crates) with mortar lines that fade with distance, darker on faces that look
+    north or south (`side` 1) so corners read. Along a column only the course changes, so each course's
+    colours are worked out once, before the rows (`_course_words`), and a row only picks its course's
+    (`_face_rows`). `flat` is the RGB image as one row of bytes."""
+    ya = hor + f * (eye - h_hi) / t
+    yb = hor + f * (eye - h_lo) / t
+    r0 = max(math.ceil(ya - 0.5), 0)
+    r1 = min(math.ceil(yb - 0.5), yfree)
+    if r1 <= r0:
+        return yfree
+    k = t / f
+    fs = math.exp(-t / fog_m)
+    fq = 1.0 - fs
+    contrast = max(0.0, 1.0 - t / 50.0)
+    shade = 0.78 if side == 1 else 1.0
+    course_m, length_m, offset, fz_line, fu_line, base_r, base_g, base_b, v0, v1, salt = _face_material(mat)
+    inv_course = 1.0 / course_m
+    # a course's block column depends on the course only through its parity (every other course is offset):
+    # both, once per face (the same expression as per course, so the same floats)
+    bu_even = u / length_m + offset * 0
+    bu_odd = u / length_m + offset * 1
+    col_even = math.floor(bu_even)
+    col_odd = math.floor(bu_odd)
+    vertical_even = bu_even - col_even < fu_line
+    vertical_odd = bu_odd - col_odd < fu_line
+    # the face's courses, from the top row's down to the bottom row's (one more each way, in case a row's
+    # zz rounds across), each course's block and mortar colours as words before the row loop: inside it a
+    # new course was a branch mispredicted and then this whole chain
+    top = math.floor((eye - (r0 + 0.5 - hor) * k) * inv_course) + 1
+    n = min(top - math.floor((eye - (r1 - 1 + 0.5 - hor) * k) * inv_course) + 2, course_words.shape[0] // 2)
+    for i in range(n):
+        course = top - i
+        odd = course & 1
+        block, mortar = _course_words(mat, col_odd if odd else col_even, course, salt, v0, v1, shade, base_r,
+                                      base_g, base_b, contrast, fs, fq)
+        vertical = vertical_odd if odd else vertical_even  # a vertical joint: mortar all the course down
+        course_words[2 * i] = mortar if vertical else block
+        course_words[2 * i + 1] = mortar
+    _face_rows(flat, depth, course_words, c, r0, r1, t, k, eye, hor, inv_course, top, n, fz_line)
     return r0
+
+
+@njit(cache=True, nogil=True, inline="always", fastmath=True, error_model="numpy")
+def _insert_sorted(keys, a, b, c, n, key):
+    """One step of an insertion sort, for the few boxes a view or a ray meets: the place of `key` among
+    the ascending `keys[:n]` (after equal ones), where the entries from there on, and those of the
+    parallel arrays `a`, `b`, `c`, have moved one up to make room. The caller writes the new entry there."""
+    q = n
+    while q > 0 and keys[q - 1] > key:
+        keys[q] = keys[q - 1]
+        a[q] = a[q - 1]
+        b[q] = b[q - 1]
+        c[q] = c[q - 1]
+        q -= 1
+    return q
 
 
 @njit(cache=True, nogil=True, fastmath=True, error_model="numpy")
@@ -376,13 +415,8 @@ def _cull_boxes(boxes, px, py, dx, dy, rx, ry, f, W, far_m, cand, col0, col1, ne
             c1 = min(W - 1, math.floor(smax) + 1)
             if c0 > c1:
                 continue
-        q = n  # insertion by nearest depth: a column can stop at the first box beyond what blocks it
-        while q > 0 and near[q - 1] > tmin:
-            cand[q] = cand[q - 1]
-            col0[q] = col0[q - 1]
-            col1[q] = col1[q - 1]
-            near[q] = near[q - 1]
-            q -= 1
+        # sorted by nearest depth: a column can stop at the first box beyond what blocks it
+        q = _insert_sorted(near, cand, col0, col1, n, tmin)
         cand[q] = b
         col0[q] = c0
         col1[q] = c1
@@ -530,17 +564,92 @@ def _slab(lo, hi, p, d, inv):
     return 0.0, 0.0, False
 
 
+@njit(cache=True, nogil=True, inline="always", fastmath=True, error_model="numpy")
+def _ray_exit(px, py, rdx, rdy, inv_x, inv_y, lo, hi):
+    """Where a column's ray leaves the world's square `[lo, hi]^2` (beyond: a wall of `out_h`) and through
+    which side (0: an x face, 1: a y face)."""
+    tx = (hi - px) * inv_x if rdx > 0 else (lo - px) * inv_x
+    t_out = min(tx, (hi - py) * inv_y if rdy > 0 else (lo - py) * inv_y)
+    return max(t_out, 1e-4), 0 if tx <= t_out else 1
+
+
+@njit(cache=True, nogil=True, inline="always", fastmath=True, error_model="numpy")
+def _ray_box(boxes, b, px, py, rdx, rdy, inv_x, inv_y):
+    """Where a column's ray enters and leaves box `b`, through which side it enters (0: an x face, 1: a y
+    face), and whether it crosses the box's two slabs at all."""
+    txn, txf, crosses = _slab(boxes[b, 0], boxes[b, 2], px, rdx, inv_x)
+    if not crosses:
+        return 0.0, 0.0, 0, False
+    tyn, tyf, crosses = _slab(boxes[b, 1], boxes[b, 3], py, rdy, inv_y)
+    return max(txn, tyn), min(txf, tyf), 0 if txn >= tyn else 1, crosses
+
+
+@njit(cache=True, nogil=True, inline="always", fastmath=True, error_model="numpy")
+def _standing_in(boxes, hit_in, hit_box, nh):
+    """The height and material of the tallest box the camera stands in (or on) at the ray's start: 0 and
+    0 on the open floor."""
+    cur_h = 0.0
+    cur_m = 0
+    for q in range(nh):
+        if hit_in[q] <= 1e-9 and boxes[hit_box[q], 4] > cur_h:
+            cur_h = boxes[hit_box[q], 4]
+            cur_m = int(boxes[hit_box[q], 5])
+    return cur_h, cur_m
+
+
+@njit(cache=True, nogil=True, inline="always", fastmath=True, error_model="numpy")
+def _next_break(t, t_out, hit_in, hit_out, nh):
+    """The ray's next breakpoint after distance t: the nearest box entry or exit beyond it, else `t_out`."""
+    tb = t_out
+    for q in range(nh):
+        if t + 1e-9 < hit_in[q] < tb:
+            tb = hit_in[q]
+        if t + 1e-9 < hit_out[q] < tb:
+            tb = hit_out[q]
+    return tb
+
+
+@njit(cache=True, nogil=True, inline="always", fastmath=True, error_model="numpy")
+def _tallest_after(tb, boxes, hit_in, hit_out, hit_box, hit_side, nh):
+    """The tallest box the ray is in just after distance tb: its height (0: the open floor), material and
+    entry side."""
+    h2 = 0.0
+    m2 = 0
+    side2 = 0
+    for q in range(nh):
+        if hit_in[q] <= tb + 1e-9 and hit_out[q] > tb + 1e-9:
+            hb = boxes[hit_box[q], 4]
+            if hb > h2:
+                h2 = hb
+                m2 = int(boxes[hit_box[q], 5])
+                side2 = hit_side[q]
+    return h2, m2, side2
+
+
+@njit(cache=True, nogil=True, inline="always", fastmath=True, error_model="numpy")
+def _haze(rgb, depth, c, r0, r1, far_m):
+    """Rows r0..r1 of column c, below the horizon where nothing was drawn: the haze, at `far_m`."""
+    for r in range(r0, r1):
+        rgb[r, c, 0] = np.uint8(FOG_RGB[0])
+        rgb[r, c, 1] = np.uint8(FOG_RGB[1])
+        rgb[r, c, 2] = np.uint8(FOG_RGB[2])
+        depth[r, c] = far_m
+
+
 @njit(cache=True, nogil=True, fastmath=True, error_model="numpy")
 def _draw_columns(rgb, depth, boxes, n, cand, col0, col1, near, ray_x, ray_y, px, py, lo, hi, out_h, h_max, eye, hor,
                   f, zx, zy, zr2, fog_m, far_m, row_t, row_s, r_sky, col_free):
-    """Pass 1, column by column: the culled boxes the column's ray passes through, sorted by entry
-    distance (up to the first box as tall as the tallest), where the ray leaves the world's square and
-    through which side (0: an x face, 1: a y face); then the walk from breakpoint to breakpoint (the
-    height along the ray is the tallest box it is in), drawing tops and faces bottom-up; then haze in
-    the rows left free below the horizon. `col_free[c]` gets the first row (from the top) still free.
+    """Pass 1, column by column: the culled boxes the column's ray passes through (`_ray_box`), sorted by
+    entry distance (up to the first box as tall as the tallest), and where the ray leaves the world's
+    square (`_ray_exit`); then the walk from breakpoint to breakpoint (`_next_break`; the height along the
+    ray is the tallest box it is in, `_tallest_after`), drawing tops and faces bottom-up; then haze in the
+    rows left free below the horizon (`_haze`). `col_free[c]` gets the first row (from the top) still free.
 
     One function for all columns, not a call per column: every array a compiled call receives costs
-    two atomic reference-count updates, which were a third of the frame (issue 19)."""
+    two atomic reference-count updates, which were a third of the frame (issue 19). The helpers are
+    inlined, and the two loops stay here: as inlined helpers that themselves inline `_draw_face`,
+    `_draw_top` or `_insert_sorted`, they kept reference counts numba could not prune (twice as many
+    in the compiled code, 10-20% slower frames)."""
     H = depth.shape[0]
     W = depth.shape[1]
     # the boxes one ray passes through: entry and exit distance, box, entry side
@@ -557,59 +666,31 @@ def _draw_columns(rgb, depth, boxes, n, cand, col0, col1, near, ray_x, ray_y, px
         rdy = ray_y[c]
         inv_x = 1.0 / rdx if abs(rdx) > 1e-12 else 1e30
         inv_y = 1.0 / rdy if abs(rdy) > 1e-12 else 1e30
-        # where the ray leaves the world's square (beyond: a wall of `out_h`)
-        t_out = min((hi - px) * inv_x if rdx > 0 else (lo - px) * inv_x,
-                    (hi - py) * inv_y if rdy > 0 else (lo - py) * inv_y)
-        out_side = 0 if ((hi - px) * inv_x if rdx > 0 else (lo - px) * inv_x) <= t_out else 1
-        t_out = max(t_out, 1e-4)
+        t_out, out_side = _ray_exit(px, py, rdx, rdy, inv_x, inv_y, lo, hi)
         nh = 0
-        t_cut = t_out  # beyond the first box as tall as the tallest (taller than the eye) nothing shows
+        t_cut = t_out
         for i in range(col_start[c], col_start[c + 1]):
             j = col_cand[i]
             if near[j] >= t_cut:  # the candidates are sorted nearest first
                 break
             b = cand[j]
-            txn, txf, crosses = _slab(boxes[b, 0], boxes[b, 2], px, rdx, inv_x)
-            if not crosses:
-                continue
-            tyn, tyf, crosses = _slab(boxes[b, 1], boxes[b, 3], py, rdy, inv_y)
-            if not crosses:
-                continue
-            t_in = max(txn, tyn)
-            t_ex = min(txf, tyf)
-            if t_ex <= max(t_in, 0.0) or t_in > t_cut:
+            t_in, t_ex, side, crosses = _ray_box(boxes, b, px, py, rdx, rdy, inv_x, inv_y)
+            if not crosses or t_ex <= max(t_in, 0.0) or t_in > t_cut:
                 continue
             if boxes[b, 4] >= h_max and eye <= h_max and t_in > 0.0:
-                t_cut = t_in
-            # insert, keeping the hits sorted by entry distance
-            q = nh
-            while q > 0 and hit_in[q - 1] > t_in:
-                hit_in[q] = hit_in[q - 1]
-                hit_out[q] = hit_out[q - 1]
-                hit_box[q] = hit_box[q - 1]
-                hit_side[q] = hit_side[q - 1]
-                q -= 1
+                t_cut = t_in  # beyond the first box as tall as the tallest (taller than the eye) nothing shows
+            q = _insert_sorted(hit_in, hit_out, hit_box, hit_side, nh, t_in)  # sorted by entry distance
             hit_in[q] = max(t_in, 0.0)
             hit_out[q] = t_ex
             hit_box[q] = b
-            hit_side[q] = 0 if txn >= tyn else 1
+            hit_side[q] = side
             nh += 1
         yfree = H
         t = 0.0
-        cur_h = 0.0
-        cur_m = 0
-        for q in range(nh):
-            if hit_in[q] <= 1e-9 and boxes[hit_box[q], 4] > cur_h:  # the camera stands in (on) a box
-                cur_h = boxes[hit_box[q], 4]
-                cur_m = int(boxes[hit_box[q], 5])
+        cur_h, cur_m = _standing_in(boxes, hit_in, hit_box, nh)
         t_run = 0.0
         while True:
-            tb = t_out
-            for q in range(nh):
-                if t + 1e-9 < hit_in[q] < tb:
-                    tb = hit_in[q]
-                if t + 1e-9 < hit_out[q] < tb:
-                    tb = hit_out[q]
+            tb = _next_break(t, t_out, hit_in, hit_out, nh)
             if tb >= far_m:
                 yfree = _draw_top(rgb, depth, c, yfree, cur_h, cur_m, t_run, far_m, px, py, rdx, rdy, eye, hor, f,
                                   zx, zy, zr2, fog_m, row_t, row_s)
@@ -622,17 +703,7 @@ def _draw_columns(rgb, depth, boxes, n, cand, col0, col1, near, ray_x, ray_y, px
                     yfree = _draw_face(flat, depth, course_words, c, yfree, cur_h, out_h, t_out, u, MAT_BOUNDARY,
                                        out_side, eye, hor, f, fog_m)
                 break
-            # the tallest box the ray is in just after tb
-            h2 = 0.0
-            m2 = 0
-            side2 = 0
-            for q in range(nh):
-                if hit_in[q] <= tb + 1e-9 and hit_out[q] > tb + 1e-9:
-                    hb = boxes[hit_box[q], 4]
-                    if hb > h2:
-                        h2 = hb
-                        m2 = int(boxes[hit_box[q], 5])
-                        side2 = hit_side[q]
+            h2, m2, side2 = _tallest_after(tb, boxes, hit_in, hit_out, hit_box, hit_side, nh)
             if h2 != cur_h:
                 yfree = _draw_top(rgb, depth, c, yfree, cur_h, cur_m, t_run, tb, px, py, rdx, rdy, eye, hor, f,
                                   zx, zy, zr2, fog_m, row_t, row_s)
@@ -650,11 +721,7 @@ def _draw_columns(rgb, depth, boxes, n, cand, col0, col1, near, ray_x, ray_y, px
             t = tb
         # the rest of the column: sky above the horizon (drawn next, row by row), haze below it
         col_free[c] = yfree
-        for r in range(r_sky, yfree):
-            rgb[r, c, 0] = np.uint8(FOG_RGB[0])
-            rgb[r, c, 1] = np.uint8(FOG_RGB[1])
-            rgb[r, c, 2] = np.uint8(FOG_RGB[2])
-            depth[r, c] = far_m
+        _haze(rgb, depth, c, r_sky, yfree, far_m)
 
 
 @njit(cache=True, nogil=True, inline="always", fastmath=True, error_model="numpy")

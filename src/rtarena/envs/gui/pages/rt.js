@@ -1,14 +1,18 @@
-// rtarena page runtime: config from the URL, a seeded RNG, the task state the scorer reads, the marks
-// (Set-of-Marks) of interactable elements, and the hook for the task's own oracle solution.
+// rtarena page runtime: the task contract (BrowserGym's setup / validate / cheat), a seeded RNG, the task
+// state the scorer reads, and the marks (Set-of-Marks) of interactable elements.
 // All dynamics must come from JS timers / requestAnimationFrame: Playwright's clock drives those.
+//
+// A task page defines its task once: RT.define({ setup(cfg) { ...; return { cheat } } }). The env then calls
+//   RT.setup(cfg)        once per page load: seeds the RNG and runs the task's setup (cfg: seed, dt, params);
+//   RT.validate()        after every step: {done, success, progress, why}, as the page's logic recorded it;
+//   RT.cheat(lead, per.) the task's own solution for the page as it is now, in the agents' action strings.
+// A page opened with ?cfg=... (a person's browser) sets itself up from the URL.
 "use strict";
 const RT = (() => {
   const query = new URLSearchParams(location.search);
-  const cfg = JSON.parse(query.get("cfg") || "{}");
-  const params = cfg.params || {};
-  const T0 = Date.now();
+  let cfg = {}, params = {}, T0 = Date.now();
   // mulberry32: small, fast, and the same on every browser for the same seed
-  let s = (cfg.seed >>> 0) ^ 0x9e3779b9;
+  let s = 0;
   function random() {
     s = (s + 0x6d2b79f5) >>> 0;
     let t = s;
@@ -106,23 +110,46 @@ const RT = (() => {
   // The mark id of an element, as the oracle refers to it (the element must have been marked already).
   function id(el) { return el && el.dataset.rtMark ? Number(el.dataset.rtMark) : null; }
 
+  // -- the task contract --------------------------------------------------------------------------------
+  const api = {};
+  let definition = null, episode = null;
+  // The page's task: setup(cfg) builds this episode's page from cfg (the seed, dt and the TOML params, also
+  // RT.cfg and RT.params) and returns {cheat, inspect?}: cheat() reads the state setup built, so it is made there.
+  function define(def) {
+    if (definition) throw new Error("RT.define: a page defines one task");
+    definition = def;
+    if (query.has("cfg")) setup(JSON.parse(query.get("cfg")));
+  }
+  function setup(c) {
+    if (!definition) throw new Error("RT.setup: the page defined no task (RT.define)");
+    if (episode) throw new Error("RT.setup: one episode per page load (navigate anew for the next)");
+    api.cfg = cfg = c || {}; api.params = params = cfg.params || {};
+    s = (cfg.seed >>> 0) ^ 0x9e3779b9; T0 = Date.now();
+    episode = definition.setup(cfg) || {};
+    return task.vars; // the goal's values (BrowserGym's setup returns the goal)
+  }
+  // The task's verdict: the page's own logic decides it (RT.progress / RT.finish) as its events happen.
+  function validate() { return { done: task.done, success: task.success, progress: task.progress, why: task.why }; }
+  // lead: page seconds from now until the action will be applied (a costly decision lands later); period: page
+  // seconds between the solver's decisions taking effect (dt when thinking is free). The solution reads both
+  // as RT.lead and RT.period and plans for those moments.
+  function cheat(lead, period) {
+    api.lead = Math.max(0, lead || 0); api.period = period || cfg.dt || 0.25;
+    if (task.done || !episode || !episode.cheat) return "wait()";
+    try { return episode.cheat() || "wait()"; } catch (e) { api.cheatError = String(e); return "wait()"; } // for debugging a page
+  }
+  // The task's internals (tests and debugging only; no agent reads the page).
+  function inspect() { return episode && episode.inspect ? episode.inspect() : null; }
+
   // -- what the env reads each step --------------------------------------------------------------------
-  let oracle = () => "wait()";
   function snapshot(wantText) {
-    const out = { task: { done: task.done, success: task.success, progress: task.progress, why: task.why },
-      vars: task.vars, events: events.splice(0), marks: marks(), elapsed_s: now() };
+    const out = { task: validate(), vars: task.vars, events: events.splice(0), marks: marks(), elapsed_s: now() };
     if (wantText) out.text = (document.body.innerText || "").slice(0, 6000);
     return JSON.stringify(out);
   }
-  function solve(fn) { oracle = fn; }
-  // lead: page seconds from now until the action will be applied (a costly decision lands later);
-  // a solver that cares reads it as RT.lead and plans for that moment.
-  const api = {};
-  // period: page seconds between the solver's decisions taking effect (dt when thinking is free).
-  function oracleAction(lead, period) { api.lead = Math.max(0, lead || 0); api.period = period || cfg.dt || 0.25;
-    try { return task.done ? "wait()" : (oracle() || "wait()"); } catch (e) { api.oracleError = String(e); return "wait()"; } } // the error, for debugging a page
   const q = (s) => JSON.stringify(String(s)); // a quoted string argument for an action
 
   return Object.assign(api, { cfg, params, random, int, pick, shuffle, now, event, progress, finish, vars, task,
-    $, $$, h, fmt, money, show, view, countdown, marks, id, snapshot, solve, oracleAction, q, lead: 0, period: 0.25 });
+    $, $$, h, fmt, money, show, view, countdown, marks, id, snapshot, define, setup, validate, cheat, inspect, q,
+    lead: 0, period: 0.25 });
 })();
