@@ -167,3 +167,32 @@ def gain_leaderboard_command(runs: list[str], root: str, by: str, markdown: Path
     if markdown:
         markdown.write_text("\n".join(lines) + "\n", encoding="utf-8")
         console.print(f"markdown: {markdown}")
+
+
+def analyse_command(run: str, root: str, adherence: bool, attribution: bool, max_decisions: int, out: Path | None,
+                    console: Console) -> Path:
+    """`rtarena improve-analyse RUN --adherence`: a table on the console, and `adherence.md`, `.json` and
+    `.svg` in `--out` (default `RUN/analysis`)."""
+    import json
+
+    from rtarena.improve.adherence import adherence as measure
+    from rtarena.improve.adherence import adherence_chart, adherence_markdown, improve_run, rows_json
+
+    run_dir = Path(run) if is_improve_run(run) or not (Path(root) / run).exists() else Path(root) / run
+    improve_run(run_dir)  # not an improvement run: one line, before anything else
+    if not (adherence or attribution):
+        raise UserError("choose an analysis: --adherence", field="improve-analyse")
+    if attribution:
+        raise UserError("--attribution is not available in this version; use --adherence", field="--attribution")
+    rows = measure(run_dir, max_decisions)
+    folder = out or run_dir / "analysis"
+    folder.mkdir(parents=True, exist_ok=True)
+    lines = adherence_markdown(rows)
+    (folder / "adherence.md").write_text("\n".join(["# Skill adherence: " + run_dir.name, "", *lines, "",
+                                                    "![adherence](adherence.svg)", ""]), encoding="utf-8")
+    (folder / "adherence.json").write_text(json.dumps(rows_json(rows), indent=1), encoding="utf-8")
+    (folder / "adherence.svg").write_text(adherence_chart(rows, f"skill adherence: {run_dir.name}"), encoding="utf-8")
+    for line in lines:
+        console.print(line, markup=False, highlight=False)
+    console.print(f"-> {folder / 'adherence.md'}", markup=False, highlight=False)
+    return folder
