@@ -311,11 +311,13 @@ def improve_analyse(
     = 200,
     root: Annotated[str, typer.Option(help="folder holding the runs")] = "runs",
     out: Annotated[Path | None, typer.Option(help="output folder (default: RUN/analysis)")] = None,
+    player: Annotated[str | None, typer.Option(help="replay with this model agent instead of the run's player")]
+    = None,
 ) -> None:
     """Analyse an improvement run: does the player follow its skill (docs/improve.md)."""
     from rtarena.improve.commands import analyse_command
 
-    analyse_command(run, root, adherence, attribution, max_decisions, out, console)
+    analyse_command(run, root, adherence, attribution, max_decisions, out, player, console)
 
 
 @app.command()

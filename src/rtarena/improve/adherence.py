@@ -97,7 +97,7 @@ def _observations(env: Any, seed: int, steps: list[dict[str, Any]]) -> dict[int,
     return out
 
 
-def _episode_changes(run: dict[str, Any], line: dict[str, Any], round_dir: Path, skill_file: Path,
+def _episode_changes(player: str, line: dict[str, Any], round_dir: Path, skill_file: Path,
                      budget: int) -> list[bool]:
     """Per replayed decision of one episode (at most `budget`): whether the skill changed the action."""
     from rtarena.envs.registry import env_spec, make
@@ -112,7 +112,7 @@ def _episode_changes(run: dict[str, Any], line: dict[str, Any], round_dir: Path,
     steps = pq.read_table(round_dir / "steps" / f"{key}.parquet").to_pylist()
     env = make(line["env_id"], **(line.get("env_kwargs") or {}))
     family = env_spec(line["env_id"]).family
-    players = {cond: build_slots(env, controllers_for(env, [_spec(with_skill(run["player"], f))], family))
+    players = {cond: build_slots(env, controllers_for(env, [_spec(with_skill(player, f))], family))
                for cond, f in (("with", skill_file), ("without", None))}
     try:
         clock = clock_for_env(line["clock"]["clock"], env, {k: v for k, v in line["clock"].items() if k != "clock"})
@@ -144,12 +144,17 @@ def _spec(text: str) -> Any:
     return parse_spec(text)
 
 
-def adherence(run_dir: str | Path, max_decisions: int = MAX_DECISIONS) -> list[RoundAdherence]:
+def adherence(run_dir: str | Path, max_decisions: int = MAX_DECISIONS, player: str | None = None
+              ) -> list[RoundAdherence]:
     """Per round with a skill: the share of replayed decisions whose action the skill changed, and the share
     of the round's replies that cite a skill bullet (see the module docstring). The player is the run's own
-    (`improve.json`), so its endpoint must answer again."""
+    (`improve.json`), so its endpoint must answer again; `player` replays another model agent instead (would
+    a cheaper model follow the same skills?)."""
+    from rtarena.improve.player import check_player
+
     run_dir = Path(run_dir)
     run = improve_run(run_dir)
+    player = check_player(player) if player else run["player"]
     out = []
     for rd in round_dirs(run_dir):
         skill_file = rd / "skill_in.md"
@@ -161,7 +166,7 @@ def adherence(run_dir: str | Path, max_decisions: int = MAX_DECISIONS) -> list[R
         for line in sorted(read_episodes(rd), key=lambda ln: ln["episode"]):
             if line.get("status") != "ok" or len(changed) >= max_decisions:
                 continue
-            changed += _episode_changes(run, line, rd, skill_file, max_decisions - len(changed))
+            changed += _episode_changes(player, line, rd, skill_file, max_decisions - len(changed))
             replies += [t or "" for t in pq.read_table(rd / "decisions" / f"{line['episode']}.parquet",
                                                        columns=["text"])["text"].to_pylist()]
         if changed:

@@ -170,7 +170,7 @@ def gain_leaderboard_command(runs: list[str], root: str, by: str, markdown: Path
 
 
 def analyse_command(run: str, root: str, adherence: bool, attribution: bool, max_decisions: int, out: Path | None,
-                    console: Console) -> Path:
+                    player: str | None, console: Console) -> Path:
     """`rtarena improve-analyse RUN --adherence`: a table on the console, and `adherence.md`, `.json` and
     `.svg` in `--out` (default `RUN/analysis`)."""
     import json
@@ -184,7 +184,7 @@ def analyse_command(run: str, root: str, adherence: bool, attribution: bool, max
         raise UserError("choose an analysis: --adherence", field="improve-analyse")
     if attribution:
         raise UserError("--attribution is not available in this version; use --adherence", field="--attribution")
-    rows = measure(run_dir, max_decisions)
+    rows = measure(run_dir, max_decisions, player)
     folder = out or run_dir / "analysis"
     folder.mkdir(parents=True, exist_ok=True)
     lines = adherence_markdown(rows)
