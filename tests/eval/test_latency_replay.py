@@ -28,8 +28,9 @@ ENV = "games/tilefall-v0"
 
 @pytest.fixture(scope="module")
 def trace_run(tmp_path_factory):
-    """A run of the scripted player (not a model) over HTTP, 300 ms to its first token (above the noise of a loaded machine). Paused, so that it
-    decides at every step however slow the shared machine is: the trace keeps wall latencies under any clock."""
+    """A run of the scripted player (not a model) over HTTP, 300 ms to its first token (above the noise of
+    a loaded machine). Paused, so that it decides at every step however slow the machine is: the trace keeps
+    wall latencies under any clock."""
     out = tmp_path_factory.mktemp("trace") / "paid"
     with PolicyServer() as server:
         done = rtarena_cli("run", ENV, "--agent", f"llm:scripted-heuristic@{server.url(ttft_s=0.3)}",
