@@ -311,13 +311,17 @@ def improve_analyse(
     = 200,
     root: Annotated[str, typer.Option(help="folder holding the runs")] = "runs",
     out: Annotated[Path | None, typer.Option(help="output folder (default: RUN/analysis)")] = None,
-    player: Annotated[str | None, typer.Option(help="replay with this model agent instead of the run's player")]
-    = None,
+    player: Annotated[str | None, typer.Option(help="adherence: replay with this model agent instead of the run's "
+                                               "player")] = None,
+    round_: Annotated[int | None, typer.Option("--round", min=0, help="attribution: this round's skill [the best "
+                                               "round's]")] = None,
+    episodes: Annotated[int | None, typer.Option(min=1, help="attribution: seeds per condition [the run's "
+                                                 "episodes]")] = None,
 ) -> None:
-    """Analyse an improvement run: does the player follow its skill (docs/improve.md)."""
+    """Analyse an improvement run: does the player follow its skill, what is each bullet worth (docs/improve.md)."""
     from rtarena.improve.commands import analyse_command
 
-    analyse_command(run, root, adherence, attribution, max_decisions, out, player, console)
+    analyse_command(run, root, adherence, attribution, max_decisions, out, player, round_, episodes, console)
 
 
 @app.command()
