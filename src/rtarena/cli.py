@@ -281,6 +281,11 @@ def improve(
     set_: Annotated[list[str] | None, typer.Option("--set", help="arena: game rule SECTION.KEY=VALUE")] = None,
     setting: Annotated[list[str] | None, typer.Option("--setting", help="any other improve setting KEY=VALUE")]
     = None,
+    transfer_every_round: Annotated[bool | None, typer.Option(
+        "--transfer-every-round", help="every round also plays the variants (--transfer N each) with its skill")]
+    = None,
+    stop_rule: Annotated[str | None, typer.Option("--stop-rule", help="none | peak (needs --setting "
+                                                  "holdout_episodes=N) [none]")] = None,
     workers: Annotated[int | None, typer.Option(help="episodes at once (0: one per CPU) [1]")] = None,
     ray: Annotated[str | None, typer.Option("--ray", metavar="[ADDRESS]", help="run episodes on Ray")] = None,
     out: Annotated[Path, typer.Option(help="folder holding the runs")] = Path("runs"),
@@ -293,6 +298,7 @@ def improve(
     settings = {"rounds": rounds, "episodes": episodes, "clock": clock, "max_steps": max_steps, "alpha": alpha,
                 "settle_s": settle_s, "kappa": kappa, "delay_ms": delay_ms, "obs_every": obs_every,
                 "judge_mode": judge_mode, "transfer_episodes": transfer, "workers": workers,
+                "transfer_every_round": transfer_every_round, "stop_rule": stop_rule,
                 **setting_pairs(setting or [])}
     from rtarena.schema import run_name
 

@@ -49,7 +49,7 @@ def without(skill: str, bullet_index: int) -> str:
 def attribution(run_dir: str | Path, round_index: int | None = None, episodes: int | None = None,
                 console: Console | None = None) -> tuple[int, list[BulletEffect]]:
     """(the round whose skill was attributed, one `BulletEffect` per bullet); plays the episodes it needs
-    (resumable: episodes already in `RUN/analysis/attribution` are kept)."""
+    into `RUN/analysis/attribution` (afresh each time), on the run's own player endpoint."""
     from rtarena.eval.runner import run_jobs
     from rtarena.improve.adherence import improve_run
     from rtarena.improve.loop import ImproveRun, episode_score, jobs_for
@@ -73,6 +73,10 @@ def attribution(run_dir: str | Path, round_index: int | None = None, episodes: i
         raise UserError(f"the skill of round {round_index} has {len(items)} bullet(s): leaving one out needs two or "
                         "more", field="--attribution")
     folder = run_dir / "analysis" / "attribution"
+    if folder.exists():  # a fresh play each time: a failed episode's line would otherwise stay for good
+        import shutil
+
+        shutil.rmtree(folder)
     skills = folder / "skills"
     skills.mkdir(parents=True, exist_ok=True)
     (skills / "full.md").write_text(skill, encoding="utf-8")
@@ -84,10 +88,14 @@ def attribution(run_dir: str | Path, round_index: int | None = None, episodes: i
         jobs += jobs_for(run, skills / f"without_{k + 1:02d}.md", seeds, f"without_{k + 1:02d}",
                          f"without_{k + 1:02d}")
     run_jobs(jobs, folder, f"{run_dir.name}-attribution", {"name": "improve-attribution", "round": round_index},
-             workers=s.workers, resume=True, console=console or Console(stderr=True))
+             workers=s.workers, console=console or Console(stderr=True))
     metric = s.metric or _metric(run_dir, round_index)
     lines = [ln for ln in read_episodes(folder) if ln.get("status") == "ok"]
     score = {(ln["label"], ln["seed"]): episode_score(ln, metric) for ln in lines}
+    failed = sorted({ln["label"] for ln in read_episodes(folder) if ln.get("status") != "ok"})
+    if failed:
+        raise UserError(f"{folder}: episodes of {', '.join(failed)} failed (is the player's endpoint up?); see "
+                        "episodes.jsonl there", field="--attribution")
     full = [score.get(("full", seed), float("nan")) for seed in seeds]
     out = []
     for k, item in enumerate(items):

@@ -155,12 +155,14 @@ def gain_leaderboard_command(runs: list[str], root: str, by: str, markdown: Path
     rows = gain_rows(dirs, by)
     if not rows:
         raise UserError(f"no finished improvement runs with {by} under {root}/", field="--metric")
-    head = ["rank", "player", "env", "run", f"{by} [95% CI]", "rounds"]
+    head = ["rank", "player", "env", "run", f"{by} [95% CI]", f"variants' {by} [95% CI]", "rounds"]
     table = Table(*head, title=f"leaderboard by {by}")
     lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
     for r in rows:
+        variant = (f"{r['variant_mean']:.4g} [{r['variant_lo']:.4g}, {r['variant_hi']:.4g}]"
+                   if r["variant_mean"] is not None else "—")
         cells = [str(r["rank"]), r["player"], r["env"], r["run"], f"{r['mean']:.4g} [{r['lo']:.4g}, {r['hi']:.4g}]",
-                 str(r["rounds"])]
+                 variant, str(r["rounds"])]
         table.add_row(*cells)
         lines.append("| " + " | ".join(cells) + " |")
     console.print(table)

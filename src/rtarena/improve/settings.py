@@ -49,8 +49,20 @@ class ImproveSettings(Section):
     frames: NonNegInt = Field(0, description="frames per episode for the reflector (recorded as MP4; needs video)")
     holdout_episodes: NonNegInt = Field(0, description="held-out episodes per round for the best-skill choice")
     transfer_episodes: NonNegInt = Field(0, description="episodes per variant and condition (0: no transfer)")
+    transfer_every_round: bool = Field(False, description="every round also plays transfer_episodes held-out "
+                                       "episodes per variant with its own skill (the curve shows both)")
+    stop_rule: Literal["none", "peak"] = Field("none", description="peak: stop once a held-out round is clearly "
+                                               "below the best one (a paired interval; needs holdout_episodes)")
     workers: NonNegInt = Field(1, description="episodes at once (0: one per CPU)")
 
+
+    @model_validator(mode="after")
+    def _needs(self) -> ImproveSettings:
+        if self.transfer_every_round and not self.transfer_episodes:
+            raise ValueError("transfer_every_round needs transfer_episodes >= 1 (--transfer N)")
+        if self.stop_rule == "peak" and self.holdout_episodes < 2:
+            raise ValueError("stop_rule peak needs holdout_episodes >= 2: it compares held-out rounds")
+        return self
 
     @model_validator(mode="after")
     def _clock_takes_them(self) -> ImproveSettings:
