@@ -1,6 +1,6 @@
 """Latency traces: what each decision of a recorded run cost in wall time, to replay under `--clock replay`.
 
-Every `rtarena run` leaves `RUN/latency.parquet`, one row per answered decision (`TRACE_SCHEMA`): who
+Every `rtarena run` leaves `RUN/latency.parquet`, one row per answered decision (`TRACE_COLUMNS`): who
 decided (`controller`, `spec`), its wall latency at the client (`wall_latency_s`), its time to first token
 (`ttft_s`, None for agents that do not stream) and its tokens in and out. A paid wall-clock run is thereby
 a latency profile that any other agent can be replayed against, deterministically and offline.
@@ -23,18 +23,18 @@ import functools
 import zlib
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 import numpy as np
-import pyarrow as pa
-import pyarrow.parquet as pq
 
 from rtarena.errors import UserError
 
+if TYPE_CHECKING:  # pyarrow loads where a trace is read or written, not with every clock
+    import pyarrow as pa
+
 TRACE_FILE = "latency.parquet"
-TRACE_SCHEMA = pa.schema([("episode", pa.string()), ("controller", pa.string()), ("spec", pa.string()),
-                          ("wall_latency_s", pa.float64()), ("ttft_s", pa.float64()), ("tokens_in", pa.int64()),
-                          ("tokens_out", pa.int64()), ("tokens_source", pa.string())])
+TRACE_COLUMNS = (("episode", "string"), ("controller", "string"), ("spec", "string"), ("wall_latency_s", "float64"),
+                 ("ttft_s", "float64"), ("tokens_in", "int64"), ("tokens_out", "int64"), ("tokens_source", "string"))
 LEAST_LATENCY_S = 1e-3  # a drawn or fitted latency is never below this (some wall time always passes)
 MIN_FIT_ROWS = 3  # fewer decisions than this for a controller: its tokens fit pools every controller's
 LatencyModel = Literal["empirical", "tokens"]
@@ -108,6 +108,8 @@ def trace_table(rows: pa.Table, specs: dict[tuple[str, str], str] | None = None)
     latency is the episode's end, not the model's), their time to first token read from `extra`."""
     import json
 
+    import pyarrow as pa
+
     data = rows.to_pylist()
     out = []
     for row in data:
@@ -122,11 +124,15 @@ def trace_table(rows: pa.Table, specs: dict[tuple[str, str], str] | None = None)
                     "ttft_s": float(ttft) if isinstance(ttft, (int, float)) else None,
                     "tokens_in": int(row.get("tokens_in") or 0), "tokens_out": int(row.get("tokens_out") or 0),
                     "tokens_source": row.get("tokens_source")})
-    return pa.Table.from_pylist(out, schema=TRACE_SCHEMA)
+    schema = pa.schema([(name, getattr(pa, kind)()) for name, kind in TRACE_COLUMNS])
+    return pa.Table.from_pylist(out, schema=schema)
 
 
 def _read(path: Path) -> pa.Table:
     """The trace's rows: a trace file, a decisions file, or a run folder's trace (or decisions)."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
     if path.is_dir():
         if (path / TRACE_FILE).is_file():
             return pq.read_table(path / TRACE_FILE)
