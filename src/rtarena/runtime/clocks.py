@@ -199,8 +199,8 @@ class ReplayClock(Clock):
     @model_validator(mode="after")
     def _trace(self) -> ReplayClock:
         if self.latency_trace is None:
-            raise ValueError("the replay clock needs latency_trace (--latency-trace RUN_OR_PARQUET): the run "
-                             "whose latencies it replays")
+            raise ValueError("the replay clock needs latency_trace, the run whose latencies it replays (run: "
+                             "--latency-trace RUN_OR_PARQUET; improve: --setting latency_trace=RUN)")
         try:
             trace = load_trace(self.latency_trace)
         except UserError as error:
