@@ -15,6 +15,7 @@ from typing import Any
 
 import numpy as np
 
+from rtarena.errors import UserError
 from rtarena.eval import svg
 from rtarena.eval.store import read_episodes
 from rtarena.runtime.latency_trace import load_trace
@@ -65,7 +66,12 @@ def replay_sections(dirs: list[Path], con: Any, section_type: type) -> list[Any]
     """The report's "latency replay" sections (`section_type(title, markdown, html)`), one per replay run."""
     out = []
     for run_dir in dirs:
-        summary = replay_summary(run_dir, con)
+        try:
+            summary = replay_summary(run_dir, con)
+        except UserError as missing:  # the trace was moved or deleted since: say so, keep the rest of the report
+            line = str(missing)
+            out.append(section_type(f"latency replay: {run_dir.name}", [line], [f"<p>{escape(line)}</p>"]))
+            continue
         if summary is None:
             continue
         header = "| | " + " | ".join(f"p{q}" for q in QUANTILES) + " |"
