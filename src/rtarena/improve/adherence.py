@@ -13,8 +13,8 @@ Observations are rebuilt, not stored: each episode's env is reset with its seed 
 joint actions the records hold (`steps.actions`), which gives every published observation again for
 deterministic envs (every registered env is seeded). Each controller is replayed by two fresh players of
 the run's spec that see the episode's decisions in order, as in the round (so a model's history of turns is
-rebuilt too); at most `max_decisions` decisions per round are replayed (the first ones of each episode in
-turn), because each costs two model calls. Round 0 plays the empty skill and is left out.
+rebuilt too); at most `max_decisions` decisions per round are replayed (episode by episode, each from its
+start), because each costs two model calls. Round 0 plays the empty skill and is left out.
 """
 
 from __future__ import annotations
