@@ -71,3 +71,42 @@ def cartpole(dt: float = 0.02):
     from rtarena import wrap_gymnasium
 
     return wrap_gymnasium(gymnasium.make("CartPole-v1"), dt=dt)
+
+
+def clock_needs(name: str) -> dict[str, Any]:
+    """The settings a clock cannot be made without: the replay clock's latency trace (a small one written
+    once per test process); `make_clock(name, **clock_needs(name))` walks every clock of `CLOCKS`."""
+    if name != "replay":
+        return {}
+    import os
+    import tempfile
+
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    path = os.path.join(tempfile.gettempdir(), f"rtarena-test-trace-{os.getpid()}.parquet")
+    if not os.path.exists(path):
+        pq.write_table(pa.table({"controller": ["agent_0"] * 3, "wall_latency_s": [0.2, 0.3, 0.4]}), path)
+    return {"latency_trace": path}
+
+
+def run_main(argv: list[str]) -> tuple[int, str]:
+    """`rtarena ARGV` in this process through `rtarena.cli.main` (what the installed command runs): its exit
+    code and everything it printed."""
+    import contextlib
+    import io
+    import sys
+
+    from rtarena.cli import main
+
+    out, old = io.StringIO(), sys.argv
+    sys.argv = ["rtarena", *argv]
+    try:
+        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(out):
+            main()
+        code = 0
+    except SystemExit as done:
+        code = done.code if isinstance(done.code, int) else 1
+    finally:
+        sys.argv = old
+    return code, out.getvalue()

@@ -14,6 +14,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from tests.helpers import run_main
 
 from rtarena.errors import UserError
 
@@ -443,19 +444,8 @@ def _snapshot(folder: Path) -> set[str]:
 
 
 def run_cli(argv: list[str], capsys) -> tuple[int, str]:
-    from rtarena.cli import main
-
-    old = sys.argv
-    sys.argv = ["rtarena", *argv]
-    try:
-        main()
-        code = 0
-    except SystemExit as done:
-        code = done.code if isinstance(done.code, int) else 1
-    finally:
-        sys.argv = old
-    captured = capsys.readouterr()
-    return code, captured.out + captured.err
+    capsys.readouterr()
+    return run_main(argv)
 
 
 def check_line(code: int, output: str, words: list[str]) -> None:

@@ -7,7 +7,7 @@ import subprocess
 import sys
 
 import pytest
-from tests.helpers import CounterEnv
+from tests.helpers import CounterEnv, clock_needs
 
 import rtarena
 from rtarena.errors import UserError
@@ -59,7 +59,7 @@ def test_cli_refuses(tmp_path, clock, settings, flags, line):
 
 @pytest.mark.parametrize("name", list(CLOCKS))
 def test_every_clock_round_trips_its_settings(name):
-    clock = make_clock(name)
+    clock = make_clock(name, **clock_needs(name))
     assert isinstance(clock, Clock) and clock.name == name
     settings = {k: v for k, v in clock.settings().items() if k != "clock"}
     assert make_clock(name, **settings) == clock

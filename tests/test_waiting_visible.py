@@ -6,6 +6,8 @@ import logging
 import threading
 from concurrent.futures import ThreadPoolExecutor
 
+from tests.helpers import clock_needs
+
 from rtarena.agents.llm.client import ChatClient
 from rtarena.agents.llm.options import parse_llm_options
 from rtarena.runtime.clocks import CLOCKS, make_clock
@@ -32,5 +34,5 @@ def test_the_default_timeout_fits_the_clock_and_an_explicit_one_is_kept():
     assert free.timeout_s == 300.0  # turn-based: room for a high-effort reasoning reply (issue 17)
     set_ = ChatClient(parse_llm_options("m@http://127.0.0.1:9/v1,timeout=3"))
     for name in CLOCKS:
-        set_.fit_clock(make_clock(name), horizon_s=90.0)
+        set_.fit_clock(make_clock(name, **clock_needs(name)), horizon_s=90.0)
         assert set_.timeout_s == 3.0

@@ -77,7 +77,7 @@ def list_envs(
 
 # The flags of `rtarena run ENV_ID` (typed by `eval/flags.py: RunFlags`); refused next to an experiment.
 RUN_FLAGS = ("agent", "clock", "dt", "kappa", "overhead", "delay_ms", "obs_every", "max_steps", "seeds",
-             "seed_start", "out", "map", "disable", "settle_s", "latency")
+             "seed_start", "out", "map", "disable", "settle_s", "latency", "latency_trace", "latency_model")
 
 
 def given_options(ctx: typer.Context, names: tuple[str, ...]) -> dict[str, object]:
@@ -113,6 +113,10 @@ def run(
         "--settle-s", help="action chunks: play a decision's chunk, then S more seconds, before observing")] = None,
     latency: Annotated[str | None, typer.Option(
         help="measured clock: the latency charged, client | server | endpoint [client]")] = None,
+    latency_trace: Annotated[str | None, typer.Option(
+        "--latency-trace", help="replay clock: a run folder or Parquet file whose latencies are replayed")] = None,
+    latency_model: Annotated[str | None, typer.Option(
+        "--latency-model", help="replay clock: empirical | tokens (a fit on tokens in/out) [empirical]")] = None,
     seeds: Annotated[int, typer.Option(help="number of episodes, seeds 0..N-1")] = 1,
     seed_start: Annotated[int, typer.Option("--seed-start", help="first seed")] = 0,
     out: Annotated[Path, typer.Option(help="output folder")] = Path("runs/latest"),
@@ -137,7 +141,8 @@ def run(
 
     flags = {"agent": agent, "clock": clock, "dt": dt, "kappa": kappa, "overhead": overhead, "delay_ms": delay_ms,
              "obs_every": obs_every, "max_steps": max_steps, "seeds": seeds, "seed_start": seed_start, "out": out,
-             "map": map_, "disable": disable, "workers": workers, "settle_s": settle_s, "latency": latency}
+             "map": map_, "disable": disable, "workers": workers, "settle_s": settle_s, "latency": latency,
+             "latency_trace": latency_trace, "latency_model": latency_model}
     from rtarena.schema import run_name
 
     options = RunOptions(preset, tuple(set_ or ()), ray, resume, workers, video, run_name(run_id))
@@ -276,6 +281,11 @@ def improve(
     set_: Annotated[list[str] | None, typer.Option("--set", help="arena: game rule SECTION.KEY=VALUE")] = None,
     setting: Annotated[list[str] | None, typer.Option("--setting", help="any other improve setting KEY=VALUE")]
     = None,
+    transfer_every_round: Annotated[bool | None, typer.Option(
+        "--transfer-every-round", help="every round also plays the variants (--transfer N each) with its skill")]
+    = None,
+    stop_rule: Annotated[str | None, typer.Option("--stop-rule", help="none | peak (needs --setting "
+                                                  "holdout_episodes=N) [none]")] = None,
     workers: Annotated[int | None, typer.Option(help="episodes at once (0: one per CPU) [1]")] = None,
     ray: Annotated[str | None, typer.Option("--ray", metavar="[ADDRESS]", help="run episodes on Ray")] = None,
     out: Annotated[Path, typer.Option(help="folder holding the runs")] = Path("runs"),
@@ -288,11 +298,36 @@ def improve(
     settings = {"rounds": rounds, "episodes": episodes, "clock": clock, "max_steps": max_steps, "alpha": alpha,
                 "settle_s": settle_s, "kappa": kappa, "delay_ms": delay_ms, "obs_every": obs_every,
                 "judge_mode": judge_mode, "transfer_episodes": transfer, "workers": workers,
+                "transfer_every_round": transfer_every_round, "stop_rule": stop_rule,
                 **setting_pairs(setting or [])}
     from rtarena.schema import run_name
 
     improve_command(target, player, reflector, judge, variant or [], set_ or [], settings, out, run_name(run_id),
                     resume, ray, console)
+
+
+@app.command("improve-analyse")
+def improve_analyse(
+    run: Annotated[str, typer.Argument(help="an improvement run folder, or its id under --root")],
+    adherence: Annotated[bool, typer.Option("--adherence", help="per round: share of decisions the skill changed, "
+                                            "share of replies citing a bullet")] = False,
+    attribution: Annotated[bool, typer.Option("--attribution", help="leave-one-bullet-out effects of the best "
+                                              "skill")] = False,
+    max_decisions: Annotated[int, typer.Option("--max-decisions", min=1, help="decisions replayed per round")]
+    = 200,
+    root: Annotated[str, typer.Option(help="folder holding the runs")] = "runs",
+    out: Annotated[Path | None, typer.Option(help="output folder (default: RUN/analysis)")] = None,
+    player: Annotated[str | None, typer.Option(help="adherence: replay with this model agent instead of the run's "
+                                               "player")] = None,
+    round_: Annotated[int | None, typer.Option("--round", min=0, help="attribution: this round's skill [the best "
+                                               "round's]")] = None,
+    episodes: Annotated[int | None, typer.Option(min=1, help="attribution: seeds per condition [the run's "
+                                                 "episodes]")] = None,
+) -> None:
+    """Analyse an improvement run: does the player follow its skill, what is each bullet worth (docs/improve.md)."""
+    from rtarena.improve.commands import analyse_command
+
+    analyse_command(run, root, adherence, attribution, max_decisions, out, player, round_, episodes, console)
 
 
 @app.command()

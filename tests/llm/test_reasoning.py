@@ -4,6 +4,8 @@ tokens written after the action are recorded but not charged."""
 
 from __future__ import annotations
 
+from tests.helpers import clock_needs
+
 from rtarena.agents.llm import LLMAgent
 from rtarena.agents.llm.client import ChatClient
 from rtarena.agents.llm.commit import commit_point
@@ -59,8 +61,9 @@ def test_defaults_do_not_cut_off_high_effort_replies():
     options = LLMOptions(model="m")
     assert options.max_tokens is None and options.endpoint == "auto"
     assert options.timeout is None
-    assert all(make_clock(name).model_budget_s(90.0) >= 90.0 for name in CLOCKS)  # wall: the episode's length
-    assert min(make_clock(name).model_budget_s() for name in CLOCKS if name != "wall") >= 300
+    clocks = {name: make_clock(name, **clock_needs(name)) for name in CLOCKS}
+    assert all(c.model_budget_s(90.0) >= 90.0 for c in clocks.values())  # wall: the episode's length
+    assert min(c.model_budget_s() for name, c in clocks.items() if name != "wall") >= 300
 
 
 def test_effort_sets_the_reasoning_length_and_decisions_succeed_in_a_match(server):

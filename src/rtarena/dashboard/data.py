@@ -199,6 +199,7 @@ class Store:
     def compare(self, run_ids: list[str], filters: dict[str, str]) -> dict[str, Any]:
         """Mean ± standard error per cell over the chosen runs and filters, with the report's charts."""
         from rtarena.eval.failure_modes import failure_section
+        from rtarena.eval.pvp import pvp_section
         from rtarena.eval.report import Section, plots
         from rtarena.eval.suite_report import suite_sections
 
@@ -224,8 +225,9 @@ class Store:
             rows.append(row)
         charts = [{"name": name, "svg": text} for name, text in plots(con, cells, metrics)] if cells else []
         # The game suite's own tables (per-game scores, PvP win matrices, co-op scores, capability radar).
+        # and the PvP ratings (Bradley-Terry, Elo, non-transitivity) of the runs' two-player matches.
         panels = [{"title": section.title, "html": "\n".join(section.html)}
-                  for section in (suite_sections(con, Section) if cells else [])]
+                  for section in ([*suite_sections(con, Section), *pvp_section(con, Section)] if cells else [])]
         # Failure modes of annotated runs (`rtarena annotate`): the report's table and one chart per agent.
         _, failure_html, failure_charts = failure_section(self.folders(run_ids), self.root, {})
         if failure_html:

@@ -287,6 +287,23 @@ def leaderboard_command(runs: list[str], root: str, metric: str | None, clock: s
                           *(f"{r.levels[lv]:.4g}" if lv in r.levels else "—" for lv in levels))
         console.print(table)
         pages.append((f"## clock setting: {setting}\n\n" if len(settings) > 1 else "") + to_markdown(name, rows))
+        if games == "pvp":  # the matches' ratings beside the score table (eval/pvp.py)
+            lines = pvp_ratings_lines(runs, root, setting)
+            for line in lines:
+                console.print(line, markup=False, highlight=False)
+            pages.append("\n".join(["", *lines, ""]))
     if markdown:
         markdown.write_text("\n".join(pages), encoding="utf-8")
         console.print(f"markdown: {markdown}")
+
+
+def pvp_ratings_lines(runs: list[str], root: str, setting: str | None) -> list[str]:
+    """`leaderboard --games pvp`: the Bradley-Terry and Elo ratings (with intervals) and the non-transitivity
+    of the suite's PvP games under one clock setting, as Markdown lines (none without matches)."""
+    from rtarena.envs.games.ratings import suite_ratings
+    from rtarena.eval.pvp import pvp_matches, rate, to_markdown
+    from rtarena.eval.query import connect, run_dirs
+
+    ids = [r.env_id for r in suite_ratings() if r.mode == "pvp"]
+    matches = pvp_matches(connect(run_dirs(runs, root)), ids, setting)
+    return to_markdown(rate(matches)) if matches else []

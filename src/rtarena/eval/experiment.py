@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field, replace
+from pathlib import Path
 from typing import Any
 
 from rtarena.eval.episodes import EpisodeJob
@@ -152,7 +153,11 @@ def experiment_from_flags(env_id: str, specs: tuple[str, ...], clock: str, setti
                           out: str) -> Experiment:
     """The experiment a plain `rtarena run ENV_ID --agent ...` describes (one cell)."""
     # the flags were validated by the clock (`make_clock`) already: a paused clock given a kappa was refused
-    numbers = {k: float(settings[k]) for k in ("kappa", "overhead_s", "settle_s") if settings.get(k) is not None}
+    numbers: dict[str, float | str] = {k: float(settings[k]) for k in ("kappa", "overhead_s", "settle_s")
+                                       if settings.get(k) is not None}
+    numbers.update({k: str(settings[k]) for k in ("latency", "latency_model") if settings.get(k) is not None})
+    if settings.get("latency_trace") is not None:  # absolute: a resumed run (or a worker) may start elsewhere
+        numbers["latency_trace"] = str(Path(settings["latency_trace"]).resolve())
     delay_s = float(settings.get("delay_s") or 0.0)
     dt = env_kwargs.get("dt")
     name = clock + (f"-delay{delay_s * 1000:g}ms" if delay_s else "")

@@ -41,6 +41,9 @@ class RunFlags(Section):
     settle_s: float | None = Field(None, description="seconds the world runs on default actions after a chunk "
                                    "before the next observation (the clock checks it)")
     latency: str | None = Field(None, description="measured clock: which latency is charged (the clock checks it)")
+    latency_trace: str | None = Field(None, description="replay clock: the run folder or Parquet file whose "
+                                      "latencies are replayed (the clock checks it)")
+    latency_model: str | None = Field(None, description="replay clock: empirical | tokens (the clock checks it)")
     max_steps: Annotated[PosInt, at_most("episode.steps")] | None = Field(
         None, description="step limit per episode (None: until the env ends it)")
     seeds: Annotated[PosInt, at_most("run.seeds")] = Field(1, description="number of episodes")
@@ -57,7 +60,8 @@ class RunFlags(Section):
     def clock_settings(self) -> dict[str, float | int | None]:
         """The clock's settings by their own names, in seconds: `--delay-ms` is converted here, once."""
         return {"kappa": self.kappa, "overhead_s": self.overhead, "delay_s": self.delay_ms / 1000.0,
-                "obs_every": self.obs_every, "settle_s": self.settle_s, "latency": self.latency}
+                "obs_every": self.obs_every, "settle_s": self.settle_s, "latency": self.latency,
+                "latency_trace": self.latency_trace, "latency_model": self.latency_model}
 
 
 def run_flags(values: dict[str, object]) -> RunFlags:

@@ -22,6 +22,7 @@ from rtarena.eval.failure_modes import failure_section
 from rtarena.eval.manifest import run_state
 from rtarena.eval.pvp import pvp_section
 from rtarena.eval.query import connect, run_dirs
+from rtarena.eval.replay import replay_sections
 from rtarena.eval.study_report import study_section
 from rtarena.eval.suite_report import suite_sections
 from rtarena.eval.tables import (
@@ -258,6 +259,7 @@ def build_report(runs: list[str | Path], out: Path | None = None, root: str | Pa
     others = [metric_table(m, cells, order) for m in metrics if m not in main]
     sections += suite_sections(con, Section) if cells else []  # the game suite's tables, when games were played
     sections += pvp_section(con, Section)  # Bradley-Terry / Elo ratings, when PvP matches were played
+    sections += replay_sections(dirs, con, Section)  # trace vs charged latency, for `--clock replay` runs
     sections += _failures_and_videos(con, dirs, out)
     title = "rtarena report: " + ", ".join(d.name for d in dirs)
     md = [f"# {title}", "", "Mean ± standard error over episodes (n in the HTML tooltips).", ""]

@@ -38,6 +38,7 @@ from rtarena.eval.store import (
     repair_tail,
     write_episode,
     write_failure,
+    write_latency_trace,
 )
 from rtarena.redact import redact_all
 from rtarena.runtime.clocks import clock_class
@@ -214,6 +215,7 @@ def _run_locked(jobs: list[EpisodeJob], run_dir: Path, run_id: str, config: dict
             raise
         finally:
             backend.close()
+            write_latency_trace(run_dir)  # any run can be replayed under `--clock replay`
             manifest.finish_session(run_dir, {"episodes_run": len(result.lines), "episodes_failed": result.failed},
                                     status)
     warn(result, console)

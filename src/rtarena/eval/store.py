@@ -7,6 +7,7 @@
       agents/KEY.parquet     one row per env agent: cell tags, spec, every metric (what reports read)
       decisions/KEY.parquet  one row per decision;  steps/KEY.parquet one row per env step
       events/KEY.parquet     the env's events;      videos/KEY.mp4  when asked for
+      latency.parquet    the latency trace: per answered decision its wall latency, TTFT and tokens
 
 Every finished episode is written at once: its video and Parquet files first (each written to a
 temporary name and renamed), then its line in `episodes.jsonl` (one `write` of a whole line, flushed and
@@ -119,6 +120,28 @@ def write_episode(out_dir: Path, key: str, result: MatchResult, extra: dict[str,
 
 
 RECORD_VIEWS = ("agents", "decisions", "steps", "events")
+
+
+def write_latency_trace(out_dir: Path) -> Path | None:
+    """Write `RUN/latency.parquet` (`runtime/latency_trace.py`) from the run's committed episodes, so any run
+    can be replayed under `--clock replay`; rewritten at the end of every session (a resumed run's trace
+    holds every episode). None when the run has no decisions yet."""
+    from rtarena.runtime.latency_trace import TRACE_FILE, trace_table
+
+    out_dir = Path(out_dir)
+    keys = sorted({line["episode"] for line in read_episodes(out_dir) if line.get("status", "ok") == "ok"})
+    decisions = [pq.read_table(p) for k in keys if (p := out_dir / "decisions" / f"{k}.parquet").exists()]
+    if not decisions:
+        return None
+    specs = {}
+    for key in keys:
+        path = out_dir / "agents" / f"{key}.parquet"
+        if path.exists():
+            for row in pq.read_table(path, columns=["controller", "spec"]).to_pylist():
+                specs[(key, row["controller"])] = row["spec"]
+    path = out_dir / TRACE_FILE
+    write_table(path, trace_table(pa.concat_tables(decisions, promote_options="default"), specs))
+    return path
 
 
 def remove_episode_files(out_dir: Path, key: str) -> None:

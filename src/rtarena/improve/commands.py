@@ -155,15 +155,59 @@ def gain_leaderboard_command(runs: list[str], root: str, by: str, markdown: Path
     rows = gain_rows(dirs, by)
     if not rows:
         raise UserError(f"no finished improvement runs with {by} under {root}/", field="--metric")
-    head = ["rank", "player", "env", "run", f"{by} [95% CI]", "rounds"]
+    head = ["rank", "player", "env", "run", f"{by} [95% CI]", f"variants' {by} [95% CI]", "rounds"]
     table = Table(*head, title=f"leaderboard by {by}")
     lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
     for r in rows:
+        variant = (f"{r['variant_mean']:.4g} [{r['variant_lo']:.4g}, {r['variant_hi']:.4g}]"
+                   if r["variant_mean"] is not None else "—")
         cells = [str(r["rank"]), r["player"], r["env"], r["run"], f"{r['mean']:.4g} [{r['lo']:.4g}, {r['hi']:.4g}]",
-                 str(r["rounds"])]
+                 variant, str(r["rounds"])]
         table.add_row(*cells)
         lines.append("| " + " | ".join(cells) + " |")
     console.print(table)
     if markdown:
         markdown.write_text("\n".join(lines) + "\n", encoding="utf-8")
         console.print(f"markdown: {markdown}")
+
+
+def analyse_command(run: str, root: str, adherence: bool, attribution: bool, max_decisions: int, out: Path | None,
+                    player: str | None, round_index: int | None, episodes: int | None, console: Console) -> Path:
+    """`rtarena improve-analyse RUN --adherence --attribution`: tables on the console, and for each analysis
+    NAME.md, NAME.json and NAME.svg in `--out` (default `RUN/analysis`)."""
+    from rtarena.improve.adherence import improve_run
+
+    run_dir = Path(run) if is_improve_run(run) or not (Path(root) / run).exists() else Path(root) / run
+    improve_run(run_dir)  # not an improvement run: one line, before anything else
+    if not (adherence or attribution):
+        raise UserError("choose an analysis: --adherence and/or --attribution", field="improve-analyse")
+    folder = out or run_dir / "analysis"
+    if adherence:
+        from rtarena.improve import adherence as analysis
+
+        rows = analysis.adherence(run_dir, max_decisions, player)
+        _write_analysis(folder, "adherence", f"Skill adherence: {run_dir.name}", analysis.adherence_markdown(rows),
+                        analysis.rows_json(rows), analysis.adherence_chart(rows, f"skill adherence: {run_dir.name}"),
+                        console)
+    if attribution:
+        from rtarena.improve import attribution as effects
+
+        chosen, bullets = effects.attribution(run_dir, round_index, episodes, Console(stderr=True))
+        _write_analysis(folder, "attribution", f"Bullet attribution: {run_dir.name}",
+                        effects.attribution_markdown(chosen, bullets), effects.rows_json(bullets),
+                        effects.attribution_chart(bullets, f"bullet effects, round {chosen}: {run_dir.name}"), console)
+    return folder
+
+
+def _write_analysis(folder: Path, name: str, title: str, lines: list[str], rows: list[dict[str, Any]], chart: str,
+                    console: Console) -> None:
+    import json
+
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / f"{name}.md").write_text("\n".join([f"# {title}", "", *lines, "", f"![{name}]({name}.svg)", ""]),
+                                       encoding="utf-8")
+    (folder / f"{name}.json").write_text(json.dumps(rows, indent=1), encoding="utf-8")
+    (folder / f"{name}.svg").write_text(chart, encoding="utf-8")
+    for line in lines:
+        console.print(line, markup=False, highlight=False)
+    console.print(f"-> {folder / f'{name}.md'}", markup=False, highlight=False)

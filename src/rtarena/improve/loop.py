@@ -35,7 +35,7 @@ from rtarena.eval.runner import run_jobs
 from rtarena.eval.store import read_episodes, write_bytes
 from rtarena.improve.evidence import write_evidence
 from rtarena.improve.metrics import best_round as choose_best
-from rtarena.improve.metrics import curve_metrics, interval
+from rtarena.improve.metrics import curve_metrics, interval, peak_passed, stop_summary, variant_curve
 from rtarena.improve.player import with_skill
 from rtarena.improve.settings import ImproveSettings
 from rtarena.improve.signals import Signal, lints_markdown, round_signals
@@ -157,6 +157,8 @@ class Loop:
         write_evidence(rd, scores, self.s.max_steps, self.s.frames)
         if self.s.holdout_episodes:
             state["holdout_scores"] = self.holdout(index, rd / "skill_in.md" if skill.strip() else None)
+        if self.s.transfer_every_round and "variant_scores" not in state:
+            state["variant_scores"] = self.round_transfer(index, rd / "skill_in.md" if skill.strip() else None)
         return self.judge_round(index, rd, state, skill, [scores[k] for k in sorted(scores)])
 
     def holdout(self, index: int, skill_file: Path | None) -> list[float]:
@@ -169,6 +171,23 @@ class Loop:
                  workers=self.s.workers, ray=self.run.ray, resume=True, console=self.console)
         lines = sorted(read_episodes(folder), key=lambda ln: ln["episode"])
         return [episode_score(ln, str(self.metric)) for ln in lines if ln.get("status") == "ok"]
+
+    def round_transfer(self, index: int, skill_file: Path | None) -> dict[str, list[float]]:
+        """This round's skill on every variant (`--transfer-every-round`): held-out seeds, outside the round
+        folder; per variant its episode scores."""
+        folder = self.run.run_dir / "transfer_rounds" / f"round_{index:02d}"
+        start = self.s.seed_start + HOLDOUT_OFFSET
+        jobs = []
+        for variant in self.run.variants or (Variant("base"),):
+            jobs += jobs_for(self.run, skill_file, list(range(start, start + self.s.transfer_episodes)),
+                             f"variants_{index:02d}", variant.name, variant.kwargs)
+        run_jobs(jobs, folder, f"{self.run.run_dir.name}-variants{index:02d}", {"name": "improve-variants"},
+                 workers=self.s.workers, ray=self.run.ray, resume=True, console=self.console)
+        out: dict[str, list[float]] = {}
+        for line in sorted(read_episodes(folder), key=lambda ln: ln["episode"]):
+            if line.get("status") == "ok":
+                out.setdefault(line["label"], []).append(episode_score(line, str(self.metric)))
+        return out
 
     def judge_round(self, index: int, rd: Path, state: dict[str, Any], skill: str, scores: list[float]) -> dict:
         """Signals, rollback and reflection of a round whose episodes are all recorded."""
@@ -230,16 +249,26 @@ class Loop:
     # -- the whole run ---------------------------------------------------------------------------------
     def run_all(self) -> dict[str, Any]:
         try:
+            stopped_after = None
             for index in range(self.s.rounds):
                 state = self.play_round(index)
                 self.rounds.append(state)
                 i = state["interval"]
                 self.console.print(f"round {index}: {state['metric']} {i['mean']:.4g} [{i['lo']:.4g}, {i['hi']:.4g}]"
                                    + ("  rollback" if state["rollback"] else ""), highlight=False)
+                if self.s.stop_rule == "peak" and self.peak_passed():
+                    stopped_after = index
+                    break
             metrics = curve_metrics([r["scores"] for r in self.rounds],
                                     [r["round"] for r in self.rounds if r["rollback"]], self.s.bootstrap,
                                     self.s.confidence,
                                     [r["holdout_scores"] for r in self.rounds] if self.s.holdout_episodes else None)
+            if self.s.transfer_every_round:
+                metrics.update(variant_curve([r.get("variant_scores") or {} for r in self.rounds], self.s.bootstrap,
+                                             self.s.confidence))
+            if self.s.stop_rule == "peak":
+                metrics["stop"] = stop_summary([r["holdout_scores"] for r in self.rounds], stopped_after,
+                                               self.s.bootstrap, self.s.confidence)
             metrics.update({"metric": self.metric, "player": self.run.player.split("@", 1)[0],
                             "best_skill": self._text(self.run.round_dir(metrics["best_round"]) / "skill_in.md")})
             write_json(self.run.run_dir / METRICS, metrics)
@@ -250,6 +279,16 @@ class Loop:
             for client in (self._chat, self._judge):
                 if client is not None:
                     client.close()
+
+    def peak_passed(self) -> bool:
+        """The stop rule `peak` after the latest round (metrics.peak_passed), with a line when it fires."""
+        passed, peak, diff = peak_passed([r["holdout_scores"] for r in self.rounds], self.s.bootstrap,
+                                         self.s.confidence)
+        if passed:
+            self.console.print(f"stop rule peak: round {len(self.rounds) - 1} is below round {peak} on held-out "
+                               f"episodes by {-diff.mean:.4g} [{-diff.hi:.4g}, {-diff.lo:.4g}]; stopping",
+                               highlight=False)
+        return passed
 
     def transfer(self, best: int) -> list[dict[str, Any]]:
         folder = self.run.run_dir / "transfer"

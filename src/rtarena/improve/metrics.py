@@ -108,3 +108,40 @@ def curve_metrics(scores: list[list[float]], rollbacks: list[int], count: int = 
         out["auc_gain"] = asdict(gain_interval(scores, lambda m: float(np.mean(m[1:] - m[0])), count, confidence))
         out["best_round_gain"] = asdict(gain_interval(scores, lambda m: m[best] - m[0], count, confidence))
     return out
+
+
+def peak_passed(holdout: list[list[float]], count: int = 2000, confidence: float = 0.95) -> tuple[bool, int, Interval]:
+    """The pre-registered stop rule `peak` on held-out round scores (same held-out seeds every round, so
+    paired): the peak is the best round so far (`best_round`); it is passed when the latest round's paired
+    difference to it (latest - peak) has an interval entirely below 0. Returns (passed, peak, difference)."""
+    peak = best_round([interval(s, count, confidence) for s in holdout])
+    last = len(holdout) - 1
+    diff = gain_interval([holdout[peak], holdout[last]], lambda m: m[1] - m[0], count, confidence)
+    return last != peak and diff.hi < 0, peak, diff
+
+
+def stop_summary(holdout: list[list[float]], stopped_after: int | None, count: int = 2000,
+                 confidence: float = 0.95) -> dict[str, Any]:
+    """What the stop rule did: where it stopped (None: it never fired), the round it keeps (the peak), and its
+    regret against the best round played: max over rounds of the held-out mean - the kept round's."""
+    means = [interval(s, count, confidence).mean for s in holdout]
+    peak = best_round([interval(s, count, confidence) for s in holdout])
+    best = int(np.nanargmax(means))
+    return {"rule": "peak", "stopped_after": stopped_after, "kept_round": peak, "best_round": best,
+            "regret": float(means[best] - means[peak]), "regret_last": float(means[best] - means[-1])}
+
+
+def variant_curve(variant_scores: list[dict[str, list[float]]], count: int = 2000,
+                  confidence: float = 0.95) -> dict[str, Any]:
+    """The transfer-aware curve (`transfer_every_round`): per round the mean over variants of each variant's
+    held-out mean (`variant_rounds`, the interval from the pooled episodes), and the same gains as the source
+    curve (`variant_final_gain`, `variant_auc_gain`) on it, paired over the held-out seeds."""
+    names = sorted({name for scores in variant_scores for name in scores})
+    pooled = [[v for name in names for v in scores.get(name, [])] for scores in variant_scores]
+    out: dict[str, Any] = {"variant_names": names, "variant_rounds": [asdict(interval(p, count, confidence))
+                                                                      for p in pooled]}
+    if len(pooled) > 1:
+        out["variant_final_gain"] = asdict(gain_interval(pooled, lambda m: m[-1] - m[0], count, confidence))
+        out["variant_auc_gain"] = asdict(gain_interval(pooled, lambda m: float(np.mean(m[1:] - m[0])), count,
+                                                       confidence))
+    return out

@@ -51,6 +51,10 @@ def curve_svg(runs: list[dict[str, Any]]) -> str:
     names = series_names(runs)
     series = {n: [(float(s["round"]), s["interval"]["mean"], s["interval"]["lo"], s["interval"]["hi"])
                   for s in r["rounds"]] for n, r in zip(names, runs, strict=True)}
+    for n, r in zip(names, runs, strict=True):  # --transfer-every-round: the held-out variants beside the source
+        variants = (r["metrics"] or {}).get("variant_rounds")
+        if variants:
+            series[f"{n}: variants (mean)"] = [(float(i), v["mean"], v["lo"], v["hi"]) for i, v in enumerate(variants)]
     marks = {n: [float(s["round"]) for s in r["rounds"] if s["rollback"]] for n, r in zip(names, runs, strict=True)}
     metric = next((r["metrics"].get("metric") or r["rounds"][0].get("metric") for r in runs if r["rounds"]), "score")
     return interval_chart("Improvement curve (round means, 95% bootstrap CI; x: rollback)", str(metric), "round",
@@ -128,6 +132,15 @@ def run_section(name: str, r: dict[str, Any], out: Path) -> tuple[list[str], lis
             md.append("| " + " | ".join(cells) + " |")
             html.append("<tr>" + "".join(f"<td>{escape(c)}</td>" for c in cells) + "</tr>")
         html.append("</table>")
+    stop = (r["metrics"] or {}).get("stop")
+    if stop:
+        when = (f"stopped after round {stop['stopped_after']}" if stop["stopped_after"] is not None
+                else "never fired (every round played)")
+        line = (f"Stop rule `peak` {when}; it keeps round {stop['kept_round']}. Regret against the best round "
+                f"played (round {stop['best_round']}, held-out means): {_num(stop['regret'])}; the last round's: "
+                f"{_num(stop['regret_last'])}.")
+        md += ["", "### Stop rule", "", line]
+        html.append(f"<h3>Stop rule</h3><p data-regret='{stop['regret']!r}'>{escape(line)}</p>")
     best_skill = (r["metrics"] or {}).get("best_skill")
     if best_skill is not None:
         md += ["", "### Best skill", "", "```", best_skill.strip() or "(empty)", "```"]
@@ -136,14 +149,20 @@ def run_section(name: str, r: dict[str, Any], out: Path) -> tuple[list[str], lis
 
 
 def gain_rows(run_dirs: list[Path], by: str) -> list[dict[str, Any]]:
-    """Improvement runs ranked by `final_gain` or `auc_gain` (the lower bound breaks ties)."""
+    """Improvement runs ranked by `final_gain` or `auc_gain` (the lower bound breaks ties); with variant curves,
+    by the smaller of the source and the variants' gain."""
     rows = []
     for d in run_dirs:
         metrics = read_json(Path(d) / METRICS)
         if by in metrics:
             run = read_json(Path(d) / RUN_FILE)
+            variant = metrics.get(f"variant_{by}") or {}
             rows.append({"player": run["player"].split("@", 1)[0], "env": run["env_id"], "run": Path(d).name,
-                         **{k: metrics[by][k] for k in ("mean", "lo", "hi")}, "rounds": len(metrics["rounds"])})
-    rows.sort(key=lambda r: (-r["mean"], -r["lo"], r["run"]))
+                         **{k: metrics[by][k] for k in ("mean", "lo", "hi")}, "rounds": len(metrics["rounds"]),
+                         **{f"variant_{k}": variant.get(k) for k in ("mean", "lo", "hi")}})
+    # ranked by both curves where a run has its variants' (--transfer-every-round): by the smaller gain, so a
+    # run ranks high only when it gains on the source and on the held-out variants
+    rows.sort(key=lambda r: (-min(r["mean"], r["variant_mean"] if r["variant_mean"] is not None else r["mean"]),
+                             -r["mean"], -r["lo"], r["run"]))
     return [{"rank": i + 1, **r} for i, r in enumerate(rows)]
 

@@ -29,6 +29,10 @@ class ImproveSettings(Section):
     obs_every: PosInt = Field(1, description="publish an observation every K steps")
     latency: Literal["client", "server", "endpoint"] | None = Field(None, description="measured clock: which "
                                                                     "latency is charged (runtime/clocks.py)")
+    latency_trace: str | None = Field(None, description="replay clock: the run or Parquet file whose latencies are "
+                                      "replayed (runtime/latency_trace.py)")
+    latency_model: Literal["empirical", "tokens"] | None = Field(None, description="replay clock: how latencies "
+                                                                 "are drawn")
     metric: str | None = Field(None, description="the score column (default: score, else return)")
     alpha: Fraction = Field(0.5, description="rollback when a round mean < alpha x the best")
     judge_mode: Literal["binding", "advisory"] = Field("binding", description="binding: needs_revision blocks")
@@ -49,8 +53,20 @@ class ImproveSettings(Section):
     frames: NonNegInt = Field(0, description="frames per episode for the reflector (recorded as MP4; needs video)")
     holdout_episodes: NonNegInt = Field(0, description="held-out episodes per round for the best-skill choice")
     transfer_episodes: NonNegInt = Field(0, description="episodes per variant and condition (0: no transfer)")
+    transfer_every_round: bool = Field(False, description="every round also plays transfer_episodes held-out "
+                                       "episodes per variant with its own skill (the curve shows both)")
+    stop_rule: Literal["none", "peak"] = Field("none", description="peak: stop once a held-out round is clearly "
+                                               "below the best one (a paired interval; needs holdout_episodes)")
     workers: NonNegInt = Field(1, description="episodes at once (0: one per CPU)")
 
+
+    @model_validator(mode="after")
+    def _needs(self) -> ImproveSettings:
+        if self.transfer_every_round and not self.transfer_episodes:
+            raise ValueError("transfer_every_round needs transfer_episodes >= 1 (--transfer N)")
+        if self.stop_rule == "peak" and self.holdout_episodes < 2:
+            raise ValueError("stop_rule peak needs holdout_episodes >= 2: it compares held-out rounds")
+        return self
 
     @model_validator(mode="after")
     def _clock_takes_them(self) -> ImproveSettings:
@@ -59,21 +75,33 @@ class ImproveSettings(Section):
 
         takes = clock_class(self.clock).setting_names()
         given = {"kappa": self.kappa is not None, "settle_s": self.settle_s is not None,
-                 "delay_s": self.delay_ms > 0, "obs_every": self.obs_every != 1, "latency": self.latency is not None}
+                 "delay_s": self.delay_ms > 0, "obs_every": self.obs_every != 1, "latency": self.latency is not None,
+                 "latency_trace": self.latency_trace is not None, "latency_model": self.latency_model is not None}
         refused = [PROTOCOL_FLAGS[name] for name, on in given.items() if on and name not in takes]
         if refused:
             raise ValueError(f"{', '.join(refused)}: not taken by clock {self.clock!r} (it takes "
                              f"{', '.join(takes)})")
+        if self.clock == "replay":  # its trace is read now, not when the first episode fails
+            from rtarena.errors import UserError
+            from rtarena.runtime.clocks import build_clock
+
+            try:
+                build_clock(self.clock, self.clock_settings())
+            except UserError as error:
+                raise ValueError(str(error)) from None
         return self
 
     def clock_settings(self) -> dict[str, Any]:
         """The clock settings every episode of the run is played with."""
         return {k: v for k, v in {"settle_s": self.settle_s, "kappa": self.kappa, "delay_s": self.delay_ms / 1000.0,
-                                  "obs_every": self.obs_every, "latency": self.latency}.items() if v is not None}
+                                  "obs_every": self.obs_every, "latency": self.latency,
+                                  "latency_trace": self.latency_trace, "latency_model": self.latency_model}.items()
+                if v is not None}
 
 
 PROTOCOL_FLAGS = {"kappa": "--kappa", "settle_s": "--settle-s", "delay_s": "--delay-ms", "obs_every": "--obs-every",
-                  "latency": "--setting latency"}
+                  "latency": "--setting latency", "latency_trace": "--setting latency_trace",
+                  "latency_model": "--setting latency_model"}
 
 
 def improve_settings(source: str = "rtarena improve", **values: Any) -> ImproveSettings:

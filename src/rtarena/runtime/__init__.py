@@ -5,6 +5,7 @@ from rtarena.runtime.clocks import (
     Clock,
     MeasuredClock,
     PausedClock,
+    ReplayClock,
     TokenClock,
     WallClock,
     make_clock,
@@ -13,6 +14,6 @@ from rtarena.runtime.match import run_match
 from rtarena.runtime.records import DecisionRecord, MatchResult, StepRecord
 
 __all__ = [
-    "CLOCKS", "Clock", "DecisionRecord", "MatchResult", "MeasuredClock", "PausedClock", "StepRecord",
-    "TokenClock", "WallClock", "make_clock", "run_match",
+    "CLOCKS", "Clock", "DecisionRecord", "MatchResult", "MeasuredClock", "PausedClock", "ReplayClock",
+    "StepRecord", "TokenClock", "WallClock", "make_clock", "run_match",
 ]

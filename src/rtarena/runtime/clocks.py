@@ -6,6 +6,7 @@
 | paused   | waits for every controller            | 0                          |
 | token    | advanced by a discrete-event scheduler | overhead + tokens_out / kappa |
 | measured | frozen while the agent thinks          | measured wall latency      |
+| replay   | frozen while the agent thinks          | a latency drawn from a recorded run (seeded) |
 
 Every protocol adds the injected delay `delay_s`. A clock is one small frozen class that declares its
 settings once, as typed fields with ranges (a `schema.Section`: unknown keys refused, the project's
@@ -23,13 +24,13 @@ from pydantic import ConfigDict, ValidationError, model_validator
 
 from rtarena.contract import Decision
 from rtarena.errors import UserError
+from rtarena.runtime.latency_trace import LEAST_LATENCY_S, DrawKey, LatencyModel, load_trace
 from rtarena.schema import NonNegFloat, PosFloat, PosInt, Section, error_line
 
 DEFAULT_KAPPA = 100.0  # tokens per simulated second when neither kappa nor B and f are given
 # A model call's default wall budget where the world waits for it (paused, token, measured): high reasoning
 # effort takes minutes, and the runtime prints a "still waiting" line while it waits.
 WAITING_BUDGET_S = 300.0
-LEAST_LATENCY_S = 1e-3  # some wall time always passes: what `planned_delay_s` assumes of a measured latency
 
 
 class Clock(Section):
@@ -47,12 +48,13 @@ class Clock(Section):
     # `settle_s` more simulated seconds of default actions, before it takes its next observation.
     settle_s: NonNegFloat | None = None
 
-    def thinking_s(self, decision: Decision, wall_latency_s: float) -> float:
-        """Simulated seconds the decision itself took, before the injected delay."""
+    def thinking_s(self, decision: Decision, wall_latency_s: float, key: DrawKey | None = None) -> float:
+        """Simulated seconds the decision itself took, before the injected delay. `key` says which decision
+        of the episode it is (clocks that draw a latency seed the draw with it)."""
         raise NotImplementedError
 
-    def decision_delay_s(self, decision: Decision, wall_latency_s: float) -> float:
-        return self.thinking_s(decision, wall_latency_s) + self.delay_s
+    def decision_delay_s(self, decision: Decision, wall_latency_s: float, key: DrawKey | None = None) -> float:
+        return self.thinking_s(decision, wall_latency_s, key) + self.delay_s
 
     def planned_delay_s(self, tokens_out: int = 0) -> float:
         """Simulated seconds from deciding to committing for a decision of `tokens_out` generated tokens, as
@@ -101,7 +103,7 @@ class PausedClock(Clock):
 
     name: ClassVar[str] = "paused"
 
-    def thinking_s(self, decision: Decision, wall_latency_s: float) -> float:
+    def thinking_s(self, decision: Decision, wall_latency_s: float, key: DrawKey | None = None) -> float:
         return 0.0
 
     def describe(self) -> str:
@@ -131,7 +133,7 @@ class TokenClock(Clock):
             object.__setattr__(self, "kappa", float(self.kappa))
         return self
 
-    def thinking_s(self, decision: Decision, wall_latency_s: float) -> float:
+    def thinking_s(self, decision: Decision, wall_latency_s: float, key: DrawKey | None = None) -> float:
         return self.overhead_s + decision.tokens_out / self.kappa
 
     @classmethod
@@ -171,14 +173,56 @@ class MeasuredClock(Clock):
     deterministic: ClassVar[bool] = False
     latency: Literal["client", "server", "endpoint"] = "client"
 
-    def thinking_s(self, decision: Decision, wall_latency_s: float) -> float:
-        key = LATENCY_SOURCES[self.latency]
-        seen = (decision.extra or {}).get(key) if key else None
+    def thinking_s(self, decision: Decision, wall_latency_s: float, key: DrawKey | None = None) -> float:
+        source = LATENCY_SOURCES[self.latency]
+        seen = (decision.extra or {}).get(source) if source else None
         return float(seen) if seen is not None else wall_latency_s
 
     def describe(self) -> str:
         return ("The game keeps running while you think: every second you take is a second of game time."
                 + self._delay_sentence())
+
+
+class ReplayClock(Clock):
+    """Latency replay: the world is frozen while the agent thinks, as under `measured`, then advanced by a
+    latency drawn, seeded, from a recorded run's decisions (`runtime/latency_trace.py`) instead of the
+    agent's own wall time. So a paid wall-clock run can be replayed with another agent, offline and
+    deterministically, at the same latency profile: same seed + same trace + deterministic agents give
+    byte-identical records. `latency_model` says how: `empirical` (a recorded latency of the controller of
+    the same name, else of any controller) or `tokens` (a fit on the decision's tokens in and out plus a
+    recorded residual; the trace must hold token counts)."""
+
+    name: ClassVar[str] = "replay"
+    latency_trace: str | None = None  # a run folder or a Parquet file (a latency trace or a decisions table)
+    latency_model: Literal["empirical", "tokens"] = "empirical"
+
+    @model_validator(mode="after")
+    def _trace(self) -> ReplayClock:
+        if self.latency_trace is None:
+            raise ValueError("the replay clock needs latency_trace, the run whose latencies it replays (run: "
+                             "--latency-trace RUN_OR_PARQUET; improve: --setting latency_trace=RUN)")
+        try:
+            trace = load_trace(self.latency_trace)
+        except UserError as error:
+            raise ValueError(str(error)) from None
+        if self.latency_model == "tokens" and not trace.has_tokens():
+            raise ValueError(f"--latency-trace {self.latency_trace}: holds no token counts (tokens_in, tokens_out "
+                             "are all 0); --latency-model tokens needs them, empirical does not")
+        return self
+
+    def thinking_s(self, decision: Decision, wall_latency_s: float, key: DrawKey | None = None) -> float:
+        """A drawn latency; without `key` (a plan made before deciding, a video overlay), the least the trace
+        recorded, as `planned_delay_s` promises of clocks that measure."""
+        trace = load_trace(str(self.latency_trace))
+        if key is None:
+            return trace.least_s
+        model: LatencyModel = self.latency_model
+        return trace.draw(key, model, decision.tokens_in, decision.tokens_out)
+
+    def describe(self) -> str:
+        median = load_trace(str(self.latency_trace)).median_s
+        return ("The game keeps running while you think: each decision costs the game time a recorded model "
+                f"took to answer (median {median:.2f} s)." + self._delay_sentence())
 
 
 class WallClock(Clock):
@@ -188,7 +232,7 @@ class WallClock(Clock):
     concurrent: ClassVar[bool] = True
     deterministic: ClassVar[bool] = False
 
-    def thinking_s(self, decision: Decision, wall_latency_s: float) -> float:
+    def thinking_s(self, decision: Decision, wall_latency_s: float, key: DrawKey | None = None) -> float:
         return wall_latency_s
 
     def model_budget_s(self, horizon_s: float | None = None) -> float | None:
@@ -201,7 +245,8 @@ class WallClock(Clock):
         return "The game runs in real time and does not wait for you: act quickly." + self._delay_sentence()
 
 
-CLOCKS: dict[str, type[Clock]] = {cls.name: cls for cls in (WallClock, PausedClock, TokenClock, MeasuredClock)}
+CLOCKS: dict[str, type[Clock]] = {cls.name: cls for cls in (WallClock, PausedClock, TokenClock, MeasuredClock,
+                                                              ReplayClock)}
 
 
 def clock_class(name: str, *, source: str | None = None, field: str = "clock") -> type[Clock]:

@@ -15,6 +15,7 @@ from typing import Any
 from rtarena.contract import Decision
 from rtarena.runtime.clocks import Clock
 from rtarena.runtime.controllers import ControllerSlot, is_default, split_steps
+from rtarena.runtime.latency_trace import DrawKey
 from rtarena.runtime.records import (
     DecisionRecord,
     MatchResult,
@@ -108,11 +109,12 @@ class Episode:
         or one per chunk step) and its commit sim time."""
         slot = self.slots[slot_index]
         steps, valid = split_steps(slot, decision, self.env, seen.alive)
-        delay = sim_round(self.clock.decision_delay_s(decision, wall_end - wall_start))
-        committed = sim_round(start_sim_s + delay)
         index = len(self.drafts)
         self._counts[slot_index] = self._counts.get(slot_index, 0) + 1
         self._decided[index] = (slot_index, self._counts[slot_index])
+        key = DrawKey(self.seed, slot.name, self._counts[slot_index])  # seeds a clock's drawn latency
+        delay = sim_round(self.clock.decision_delay_s(decision, wall_end - wall_start, key))
+        committed = sim_round(start_sim_s + delay)
         self.drafts.append({
             "index": index,
             "controller": slot.name,
