@@ -1,0 +1,50 @@
+"""The batched vector env (one compiled call per batch, `fused.py`) gives the records of stepping the copies one
+by one through `ArenaEnv.step`: pixels, rewards, ends, autoreset, final frames, events and scores."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from rtarena.envs.arena.vector import ArenaVectorEnv
+
+# 1 s episodes (4 steps): two autoresets in 10 steps; turrets that reach far and shoot often, so shells,
+# flashes and HUD marks are drawn; coins everywhere, so some are taken (rewards)
+KWARGS = {"overrides": {"arena.time_limit_s": 1.0, "turret.range_m": 40.0, "coins.count": 60,
+                        "coins.pickup_radius_m": 3.0}}
+
+
+def records(batched: bool, steps: int = 10):
+    env = ArenaVectorEnv("arena/basic-v0", num_envs=3, obs="pixels", env_kwargs=KWARGS, batched=batched)
+    assert env.batched is batched
+    out = [env.reset(seed=11)[0]]
+    rng = np.random.default_rng(4)
+    for _ in range(steps):
+        obs, rewards, term, trunc, infos = env.step(rng.integers(0, env.single_action_space.nvec, size=(3, 7)))
+        out.append((obs, rewards, term, trunc, infos))
+    layouts = [e.world.obstacles.boxes for e in env.envs]
+    env.close()
+    return out, layouts
+
+
+def test_batched_records_equal_copy_by_copy():
+    fused, layouts = records(True)
+    plain, _ = records(False)
+    assert not np.array_equal(layouts[0], layouts[1])  # copies play different layouts
+    np.testing.assert_array_equal(fused[0], plain[0])
+    ended = rewarded = 0
+    for (obs, rew, term, trunc, infos), (obs2, rew2, term2, trunc2, infos2) in zip(fused[1:], plain[1:], strict=True):
+        np.testing.assert_array_equal(obs, obs2)
+        np.testing.assert_array_equal(rew, rew2)
+        np.testing.assert_array_equal(term, term2)
+        np.testing.assert_array_equal(trunc, trunc2)
+        assert infos.keys() == infos2.keys()
+        if infos:
+            np.testing.assert_array_equal(infos["_final_obs"], infos2["_final_obs"])
+            for k in np.flatnonzero(infos["_final_obs"]):
+                np.testing.assert_array_equal(infos["final_obs"][k], infos2["final_obs"][k])
+                for key in ("events", "score"):
+                    assert infos["final_info"][key][k] == infos2["final_info"][key][k]
+                assert infos["score"][k] == infos2["score"][k]
+                ended += 1
+        rewarded += int((rew > 0).sum())
+    assert ended >= 3 and rewarded >= 1
