@@ -6,6 +6,7 @@ from __future__ import annotations
 import numpy as np
 
 from rtarena.envs.arena.vector import ArenaVectorEnv
+from rtarena.envs.registry import make
 
 # 1 s episodes (4 steps): two autoresets in 10 steps; turrets that reach far and shoot often, so shells,
 # flashes and HUD marks are drawn; coins everywhere, so some are taken (rewards)
@@ -16,6 +17,8 @@ KWARGS = {"overrides": {"arena.time_limit_s": 1.0, "turret.range_m": 40.0, "coin
 def records(batched: bool, steps: int = 10):
     env = ArenaVectorEnv("arena/basic-v0", num_envs=3, obs="pixels", env_kwargs=KWARGS, batched=batched)
     assert env.batched is batched
+    for copy in env.envs:
+        copy.fuse = False  # copy by copy through `ArenaEnv.step` itself, not its one-agent compiled step
     out = [env.reset(seed=11)[0]]
     rng = np.random.default_rng(4)
     for _ in range(steps):
@@ -48,3 +51,23 @@ def test_batched_records_equal_copy_by_copy():
                 ended += 1
         rewarded += int((rew > 0).sum())
     assert ended >= 3 and rewarded >= 1
+
+
+def test_one_agent_compiled_step_equals_the_env_step():
+    """`ArenaEnv.step` of a one-player rgb env runs `fused.OneAgent` (one compiled call): same frames, rewards,
+    ends, events, world clock and metrics as the env's own step."""
+    envs = [make("arena/basic-v0", obs=("rgb",), resolution=(96, 72), **KWARGS) for _ in range(2)]
+    envs[1].fuse = False
+    runs = []
+    for env in envs:
+        rng = np.random.default_rng(2)
+        steps = [env.reset(seed=3)]
+        assert (env._fused is not None) is env.fuse
+        while env.agents:
+            steps.append(env.step({"p0": rng.integers(0, env.action_space("p0").nvec)}))
+        runs.append((steps, env.world.time_s, env.episode_metrics()))
+    assert envs[0]._fused is None and len(runs[0][0]) == 5  # it ran fused, and handed back at the end
+    for a, b in zip(runs[0][0], runs[1][0], strict=True):
+        np.testing.assert_array_equal(a[0]["p0"]["rgb"], b[0]["p0"]["rgb"])
+        assert a[1:] == b[1:]
+    assert runs[0][1:] == runs[1][1:]

@@ -28,7 +28,7 @@ import numpy as np
 from numba.typed import List
 
 from rtarena.envs.arena.events import (
-    AMMO_PICKUP,
+    AMMO_MOVED,
     CHICKEN_SHOT,
     COIN,
     HIT,
@@ -65,8 +65,9 @@ from rtarena.envs.arena.render.scene import (
 from rtarena.envs.arena.render.sky import sky_words
 from rtarena.envs.arena.render.tables import camera_rows, fill_sprites, hud_rows
 from rtarena.envs.arena.sim import hold, simulate
+from rtarena.envs.arena.world import Projectiles
 
-CODES = AMMO_PICKUP + 2  # event codes 0..AMMO_MOVED
+CODES = AMMO_MOVED + 1  # event codes 0..AMMO_MOVED
 NO_MINIMAP = np.zeros((0, 0, 3), dtype=np.uint8)
 
 
@@ -85,19 +86,26 @@ def points_by_code(env: Any) -> np.ndarray:
     return table
 
 
-def plan_table(env: Any) -> tuple[np.ndarray, ...]:
+def plan_table(env: Any) -> tuple[tuple[np.ndarray, ...], list[tuple]]:
     """Every step's sub-step plan from time 0 to the time limit (`Simulation._plan`, the same for every episode
-    of a level): start times, zone radius squared, relocations `(J, S)`, the end time and zone radius `(J,)`."""
+    of a level): start times, zone radius squared, relocations `(J, S)`, the end time and zone radius `(J,)`;
+    and the zone `(radius, next shrink, target radius)` after each step. Kept on the env's `Simulation`."""
     sim, world = env.sim, env.world
+    key = (env.substeps, env.substep_s, world.time_limit_s)
+    kept = sim.__dict__.get("_plan_table")
+    if kept is not None and kept[0] == key:
+        return kept[1]
     t, rows = 0.0, []
     while True:
         times, radius_sq, relocate, t_end, zone_now = sim._plan(t, env.substeps, env.substep_s)
-        rows.append((times, radius_sq, relocate, t_end, zone_now[0]))
+        rows.append((times, radius_sq, relocate, t_end, zone_now))
         t = t_end
         if t >= world.time_limit_s - 1e-9:
             break
-    return (np.stack([r[0] for r in rows]), np.stack([r[1] for r in rows]), np.stack([r[2] for r in rows]),
-            np.array([r[3] for r in rows]), np.array([r[4] for r in rows]))
+    table = ((np.stack([r[0] for r in rows]), np.stack([r[1] for r in rows]), np.stack([r[2] for r in rows]),
+              np.array([r[3] for r in rows]), np.array([r[4][0] for r in rows])), [r[4] for r in rows])
+    sim._plan_table = (key, table)
+    return table
 
 
 class Slot:
@@ -140,19 +148,24 @@ class Slot:
             first_frame.copy(),
         ))
 
-    def last_events(self, times: np.ndarray, t_end: float) -> list[dict]:
-        """The events of the slot's last step that involve its player, as `ArenaEnv.step` gives them in infos:
-        built only for a finished episode (its final info)."""
-        env = self.env
-        log = EventLog(env.possible_agents)
+    def log_events(self, log: EventLog, times: np.ndarray, t_end: float) -> None:
+        """The events of the slot's last step into `log`, as `ArenaEnv._step` emits them: the kernel's rows, then
+        the zone damage."""
         ev, evx, evn = self.events
         if evn[0]:
             decode(log, ev[:evn[0]], evx[:evn[0]], times.tolist())
         log.time_s = t_end
-        for i, damage in enumerate(self.taken.tolist()):
-            if damage > 0:
-                log.emit("zone_damage", agent=env.possible_agents[i], damage=round(damage, 6))
-        return log.routed().get(env.possible_agents[0], [])
+        if self.taken.any():
+            for i, damage in enumerate(self.taken.tolist()):
+                if damage > 0:
+                    log.emit("zone_damage", agent=log.names[i], damage=round(damage, 6))
+
+    def last_events(self, times: np.ndarray, t_end: float) -> list[dict]:
+        """The events of the slot's last step that involve its player, as `ArenaEnv.step` gives them in infos:
+        built only for a finished episode (its final info)."""
+        log = EventLog(self.env.possible_agents)
+        self.log_events(log, times, t_end)
+        return log.routed().get(self.env.possible_agents[0], [])
 
 
 class Shared:
@@ -163,7 +176,7 @@ class Shared:
         width, height = senses.width, senses.height
         renderer = senses.ensure_renderer()
         mm_x0, mm_y0, mm_size = renderer._minimap
-        self.plan = plan_table(env)
+        self.plan, self.zone_now = plan_table(env)
         self.numbers = (float(env.substep_s), env._motion, float(env.world.size_m), points_by_code(env), bool(hud),
                         int(mm_x0), int(mm_y0), int(mm_size))
         self.scratch = (np.zeros((n, CAMERA_FIELDS), np.float32), np.zeros((n, HUD_FIELDS)),
@@ -172,11 +185,69 @@ class Shared:
         self.art = (sky_words(), FONT, NO_MINIMAP)
 
 
-def slots_list(slots: list[Slot]) -> List:
-    out = List()
-    for slot in slots:
-        out.append(slot.held)
-    return out
+class Batch:
+    """`n` copies as `step_batch` takes them, in one `Held` (one unboxing a call): their slots (copy k plays
+    `slots[2k + active[k]]`), the shared plan and numbers, and the output arrays, written in place."""
+
+    def __init__(self, env: Any, slots: list[Slot], hud: bool) -> None:
+        n = len(slots) // 2
+        senses = Senses.of(env)
+        self.shared = Shared(env, n, hud)
+        self.slots, self.typed = slots, List([slot.held for slot in slots])
+        self.active = np.zeros(n, dtype=np.int64)
+        self.step_at = np.zeros(2 * n, dtype=np.int64)
+        shape = (n, senses.height, senses.width, 3)
+        self.obs, self.final_obs = np.zeros(shape, np.uint8), np.zeros(shape, np.uint8)
+        self.rewards, self.terminated, self.truncated = np.zeros(n), np.zeros(n, bool), np.zeros(n, bool)
+        self.held = hold((self.typed, self.active, self.step_at, self.shared.plan, self.shared.numbers,
+                          self.shared.scratch, self.shared.art,
+                          (self.obs, self.final_obs, self.rewards, self.terminated, self.truncated)))
+
+    def replace(self, index: int, slot: Slot) -> None:
+        """Slot `index` plays a new episode (the slot list is shared with the kernel: no new `Held`)."""
+        self.slots[index] = slot
+        self.typed[index] = slot.held
+
+    def step(self, actions: np.ndarray) -> None:
+        step_batch(self.held, actions)
+
+
+class OneAgent:
+    """`ArenaEnv._step` of a one-player pixel env in one compiled call: `step_batch` with one copy whose two
+    slots are its episode (so nothing resets inside). The Python around it sets the world's clock, zone and shells
+    and decodes events only in steps that have some. The env hands back to its own step at the episode's end (the
+    world's arrays are the same: either step can follow the other)."""
+
+    def __init__(self, env: Any, first_frame: np.ndarray) -> None:
+        slot = Slot(env, first_frame)
+        self.env, self.slot, self.agent = env, slot, env.possible_agents[0]
+        self.batch = Batch(env, [slot, slot], bool(env.sense_options["hud"]))
+        self.actions = np.zeros((1, 7), np.int64)
+        self.j = 0
+
+    def step(self, actions: dict[str, Any]) -> tuple:
+        env, batch, slot, agent = self.env, self.batch, self.slot, self.agent
+        world, log, j = env.world, env.log, self.j
+        self.actions[0] = np.asarray(actions[agent], dtype=np.int64).reshape(-1)
+        batch.step(self.actions)
+        self.j = j + 1
+        term, trunc = bool(batch.terminated[0]), bool(batch.truncated[0])
+        frame = (batch.final_obs if term or trunc else batch.obs)[0].copy()
+        plan = batch.shared.plan
+        world.time_s = t_end = float(plan[3][j])
+        world.zone.radius_m, world.zone.next_shrink_s, world.zone.target_radius_m = batch.shared.zone_now[j]
+        shells = slot.shells
+        c = int(shells[5][0])
+        if c or len(world.projectiles.ttl_s):
+            world.projectiles = Projectiles(*(buf[:c].copy() for buf in shells[:5]))
+        log.start_step()
+        slot.log_events(log, plan[0][j], t_end)
+        env._routed = log.routed() if log.step else {}
+        env._perception, env._views = None, {}
+        if term or trunc:
+            env._fused = None  # the episode is over: any further step is the env's own
+        return ({agent: {"rgb": frame}}, {agent: float(batch.rewards[0])}, {agent: term}, {agent: trunc},
+                {agent: {"events": list(env._routed.get(agent, ()))}})
 
 
 @kernel
@@ -221,11 +292,12 @@ def flashes(table, ev, evn, pos, yaw, eye_height, tu_pos, tu_barrel):
 
 
 @kernel
-def step_batch(slots, active, step_at, actions, plan, numbers, scratch, art, obs, final_obs, rewards, terminated,
-               truncated):
-    """One step of every copy: copy `k` plays `slots[2k + active[k]]` at its step `step_at[slot]` under
-    `actions[k]`; its frame goes to `obs[k]`. A copy whose episode ends leaves its last frame in `final_obs[k]`
-    and starts the other slot (its first frame in `obs[k]`)."""
+def step_batch(batch, actions):
+    """One step of every copy (`batch` is a `Batch`'s `held`): copy `k` plays `slots[2k + active[k]]` at its step
+    `step_at[slot]` under `actions[k]`; its frame goes to `obs[k]`. A copy whose episode ends leaves its last frame
+    in `final_obs[k]` and starts the other slot (its first frame in `obs[k]`)."""
+    slots, active, step_at, plan, numbers, scratch, art, out = batch.values
+    obs, final_obs, rewards, terminated, truncated = out
     times, radius_sq, relocate, t_ends, zone_radii = plan
     h, motion, size, scored, show, mm_x0, mm_y0, mm_size = numbers
     cams, hud, depth, me, marks, gained, zone_view = scratch

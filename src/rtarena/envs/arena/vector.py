@@ -77,10 +77,9 @@ class ArenaVectorEnv(VectorEnv):
         self.batched = can_fuse if batched is None else bool(batched)
         if self.batched:  # each copy's next episode, reset ahead (`fused.Slot`)
             self.spares = [make(env_id, obs=(self.modality,), **kwargs) for _ in range(num_envs)]
-            self._final = np.zeros_like(self._obs)
-            self._active = np.zeros(num_envs, dtype=np.int64)
-            self._step_at = np.zeros(2 * num_envs, dtype=np.int64)
-            self._shared: Any = None
+            for env in [*self.envs, *self.spares]:
+                env.fuse = False  # the batch steps them: no one-agent step of their own
+            self._batch: Any = None
 
     def reset(self, *, seed: int | list[int] | None = None, options: dict[str, Any] | None = None):
         seeds = seed if isinstance(seed, list) else [None if seed is None else seed + k for k in range(self.num_envs)]
@@ -105,16 +104,13 @@ class ArenaVectorEnv(VectorEnv):
         return Slot(env, observations[self.agent][self.modality])
 
     def _reset_slots(self) -> None:
-        from rtarena.envs.arena.fused import Shared, Slot, slots_list
+        from rtarena.envs.arena.fused import Batch, Slot
 
         slots = []
         for k, (env, spare) in enumerate(zip(self.envs, self.spares, strict=True)):
             slots += [Slot(env, self._obs[k]), self._slot(spare, self._next_seed(k, 1))]
-        self._slots, self._typed = slots, slots_list(slots)
-        self._active[:] = 0
-        self._step_at[:] = 0
-        if self._shared is None:
-            self._shared = Shared(self.envs[0], self.num_envs, bool(self.envs[0].sense_options["hud"]))
+        self._batch = Batch(self.envs[0], slots, bool(self.envs[0].sense_options["hud"]))
+        self._batch.obs[:] = self._obs
 
     def step(self, actions: np.ndarray):
         actions = np.asarray(actions, dtype=np.int64).reshape(self.num_envs, -1)
@@ -140,27 +136,21 @@ class ArenaVectorEnv(VectorEnv):
 
     def _step_batched(self, actions: np.ndarray):
         """Every copy in one compiled call (`fused.step_batch`); Python only for the copies whose episode ended."""
-        from rtarena.envs.arena.fused import step_batch
-
-        n, shared = self.num_envs, self._shared
-        rewards = np.zeros(n, dtype=np.float64)
-        terminations = np.zeros(n, dtype=bool)
-        truncations = np.zeros(n, dtype=bool)
-        step_batch(self._typed, self._active, self._step_at, actions, shared.plan, shared.numbers, shared.scratch,
-                   shared.art, self._obs, self._final, rewards, terminations, truncations)
+        batch = self._batch
+        batch.step(actions)
+        terminations, truncations = batch.terminated.copy(), batch.truncated.copy()
         infos: dict[str, Any] = {}
         for k in np.flatnonzero(terminations | truncations).tolist():
-            old = 2 * k + 1 - int(self._active[k])
-            slot, j = self._slots[old], int(self._step_at[old])
-            times, t_end = shared.plan[0][j], float(shared.plan[3][j])
-            final = {"events": slot.last_events(times, t_end), "score": float(slot.env.scores()[0])}
-            infos = self._add_info(infos, {"final_obs": self._final[k].copy(), "final_info": final,
+            old = 2 * k + 1 - int(batch.active[k])
+            slot, j = batch.slots[old], int(batch.step_at[old])
+            plan = batch.shared.plan
+            final = {"events": slot.last_events(plan[0][j], float(plan[3][j])), "score": float(slot.env.scores()[0])}
+            infos = self._add_info(infos, {"final_obs": batch.final_obs[k].copy(), "final_info": final,
                                            "score": final["score"]}, k)
             self._episodes[k] += 1
             # the finished slot gets the episode after the one just started
-            self._slots[old] = self._slot(slot.env, self._next_seed(k, int(self._episodes[k]) + 1))
-            self._typed[old] = self._slots[old].held
-        return self._obs.copy(), rewards, terminations, truncations, infos
+            batch.replace(old, self._slot(slot.env, self._next_seed(k, int(self._episodes[k]) + 1)))
+        return batch.obs.copy(), batch.rewards.copy(), terminations, truncations, infos
 
     def close_extras(self, **kwargs: Any) -> None:
         for env in [*self.envs, *getattr(self, "spares", ())]:
