@@ -148,7 +148,8 @@ class ArenaVectorEnv(VectorEnv):
             infos = self._add_info(infos, {"final_obs": batch.final_obs[k].copy(), "final_info": final,
                                            "score": final["score"]}, k)
             self._episodes[k] += 1
-            # the finished slot gets the episode after the one just started
+            # `envs[k]` is the env playing copy k; the finished one gets the episode after the one just started
+            self.envs[k], self.spares[k] = self.spares[k], slot.env
             batch.replace(old, self._slot(slot.env, self._next_seed(k, int(self._episodes[k]) + 1)))
         return batch.obs.copy(), batch.rewards.copy(), terminations, truncations, infos
 
