@@ -3,10 +3,14 @@ by one through `ArenaEnv.step`: pixels, rewards, ends, autoreset, final frames, 
 
 from __future__ import annotations
 
+import copy
+
 import numpy as np
+import pytest
 
 from rtarena.envs.arena.vector import ArenaVectorEnv
 from rtarena.envs.registry import make
+from rtarena.errors import UserError
 
 # 1 s episodes (4 steps): two autoresets in 10 steps; turrets that reach far and shoot often, so shells,
 # flashes and HUD marks are drawn; coins everywhere, so some are taken (rewards)
@@ -17,8 +21,8 @@ KWARGS = {"overrides": {"arena.time_limit_s": 1.0, "turret.range_m": 40.0, "coin
 def records(batched: bool, steps: int = 10):
     env = ArenaVectorEnv("arena/basic-v0", num_envs=3, obs="pixels", env_kwargs=KWARGS, batched=batched)
     assert env.batched is batched
-    for copy in env.envs:
-        copy.fuse = False  # copy by copy through `ArenaEnv.step` itself, not its one-agent compiled step
+    for one in env.envs:
+        one.fuse = False  # copy by copy through `ArenaEnv.step` itself, not its one-agent compiled step
     out = [env.reset(seed=11)[0]]
     rng = np.random.default_rng(4)
     for _ in range(steps):
@@ -71,3 +75,24 @@ def test_one_agent_compiled_step_equals_the_env_step():
         np.testing.assert_array_equal(a[0]["p0"]["rgb"], b[0]["p0"]["rgb"])
         assert a[1:] == b[1:]
     assert runs[0][1:] == runs[1][1:]
+
+
+def test_a_copy_of_a_fused_env_goes_on_with_the_env_step():
+    """The fused step's compiled objects do not copy: a deep copy taken mid-episode steps on with the env's own
+    step, from the same world, to the same records."""
+    env = make("arena/basic-v0", obs=("rgb",), resolution=(96, 72), render_threads=1, **KWARGS)
+    env.reset(seed=3)
+    for k in range(2):
+        env.step({"p0": np.array([k % 3, 2, 1, 0, 1, 0, 1])})
+    clone = copy.deepcopy(env)
+    assert env._fused is not None and clone._fused is None
+    action = {"p0": np.array([1, 2, 2, 0, 1, 0, 1])}
+    (obs, *rest), (obs2, *rest2) = env.step(action), clone.step(action)
+    np.testing.assert_array_equal(obs["p0"]["rgb"], obs2["p0"]["rgb"])
+    assert rest == rest2
+
+
+def test_batched_is_refused_where_the_fused_step_does_not_play():
+    with pytest.raises(UserError, match="batched step plays pixels"):
+        ArenaVectorEnv("arena/basic-v0", num_envs=2, obs="state", batched=True)
+    assert not ArenaVectorEnv("arena/basic-v0", num_envs=2, obs="state").batched  # state: copy by copy

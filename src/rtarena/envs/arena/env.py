@@ -155,6 +155,10 @@ class ArenaEnv(RealtimeParallelEnv):
         self.layout: Layout | None = None
         self._fused: Any = None
 
+    def __getstate__(self) -> dict:
+        # the fused step's compiled objects neither pickle nor copy: a copy goes on with the env's own step
+        return {**self.__dict__, "_fused": None}
+
     # -- spaces -------------------------------------------------------------------------------------
     def observation_space(self, agent: str) -> spaces.Dict:
         return self._observation_spaces[agent]
