@@ -18,6 +18,13 @@ other load on the machine does not distort them as it would wall-clock rates. Vi
 
 At 160x120 and 320x240, with and without a depth buffer. Needs `pip install 'rtarena[bench]'`
 (ViZDoom from PyPI).
+
+    .venv/bin/python bench/vizdoom_compare.py --vector [--copies 8,32,64]
+
+`--vector`: reinforcement-learning throughput instead: `ArenaVectorEnv` on `arena/basic-v0` with 84x84 RGB
+observations (one compiled call per batch, autoreset included; random actions), frames = copies x vector
+steps, at 8, 32 and 64 copies, beside ViZDoom's single env at 160x120 RGB (the rate RL users compare with),
+both on one core in the same run.
 """
 
 from __future__ import annotations
@@ -135,15 +142,32 @@ def renderer_fps(width: int, height: int, depth: bool, seconds: float, agents: i
     return frames / (cpu_seconds() - cpu0)
 
 
+def vector_fps(width: int, height: int, depth: bool, seconds: float, copies: int) -> float:
+    """`ArenaVectorEnv` (84x84 RGB, `copies` copies of `arena/basic-v0`): frames = copies x vector steps."""
+    import numpy as np
+
+    from rtarena.envs.arena.vector import ArenaVectorEnv
+
+    env = ArenaVectorEnv("arena/basic-v0", num_envs=copies, obs="pixels", env_kwargs={"render_threads": 1})
+    env.reset(seed=0)
+    rng = np.random.default_rng(0)
+    actions = rng.integers(0, env.single_action_space.nvec, size=(64, copies, len(env.single_action_space.nvec)))
+    for k in range(5):
+        env.step(actions[k])
+    frames, start, cpu0 = 0, time.perf_counter(), cpu_seconds()
+    while time.perf_counter() - start < seconds:
+        env.step(actions[frames // copies % len(actions)])
+        frames += copies
+    return frames / (cpu_seconds() - cpu0)
+
+
+KINDS = {"vizdoom": lambda w, h, d, s, n: vizdoom_fps(w, h, d, s), "renderer": renderer_fps, "arena": arena_fps,
+         "vector": vector_fps}
+
+
 def child(kind: str, width: int, height: int, depth: bool, seconds: float, agents: int) -> None:
     os.sched_setaffinity(0, {sorted(os.sched_getaffinity(0))[0]})
-    if kind == "vizdoom":
-        fps = vizdoom_fps(width, height, depth, seconds)
-    elif kind == "renderer":
-        fps = renderer_fps(width, height, depth, seconds, agents)
-    else:
-        fps = arena_fps(width, height, depth, seconds, agents)
-    print(json.dumps({"fps": fps}))
+    print(json.dumps({"fps": KINDS[kind](width, height, depth, seconds, agents)}))
 
 
 def measure(kind: str, width: int, height: int, depth: bool, seconds: float, agents: int = 1,
@@ -163,6 +187,8 @@ def main() -> int:
     parser.add_argument("--seconds", type=float, default=3.0)
     parser.add_argument("--repeats", type=int, default=2, help="best of this many runs per cell")
     parser.add_argument("--child", nargs=6)
+    parser.add_argument("--vector", action="store_true", help="the batched vector env (84x84) beside ViZDoom")
+    parser.add_argument("--copies", default="8,32,64", help="with --vector: the numbers of copies")
     args = parser.parse_args()
     if args.child:
         kind, w, h, d, s, n = args.child
@@ -173,6 +199,8 @@ def main() -> int:
     except ImportError:
         print("ViZDoom is not installed: pip install 'rtarena[bench]'")
         return 1
+    if args.vector:
+        return vector_table(args)
     # compile the arena's kernels once, outside the timings
     measure("arena", 160, 120, True, 0.5)
     print(f"frames per CPU second on one core (best of {args.repeats} runs of {args.seconds:g} s per cell); "
@@ -190,6 +218,24 @@ def main() -> int:
             alone = measure("renderer", width, height, depth, args.seconds, 16, r)
             print(f"| {width}x{height} | {'yes' if depth else 'no'} | {vz:,.0f} | {one:,.0f} | {one / vz:.1f}x "
                   f"| {many:,.0f} | {many / vz:.1f}x | {alone:,.0f} | {alone / vz:.1f}x |", flush=True)
+    return 0
+
+
+def vector_table(args: argparse.Namespace) -> int:
+    """Frames per CPU second of the batched vector env at each number of copies, and ViZDoom's single env."""
+    copies = [int(v) for v in args.copies.split(",")]
+    measure("vector", 84, 84, False, 0.5, copies[0])  # compile outside the timings
+    print(f"frames per CPU second on one core (best of {args.repeats} runs of {args.seconds:g} s per cell); "
+          "ratio = arena / ViZDoom")
+    print(f"load average: {os.getloadavg()[0]:.1f}")
+    vz = measure("vizdoom", 160, 120, False, args.seconds, 1, args.repeats)
+    print("| env | observation | frames / CPU s | ratio to ViZDoom |")
+    print("|---|---|---|---|")
+    print(f"| ViZDoom, single env | 160x120 RGB | {vz:,.0f} | 1.0x |", flush=True)
+    for n in copies:
+        fps = measure("vector", 84, 84, False, args.seconds, n, args.repeats)
+        print(f"| arena `ArenaVectorEnv`, {n} copies | 84x84 RGB | {fps:,.0f} | {fps / vz:.1f}x |", flush=True)
+    print(f"load average at the end: {os.getloadavg()[0]:.1f}")
     return 0
 
 

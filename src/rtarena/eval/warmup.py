@@ -33,9 +33,12 @@ def warmup_jobs() -> list[EpisodeJob]:
     for spec in ENV_TABLE:
         if spec.family in ("arena", "games"):
             rows.setdefault(spec.entry_point, spec.id)
-    return [EpisodeJob(env_id, ("heuristic",), "paused", seed=0, max_steps=STEPS, label="warmup",
+    jobs = [EpisodeJob(env_id, ("heuristic",), "paused", seed=0, max_steps=STEPS, label="warmup",
                        env_kwargs=ARENA_SENSES if env_id.startswith("arena/") else {})
             for env_id in rows.values()]
+    # one player seeing pixels alone: the fused step (`envs/arena/fused.py`, the vector env's kernel too)
+    return [*jobs, EpisodeJob("arena/basic-v0", ("heuristic",), "paused", seed=0, max_steps=STEPS, label="warmup",
+                              env_kwargs={"obs": ("rgb",)})]
 
 
 def dispatchers() -> Iterator[tuple[str, object]]:

@@ -72,6 +72,9 @@ class ArenaEnv(RealtimeParallelEnv):
     metadata: ClassVar[dict[str, Any]] = {"render_modes": ["rgb_array", "human"], "name": "arena",
                                           "is_parallelizable": True,
                                           "render_fps": 4}
+    # A one-player env observing `rgb` alone steps in one compiled call (`fused.OneAgent`: world, reward, end,
+    # HUD and pixels); False on an instance (before `reset`) keeps the step below, which gives the same records.
+    fuse: ClassVar[bool] = True
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
@@ -150,6 +153,11 @@ class ArenaEnv(RealtimeParallelEnv):
         self.zone = self.sim.zone
         self.world: World | None = None
         self.layout: Layout | None = None
+        self._fused: Any = None
+
+    def __getstate__(self) -> dict:
+        # the fused step's compiled objects neither pickle nor copy: a copy goes on with the env's own step
+        return {**self.__dict__, "_fused": None}
 
     # -- spaces -------------------------------------------------------------------------------------
     def observation_space(self, agent: str) -> spaces.Dict:
@@ -201,7 +209,14 @@ class ArenaEnv(RealtimeParallelEnv):
         self.coins_taken = np.zeros(len(self.possible_agents), dtype=np.int64)
         self._routed: dict[str, list[dict]] = {}
         self._observe()
-        return self._observations(self.agents), {a: {"events": []} for a in self.agents}
+        observations = self._observations(self.agents)
+        self._fused = None
+        if self.fuse and self.obs_modalities == ("rgb",):
+            from rtarena.envs.arena import fused
+
+            if fused.supports(self):
+                self._fused = fused.OneAgent(self, observations[self.agents[0]]["rgb"])
+        return observations, {a: {"events": []} for a in self.agents}
 
     def _set_action_times(self, at_s: dict[str, float]) -> None:
         """The next step plays each agent's default action until `at_s[agent]` seconds into it, then its
@@ -209,6 +224,8 @@ class ArenaEnv(RealtimeParallelEnv):
         self._act_from = {a: min(self.substeps, math.ceil(t / self.substep_s - 1e-6)) for a, t in at_s.items()}
 
     def _step(self, actions: dict[str, Any]):
+        if self._fused is not None and not self._act_from:
+            return self._fused.step(actions)
         world, log, index = self.world, self.log, self.agent_index
         players = world.players
         acts = np.zeros((len(players), len(ACTION_NVEC)), dtype=np.int64)

@@ -18,9 +18,10 @@ from numba.core import caching
 HERE = Path(__file__).parent
 # every module whose compiled code ends up in the world step (`sim.simulate` and what it calls), and the
 # observations' kernels that compile in one of them: `perception` (`visibility`'s slab test) and
-# `audio/sources` (`pymath`'s hypot)
+# `audio/sources` (`pymath`'s hypot); the fused step (`fused.py`) and the render kernels it compiles in
 STEP_MODULES = ("world", "visibility", "events", "pymath", "physics", "combat", "turret", "chickens", "pickups",
-                "zone", "random_state", "sim", "kernel_cache", "perception", "audio/sources")
+                "zone", "random_state", "sim", "kernel_cache", "perception", "audio/sources", "fused", "render/raycast",
+                "render/hud", "render/tables", "render/maps", "render/draw", "render/scene")
 
 
 def _stamp() -> bytes | None:

@@ -197,14 +197,8 @@ class Simulation:
         ev, evx = self._events
         evn = np.zeros(1, np.int64)
         taken, dry = np.zeros(self._n), np.zeros(self._n, dtype=bool)
-        if self._held is None:
-            self._held = hold((self._pl, self._ps, world.obstacles.boxes, world.obstacles.kind, self._tu,
-                               self._t_draws, self.turrets.values, self.guns.values, self._ch, self._c_draws,
-                               self.flock.values, world.chicken_areas, self._pk, world.ammo_areas, self.pickups.values))
-        zone = world.zone
-        simulate(times, radius_sq, relocate, h, acts, self._held, motion, float(world.size_m), shells,
-                 (bool(zone.enabled), zone.center, self.zone.damage_per_s * h), taken, dry, self._rng.of(rng), ev, evx,
-                 evn)
+        simulate(times, radius_sq, relocate, h, acts, self.held(world), motion, float(world.size_m), shells,
+                 self.zone_args(world, h), taken, dry, self._rng.of(rng), ev, evx, evn)
         if evn[0]:
             decode(log, ev[:evn[0]], evx[:evn[0]], times.tolist())
         c = int(shells[5][0])
@@ -214,6 +208,22 @@ class Simulation:
         world.time_s = t_end
         world.zone.radius_m, world.zone.next_shrink_s, world.zone.target_radius_m = zone_now
         return taken
+
+    def held(self, world: World) -> Held:
+        """The `Held` of `world`'s arrays and the rules' numbers that `simulate` takes (made once per world; the
+        batched step of `fused.py` keeps one per copy)."""
+        if world is not self._world:
+            self._new_world(world)
+        if self._held is None:
+            self._held = hold((self._pl, self._ps, world.obstacles.boxes, world.obstacles.kind, self._tu,
+                               self._t_draws, self.turrets.values, self.guns.values, self._ch, self._c_draws,
+                               self.flock.values, world.chicken_areas, self._pk, world.ammo_areas, self.pickups.values))
+        return self._held
+
+    def zone_args(self, world: World, h: float) -> tuple:
+        """`simulate`'s `zone`: whether the toxic zone is on, its centre and its damage per sub-step."""
+        zone = world.zone
+        return bool(zone.enabled), zone.center, self.zone.damage_per_s * h
 
     def _plan(self, t: float, substeps: int, h: float) -> tuple:
         """What a step starting at sim time `t` needs that Python computes: the sub-steps' start times
