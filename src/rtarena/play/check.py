@@ -1,0 +1,143 @@
+"""`rtarena play ENV_ID --check`: could a person finish this in time? The oracle plays through the human path.
+
+The family's privileged player (a browser task's own solution, a game's scripted player) decides as
+usual, but its action does not reach the env directly: it becomes the key and click events a person
+would make (`PRESS` per family: a game's keys go down and up and the mouse moves; a browser task's
+`click(mark)` becomes a click at the mark's centre, `type(mark, text)` a click, Ctrl+A and one key per
+character), written to the same input snapshot the play page writes to, and the family's human agent
+(`agents.human.HUMAN_PATHS`) turns them back into the env's actions. Each decision takes a human-like
+reaction delay of `REACTION_S` (250 ms) of simulated time, under the `paused` clock (the world moves on
+while the "person" reacts, and the check is deterministic and runs faster than real time).
+
+Success: a browser task's own `success`; a suite game's score at least `GAME_PASS_SCORE` (the fraction of
+the game's goal a person is expected to reach; games have no pass/fail of their own). A multiplayer
+game's other slots are played by the scripted player acting directly.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from rtarena.agents.human import GAME_KEYS, KeyboardSnapshot
+from rtarena.contract import Agent, AgentContext, Decision
+from rtarena.errors import UserError
+from rtarena.play.session import HumanSession, human_family
+
+REACTION_S = 0.25  # a person's reaction time per decision (simulated seconds)
+GAME_PASS_SCORE = 0.5
+ORACLES = {"games": "heuristic", "web": "oracle", "gui-games": "oracle"}
+
+
+def press_game(hand: OracleHand, action: Any, observation: Any) -> None:
+    """A game action as a person's keys: keys newly held go down, keys let go come up, the mouse moves."""
+    held = {GAME_KEYS[name][0] for name in hand.context.action_spaces[hand.context.agent].held(action)}
+    for key in sorted(hand.held - held):
+        hand.keyboard.release(key)
+    for key in sorted(held - hand.held):
+        hand.keyboard.press(key)
+    hand.held = held
+    dx, dy = np.asarray(action["mouse"], dtype=float).ravel()[:2]
+    if dx or dy:
+        hand.keyboard.move(dx, dy)
+
+
+def press_gui(hand: OracleHand, action: Any, observation: Any) -> None:
+    """GUI calls as a person's clicks and keys: a mark is clicked at its centre, text typed key by key."""
+    import json
+
+    from rtarena.envs.gui import actions as gui_actions
+
+    try:
+        calls = gui_actions.parse(str(action))
+    except gui_actions.ActionError:
+        return
+    boxes = {m["id"]: m["box"] for m in json.loads(observation.get("marks") or "[]")}
+
+    def centre(mark: int) -> str | None:
+        box = boxes.get(mark)
+        return None if box is None else f"click_xy({round(box[0] + box[2] / 2)}, {round(box[1] + box[3] / 2)})"
+
+    for call in calls:
+        events: list[str | None] = {
+            "click": lambda c: [centre(c.args[0])],
+            "type": lambda c: [centre(c.args[0]), "key('Control+A')",
+                               *(f"key({('Space' if ch == ' ' else ch)!r})" for ch in c.args[1])],
+            "wait": lambda c: [],
+        }.get(call.name, lambda c: [str(c)])(call)
+        for event in events:
+            if event is not None:
+                hand.keyboard.call(event)
+
+
+PRESS: dict[str, Callable[[Any, Any, Any], None]] = {"games": press_game, "web": press_gui, "gui-games": press_gui}
+
+
+class OracleHand(Agent):
+    """The oracle's decisions as a person's input events, read back by the family's human agent."""
+
+    privileged = True
+
+    def __init__(self, keyboard: KeyboardSnapshot, person: Agent, oracle: Agent, family: str) -> None:
+        self.keyboard, self.person, self.oracle, self.press = keyboard, person, oracle, PRESS[family]
+        self.held: set[str] = set()
+
+    def reset(self, context: AgentContext) -> None:
+        super().reset(context)
+        self.oracle.reset(context)
+        self.person.reset(context)
+        self.held = set()
+
+    def act(self, observation: Any) -> Decision:
+        if not self.keyboard.pending_calls():  # a long text still being typed: the oracle waits for it
+            self.press(self, self.oracle.act(observation).action, observation)
+        return self.person.act(observation)
+
+    def close(self) -> None:
+        self.oracle.close()
+
+
+def check_env(env_id: str, seed: int = 0, dt: float | None = None, out: Path | None = None) -> dict[str, Any]:
+    """Play one env with its oracle through the human path; returns its success and score."""
+    from rtarena.agents.specs import build_agent
+
+    family = human_family(env_id)
+    if family not in ORACLES:
+        raise UserError(f"--check has an oracle for {', '.join(ORACLES)}, not {env_id!r} ({family})", field="--check")
+    oracle = ORACLES[family]
+
+    def hand(keyboard: KeyboardSnapshot, person: Agent) -> Agent:
+        return OracleHand(keyboard, person, build_agent(oracle, family), family)
+
+    session = HumanSession.build(env_id, ["human"], device=f"check-{oracle}", dt=dt, seed=seed, hand=hand)
+    session.clock, session.clock_settings = "paused", {"delay_s": REACTION_S}
+    started = time.perf_counter()
+    try:
+        result = session.play()
+        line = session.record(result, out)
+    finally:
+        session.close()
+    person = next(iter(session.humans))
+    metrics = line["agents"][person]
+    score = float(metrics.get("success", metrics.get("score", 0.0)))
+    success = bool(metrics.get("success")) if "success" in metrics else score >= GAME_PASS_SCORE - 1e-9
+    return {"env_id": env_id, "success": success, "score": round(float(metrics.get("score", score)), 3),
+            "sim_s": line.get("sim_seconds"), "wall_s": round(time.perf_counter() - started, 2)}
+
+
+def check_envs(pattern: str, seed: int = 0, dt: float | None = None, out: Path | None = None,
+               echo: Callable[[str], None] = print) -> list[dict[str, Any]]:
+    """`check_env` over every registered env the pattern names (`web/*`, `games/*-v0`), in registry order."""
+    from rtarena.eval.experiment_file import registered_matches
+
+    rows = []
+    for env_id in registered_matches(pattern, "ENV_ID", "ENV_ID"):
+        if "-var" in env_id and pattern != env_id:  # a pattern means the base envs; name a variant to check it
+            continue
+        rows.append(check_env(env_id, seed, dt, out))
+        echo(f"{env_id}: {'ok' if rows[-1]['success'] else 'FAILED'} (score {rows[-1]['score']})")
+    return rows
