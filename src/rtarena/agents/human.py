@@ -189,19 +189,26 @@ class GameHuman(Agent):
 class GuiHuman(Agent):
     """A person using a browser task: the clicks and keys made since the last decision, as GUI actions.
 
-    `wait_s` > 0 makes a decision wait (that long at most) for the person's next input, so that an
-    action commits when it was made, not at the next frame."""
+    With `wait_s` > 0 (a live person) a decision waits for the person's next input, however long (looking
+    every `wait_s` whether the agent was closed): it commits when the input was made, and no `wait()` in
+    between can replace a click still waiting for its step. With 0 (the check) it answers at once."""
 
     def __init__(self, keyboard: KeyboardSnapshot | None = None, wait_s: float = 0.0) -> None:
         from rtarena.envs.gui.actions import MAX_ACTIONS_PER_DECISION
 
         self.keyboard = keyboard or KEYBOARD
         self.wait_s, self.most = float(wait_s), MAX_ACTIONS_PER_DECISION
+        self.closed = threading.Event()
         self.name = "human"
 
     def act(self, observation: Any) -> Decision:
         calls = self.keyboard.take_calls(self.most, self.wait_s)
+        while not calls and self.wait_s > 0 and not self.closed.is_set():
+            calls = self.keyboard.take_calls(self.most, self.wait_s)
         return Decision(action="; ".join(calls) or "wait()", tokens_source="none")
+
+    def close(self) -> None:
+        self.closed.set()
 
 
 # Per env family with a human path: the agent that turns the input snapshot into the family's actions

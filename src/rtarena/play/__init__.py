@@ -149,8 +149,7 @@ class ObsViewer:
                 status = env.hud(agent)
             if "time" in obs:
                 status = f"t {float(obs['time'][0]):5.1f} s   left {float(obs['time'][1]):5.1f} s"
-            if "marks" in obs:
-                extra["marks"] = obs["marks"]
+            extra.update({k: obs[k] for k in ("marks", "goal") if k in obs})
             self._walk(env, k, agent)
         if any(v is None for v in views):
             return None

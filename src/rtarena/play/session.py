@@ -25,8 +25,8 @@ HUMAN_FAMILIES = tuple(HUMAN_PATHS)
 BROWSER_FAMILIES = ("web", "gui-games")
 # What a person sees per family (env keyword arguments): a browser task's screenshot and marks at every
 # step; a game's and the arena's defaults (the arena's views come from its renderer).
-PERSON_VIEW: dict[str, dict[str, Any]] = {"web": {"obs": ("rgb", "marks", "time")},
-                                          "gui-games": {"obs": ("rgb", "marks", "time")}}
+PERSON_VIEW: dict[str, dict[str, Any]] = {"web": {"obs": ("rgb", "marks", "time", "goal")},
+                                          "gui-games": {"obs": ("rgb", "marks", "time", "goal")}}
 ARENA_VIEW_PX = (320, 240)
 
 
