@@ -17,6 +17,7 @@ game's other slots are played by the scripted player acting directly.
 from __future__ import annotations
 
 import time
+from collections import deque
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -34,13 +35,20 @@ ORACLES = {"games": "heuristic", "web": "oracle", "gui-games": "oracle"}
 
 
 def press_game(hand: OracleHand, action: Any, observation: Any) -> None:
-    """A game action as a person's keys: keys newly held go down, keys let go come up, the mouse moves."""
-    held = {GAME_KEYS[name][0] for name in hand.context.action_spaces[hand.context.agent].held(action)}
+    """A game action as a person's keys: keys newly held go down, keys let go come up, the mouse moves; a
+    tap key (Space, F, E, mouse buttons) is pressed and let go, each time the action holds it."""
+    from rtarena.envs.games.keys import TAP_KEYS
+
+    names = hand.context.action_spaces[hand.context.agent].held(action)
+    held = {GAME_KEYS[name][0] for name in names if name not in TAP_KEYS}
     for key in sorted(hand.held - held):
         hand.keyboard.release(key)
     for key in sorted(held - hand.held):
         hand.keyboard.press(key)
     hand.held = held
+    for name in sorted(names & TAP_KEYS):
+        hand.keyboard.press(GAME_KEYS[name][0])
+        hand.keyboard.release(GAME_KEYS[name][0])
     dx, dy = np.asarray(action["mouse"], dtype=float).ravel()[:2]
     if dx or dy:
         hand.keyboard.move(dx, dy)
@@ -78,23 +86,37 @@ PRESS: dict[str, Callable[[Any, Any, Any], None]] = {"games": press_game, "web":
 
 
 class OracleHand(Agent):
-    """The oracle's decisions as a person's input events, read back by the family's human agent."""
+    """The oracle's decisions as a person's input events, read back by the family's human agent.
+
+    `lag_s` > 0 is a reaction pipeline (a game): the oracle decides every step on what it sees, and its
+    keys go down `lag_s` later, as a person tracking a moving scene presses keys a reaction time after
+    seeing it. With 0 (a browser task) the runtime's `delay_s` makes each decision take the reaction time,
+    and the oracle plans for it."""
 
     privileged = True
 
-    def __init__(self, keyboard: KeyboardSnapshot, person: Agent, oracle: Agent, family: str) -> None:
+    def __init__(self, keyboard: KeyboardSnapshot, person: Agent, oracle: Agent, family: str,
+                 lag_s: float = 0.0) -> None:
         self.keyboard, self.person, self.oracle, self.press = keyboard, person, oracle, PRESS[family]
+        self.lag_s = float(lag_s)
         self.held: set[str] = set()
+        self.queue: deque[tuple[float, Any, Any]] = deque()
+        self.t = 0.0
 
     def reset(self, context: AgentContext) -> None:
         super().reset(context)
         self.oracle.reset(context)
         self.person.reset(context)
-        self.held = set()
+        self.held, self.t = set(), 0.0
+        self.queue.clear()
 
     def act(self, observation: Any) -> Decision:
         if not self.keyboard.pending_calls():  # a long text still being typed: the oracle waits for it
-            self.press(self, self.oracle.act(observation).action, observation)
+            self.queue.append((self.t + self.lag_s, self.oracle.act(observation).action, observation))
+        while self.queue and self.queue[0][0] <= self.t + 1e-9:
+            _, action, seen = self.queue.popleft()
+            self.press(self, action, seen)
+        self.t += self.context.dt
         return self.person.act(observation)
 
     def close(self) -> None:
@@ -110,11 +132,13 @@ def check_env(env_id: str, seed: int = 0, dt: float | None = None, out: Path | N
         raise UserError(f"--check has an oracle for {', '.join(ORACLES)}, not {env_id!r} ({family})", field="--check")
     oracle = ORACLES[family]
 
+    pipeline = family == "games"  # a game's keys track a moving scene; a browser task's clicks are decisions
+
     def hand(keyboard: KeyboardSnapshot, person: Agent) -> Agent:
-        return OracleHand(keyboard, person, build_agent(oracle, family), family)
+        return OracleHand(keyboard, person, build_agent(oracle, family), family, REACTION_S if pipeline else 0.0)
 
     session = HumanSession.build(env_id, ["human"], device=f"check-{oracle}", dt=dt, seed=seed, hand=hand)
-    session.clock, session.clock_settings = "paused", {"delay_s": REACTION_S}
+    session.clock, session.clock_settings = "paused", {"delay_s": 0.0 if pipeline else REACTION_S}
     started = time.perf_counter()
     try:
         result = session.play()
