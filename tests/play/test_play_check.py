@@ -1,0 +1,49 @@
+"""`rtarena play --check` and the play command's bad input: the oracle through the human input path."""
+
+from __future__ import annotations
+
+import json
+
+import pyarrow.parquet as pq
+import pytest
+from tests.test_bad_input import check_line, run_cli
+
+from rtarena.play.check import GAME_PASS_SCORE, REACTION_S, check_env
+
+
+def test_the_check_books_the_bike_with_clicks_at_mark_centres_a_reaction_late(tmp_path):
+    row = check_env("web/bikedock-v0", dt=0.1, out=tmp_path)
+    assert row["success"], row
+    decisions = pq.read_table(tmp_path / "decisions").to_pylist()
+    acted = [d for d in decisions if d["action"] != "wait()"]
+    # the oracle said click(8), click(10): the person's path made them clicks at the marks' centres
+    assert [d["action"].split("(")[0] for d in acted] == ["click_xy", "click_xy"], acted
+    assert all(d["delay_sim_s"] == pytest.approx(REACTION_S) for d in decisions)
+    line = json.loads((tmp_path / "episodes.jsonl").read_text())
+    assert line["agent_specs"] == ["human:check-oracle"] and line["clock"]["clock"] == "paused"
+
+
+def test_the_check_plays_a_game_through_held_keys(tmp_path):
+    row = check_env("games/midline-v0", out=tmp_path)
+    steps = pq.read_table(tmp_path / "steps").to_pylist()
+    keys = [json.loads(s["actions"])["p0"]["keys"] for s in steps[:10]]
+    assert not any(any(k) for k in keys[:2])  # nothing pressed before a reaction time has passed (0.25 s)
+    assert any(any(k) for k in keys[3:])
+    assert row["success"] == (row["score"] >= GAME_PASS_SCORE)
+
+
+@pytest.mark.parametrize("argv, words", [
+    (["play", "classic/cartpole-v0", "--web"], ["classic/cartpole-v0", "arena, games, web, gui-games"]),
+    (["play", "classic/cartpole-v0", "--check"], ["classic/cartpole-v0", "arena, games, web, gui-games"]),
+    (["play", "arena/basic-v0", "--check"], ["--check", "games, web, gui-games"]),
+    (["play", "games/duel-v0", "--web", "--agent", "human", "--agent", "human"], ["--agent", "once"]),
+    (["play", "web/nothing-*", "--check"], ["web/nothing-*", "matches no"]),
+])
+def test_play_bad_input_is_one_line(argv, words, capsys):
+    check_line(*run_cli(argv, capsys), words)
+
+
+def test_no_display_says_web_needs_none(capsys, monkeypatch):
+    for name in ("DISPLAY", "WAYLAND_DISPLAY", "SDL_VIDEODRIVER"):
+        monkeypatch.delenv(name, raising=False)
+    check_line(*run_cli(["play", "arena/basic-v0"], capsys), ["--web", "without one"])
