@@ -495,8 +495,8 @@ def dashboard(
 
 @app.command()
 def play(
-    env_id: Annotated[str, typer.Argument(help="an env id: arena/competitive-v0 (window or --web), "
-                                          "games/tilefall-v0, web/auction-v0 (--web)")],
+    env_id: Annotated[str | None, typer.Argument(help="an env id: arena/competitive-v0 (window or --web), "
+                                                 "games/tilefall-v0, web/auction-v0 (--web)")] = None,
     agent: Annotated[list[str] | None, typer.Option(
         "--agent", help="per slot in order: human[:wasd|arrows|ijkl|numpad], heuristic, llm:... (rest: heuristic)")]
     = None,
@@ -519,6 +519,7 @@ def play(
     check: Annotated[bool, typer.Option("--check", help="feasibility: the oracle plays through the human input "
                                         "path with a 250 ms reaction delay (ENV_ID may be a pattern: 'web/*')")]
     = False,
+    preset: Annotated[str | None, typer.Option(help="--web: play a preset's envs in turn (`humans`)")] = None,
 ) -> None:
     """Play an env in real time: the arena in a window (up to four people at one keyboard, split-screen), any
     env with a human path in a page (`--web`); `--check` asks whether a person could finish it in time."""
@@ -531,12 +532,14 @@ def play(
         raise UserError(f"must be >= 1, got {max_steps}", field="--max-steps")
     if dt is not None and not 0 < dt < float("inf"):
         raise UserError(f"must be a number of seconds > 0, got {dt:g}", field="--dt")
+    if (env_id is None) == (preset is None) or (preset and not web):
+        raise UserError("give ENV_ID, or --preset NAME with --web", field="ENV_ID")
     if web or check:
         from rtarena.play.web import play_command
 
         play_command(env_id, agent, web=web, check=check, port=port, open_browser=open_browser, map_=map_,
                      sets=tuple(set_ or ()), disable=tuple(disable or ()), dt=dt, seed=seed, max_steps=max_steps,
-                     out=out, echo=plain_echo, print_=console.print)
+                     out=out, echo=plain_echo, print_=console.print, preset=preset)
         return
     check_play(env_id, agent, map=map_, sets=tuple(set_ or ()), disable=tuple(disable or ()), dt=dt)
     why = needs_display()

@@ -38,6 +38,8 @@ def test_the_check_plays_a_game_through_held_keys(tmp_path):
     (["play", "arena/basic-v0", "--check"], ["--check", "games, web, gui-games"]),
     (["play", "games/duel-v0", "--web", "--agent", "human", "--agent", "human"], ["--agent", "once"]),
     (["play", "web/nothing-*", "--check"], ["web/nothing-*", "matches no"]),
+    (["run", "--preset", "humans"], ["'human' is a person", "rtarena play --preset humans --web"]),
+    (["play", "--preset", "humans"], ["ENV_ID", "--preset NAME with --web"]),
 ])
 def test_play_bad_input_is_one_line(argv, words, capsys):
     check_line(*run_cli(argv, capsys), words)
@@ -47,3 +49,15 @@ def test_no_display_says_web_needs_none(capsys, monkeypatch):
     for name in ("DISPLAY", "WAYLAND_DISPLAY", "SDL_VIDEODRIVER"):
         monkeypatch.delenv(name, raising=False)
     check_line(*run_cli(["play", "arena/basic-v0"], capsys), ["--web", "without one"])
+
+
+def test_the_humans_preset_is_a_short_session_over_every_family_with_a_human_path():
+    from rtarena.envs.registry import env_spec
+    from rtarena.eval.presets import load_preset
+    from rtarena.play.session import HUMAN_FAMILIES
+
+    experiment = load_preset("humans")
+    families = [env_spec(env.id).family for env in experiment.envs]
+    assert set(families) == set(HUMAN_FAMILIES) and all(2 <= families.count(f) <= 4 for f in HUMAN_FAMILIES)
+    assert [lineup.slots for lineup in experiment.lineups] == [("human",)]
+    assert [clock.clock for clock in experiment.clocks] == ["wall"] and experiment.seeds == (0,)

@@ -127,3 +127,29 @@ def test_a_page_that_goes_away_ends_the_episode_as_interrupted(tmp_path, browser
     assert line["interrupted"] and line["interrupted_why"] == "the page disconnected", output
     assert 0 < line["steps"] < 100  # ended about DISCONNECT_S after the page left, not at the time limit
     assert (tmp_path / "steps" / f"{line['episode']}.parquet").exists()
+
+
+def test_a_preset_session_plays_its_envs_in_turn_in_one_page(tmp_path, browser):
+    import threading
+
+    from rtarena.play.session import HumanSession
+    from rtarena.play.web import play_web
+
+    builders = [lambda e=e: HumanSession.build(e, max_steps=8) for e in ("games/tilefall-v0", "games/runner2d-v0")]
+    urls: list[str] = []
+    lines: list[dict] = []
+    thread = threading.Thread(target=lambda: lines.extend(
+        play_web(builders, open_browser=False, echo=lambda text: urls.append(text.split()[2]), out=tmp_path)))
+    thread.start()
+    while not urls:
+        time.sleep(0.05)
+    page = browser.new_page()
+    page.goto(urls[0])
+    page.wait_for_selector("body[data-family='games'] canvas[data-version]")
+    page.wait_for_function("document.title && document.getElementById('title').textContent.includes('runner2d')",
+                           timeout=60000)  # the page reloaded itself for the second env
+    thread.join(timeout=60)
+    page.close()
+    assert [line["env_id"] for line in lines] == ["games/tilefall-v0", "games/runner2d-v0"]
+    assert all(line["agent_specs"] == ["human:web"] and line["steps"] == 8 for line in lines)
+    assert len((tmp_path / "episodes.jsonl").read_text().splitlines()) == 2

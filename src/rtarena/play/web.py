@@ -24,6 +24,7 @@ from __future__ import annotations
 import threading
 import time
 import webbrowser
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -45,6 +46,7 @@ class PlayPage(LocalApp):
     def __init__(self, session: HumanSession, port: int = 0) -> None:
         self.session = session
         self.keyboard: KeyboardSnapshot = session.keyboard
+        self.generation = 0  # which episode of the session list: the page reloads when it changes
         self.connected = threading.Event()
         self.last_seen = 0.0
         self.line: dict[str, Any] | None = None
@@ -55,8 +57,15 @@ class PlayPage(LocalApp):
             ("GET", "/api/frame"): self.frame,
             ("GET", "/api/meta"): lambda r: self._seen(self.session.frames.extra),
             ("POST", "/api/input"): self.input,
-            ("GET", "/api/result"): lambda r: self._seen({"done": self.line is not None, "line": self.line}),
+            ("GET", "/api/result"): lambda r: self._seen({"done": self.line is not None, "line": self.line,
+                                                          "generation": self.generation}),
         }, port)
+
+    def swap(self, session: HumanSession) -> None:
+        """The next episode (a preset's next env): the page sees a new generation and reloads."""
+        self.connected.clear()
+        self.session, self.keyboard, self.line = session, session.keyboard, None
+        self.generation += 1
 
     def _seen(self, answer: Any) -> Any:
         self.last_seen = time.monotonic()
@@ -64,7 +73,7 @@ class PlayPage(LocalApp):
 
     def info(self, request: Request) -> dict[str, Any]:
         self.connected.set()
-        return self._seen(self.session.describe())
+        return self._seen({**self.session.describe(), "generation": self.generation})
 
     def frame(self, request: Request) -> Reply:
         frames = self.session.frames
@@ -135,37 +144,56 @@ EVENTS = {
 }
 
 
-def play_web(session: HumanSession, port: int = 0, open_browser: bool = True, echo: Any = print,
-             out: Path | None = None) -> dict[str, Any]:
-    """Serve the page, wait for it to connect, play the episode in real time, record it; returns its line."""
-    page = PlayPage(session, port).start()
-    done = threading.Event()
+def play_web(sessions: list[Callable[[], HumanSession]], port: int = 0, open_browser: bool = True,
+             echo: Any = print, out: Path | None = None) -> list[dict[str, Any]]:
+    """Serve the page; per session (built when its turn comes): wait for the page, play the episode in real
+    time, record it. Returns the episodes' lines."""
+    page: PlayPage | None = None
+    lines: list[dict[str, Any]] = []
     try:
-        echo(f"rtarena play: {page.url} ({session.env_id}; the episode starts when the page opens; Ctrl-C stops)")
-        if open_browser:
-            webbrowser.open(page.url)
-        while not page.connected.wait(0.2):
-            pass
-        watcher = threading.Thread(target=page.watch, args=(session.watched.stop, done), daemon=True)
-        watcher.start()
-        try:
-            result = session.play()
-        finally:
-            done.set()
-        page.line = session.record(result, out)
-        time.sleep(min(1.0, DISCONNECT_S)) if page.line and not session.interrupted else None  # the page reads it
-        return page.line
-    except KeyboardInterrupt:
-        session.watched.stop.set()
-        raise
+        for build in sessions:
+            session = build()
+            if page is None:
+                page = PlayPage(session, port).start()
+                echo(f"rtarena play: {page.url} ({session.env_id}; the episode starts when the page opens; "
+                     "Ctrl-C stops)")
+                if open_browser:
+                    webbrowser.open(page.url)
+            else:
+                page.swap(session)
+                echo(f"rtarena play: next, {session.env_id}")
+            try:
+                lines.append(_play_one(page, session, out))
+            finally:
+                session.close()
+            if session.interrupted:
+                break
+        return lines
     finally:
-        page.stop()
-        session.close()
+        if page is not None:
+            page.stop()
+
+
+def _play_one(page: PlayPage, session: HumanSession, out: Path | None) -> dict[str, Any]:
+    while not page.connected.wait(0.2):
+        pass
+    done = threading.Event()
+    watcher = threading.Thread(target=page.watch, args=(session.watched.stop, done), daemon=True)
+    watcher.start()
+    try:
+        result = session.play()
+    finally:
+        done.set()
+    page.line = session.record(result, out)
+    if not session.interrupted:
+        time.sleep(1.0)  # the page reads the result
+    return page.line
 
 
 def play_command(env_id: str, agents: list[str] | None, *, web: bool, check: bool, port: int, open_browser: bool,
                  map_: str | None, sets: tuple[str, ...], disable: tuple[str, ...], dt: float | None, seed: int,
-                 max_steps: int | None, out: Path, echo: Any = print, print_: Any = print) -> None:
+                 max_steps: int | None, out: Path, echo: Any = print, print_: Any = print,
+                 preset: str | None = None) -> None:
     """`rtarena play ENV_ID --web` or `--check` (the CLI's checks of its numbers done)."""
     from rich.table import Table
 
@@ -186,9 +214,21 @@ def play_command(env_id: str, agents: list[str] | None, *, web: bool, check: boo
         if failed:
             raise SystemExit(1)
         return
-    session = HumanSession.build(env_id, agents, device="web", map=map_, sets=sets, disable=disable, dt=dt,
-                                 seed=seed, max_steps=max_steps)
-    line = play_web(session, port=port, open_browser=open_browser, echo=echo, out=out)
-    print_(result_table(line, line.get("walked_m", {})))
-    print_(f"recorded in {out}" + (" (interrupted: " + str(line.get("interrupted_why")) + ")"
-                                   if line.get("interrupted") else ""))
+    env_ids = [env_id]
+    if preset:
+        from rtarena.eval.presets import load_preset
+
+        experiment = load_preset(preset)
+        env_ids, seed = [env.id for env in experiment.envs], experiment.seeds[0]
+        agents = list(agents or experiment.lineups[0].slots)
+    first = HumanSession.build(env_ids[0], agents, device="web", map=map_, sets=sets, disable=disable, dt=dt,
+                               seed=seed, max_steps=max_steps)  # bad input is one line before the page opens
+    builders = [lambda: first] + [
+        (lambda e=e: HumanSession.build(e, agents, device="web", dt=dt, seed=seed, max_steps=max_steps))
+        for e in env_ids[1:]]
+    for line in play_web(builders, port=port, open_browser=open_browser, echo=echo, out=out):
+        print_(f"{line['env_id']}:")
+        print_(result_table(line, line.get("walked_m", {})))
+        if line.get("interrupted"):
+            print_(f"interrupted: {line.get('interrupted_why')}")
+    print_(f"recorded in {out}")
