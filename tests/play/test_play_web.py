@@ -57,7 +57,7 @@ def last_line(out: Path) -> dict:
     return json.loads((out / "episodes.jsonl").read_text().splitlines()[-1])
 
 
-def test_tilefall_keys_in_the_page_move_the_player_and_the_records_name_the_human(tmp_path, browser):
+def test_tilefall_keys_in_the_page_move_the_player_and_the_records_name_the_human(tmp_path, browser, capsys):
     served = Served(tmp_path, "games/tilefall-v0", "--max-steps", "30")
     page = browser.new_page()
     page.goto(served.url)
@@ -78,6 +78,15 @@ def test_tilefall_keys_in_the_page_move_the_player_and_the_records_name_the_huma
     decisions = pq.read_table(tmp_path / "decisions").to_pylist()
     west = [d for d in decisions if "[0, 1, 0, 0]" in d["action"]]
     assert len(west) >= 5, [d["action"] for d in decisions[:5]]
+    # a human run is a run: the leaderboard ranks it and the dashboard lists it like any agent's
+    from tests.test_bad_input import run_cli
+
+    from rtarena.dashboard.data import Store
+
+    code, shown = run_cli(["leaderboard", str(tmp_path)], capsys)
+    assert code == 0 and re.search(r"human:web\s+│\s+[\d.]+", shown), shown
+    assert [run["agents"] for run in Store(tmp_path.parent).runs() if run["run_id"] == tmp_path.name] == \
+        [["human:web"]]
 
 
 def test_a_person_books_a_bike_through_the_page(tmp_path, browser):
