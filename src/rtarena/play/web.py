@@ -12,8 +12,9 @@ does not wait for the person. The routes, on the safe local web-app base (`rtare
 | `POST /api/input` | `{"events": [...]}`: `down`/`up` a key, `move` (pixels), `click` (x, y), `key`, `scroll` |
 | `GET /api/result` | the episode's line once it ended (`interrupted` when the page went away) |
 
-A frame's headers: `X-Frame-Version`, `X-Sim-S`, `X-Frame-Age-Ms` (since it was rendered: the page's
-latency readout adds its own transfer time and the input round trip), `X-Status` and `X-Done`.
+A frame's headers: `X-Frame-Version`, `X-Sim-S`, `X-Frame-Age-Ms` (since it was rendered), `X-Waited-Ms`
+(how long the request waited for it), `X-Status` and `X-Done`. The page's latency readout: the frame's
+age at the server, its transfer (the request's time less the wait), and the input round trip.
 
 A page that stops asking for frames for `DISCONNECT_S` ends the episode as interrupted (truncated at the
 step it noticed); the records are written like any other episode's, with `interrupted: true`.
@@ -79,7 +80,9 @@ class PlayPage(LocalApp):
         frames = self.session.frames
         after = request.int_arg("after", -1, low=-1)
         self._seen(None)
+        asked = time.perf_counter()
         version = frames.newer(after, 0.5)
+        waited_ms = (time.perf_counter() - asked) * 1000
         with frames.lock:
             views, status, sim_s, stamp = frames.views, frames.status, frames.sim_s, frames.stamp
         if not views:
@@ -91,7 +94,8 @@ class PlayPage(LocalApp):
         done = "1" if self.line is not None else "0"
         return Reply(data, "image/png", {
             "X-Frame-Version": str(version), "X-Sim-S": f"{sim_s:.3f}", "X-Status": status.encode("ascii", "replace")
-            .decode("ascii")[:200], "X-Frame-Age-Ms": f"{(time.perf_counter() - stamp) * 1000:.1f}", "X-Done": done})
+            .decode("ascii")[:200], "X-Frame-Age-Ms": f"{(time.perf_counter() - stamp) * 1000:.1f}", "X-Done": done,
+            "X-Waited-Ms": f"{waited_ms:.1f}"})
 
     def input(self, request: Request) -> dict[str, Any]:
         self._seen(None)
