@@ -16,9 +16,11 @@ game's other slots are played by the scripted player acting directly.
 
 from __future__ import annotations
 
+import copy
 import time
 from collections import deque
 from collections.abc import Callable
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -85,6 +87,23 @@ def press_gui(hand: OracleHand, action: Any, observation: Any) -> None:
 PRESS: dict[str, Callable[[Any, Any, Any], None]] = {"games": press_game, "web": press_gui, "gui-games": press_gui}
 
 
+def foresight(holder: dict[str, Any], agent: str) -> Callable[[list[Any]], Any]:
+    """A read-only view of a copy of the env (`holder["env"]`) stepped on by the keys already on their way
+    (`agent`'s queued actions; the other players' default actions): the world a reaction from now."""
+    from rtarena.contract import ReadOnlyView
+
+    def ahead(queued: list[Any]) -> Any:
+        env = holder["env"]
+        future = copy.deepcopy(env)
+        for action in queued:
+            if agent not in future.agents:
+                break
+            future.step({a: action if a == agent else future.default_action(a) for a in future.agents})
+        return ReadOnlyView(future, env.privileged_queries)
+
+    return ahead
+
+
 class OracleHand(Agent):
     """The oracle's decisions as a person's input events, read back by the family's human agent.
 
@@ -96,9 +115,9 @@ class OracleHand(Agent):
     privileged = True
 
     def __init__(self, keyboard: KeyboardSnapshot, person: Agent, oracle: Agent, family: str,
-                 lag_s: float = 0.0) -> None:
+                 lag_s: float = 0.0, foresee: Callable[[list[Any]], Any] | None = None) -> None:
         self.keyboard, self.person, self.oracle, self.press = keyboard, person, oracle, PRESS[family]
-        self.lag_s = float(lag_s)
+        self.lag_s, self.foresee = float(lag_s), foresee
         self.held: set[str] = set()
         self.queue: deque[tuple[float, Any, Any]] = deque()
         self.t = 0.0
@@ -112,6 +131,9 @@ class OracleHand(Agent):
 
     def act(self, observation: Any) -> Decision:
         if not self.keyboard.pending_calls():  # a long text still being typed: the oracle waits for it
+            if self.foresee is not None:  # it decides on the world as it will be when its keys land
+                ahead = self.foresee([action for _, action, _ in self.queue])
+                self.oracle.context = replace(self.oracle.context, privileged=ahead)
             self.queue.append((self.t + self.lag_s, self.oracle.act(observation).action, observation))
         while self.queue and self.queue[0][0] <= self.t + 1e-9:
             _, action, seen = self.queue.popleft()
@@ -133,11 +155,14 @@ def check_env(env_id: str, seed: int = 0, dt: float | None = None, out: Path | N
     oracle = ORACLES[family]
 
     pipeline = family == "games"  # a game's keys track a moving scene; a browser task's clicks are decisions
+    holder: dict[str, Any] = {}
 
-    def hand(keyboard: KeyboardSnapshot, person: Agent) -> Agent:
-        return OracleHand(keyboard, person, build_agent(oracle, family), family, REACTION_S if pipeline else 0.0)
+    def hand(keyboard: KeyboardSnapshot, person: Agent, agent_id: str) -> Agent:
+        return OracleHand(keyboard, person, build_agent(oracle, family), family, REACTION_S if pipeline else 0.0,
+                          foresight(holder, agent_id) if pipeline else None)
 
-    session = HumanSession.build(env_id, ["human"], device=f"check-{oracle}", dt=dt, seed=seed, hand=hand)
+    session = HumanSession.build(env_id, device=f"check-{oracle}", dt=dt, seed=seed, hand=hand)
+    holder["env"] = session.watched._env
     session.clock, session.clock_settings = "paused", {"delay_s": 0.0 if pipeline else REACTION_S}
     started = time.perf_counter()
     try:
@@ -145,12 +170,14 @@ def check_env(env_id: str, seed: int = 0, dt: float | None = None, out: Path | N
         line = session.record(result, out)
     finally:
         session.close()
-    person = next(iter(session.humans))
-    metrics = line["agents"][person]
-    score = float(metrics.get("success", metrics.get("score", 0.0)))
-    success = bool(metrics.get("success")) if "success" in metrics else score >= GAME_PASS_SCORE - 1e-9
-    return {"env_id": env_id, "success": success, "score": round(float(metrics.get("score", score)), 3),
-            "sim_s": line.get("sim_seconds"), "wall_s": round(time.perf_counter() - started, 2)}
+    if family != "games":
+        metrics = line["agents"][session.watched.possible_agents[0]]
+        success, score = bool(metrics.get("success")), float(metrics.get("progress", metrics["return"]))
+    else:  # every slot is a person: the best of them (a PvP game's winner; a team's shared score)
+        score = max(float(m.get("score", 0.0)) for m in line["agents"].values())
+        success = score >= GAME_PASS_SCORE - 1e-9
+    return {"env_id": env_id, "success": success, "score": round(score, 3), "sim_s": line.get("sim_seconds"),
+            "wall_s": round(time.perf_counter() - started, 2)}
 
 
 def check_envs(pattern: str, seed: int = 0, dt: float | None = None, out: Path | None = None,

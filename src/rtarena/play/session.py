@@ -77,9 +77,9 @@ class HumanSession:
     def build(cls, env_id: str, agents: list[str] | None = None, *, device: str = "web", map: str | None = None,
               sets: tuple[str, ...] = (), disable: tuple[str, ...] = (), dt: float | None = None, seed: int = 0,
               max_steps: int | None = None,
-              hand: Callable[[KeyboardSnapshot, Agent], Agent] | None = None) -> HumanSession:
-        """The env and its slots. `hand(keyboard, human_agent)` replaces the person's agent (the check's
-        oracle, pressing keys through the same snapshot)."""
+              hand: Callable[[KeyboardSnapshot, Agent, str], Agent] | None = None) -> HumanSession:
+        """The env and its slots. `hand(keyboard, human_agent, agent_id)` replaces each person's agent (the
+        check's oracle, pressing keys through a snapshot of its own): then every slot is a person."""
         from rtarena.agents.specs import build_agent, check_spec
         from rtarena.envs.registry import make
         from rtarena.eval.customize import arena_kwargs
@@ -90,7 +90,7 @@ class HumanSession:
             kwargs["dt"] = dt
         env = make(env_id, **kwargs)
         try:
-            specs = cls._slots(env, agents or [], family, device)
+            specs = cls._slots(env, ["human"] * len(env.possible_agents) if hand else agents or [], family, device)
             for text in specs:
                 if not text.startswith("human"):
                     check_spec(text, family)
@@ -101,8 +101,9 @@ class HumanSession:
         wait_s = float(env.dt) if hand is None else 0.0  # a live person's click commits when made
         for agent_id, text in zip(env.possible_agents, specs, strict=True):
             if text.startswith("human"):
-                person = HUMAN_PATHS[family](session.keyboard, wait_s)
-                session.controllers[agent_id] = hand(session.keyboard, person) if hand else person
+                keyboard = KeyboardSnapshot() if hand else session.keyboard
+                person = HUMAN_PATHS[family](keyboard, wait_s)
+                session.controllers[agent_id] = hand(keyboard, person, agent_id) if hand else person
                 session.humans[agent_id] = device
             else:
                 session.controllers[agent_id] = build_agent(text, family)
@@ -120,7 +121,7 @@ class HumanSession:
         if len(specs) > len(slots):
             raise UserError(f"{len(specs)} --agent specs for {len(slots)} slots of this env", field="--agent")
         people = [s for s in specs if s == "human" or s.startswith("human:")]
-        if len(people) != 1:
+        if len(people) != 1 and not (specs and len(people) == len(specs) == len(slots) and device != "web"):
             raise UserError(f"one person plays a page: give `--agent human` once, got {len(people)}",
                             field="--agent")
         specs += ["heuristic"] * (len(slots) - len(specs))
