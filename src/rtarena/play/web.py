@@ -206,7 +206,8 @@ def play_command(env_id: str, agents: list[str] | None, *, web: bool, check: boo
     if check:
         from rtarena.play.check import check_envs
 
-        rows = check_envs(env_id, seed=seed, dt=dt, out=out, echo=echo)
+        # each env at its own dt: the observation rate its windows were designed for (a browser task's 1 Hz)
+        rows = check_envs(env_id, seed=seed, out=out, echo=echo)
         table = Table("env", "success", "score", "sim s", "wall s")
         for row in rows:
             table.add_row(row["env_id"], "yes" if row["success"] else "NO", f"{row['score']:.2f}",
