@@ -10,6 +10,7 @@ import json
 import re
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
 
@@ -91,7 +92,7 @@ def test_tilefall_keys_in_the_page_move_the_player_and_the_records_name_the_huma
 
 
 def test_a_person_books_a_bike_through_the_page(tmp_path, browser):
-    served = Served(tmp_path, "web/bikedock-v0", "--dt", "0.1")
+    served = Served(tmp_path, "web/bikedock-v0", "--dt", "0.2")
     page = browser.new_page(viewport={"width": 1400, "height": 1000})
     page.goto(served.url)
     page.wait_for_selector("canvas[data-version]")
@@ -126,37 +127,44 @@ def test_a_person_books_a_bike_through_the_page(tmp_path, browser):
     assert len(clicks) == 2 and all(d["committed_sim_s"] is not None for d in clicks)
 
 
-def test_a_page_that_goes_away_ends_the_episode_as_interrupted(tmp_path, browser):
-    served = Served(tmp_path, "games/tilefall-v0")  # 40 s unless interrupted
-    page = browser.new_page()
-    page.goto(served.url)
-    page.wait_for_selector("canvas[data-version]")
-    page.close()
-    output = served.finish()
-    line = last_line(tmp_path)
-    assert line["interrupted"] and line["interrupted_why"] == "the page disconnected", output
-    assert 0 < line["steps"] < 100  # ended about DISCONNECT_S after the page left, not at the time limit
-    assert (tmp_path / "steps" / f"{line['episode']}.parquet").exists()
-
-
-def test_a_preset_session_plays_its_envs_in_turn_in_one_page(tmp_path, browser):
-    import threading
-
-    from rtarena.play.session import HumanSession
+def serve_in_thread(builders, out: Path) -> tuple[list[str], list[dict], threading.Thread]:
+    """`play_web` in a thread of this process (the CLI's own code, without its start-up)."""
     from rtarena.play.web import play_web
 
-    builders = [lambda e=e: HumanSession.build(e, max_steps=8) for e in ("games/tilefall-v0", "games/runner2d-v0")]
     urls: list[str] = []
     lines: list[dict] = []
     thread = threading.Thread(target=lambda: lines.extend(
-        play_web(builders, open_browser=False, echo=lambda text: urls.append(text.split()[2]), out=tmp_path)))
+        play_web(builders, open_browser=False, echo=lambda text: urls.append(text.split()[2]), out=out)))
     thread.start()
     while not urls:
         time.sleep(0.05)
+    return urls, lines, thread
+
+
+def test_a_page_that_goes_away_ends_the_episode_as_interrupted(tmp_path, browser):
+    from rtarena.play.session import HumanSession
+
+    urls, lines, thread = serve_in_thread([lambda: HumanSession.build("games/tilefall-v0")], tmp_path)  # 40 s
+    page = browser.new_page()
+    page.goto(urls[0])
+    page.wait_for_selector("canvas[data-version]")
+    page.close()
+    thread.join(timeout=30)
+    [line] = lines
+    assert line["interrupted"] and line["interrupted_why"] == "the page disconnected"
+    assert 0 < line["steps"] < 100  # ended about DISCONNECT_S after the page left, not at the time limit
+    assert line == last_line(tmp_path) and (tmp_path / "steps" / f"{line['episode']}.parquet").exists()
+
+
+def test_a_preset_session_plays_its_envs_in_turn_in_one_page(tmp_path, browser):
+    from rtarena.play.session import HumanSession
+
+    builders = [lambda e=e: HumanSession.build(e, max_steps=8) for e in ("games/tilefall-v0", "games/runner2d-v0")]
+    urls, lines, thread = serve_in_thread(builders, tmp_path)
     page = browser.new_page()
     page.goto(urls[0])
     page.wait_for_selector("body[data-family='games'] canvas[data-version]")
-    page.wait_for_function("document.title && document.getElementById('title').textContent.includes('runner2d')",
+    page.wait_for_function("document.getElementById('title').textContent.includes('runner2d')",
                            timeout=60000)  # the page reloaded itself for the second env
     thread.join(timeout=60)
     page.close()
