@@ -61,3 +61,35 @@ def test_the_humans_preset_is_a_short_session_over_every_family_with_a_human_pat
     assert set(families) == set(HUMAN_FAMILIES) and all(2 <= families.count(f) <= 4 for f in HUMAN_FAMILIES)
     assert [lineup.slots for lineup in experiment.lineups] == [("human",)]
     assert [clock.clock for clock in experiment.clocks] == ["wall"] and experiment.seeds == (0,)
+
+
+def test_the_page_api_refuses_bad_input_events_and_applies_good_ones():
+    import urllib.error
+    import urllib.request
+
+    from rtarena.play.session import HumanSession
+    from rtarena.play.web import PlayPage
+
+    session = HumanSession.build("games/tilefall-v0")
+    page = PlayPage(session).start()
+    try:
+        def post(body: dict) -> tuple[int, dict]:
+            request = urllib.request.Request(page.url + "api/input", json.dumps(body).encode(), method="POST",
+                                             headers={"Content-Type": "application/json",
+                                                      "X-Rtarena-Token": page.token})
+            try:
+                with urllib.request.urlopen(request, timeout=10) as answer:
+                    return answer.status, json.loads(answer.read())
+            except urllib.error.HTTPError as error:
+                return error.code, json.loads(error.read())
+
+        assert post({"events": [{"t": "teleport"}]}) == (400, {"error": "event kind 'teleport'; kinds: down, up, "
+                                                                       "blur, move, click, key, scroll"})
+        assert post({"events": [{"t": "down", "k": "x" * 41}]})[0] == 400
+        assert post({"events": [{"t": "move", "dx": "far"}]})[0] == 400
+        assert post({"events": "w"})[0] == 400
+        assert post({"events": [{"t": "down", "k": "w"}, {"t": "move", "dx": 10, "dy": -5}]})[0] == 200
+        assert "w" in session.keyboard.read()[0] and session.keyboard.take_mouse() == (2.0, 1.0)  # 0.2 deg/px
+    finally:
+        page.stop()
+        session.close()
