@@ -530,7 +530,8 @@ def dashboard(
 
 @app.command()
 def play(
-    env_id: Annotated[str, typer.Argument(help="an arena level id, e.g. arena/competitive-v0")],
+    env_id: Annotated[str | None, typer.Argument(help="an env id: arena/competitive-v0 (window or --web), "
+                                                 "games/tilefall-v0, web/auction-v0 (--web)")] = None,
     agent: Annotated[list[str] | None, typer.Option(
         "--agent", help="per slot in order: human[:wasd|arrows|ijkl|numpad], heuristic, llm:... (rest: heuristic)")]
     = None,
@@ -545,9 +546,19 @@ def play(
     out: Annotated[Path, typer.Option(help="where the match is recorded")] = Path("runs/play"),
     script: Annotated[str | None, typer.Option(help="timed keys for demos/tests: '0.5:+w 2:-w'", hidden=True)]
     = None,
+    web: Annotated[bool, typer.Option("--web", help="play any env with a human path in a page on 127.0.0.1 "
+                                      "(no display needed; also over an SSH tunnel)")] = False,
+    port: Annotated[int, typer.Option(help="--web: port on 127.0.0.1 (0: any free port)", min=0, max=65535)]
+    = 8767,
+    open_browser: Annotated[bool, typer.Option("--open/--no-open", help="--web: open the page in a browser")] = True,
+    check: Annotated[bool, typer.Option("--check", help="feasibility: the oracle plays through the human input "
+                                        "path with a 250 ms reaction delay (ENV_ID may be a pattern: 'web/*')")]
+    = False,
+    preset: Annotated[str | None, typer.Option(help="--web: play a preset's envs in turn (`humans`)")] = None,
 ) -> None:
-    """Play an arena level in a window: up to four people at one keyboard, split-screen, in real time."""
-    from rtarena.play import check_play, needs_display
+    """Play an env in real time: the arena in a window (up to four people at one keyboard, split-screen), any
+    env with a human path in a page (`--web`); `--check` asks whether a person could finish it in time."""
+    from rtarena.play import check_play, needs_display, result_table
     from rtarena.play import play as play_match
 
     if scale < 1:
@@ -556,18 +567,22 @@ def play(
         raise UserError(f"must be >= 1, got {max_steps}", field="--max-steps")
     if dt is not None and not 0 < dt < float("inf"):
         raise UserError(f"must be a number of seconds > 0, got {dt:g}", field="--dt")
+    if (env_id is None) == (preset is None) or (preset and not web):
+        raise UserError("give ENV_ID, or --preset NAME with --web", field="ENV_ID")
+    if web or check:
+        from rtarena.play.web import play_command
+
+        play_command(env_id, agent, web=web, check=check, port=port, open_browser=open_browser, map_=map_,
+                     sets=tuple(set_ or ()), disable=tuple(disable or ()), dt=dt, seed=seed, max_steps=max_steps,
+                     out=out, echo=plain_echo, print_=console.print, preset=preset)
+        return
     check_play(env_id, agent, map=map_, sets=tuple(set_ or ()), disable=tuple(disable or ()), dt=dt)
     why = needs_display()
     if why:
         raise UserError(why, field="play")
     outcome = play_match(env_id, agent, map=map_, sets=tuple(set_ or ()), disable=tuple(disable or ()), dt=dt,
                          seed=seed, max_steps=max_steps, scale=scale, out=out, script=script)
-    table = Table("agent", "spec", "return", "walked m")
-    for agent_id, numbers in outcome.line["agents"].items():
-        spec = outcome.line.get("agent_specs", [""] * 99)[list(outcome.line["agents"]).index(agent_id)]
-        walked = outcome.walked_m.get(agent_id)
-        table.add_row(agent_id, spec, f"{numbers['return']:.2f}", "" if walked is None else f"{walked:.2f}")
-    console.print(table)
+    console.print(result_table(outcome.line, outcome.walked_m))
     console.print(f"recorded in {out}")
 
 

@@ -19,7 +19,7 @@ from rich.table import Column, Table
 
 from rtarena.errors import UserError
 from rtarena.eval.experiment import experiment_from_flags, plain_keys
-from rtarena.eval.experiment_file import load_experiment
+from rtarena.eval.experiment_file import load_experiment, refuse_people
 from rtarena.eval.flags import RunFlags, flags_given_with_experiment
 from rtarena.eval.flags import run_flags as typed_flags
 from rtarena.eval.presets import load_preset, preset_names, preset_summary
@@ -84,6 +84,7 @@ def run_command(target: str | None, flags: dict[str, Any], given: dict[str, Any]
         else:
             params = parse_params(options.params)
             experiment = load_preset(options.preset, params) if options.preset else load_experiment(target, params)
+            refuse_people(experiment)
             writable_folder(experiment.out, f"{experiment.source}: out")
             result = run_experiment(experiment, run_id=options.run_id, resume=options.resume,
                                     workers=options.workers, ray=options.ray, video=options.video or None, console=err)

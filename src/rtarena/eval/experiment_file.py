@@ -408,6 +408,21 @@ def _clock(i: int, item: ClockItem, source: str) -> ClockSetting:
     return ClockSetting(item.name or safe_name(default), item.clock, item.dt, delay_s, made.obs_every, numbers)
 
 
+def refuse_people(experiment: Experiment) -> None:
+    """`rtarena run` plays no experiment with a person in it (the `humans` preset): one line naming `play`."""
+    for i, lineup in enumerate(experiment.lineups):
+        for j, spec in enumerate(lineup.slots):
+            if parse_spec_kind(spec).interactive:
+                raise UserError(f"{spec!r} is a person: play this experiment with `rtarena play --preset "
+                                f"{experiment.name} --web`", source=experiment.source, field=f"agents[{i}].slots[{j}]")
+
+
+def parse_spec_kind(spec: str) -> Any:
+    from rtarena.agents.specs import parse_spec
+
+    return parse_spec(spec).kind
+
+
 def check_against_registries(experiment: Experiment) -> None:
     """Env ids registered, agent specs known, each line-up's slot count matching its env."""
     from rtarena.agents.specs import check_spec, parse_spec
@@ -451,7 +466,8 @@ def check_against_registries(experiment: Experiment) -> None:
                 continue
             checked.add((spec, family))
             try:
-                check_spec(spec, family, command="run")  # builds the agent once: fails before any episode
+                # builds the agent once: fails before any episode (a person's slot: `rtarena play --preset`)
+                check_spec(spec, family, command="" if parse_spec(spec).kind.interactive else "run")
             except UserError as error:
                 message = str(error).removeprefix("--agent: ")
                 raise UserError(message, source=source,

@@ -58,55 +58,52 @@ def parse_script(text: str | None) -> list[tuple[float, bool, str]]:
 
 
 class _Frames:
-    """The latest rendered views and status, handed from the match thread to the window."""
+    """The latest rendered views and status, handed from the match thread to the window (or the page)."""
 
     def __init__(self) -> None:
         self.lock = threading.Lock()
+        self.changed = threading.Condition(self.lock)
         self.views: list[np.ndarray] = []
         self.status = "starting"
         self.version = 0
+        self.sim_s = 0.0
+        self.stamp = 0.0  # perf_counter when published
+        self.extra: dict[str, Any] = {}  # what else the page draws (a browser task's marks)
 
-    def publish(self, views: list[np.ndarray], status: str) -> None:
+    def publish(self, views: list[np.ndarray], status: str, sim_s: float = 0.0,
+                extra: dict[str, Any] | None = None) -> None:
         with self.lock:
-            self.views, self.status = views, status
+            self.views, self.status, self.sim_s, self.extra = views, status, float(sim_s), extra or {}
+            self.stamp = time.perf_counter()
             self.version += 1
+            self.changed.notify_all()
 
     def latest(self) -> tuple[list[np.ndarray], str, int]:
         with self.lock:
             return self.views, self.status, self.version
 
+    def newer(self, version: int, wait_s: float) -> int:
+        """The latest version, waiting at most `wait_s` for one newer than `version`."""
+        with self.lock:
+            if self.version <= version:
+                self.changed.wait(wait_s)
+            return self.version
 
-class _Watched:
-    """The env, seen by the runtime as itself, plus a render hook after reset/step and a stop request."""
 
-    def __init__(self, env: Any, humans: list[int], frames: _Frames, resolution: tuple[int, int]) -> None:
-        self._env, self._humans, self._frames = env, humans, frames
-        self._resolution = resolution
+class ArenaViewer:
+    """The arena people's first-person views (the arena renderer at the window's resolution), and how far
+    each walked."""
+
+    def __init__(self, humans: list[int], resolution: tuple[int, int]) -> None:
+        self._humans, self._resolution = humans, resolution
         self._renderer = None
-        self.stop = threading.Event()
         self.walked = np.zeros(len(humans))
         self._last: np.ndarray | None = None
 
-    def __getattr__(self, name: str) -> Any:
-        return getattr(self._env, name)
-
-    def reset(self, *args: Any, **kwargs: Any):
-        out = self._env.reset(*args, **kwargs)
-        self._show()
-        return out
-
-    def step(self, actions):
-        obs, rewards, terms, truncs, infos = self._env.step(actions)
-        if self.stop.is_set():
-            truncs = {a: True for a in truncs}
-            self._env.agents = []
-        self._show()
-        return obs, rewards, terms, truncs, infos
-
-    def _show(self) -> None:
-        world = self._env.world
+    def show(self, env: Any, observations: dict) -> tuple[list[np.ndarray], str, float, dict[str, Any]] | None:
+        world = env.world
         if not self._humans or world is None:
-            return
+            return None
         pos = world.players.pos[self._humans, :2].copy()
         if self._last is not None:
             self.walked += np.hypot(*(pos - self._last).T)
@@ -115,19 +112,97 @@ class _Watched:
 
         if self._renderer is None:
             width, height = self._resolution
-            self._renderer = ArenaRenderer(world, width, height, fov_deg=float(self._env.rules.players.fov_deg),
+            self._renderer = ArenaRenderer(world, width, height, fov_deg=float(env.rules.players.fov_deg),
                                            threads=1)
         else:
             self._renderer.set_world(world)
-        scores = getattr(self._env, "points", None)
-        hud = self._renderer.hud_table(world, self._humans, scores=scores, show=self._env.rules.enabled("hud"))
+        scores = getattr(env, "points", None)
+        hud = self._renderer.hud_table(world, self._humans, scores=scores, show=env.rules.enabled("hud"))
         rgb, _ = self._renderer.render(world, self._humans, hud=hud)
         status = f"t {world.time_s:5.1f} s   left {world.time_left_s:5.1f} s"
-        self._frames.publish(list(rgb), status)
+        return list(rgb), status, float(world.time_s), {}
 
     def close(self) -> None:
         if self._renderer is not None:
             self._renderer.close()
+
+
+class ObsViewer:
+    """A suite game's or a browser task's person sees what a model sees: the `rgb` observation (a game's
+    HUD line, a browser task's marks beside it); how far a game's person walked (its `pos`)."""
+
+    def __init__(self, humans: list[str]) -> None:
+        self._humans = humans
+        self.walked = np.zeros(len(humans))
+        self._last: list[np.ndarray | None] = [None] * len(humans)
+        self._shown: list[np.ndarray] = []
+
+    def show(self, env: Any, observations: dict) -> tuple[list[np.ndarray], str, float, dict[str, Any]] | None:
+        views, status, extra = [], "", {}
+        for k, agent in enumerate(self._humans):
+            obs = observations.get(agent)
+            if obs is None:  # this person's run is over: the last frame stays
+                views.append(self._shown[k] if k < len(self._shown) else None)
+                continue
+            views.append(obs["rgb"])
+            if hasattr(env, "hud"):
+                status = env.hud(agent)
+            if "time" in obs:
+                status = f"t {float(obs['time'][0]):5.1f} s   left {float(obs['time'][1]):5.1f} s"
+            extra.update({k: obs[k] for k in ("marks", "goal") if k in obs})
+            self._walk(env, k, agent)
+        if any(v is None for v in views):
+            return None
+        self._shown = views
+        return views, status, float(getattr(env, "t", getattr(env, "elapsed_s", 0.0))), extra
+
+    def _walk(self, env: Any, k: int, agent: str) -> None:
+        try:
+            pos = np.asarray(env.privileged_state(agent)["pos"], dtype=float)[:2]
+        except (AttributeError, KeyError, NotImplementedError, TypeError):
+            return
+        if self._last[k] is not None:
+            self.walked[k] += float(np.hypot(*(pos - self._last[k])))
+        self._last[k] = pos
+
+    def close(self) -> None:
+        pass
+
+
+class _Watched:
+    """The env, seen by the runtime as itself, plus a render hook after reset/step and a stop request."""
+
+    def __init__(self, env: Any, viewer: ArenaViewer | ObsViewer, frames: _Frames) -> None:
+        self._env, self._viewer, self._frames = env, viewer, frames
+        self.stop = threading.Event()
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._env, name)
+
+    @property
+    def walked(self) -> np.ndarray:
+        return self._viewer.walked
+
+    def reset(self, *args: Any, **kwargs: Any):
+        out = self._env.reset(*args, **kwargs)
+        self._show(out[0])
+        return out
+
+    def step(self, actions):
+        obs, rewards, terms, truncs, infos = self._env.step(actions)
+        if self.stop.is_set():
+            truncs = {a: True for a in truncs}
+            self._env.agents = []
+        self._show(obs)
+        return obs, rewards, terms, truncs, infos
+
+    def _show(self, observations: dict) -> None:
+        shown = self._viewer.show(self._env, observations)
+        if shown is not None:
+            self._frames.publish(*shown)
+
+    def close(self) -> None:
+        self._viewer.close()
         self._env.close()
 
 
@@ -216,7 +291,10 @@ def check_play(env_id: str, agents: list[str] | None = None, *, map: str | None 
     from rtarena.eval.customize import arena_kwargs
 
     if env_spec(env_id).family != "arena":
-        raise UserError(f"`rtarena play` plays arena levels, not {env_id!r}", field="ENV_ID")
+        from rtarena.play.session import human_family
+
+        human_family(env_id)  # an env without a human path: the line names the families with one
+        raise UserError(f"the window plays arena levels; play {env_id!r} in a page with --web", field="ENV_ID")
     kwargs = arena_kwargs(env_id, map, sets, disable)
     env = make(env_id, **kwargs, **({"dt": dt} if dt is not None else {}))
     try:
@@ -254,7 +332,7 @@ def play(env_id: str, agents: list[str] | None = None, *, map: str | None = None
         controllers[agent_id].name = text
     human_ids = list(humans)
     frames = _Frames()
-    watched = _Watched(env, [env.possible_agents.index(a) for a in human_ids], frames, resolution)
+    watched = _Watched(env, ArenaViewer([env.possible_agents.index(a) for a in human_ids], resolution), frames)
     steps = int(max_steps) if max_steps else round(float(env.rules.arena.time_limit_s) / float(env.dt)) + 1
     done = threading.Event()
     outcome: dict[str, Any] = {}
@@ -299,10 +377,23 @@ def play(env_id: str, agents: list[str] | None = None, *, map: str | None = None
     return PlayResult(result, line, humans, walked)
 
 
+def result_table(line: dict[str, Any], walked_m: dict[str, float]) -> Any:
+    """The table `rtarena play` prints: each slot's spec, return and how far a person walked."""
+    from rich.table import Table
+
+    table = Table("agent", "spec", "return", "walked m")
+    specs = line.get("agent_specs") or [""] * len(line["agents"])
+    for (agent_id, numbers), spec in zip(line["agents"].items(), specs, strict=False):
+        walked = walked_m.get(agent_id)
+        table.add_row(agent_id, spec, f"{numbers['return']:.2f}", "" if walked is None else f"{walked:.2f}")
+    return table
+
+
 def needs_display() -> str | None:
     """Why no window can open here (None when one can)."""
     if os.environ.get("SDL_VIDEODRIVER") in ("dummy", "offscreen"):
         return None
     if os.name == "posix" and not (os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY")):
-        return "no display: set DISPLAY (or run under xvfb-run), or SDL_VIDEODRIVER=dummy for a hidden window"
+        return ("no display here: `rtarena play ENV_ID --web` works without one (a page on 127.0.0.1), "
+                "or set DISPLAY (or run under xvfb-run)")
     return None
