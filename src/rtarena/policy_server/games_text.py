@@ -90,8 +90,8 @@ def tilefall(text: str, rules: Rules) -> Play:
     n = grid_.shape[0]
     if "run" in rules:
         hud = read_hud(text)
-        east = int((hud.time_left_s if hud else 0.0) // 2.0) % 2
-        return f"0 0 ; {'D' if east else 'A'}*{MAX_STEPS}", "Tilefall: running across the floor"
+        heading = "DWAS"[int((hud.time_left_s if hud else 0.0) // 3.0) % 4]  # a new heading every 3 s
+        return f"0 0 ; {heading}*{MAX_STEPS}", "Tilefall: running across the floor"
     if "patch" in rules and not warned_here:
         patch = largest_patch(safe)
         middle = np.mean(patch, axis=0) if patch else np.array(here)
@@ -332,22 +332,26 @@ def monsters(text: str, rules: Rules) -> Play:
 
 
 def parkour(text: str, rules: Rules) -> Play:
+    """Face the next platform, walk up until its near side is about a metre off, jump holding W."""
     hud = read_hud(text)
-    plats = re.findall(r"^(?:Platform \d+|The goal): centre ([\d.]+ m away, (?:ahead|\d+ deg \w+)), top ([+-][\d.]+) m",
-                       text, re.M)
+    plats = re.findall(r"^(?:Platform \d+|The goal): centre ([\d.]+ m) away, (ahead|\d+ deg \w+), top ([+-][\d.]+) m, "
+                       r"([\d.]+) x ([\d.]+) m", text, re.M)
     if not plats or hud is None:
         return NOOP, "Parkour: nothing ahead"
     standing = hud.status.startswith("platform")
-    rel = read_relative(plats[0][0].replace(" away", ""))
+    rel = read_relative(f"{plats[0][0]}, {plats[0][1]}")
     if rel is None:
         return NOOP, "Parkour: nothing ahead"
     dist, deg = rel
+    near_side = dist - min(float(plats[0][3]), float(plats[0][4])) / 2
     turn = float(np.clip(deg, -30, 30))
     if abs(deg) > 12:
         return f"{turn:.0f} 0 ; -", "Parkour: facing the next platform"
-    if standing and dist > 1.6:
-        return f"{turn:.0f} 0 ; W ; W Space ; W ; W", "Parkour: running and jumping to the next platform"
-    return f"{turn:.0f} 0 ; W ; W", "Parkour: stepping onto the next platform"
+    if not standing:
+        return f"{turn:.0f} 0 ; W*4", "Parkour: steering to the next platform in the air"
+    if near_side > 2.0:
+        return f"{turn:.0f} 0 ; W", "Parkour: walking up to the gap"
+    return f"{turn:.0f} 0 ; W Space ; W*6", "Parkour: jumping to the next platform"
 
 
 def crystal(text: str, rules: Rules) -> Play:
