@@ -311,7 +311,11 @@ ROOM_M = 5.0  # an escape room's side (the level's; the frame shows one whole ro
 
 # ---- first-person: monsters, parkour3d, crystal --------------------------------------------------------------
 
+TURN_DEG = 30.0  # the most a first-person stand-in turns in one answer (a mouse flick it can aim)
+
+
 def monsters(text: str, rules: Rules) -> Play:
+    """Turn toward the nearest monster in view (else the nearest heard), fire when it is within 4 degrees."""
     view = re.search(r"In view: (.*?)\. (?:\d+ more|None out)", text)
     seen = [read_relative(m) for m in re.findall(r"monster ([\d.]+ m, (?:ahead|\d+ deg \w+))",
                                                  view.group(1) if view else "")]
@@ -319,15 +323,14 @@ def monsters(text: str, rules: Rules) -> Play:
     hud = read_hud(text)
     ready = hud is not None and "gun ready" in hud.status
     if seen:
-        dist, deg = min(seen)
+        _, deg = min(seen)
         if abs(deg) <= 4 and ready:
             return f"{deg:.0f} 0 ; LMB ; -", "Monsters: firing at the nearest monster"
-        back = " ; S" if dist < 2.5 else ""
-        return f"{np.clip(deg, -60, 60):.0f} 0{back or ' ; -'}", "Monsters: turning to the nearest monster"
+        return f"{np.clip(deg, -TURN_DEG, TURN_DEG):.0f} 0 ; -", "Monsters: turning to the nearest monster"
     heard = re.search(r"nearest ([\d.]+ m, (?:ahead|\d+ deg \w+))", text)
     where = read_relative(heard.group(1)) if heard else None
     if where:
-        return f"{np.clip(where[1], -60, 60):.0f} 0 ; -", "Monsters: turning toward one out of sight"
+        return f"{np.clip(where[1], -TURN_DEG, TURN_DEG):.0f} 0 ; -", "Monsters: turning toward one out of sight"
     return "30 0 ; -", "Monsters: looking around"
 
 
@@ -356,7 +359,7 @@ def parkour(text: str, rules: Rules) -> Play:
 
 def crystal(text: str, rules: Rules) -> Play:
     hud = read_hud(text)
-    theirs = re.search(r"Their crystal: ([^.]*?), (clear line|blocked)\.", text)
+    theirs = re.search(r"Their crystal: (.*?), (clear line|blocked)\.", text)
     if hud is None or theirs is None or "knocked out" in hud.status:
         return NOOP, "Crystal: waiting"
     rel = read_relative(theirs.group(1))
