@@ -45,6 +45,7 @@ class SkillRule(Section):
     evidence: Regex | None = None  # games: what the scripted reflector looks for in the reasoning lines
     failure: str = ""  # games: the diagnosis the reflector writes when the evidence is there ({n}: matches)
     cause: str = ""
+    switch: str = ""  # games: the stand-in's behaviour this rule turns on (default: the id), shared by games
 
     @model_validator(mode="after")
     def _game_rules_are_complete(self) -> SkillRule:
@@ -119,7 +120,8 @@ def answer(system: str, user: str, default: Callable[[], str]) -> str:
     game = games_text.title(user)
     if game is not None:  # a suite game's text view: its stand-in with the behaviours the skill names
         ids = recognised(skill_section(system), game)
-        chunk, note = games_text.play(user, ids)
+        switches = {r.id: r.switch or r.id for r in rulebook(game)}
+        chunk, note = games_text.play(user, [switches[i] for i in ids])
         return f"{note}. (rules applied: {', '.join(ids) or 'none'})\nACTION: {chunk}"
     ids = recognised(skill_section(system))
     state = re.search(r"state: (\[[^\]]*\])", user)
