@@ -194,7 +194,8 @@ def workshop(text: str, rules: Rules) -> Play:
     r = read_workshop(text)
     if r is None:
         return NOOP, "no report"
-    title = (read_hud(text) or read_hud("[Workshop] time left 0 s | score 0 | ")).title
+    hud = read_hud(text)
+    title = hud.title if hud else "Workshop"
     bins = {name: at for name, at in r.stations.items() if name.endswith(" bin")}
     for item, at in sorted(r.floor, key=lambda f: math.hypot(*f[1])):  # midline: loose parts are its bins
         bins.setdefault(f"{item} bin", at)
@@ -391,7 +392,7 @@ def duel(text: str, rules: Rules) -> Play:
         return "0 0 ; " + keys_toward(-ex, -ey), "Duel: stepping back from the edge"
     if math.hypot(*at) <= 1.0 and "strike ready" in hud.status:
         return "0 0 ; Space ; -", "Duel: striking"
-    return walk(*at, tolerance=0.1)[:MAX_STEPS * 4 + 1], "Duel: closing in"
+    return walk(*at, tolerance=0.1), "Duel: closing in"
 
 
 TEXT_POLICIES: dict[str, Callable[[str, Rules], Play]] = {
