@@ -133,8 +133,8 @@ def runner(text: str, rules: Rules) -> Play:
     """Run right; jump (Space, released by the next answer) when the platform ends within 0.6 m."""
     report = read_runner(text)
     if report is not None and report.standing and report.edge_ahead_m is not None and report.edge_ahead_m < 0.6:
-        return "0 0 ; D Space ; D ; D", "Runner: jumping at the edge"
-    return "0 0 ; D ; D", "Runner: running right"
+        return "0 0 ; D Space ; D", "Runner: jumping at the edge"
+    return "0 0 ; D", "Runner: running right"
 
 
 # ---- the workshop family (workshop, kitchen, handoff, midline) --------------------------------------------
@@ -358,6 +358,9 @@ def parkour(text: str, rules: Rules) -> Play:
     return f"{turn:.0f} 0 ; W Space ; W*6", "Parkour: jumping to the next platform"
 
 
+THROW_M = 8.0  # the stand-in throws from close in: it cannot judge the ball's range from the screen
+
+
 def crystal(text: str, rules: Rules) -> Play:
     hud = read_hud(text)
     theirs = re.search(r"Their crystal: (.*?), (clear line|blocked)\.", text)
@@ -369,12 +372,12 @@ def crystal(text: str, rules: Rules) -> Play:
     dist, deg = rel
     turn = float(np.clip(deg, -45, 45))
     clear = theirs.group(2) == "clear line"
-    if clear and abs(deg) <= 3 and "ball ready" in hud.status and dist < 14:
+    if clear and abs(deg) <= 3 and "ball ready" in hud.status and dist < THROW_M:
         return f"{turn:.0f} 0 ; LMB ; -", "Crystal: throwing at their crystal"
     if not clear:
         return f"{turn:.0f} 0 ; {'D' if int(hud.time_left_s // 4) % 2 else 'A'}*3", \
             "Crystal: stepping aside for a clear line"
-    return f"{turn:.0f} 0 ; " + ("W ; W" if dist > 8 else "-"), "Crystal: closing in on their crystal"
+    return f"{turn:.0f} 0 ; " + ("W ; W" if dist > THROW_M - 1 else "-"), "Crystal: closing in on their crystal"
 
 
 # ---- duel --------------------------------------------------------------------------------------------------
