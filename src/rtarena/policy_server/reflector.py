@@ -22,15 +22,17 @@ from __future__ import annotations
 
 import json
 import re
+from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from rtarena.policy_server.skill_player import recognised, rules
+from rtarena.policy_server.skill_player import SkillRule, recognised, rulebook, rules
 
 READS = (("list_dir", {"path": "evidence"}), ("get_previous_skill", {}), ("read_text", {"path": "lints.md"}),
          ("read_text", {"path": "evidence/summary.md"}),
          ("grep", {"pattern": "pole angle", "path": "evidence", "max_matches": 40}))
+EVIDENCE_MATCHES = 40  # per rule's evidence grep (short enough that a result is never cut)
 FOLLOW_SHARE = 0.8  # below this share of lean-following pushes, the player "ignores the lean"
 FALLEN_RAD, OFF_TRACK_M = 0.17, 2.0  # final pole angle / cart position that ended an episode
 
@@ -48,6 +50,7 @@ class Analysis:
     notebook: str
     diagnosis: dict[str, Any] = field(default_factory=dict)
     changed: bool = False
+    pending: tuple[str, dict[str, Any]] | None = None  # a read still to make before deciding
 
 
 def calls_so_far(messages: list[dict[str, Any]]) -> list[Call]:
@@ -77,9 +80,45 @@ def _bullets(skill: str) -> list[str]:
     return [line[2:].strip() for line in skill.splitlines() if line.startswith("- ")]
 
 
+def game_of(calls: list[Call]) -> str:
+    """The suite game of the round: the `Title:` the player's reasoning lines start with in summary.md."""
+    summary = next((c.result for c in calls
+                    if c.name == "read_text" and c.args.get("path") == "evidence/summary.md"), "")
+    text = str(_json(summary).get("result", {}).get("text", ""))
+    titles = Counter(re.findall(r"\| ([A-Z]\w+): [^|]*\(rules applied", text))
+    return titles.most_common(1)[0][0] if titles else ""
+
+
+def evidence_grep(rule: SkillRule) -> tuple[str, dict[str, Any]]:
+    return "grep", {"pattern": rule.evidence, "path": "evidence", "max_matches": EVIDENCE_MATCHES}
+
+
+def next_game_rule(calls: list[Call], game: str, present: list[str], harmful: set[str],
+                   tried: set[str]) -> tuple[SkillRule | None, int, tuple[str, dict[str, Any]] | None]:
+    """The first rule of the game's rulebook not in the skill, not known harmful or tried, whose evidence
+    the step tables show: (rule, decisions showing it, None), or the grep still to make for the next
+    candidate, or (None, 0, None) when no rule applies."""
+    made = {json.dumps(c.args, sort_keys=True): c.result for c in calls if c.name == "grep"}
+    for rule in rulebook(game):
+        if rule.id in present or rule.id in harmful or rule.id in tried:
+            continue
+        call = evidence_grep(rule)
+        key = json.dumps(call[1], sort_keys=True)
+        if key not in made:
+            return None, 0, call
+        matches = _json(made[key]).get("result", {}).get("matches", [])
+        hits = len(matches)
+        if hits:
+            return rule, hits, None
+    return None, 0, None
+
+
 def analyse(calls: list[Call]) -> Analysis:
     """What the evidence says and the skill it prescribes."""
     by = {(c.name, c.args.get("path")): c.result for c in calls}
+    game = game_of(calls)
+    if game:
+        return analyse_game(by, calls, game)
     previous = _json(by.get(("get_previous_skill", None), "")).get("result") or {}
     skill, notebook = str(previous.get("skill") or ""), str(previous.get("notebook") or "")
     lints_text = str(_json(by.get(("read_text", "lints.md"), "")).get("result", {}).get("text", ""))
@@ -138,6 +177,47 @@ def analyse(calls: list[Call]) -> Analysis:
     return Analysis(new_skill, "\n".join(notes), diagnosis, changed=bool(additions or deletions))
 
 
+def analyse_game(by: dict[tuple[str, Any], str], calls: list[Call], game: str) -> Analysis:
+    """A suite game's round: the game's rulebook against the player's reasoning lines and the scores."""
+    previous = _json(by.get(("get_previous_skill", None), "")).get("result") or {}
+    skill, notebook = str(previous.get("skill") or ""), str(previous.get("notebook") or "")
+    lints_text = str(_json(by.get(("read_text", "lints.md"), "")).get("result", {}).get("text", ""))
+    codes = re.findall(r"^- (\w+):", lints_text, flags=re.M)
+    present = recognised(skill, game)
+    harmful = set(re.findall(r"harmful: (\w+)", notebook))
+    rolled_back = str(previous.get("rolled_back_skill") or "")
+    if rolled_back:
+        harmful |= set(recognised(rolled_back, game)) - set(present)
+    tried = set(re.findall(r"tried: (\w+)", notebook))
+    summary = str(_json(by.get(("read_text", "evidence/summary.md"), "")).get("result", {}).get("text", ""))
+    scores = [float(v) for v in re.findall(r"^\| [^|]+ \| \d+ \| ([\d.e+-]+) \|", summary, flags=re.M)]
+    mean = f" (round mean score {sum(scores) / len(scores):.2f})" if scores else ""
+    catalog = {r.id: r for r in rulebook(game)}
+    rule, hits, pending = next_game_rule(calls, game, present, harmful, tried)
+    if pending is not None:
+        return Analysis(skill, notebook, pending=pending)
+    found = (rule, hits) if rule is not None else None
+    deletions = [catalog[i].bullet for i in present if i in harmful]
+    kept = [b for b in _bullets(skill) if b not in deletions]
+    additions = [found[0].bullet] if found else []
+    notes = [line for line in notebook.splitlines() if line.strip()]
+    notes += [f"harmful: {i}" for i in sorted(harmful) if f"harmful: {i}" not in notebook]
+    if found:
+        notes.append(f"tried: {found[0].id}")
+    diagnosis = {
+        "failure_modes": [found[0].failure.format(n=found[1]) + mean] if found
+                          else [f"No failure my {game} rules cover{mean}."],
+        "causes": [found[0].cause] if found else [],
+        "prescriptions": [f"Add the rule '{found[0].id}'." if found else "Keep the skill."]
+                         + [f"Drop the harmful rule '{i}'." for i in present if i in harmful],
+        "additions": additions,
+        "deletions": deletions,
+        "lints_response": "; ".join(f"{code}: considered" for code in codes) or "no signals",
+    }
+    return Analysis("\n".join(f"- {b}" for b in kept + additions), "\n".join(notes), diagnosis,
+                    changed=bool(additions or deletions))
+
+
 def next_step(messages: list[dict[str, Any]]) -> tuple[str | None, list[tuple[str, dict[str, Any]]]]:
     """The next reply: (text, []) to finish, or (None, [one tool call])."""
     calls = calls_so_far(messages)
@@ -146,6 +226,8 @@ def next_step(messages: list[dict[str, Any]]) -> tuple[str | None, list[tuple[st
         if read not in [(n, {k: v for k, v in a.items() if k in read[1]}) for n, a in made]:
             return None, [read]
     analysis = analyse(calls)
+    if analysis.pending is not None:
+        return None, [analysis.pending]
     if not analysis.changed:
         return "The evidence shows nothing my rules can fix; I keep the skill.", []
     names = [c.name for c in calls]

@@ -7,8 +7,10 @@ default action, so an improvement run's round 0 (empty skill) scores low, and it
 the reflector's rules are worth. Its reasoning line states what it read and which rules it applied, like a
 model's would; the reflector reads that line in the round's step tables.
 
-Domains: cart-pole (`state: [x, x_dot, theta, theta_dot]`). Other observations get the default action
-whatever the skill says (documented in docs/improve.md).
+Domains: cart-pole (`state: [x, x_dot, theta, theta_dot]`), and every suite game's text view: the game's
+stand-in (`games_text.py`) with the behaviours its rulebook's recognised rules switch on; with none, the
+cold-start stand-in (`policy=heuristic`). Other observations get the default action whatever the skill
+says (documented in docs/improve.md).
 """
 
 from __future__ import annotations
@@ -21,6 +23,7 @@ from pathlib import Path
 
 from pydantic import Field, model_validator
 
+from rtarena.policy_server import games_text
 from rtarena.schema import Regex, Section, read_toml, validate
 
 SKILL_HEADING = "## Skill notes"
@@ -37,6 +40,18 @@ class SkillRule(Section):
     family: str = Field(min_length=1)
     bullet: str = Field(min_length=1)
     pattern: Regex
+    game: str = ""  # family "games": the HUD title of the game whose rulebook this rule is in
+    harmful: bool = False  # on purpose, so that an offline run shows a regression and a rollback
+    evidence: Regex | None = None  # games: what the scripted reflector looks for in the reasoning lines
+    failure: str = ""  # games: the diagnosis the reflector writes when the evidence is there ({n}: matches)
+    cause: str = ""
+    switch: str = ""  # games: the stand-in's behaviour this rule turns on (default: the id), shared by games
+
+    @model_validator(mode="after")
+    def _game_rules_are_complete(self) -> SkillRule:
+        if self.family == "games" and not (self.game and self.evidence and self.failure and self.cause):
+            raise ValueError(f"rule {self.id}: a games rule needs game, evidence, failure and cause")
+        return self
 
 
 class SkillRules(Section):
@@ -67,9 +82,15 @@ def skill_section(system: str) -> str:
     return rest if found else ""
 
 
-def recognised(skill: str) -> list[str]:
-    """Ids of the catalog rules whose pattern the skill text contains, in catalog order."""
-    return [r.id for r in rules() if re.search(r.pattern, skill, flags=re.I)]
+def recognised(skill: str, game: str = "") -> list[str]:
+    """Ids of the catalog rules whose pattern the skill text contains, in catalog order (`game`: only
+    that game's rulebook)."""
+    return [r.id for r in rules() if (not game or r.game == game) and re.search(r.pattern, skill, flags=re.I)]
+
+
+def rulebook(game: str) -> list[SkillRule]:
+    """A suite game's rules (by HUD title), in catalog order."""
+    return [r for r in rules() if r.game == game]
 
 
 # Linear terms on [x, x_dot, theta, theta_dot] that each rule adds (the balancer's law split by rule).
@@ -96,6 +117,12 @@ def cartpole_push(state: list[float], ids: list[str]) -> int | None:
 
 def answer(system: str, user: str, default: Callable[[], str]) -> str:
     """The reply (reasoning line, then `ACTION:`) for one observation."""
+    game = games_text.title(user)
+    if game is not None:  # a suite game's text view: its stand-in with the behaviours the skill names
+        ids = recognised(skill_section(system), game)
+        switches = {r.id: r.switch or r.id for r in rulebook(game)}
+        chunk, note = games_text.play(user, [switches[i] for i in ids])
+        return f"{note}. (rules applied: {', '.join(ids) or 'none'})\nACTION: {chunk}"
     ids = recognised(skill_section(system))
     state = re.search(r"state: (\[[^\]]*\])", user)
     values = json.loads(state.group(1)) if state else []

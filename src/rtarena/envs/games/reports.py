@@ -94,3 +94,77 @@ def read_runner(text: str) -> RunnerReport | None:
                         edge_ahead_m=float(edge["d"]) if edge else None,
                         next_platforms=tuple((float(m["d"]), float(m["len"]), float(m["rise"]))
                                              for m in _RUNNER_NEXT.finditer(text)))
+
+
+COMPASS = {"east": (1.0, 0.0), "north-east": (0.7071, 0.7071), "north": (0.0, 1.0), "north-west": (-0.7071, 0.7071),
+           "west": (-1.0, 0.0), "south-west": (-0.7071, -0.7071), "south": (0.0, -1.0), "south-east": (0.7071, -0.7071)}
+_PLACE = re.compile(r"^(?P<name>.+?) (?:(?P<d>[\d.]+) m (?P<dir>(?:north|south)-(?:east|west)|north|south|east|west)"
+                    r"|here)(?P<rest>.*)$")
+
+
+def read_places(listing: str) -> list[tuple[str, tuple[float, float], str]]:
+    """`name 3.2 m north-east; other here` (`walker.bearing`'s words) as (name, (dx, dy) metres, rest of
+    the item), the offset rounded as the words are: eight directions, 0.1 m; `here` is (0, 0)."""
+    out = []
+    for item in filter(None, (part.strip() for part in listing.split(";"))):
+        m = _PLACE.match(item)
+        if m is None:
+            continue
+        d, (ux, uy) = (float(m["d"]), COMPASS[m["dir"]]) if m["d"] else (0.0, (0.0, 0.0))
+        out.append((m["name"], (d * ux, d * uy), m["rest"].strip()))
+    return out
+
+
+_REL = re.compile(r"(?P<d>[\d.]+) m, (?:ahead|(?P<deg>\d+) deg (?P<side>left|right))")
+
+
+def read_relative(text: str) -> tuple[float, float] | None:
+    """`12.3 m, 40 deg right` (first-person bearings) as (metres, degrees; + to the right), or None."""
+    m = _REL.search(text)
+    if m is None:
+        return None
+    deg = float(m["deg"] or 0.0)
+    return float(m["d"]), deg if m["side"] == "right" else -deg
+
+
+@dataclass(frozen=True)
+class WorkshopReport:
+    """The workshop family's text (workshop, kitchen, handoff, midline), read back."""
+
+    orders: tuple[str, ...]  # open orders, oldest first (`spring+` wants an upgraded spring)
+    held: str | None
+    prompt: str  # the HUD's interact prompt ("" when none)
+    stations: dict[str, tuple[float, float]]  # name -> offset from you, metres
+    bench_item: str | None
+    bench_left_s: float
+    floor: tuple[tuple[str, tuple[float, float]], ...]
+    windows: dict[str, tuple[tuple[float, float], str | None]]  # handoff: name -> (offset, item held)
+    role: str  # handoff: "runner" | "maker"; "" elsewhere
+
+
+_ORDERS = re.compile(r"orders: (?P<orders>[^|]*?) \|")
+_HANDS = re.compile(r"hands: (?P<held>[^|\n]+?)(?: \| (?P<prompt>[^\n]*))?$", re.M)
+_BENCH = re.compile(r"the bench holds (?P<item>\S+) \((?P<left>[\d.]+) s of work left\)")
+
+
+def read_workshop(text: str) -> WorkshopReport | None:
+    """The orders, hands, prompt, stations, bench, floor (and handoff's windows) of a workshop-family text."""
+    orders, hands = _ORDERS.search(text), _HANDS.search(text)
+    stations = re.search(r"^Stations: (?P<s>.*)\.$", text, re.M)
+    if orders is None or hands is None or stations is None:
+        return None
+    bench = _BENCH.search(text)
+    floor = re.search(r"On the floor: (?P<f>.*?)\.$", text, re.M)
+    windows = re.search(r"^Windows: (?P<w>.*)\.$", text, re.M)
+    role = re.search(r"You are the (runner|maker)", text)
+    listed = [] if orders["orders"] == "none" else [o.split(" (")[0].strip() for o in orders["orders"].split(", ")]
+    held = hands["held"].strip()
+    return WorkshopReport(
+        orders=tuple(listed), held=None if held == "empty" else held, prompt=(hands["prompt"] or "").strip(),
+        stations={name: at for name, at, _ in read_places(stations["s"])},
+        bench_item=bench["item"] if bench else None, bench_left_s=float(bench["left"]) if bench else 0.0,
+        floor=tuple((name, at) for name, at, _ in read_places(floor["f"])) if floor and floor["f"] != "nothing"
+        else (),
+        windows={name: (at, None if rest == "holds nothing" else rest.removeprefix("holds ").strip())
+                 for name, at, rest in read_places(windows["w"])} if windows else {},
+        role=role.group(1) if role else "")
