@@ -242,6 +242,22 @@ def demo(
 
 
 @app.command()
+def findings(
+    out: Annotated[Path, typer.Option(help="output folder (the page, its charts and the runs)")] = Path("findings"),
+    quick: Annotated[bool, typer.Option("--quick", help="every finding shrunk to minutes")] = False,
+    only: Annotated[list[str] | None, typer.Option("--only", help="run only this finding (repeatable)")] = None,
+    workers: Annotated[int, typer.Option(help="episodes at once")] = 2,
+) -> None:
+    """The papers' headline findings, reproduced offline with scripted stand-ins, on one page (docs/findings.md)."""
+    from rtarena.findings import run_findings
+    from rtarena.schema import writable_folder
+
+    page = run_findings(writable_folder(out, "--out"), quick=quick, only=only or None, workers=workers,
+                        console=console)
+    console.print(f"page: {page} and {page.with_suffix('.md')}", highlight=False)
+
+
+@app.command()
 def warmup(
     check: Annotated[bool, typer.Option("--check", help="exit 1 if any kernel compiled (a cache miss)")] = False,
 ) -> None:
