@@ -41,6 +41,7 @@ class Context:
     server: PolicyServer
     workers: int
     console: Console
+    max_steps: int | None = None  # a cap on every episode (a smoke run: the directions need the full lengths)
 
 
 @dataclass
@@ -87,6 +88,8 @@ def run_preset(ctx: Context, preset: str, label: str, *, params: dict[str, str] 
     if ctx.quick:
         experiment = replace(experiment, seeds=tuple(range(quick_seeds)),
                              max_steps=quick_steps or experiment.max_steps)
+    if ctx.max_steps is not None:
+        experiment = replace(experiment, max_steps=min(ctx.max_steps, experiment.max_steps or ctx.max_steps))
     shutil.rmtree(ctx.out / "runs" / label, ignore_errors=True)  # a rerun into the same folder starts afresh
     result = run_experiment(experiment, run_id=label, workers=ctx.workers, console=ctx.console)
     con = connect([result.run_dir])
@@ -209,7 +212,8 @@ def idc(ctx: Context) -> Outcome:
         name = env_id.split("/")[1].removesuffix("-v0")
         shutil.rmtree(ctx.out / "runs" / f"idc-{name}", ignore_errors=True)
         run_dir = improve_command(env_id, player, reflector, judge, [f"{v}:variant={v}" for v in ("var1", "var2",
-                                  "var3")], [], {**settings, "workers": ctx.workers}, ctx.out / "runs",
+                                  "var3")], [], {**settings, "workers": ctx.workers, "max_steps": ctx.max_steps},
+                                  ctx.out / "runs",
                                   f"idc-{name}", False, None, ctx.console)
         metrics = json.loads((run_dir / "metrics.json").read_text())
         transfer = json.loads((run_dir / "transfer.json").read_text()) if (run_dir / "transfer.json").exists() \
@@ -310,7 +314,7 @@ def finding_names() -> list[str]:
 
 
 def run_findings(out: Path, quick: bool = False, only: list[str] | None = None, workers: int = 2,
-                 console: Console | None = None) -> Path:
+                 max_steps: int | None = None, console: Console | None = None) -> Path:
     """Run the chosen findings (all by default) and write the page; returns `findings.html`."""
     from rtarena.findings.page import Result, write_page
 
@@ -321,7 +325,7 @@ def run_findings(out: Path, quick: bool = False, only: list[str] | None = None, 
     chosen = [f for f in FINDINGS if not only or f.name in only]
     results = []
     with PolicyServer() as server:
-        ctx = Context(quick, out, server, workers, console)
+        ctx = Context(quick, out, server, workers, console, max_steps)
         for finding in chosen:
             reason = finding.cannot_run()
             if reason:
@@ -334,4 +338,4 @@ def run_findings(out: Path, quick: bool = False, only: list[str] | None = None, 
             results.append(Result(finding, outcome, None, time.monotonic() - start))
             console.print(f"{finding.name}: {outcome.ours} (direction {'matches' if outcome.matches else 'differs'})",
                           highlight=False)
-    return write_page(out, results, quick)
+    return write_page(out, results, quick, max_steps)

@@ -28,11 +28,13 @@ class Result:
         return "matches" if self.outcome.matches else "differs"
 
 
-def write_page(out: Path, results: list[Result], quick: bool) -> Path:
+def write_page(out: Path, results: list[Result], quick: bool, max_steps: int | None = None) -> Path:
     out.mkdir(parents=True, exist_ok=True)
     (out / "charts").mkdir(exist_ok=True)
     stamp = datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC")
     kind = "`rtarena findings --quick`" if quick else "`rtarena findings` (full: the papers' seed counts)"
+    if max_steps is not None:
+        kind += f" capped at {max_steps} steps per episode (a smoke run: too short for the directions)"
     about = (f"Run {stamp} with {kind} on {platform.node() or 'this machine'} (Python "
              f"{sys.version.split()[0]}), the scripted policy server standing in for a model: these are the "
              "findings' directions reproduced by scripted stand-ins, not any model's numbers.")
