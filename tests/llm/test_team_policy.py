@@ -100,3 +100,29 @@ def test_with_time_free_the_coordinated_team_collects_more_than_independent_bodi
             env.close()
         totals[team] = total
     assert totals[True] > totals[False], totals
+
+
+def test_the_preset_sends_plan_tokens_and_charges_them_under_its_token_clock(server, tmp_path):
+    """`centralized-vs-decentralized`: its default endpoint asks the scripted server for plan tokens, and its
+    token setting charges every reply at kappa = 128 (a team's four-body reply four times a body's)."""
+    from dataclasses import replace
+
+    from rtarena.eval.presets import load_preset
+    from rtarena.eval.query import connect
+    from rtarena.eval.runner import run_experiment
+
+    preset = load_preset("centralized-vs-decentralized")
+    assert "/s/plan_tokens=32/filler_rate=128/v1" in preset.params["base_url"]
+    url = server.url(plan_tokens=32)  # the same planning, unpaced: the token clock charges it, not the wall
+    experiment = load_preset("centralized-vs-decentralized", params={"base_url": url})
+    experiment = replace(experiment, envs=tuple(e for e in experiment.envs if e.id == "arena/coop-v0"),
+                         clocks=tuple(c for c in experiment.clocks if c.name == "token"), seeds=(0,), max_steps=4,
+                         out=str(tmp_path / "runs"))
+    result = run_experiment(experiment, run_id="cvd", workers=1)
+    rows = connect([result.run_dir]).execute(
+        "SELECT controller, tokens_out, delay_sim_s FROM decisions WHERE delay_sim_s IS NOT NULL").fetchall()
+    team = [r for r in rows if r[0].startswith("team(")]
+    alone = [r for r in rows if not r[0].startswith("team(")]
+    assert team and alone
+    assert all(abs(delay - tokens / 128.0) < 1e-6 for _, tokens, delay in rows)  # kappa = 128 reaches the clock
+    assert min(t for _, t, _ in team) >= 4 * 32 > max(t for _, t, _ in alone) - 32  # 32 per body it decides for

@@ -106,6 +106,14 @@ def model_cells(cells: list[dict[str, Any]]) -> list[dict[str, Any]]:
     return [c for c in cells if "llm:" in c["agent"]]
 
 
+def shown(ctx: Context, path: Path) -> str:
+    """A run folder as the page names it: relative to the findings folder."""
+    try:
+        return str(path.relative_to(ctx.out))
+    except ValueError:
+        return str(path)
+
+
 def relative(before: float, after: float) -> str:
     return f"{(after - before) / before:+.0%}" if before else "n/a"
 
@@ -128,7 +136,7 @@ def delay_curve(ctx: Context) -> Outcome:
         [f"{d:g}", score[d].text(), freq[d].text()] for d in delays]
     ours = (f"score {score[first].text()} -> {score[last].text()}, effective action frequency "
             f"{freq[first].text()} -> {freq[last].text()} ({first:g} -> {last:g} ms)")
-    return Outcome(ours, matches, chart, table, [str(run_dir)])
+    return Outcome(ours, matches, chart, table, [shown(ctx, run_dir)])
 
 
 # -- Realtime-Bench: the token cost of deliberation on web tasks ----------------------------------------
@@ -144,7 +152,7 @@ def token_deliberation(ctx: Context) -> Outcome:
         web = [c for c in model_cells(cells) if not c["level"].startswith(("gui-games", "snake"))]
         stats[condition] = (pooled(web, "score"), pooled(web, "tokens_out"))
         rows.append([condition, stats[condition][0].text(), stats[condition][1].text()])
-        runs.append(str(run_dir))
+        runs.append(shown(ctx, run_dir))
     (pl, _), (tl, tl_tokens), (th, th_tokens) = stats["PH"], stats["TL"], stats["TH"]
     matches = th.mean < tl.mean and th.mean < pl.mean and th_tokens.mean > tl_tokens.mean
     chart = svg.bar_chart("Deliberation under the token clock (web tasks)", "mean score",
@@ -189,7 +197,7 @@ def centralized(ctx: Context) -> Outcome:
     chart = svg.bar_chart("Centralized vs decentralized control (arena/coop-v0)", "score", list(clocks),
                           ["centralized", "decentralized"], values)
     ours = "; ".join(f"{row[0]}: team - decentralized = {row[3]} (s.e. {row[4]})" for row in table[1:])
-    return Outcome(ours, matches, chart, table, [str(run_dir)])
+    return Outcome(ours, matches, chart, table, [shown(ctx, run_dir)])
 
 
 # -- OmniGameArena: the improvement curve (IDC) with rollback and transfer --------------------------------
@@ -226,7 +234,7 @@ def idc(ctx: Context) -> Outcome:
                       f"{best['mean']:+.3f} [{best['lo']:+.3f}, {best['hi']:+.3f}]",
                       f"{final['mean']:+.3f} [{final['lo']:+.3f}, {final['hi']:+.3f}]", str(metrics["rollbacks"]),
                       " / ".join(f"{row['transfer']:+.3f}" for row in transfer["variants"]) or "-"])
-        runs.append(str(run_dir))
+        runs.append(shown(ctx, run_dir))
     chart = svg.line_chart("Improvement dynamics curve (scripted skill player and reflector)", "round mean score",
                            "round", series)
     ours = "; ".join(f"{row[0]}: best-round gain {row[3]}, rollbacks {row[5]}, transfer {row[6]}"
@@ -264,7 +272,7 @@ def pdq_vs_lcrt(ctx: Context) -> Outcome:
     ours = (f"LCRT score {relative(pdq.mean or 0.0, lcrt.mean or 0.0)} and decisions "
             f"{relative(pdq_n.mean or 0.0, lcrt_n.mean or 0.0)} against PDQ (score per decision "
             f"{relative(per_pdq, per_lcrt)})")
-    return Outcome(ours, matches, chart, table, [str(run_dir)])
+    return Outcome(ours, matches, chart, table, [shown(ctx, run_dir)])
 
 
 FINDINGS: tuple[Finding, ...] = (
