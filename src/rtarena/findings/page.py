@@ -24,7 +24,7 @@ class Result:
     @property
     def verdict(self) -> str:
         if self.outcome is None:
-            return "skipped"
+            return "failed" if (self.skipped or "").startswith("failed") else "skipped"
         return "matches" if self.outcome.matches else "differs"
 
 
@@ -47,7 +47,7 @@ def write_page(out: Path, results: list[Result], quick: bool, max_steps: int | N
             + "".join(f"<th class='key'>{escape(h)}</th>" for h in head) + "</tr></thead><tbody>"]
     for r in results:
         f = r.finding
-        ours = r.outcome.ours if r.outcome else f"skipped: {r.skipped}"
+        ours = r.outcome.ours if r.outcome else f"{r.verdict}: {r.skipped}".replace("failed: failed:", "failed:")
         cells = [f.name, f.paper, f.paper_figure, ours, r.verdict]
         md.append("| " + " | ".join(c.replace("|", "\\|") for c in cells) + " |")
         html.append(f"<tr data-finding='{escape(f.name)}' data-verdict='{r.verdict}'>"
@@ -61,8 +61,8 @@ def write_page(out: Path, results: list[Result], quick: bool, max_steps: int | N
         html += [f"<h2 id='{escape(f.name)}'>{escape(f.name)} ({escape(f.paper)})</h2>",
                  f"<p>Paper: “{escape(f.claim)}”; {escape(f.paper_figure)}.</p>", f"<p>Ours: {escape(f.design)}.</p>"]
         if r.outcome is None:
-            md += ["", f"**Skipped**: {r.skipped}", ""]
-            html.append(f"<p class='skipped'><strong>Skipped</strong>: {escape(r.skipped or '')}</p>")
+            md += ["", f"**{r.verdict.capitalize()}**: {r.skipped}", ""]
+            html.append(f"<p class='{r.verdict}'><strong>{r.verdict.capitalize()}</strong>: {escape(r.skipped or '')}</p>")
             continue
         o = r.outcome
         (out / "charts" / f"{f.name}.svg").write_text(o.chart, encoding="utf-8")
