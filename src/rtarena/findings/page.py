@@ -62,7 +62,8 @@ def write_page(out: Path, results: list[Result], quick: bool, max_steps: int | N
                  f"<p>Paper: “{escape(f.claim)}”; {escape(f.paper_figure)}.</p>", f"<p>Ours: {escape(f.design)}.</p>"]
         if r.outcome is None:
             md += ["", f"**{r.verdict.capitalize()}**: {r.skipped}", ""]
-            html.append(f"<p class='{r.verdict}'><strong>{r.verdict.capitalize()}</strong>: {escape(r.skipped or '')}</p>")
+            html.append(f"<p class='{r.verdict}'><strong>{r.verdict.capitalize()}</strong>: "
+                        f"{escape(r.skipped or '')}</p>")
             continue
         o = r.outcome
         (out / "charts" / f"{f.name}.svg").write_text(o.chart, encoding="utf-8")
