@@ -257,9 +257,11 @@ def findings(
     if workers < 1 or (max_steps is not None and max_steps < 1):
         raise UserError(f"must be >= 1, got {workers if workers < 1 else max_steps}",
                         field="--workers" if workers < 1 else "--max-steps")
-    page = run_findings(writable_folder(out, "--out"), quick=quick, only=only or None, workers=workers,
-                        max_steps=max_steps, console=console)
+    page, failed = run_findings(writable_folder(out, "--out"), quick=quick, only=only or None, workers=workers,
+                                max_steps=max_steps, console=console)
     console.print(f"page: {page} and {page.with_suffix('.md')}", highlight=False)
+    if failed:
+        raise typer.Exit(1)
 
 
 @app.command()

@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import shutil
 import time
+import traceback
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -326,8 +327,9 @@ def finding_names() -> list[str]:
 
 
 def run_findings(out: Path, quick: bool = False, only: list[str] | None = None, workers: int = 2,
-                 max_steps: int | None = None, console: Console | None = None) -> Path:
-    """Run the chosen findings (all by default) and write the page; returns `findings.html`."""
+                 max_steps: int | None = None, console: Console | None = None) -> tuple[Path, list[str]]:
+    """Run the chosen findings (all by default) and write the page; returns `findings.html` and the names of
+    the findings that failed (an error while running, shown on the page)."""
     from rtarena.findings.page import Result, write_page
 
     unknown = [n for n in only or [] if n not in finding_names()]
@@ -348,11 +350,14 @@ def run_findings(out: Path, quick: bool = False, only: list[str] | None = None, 
             start = time.monotonic()
             try:
                 outcome = finding.run(ctx)
-            except UserError as error:  # e.g. a preset the registry no longer matches: the others still run
-                console.print(f"{finding.name}: failed ({error})", highlight=False)
-                results.append(Result(finding, None, f"failed: {error}", time.monotonic() - start))
+            except Exception as error:  # one finding's failure is its row; the others still run (exit status 1)
+                console.print(traceback.format_exc(), highlight=False, markup=False)
+                console.print(f"{finding.name}: failed ({type(error).__name__}: {error})", highlight=False)
+                results.append(Result(finding, None, f"failed: {type(error).__name__}: {error}",
+                                      time.monotonic() - start))
                 continue
             results.append(Result(finding, outcome, None, time.monotonic() - start))
             console.print(f"{finding.name}: {outcome.ours} (direction {'matches' if outcome.matches else 'differs'})",
                           highlight=False)
-    return write_page(out, results, quick, max_steps)
+    failed = [r.finding.name for r in results if r.verdict == "failed"]
+    return write_page(out, results, quick, max_steps), failed
