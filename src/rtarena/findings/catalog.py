@@ -156,18 +156,20 @@ def token_deliberation(ctx: Context) -> Outcome:
         run_dir, cells = run_preset(ctx, preset, f"deliberation-{preset}", params={"base_url": url},
                                     envs=WEB_TASKS, quick_seeds=2)
         cells = model_cells(cells)
-        stats[preset] = (pooled(cells, "success"), pooled(cells, "tokens_out"))
-        rows.append([shown_as, stats[preset][0].text(), stats[preset][1].text()])
+        tokens, decisions = pooled(cells, "tokens_out"), pooled(cells, "decisions")
+        per_decision = (tokens.mean or 0.0) / decisions.mean if decisions.mean else 0.0
+        stats[preset] = (pooled(cells, "success"), per_decision)
+        rows.append([shown_as, stats[preset][0].text(), f"{per_decision:.0f}"])
         runs.append(shown(ctx, run_dir))
     (ph, _), (tl, tl_tokens), (th, th_tokens) = stats["PH-text"], stats["TL-text"], stats["TH-text"]
     matches = (th.mean or 0.0) < (tl.mean or 0.0) and (th.mean or 0.0) < (ph.mean or 0.0) \
-        and (th_tokens.mean or 0.0) > (tl_tokens.mean or 0.0)
+        and th_tokens > tl_tokens
     chart = svg.bar_chart("Deliberation under the token clock (the live quiz)", "success rate",
                           list(CONDITIONS.values()), ["success"],
                           {(CONDITIONS[p], "success"): (s[0].mean or 0.0, s[0].se) for p, s in stats.items()})
-    ours = (f"success PH {ph.text()}, TL {tl.text()}, TH {th.text()}; tokens per episode TL {tl_tokens.text()} vs "
-            f"TH {th_tokens.text()}")
-    return Outcome(ours, matches, chart, [["condition", "success", "tokens out per episode"], *rows], runs)
+    ours = (f"success PH {ph.text()}, TL {tl.text()}, TH {th.text()}; tokens per decision TL {tl_tokens:.0f} vs "
+            f"TH {th_tokens:.0f}")
+    return Outcome(ours, matches, chart, [["condition", "success", "tokens out per decision"], *rows], runs)
 
 
 def no_chromium() -> str | None:
