@@ -247,6 +247,29 @@ def demo(
 
 
 @app.command()
+def findings(
+    out: Annotated[Path, typer.Option(help="output folder (the page, its charts and the runs)")] = Path("findings"),
+    quick: Annotated[bool, typer.Option("--quick", help="every finding shrunk to minutes")] = False,
+    only: Annotated[list[str] | None, typer.Option("--only", help="run only this finding (repeatable)")] = None,
+    workers: Annotated[int, typer.Option(help="episodes at once")] = 2,
+    max_steps: Annotated[int | None, typer.Option("--max-steps", help="cap every episode (a smoke run: the "
+                                                  "directions need the findings' own lengths)")] = None,
+) -> None:
+    """The papers' headline findings, reproduced offline with scripted stand-ins, on one page (docs/findings.md)."""
+    from rtarena.findings import run_findings
+    from rtarena.schema import writable_folder
+
+    if workers < 1 or (max_steps is not None and max_steps < 1):
+        raise UserError(f"must be >= 1, got {workers if workers < 1 else max_steps}",
+                        field="--workers" if workers < 1 else "--max-steps")
+    page, failed = run_findings(writable_folder(out, "--out"), quick=quick, only=only or None, workers=workers,
+                                max_steps=max_steps, console=console)
+    console.print(f"page: {page} and {page.with_suffix('.md')}", highlight=False)
+    if failed:
+        raise typer.Exit(1)
+
+
+@app.command()
 def warmup(
     check: Annotated[bool, typer.Option("--check", help="exit 1 if any kernel compiled (a cache miss)")] = False,
 ) -> None:

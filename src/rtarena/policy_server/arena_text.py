@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import math
 
-from rtarena.envs.arena.observations.report import ArenaReport, looks_like_report, read_report
+from rtarena.envs.arena.observations.report import ArenaReport, Seen, looks_like_report, read_report
 
 AIM_DEG = 4.0  # fire when the target is this close to the crosshair
 TURN_DEG = 10.0  # turn when the target is further off than this
@@ -50,29 +50,44 @@ def minimap_target(report: ArenaReport) -> float | None:
     return (absolute - report.heading_deg + 180.0) % 360.0 - 180.0
 
 
+def urgent(report: ArenaReport) -> list[int] | None:
+    """The action of the first three priorities (the zone, an enemy, no ammo), else None: these a body
+    handles on its own, with or without a team."""
+    if report.outside_zone_bearing_deg is not None:
+        return go_to(report.outside_zone_bearing_deg)
+    enemies = nearest(report, "enemy")
+    if enemies and report.ammo > 0:
+        target = enemies[0]
+        fire = int(abs(target.bearing_deg) <= AIM_DEG)
+        return [0, 0, turn_toward(target.bearing_deg, AIM_DEG), 0, fire, 0, 0]
+    ammo_boxes = nearest(report, "ammo box")
+    if report.ammo == 0 and ammo_boxes:
+        return with_strafe(report, go_to(ammo_boxes[0].bearing_deg))
+    return None
+
+
+def nearest(report: ArenaReport, kind: str, within_m: float = math.inf) -> list[Seen]:
+    return sorted((s for s in report.in_view if s.kind == kind and s.dist_m < within_m), key=lambda s: s.dist_m)
+
+
+def with_strafe(report: ArenaReport, action: list[int]) -> list[int]:
+    if report.locked_on:
+        # Strafe across the turret's line of fire; the side alternates with the clock, so it is stateless.
+        action[0] = 1 if int(report.time_s) % 2 == 0 else 2
+    return action
+
+
 def decide(text: str) -> list[int]:
     """The 7-number action for one report (read by the report's own reader, next to its writer)."""
     report = read_report(text)
     if report is None:
         return list(EXPLORE)
-    if report.outside_zone_bearing_deg is not None:
-        return go_to(report.outside_zone_bearing_deg)
-    seen, ammo = report.in_view, report.ammo
-
-    def nearest(kind: str, within_m: float = math.inf) -> list:
-        return sorted((s for s in seen if s.kind == kind and s.dist_m < within_m), key=lambda s: s.dist_m)
-
-    enemies = nearest("enemy")
-    if enemies and ammo > 0:
-        target = enemies[0]
-        fire = int(abs(target.bearing_deg) <= AIM_DEG)
-        return [0, 0, turn_toward(target.bearing_deg, AIM_DEG), 0, fire, 0, 0]
-    ammo_boxes, coins, chickens = nearest("ammo box"), nearest("coin"), nearest("chicken", 15)
-    if ammo == 0 and ammo_boxes:
-        action = go_to(ammo_boxes[0].bearing_deg)
-    elif coins:
+    if (action := urgent(report)) is not None:
+        return action
+    coins, chickens = nearest(report, "coin"), nearest(report, "chicken", 15)
+    if coins:
         action = go_to(coins[0].bearing_deg)
-    elif chickens and ammo > 5:
+    elif chickens and report.ammo > 5:
         target = chickens[0]
         action = [0, 0, turn_toward(target.bearing_deg, AIM_DEG), 0, int(abs(target.bearing_deg) <= AIM_DEG), 0, 0]
     elif (bearing := minimap_target(report)) is not None:
@@ -81,7 +96,4 @@ def decide(text: str) -> list[int]:
         action = [0, 2, 2, 0, 0, 0, 1]
     else:
         action = list(EXPLORE)
-    if report.locked_on:
-        # Strafe across the turret's line of fire; the side alternates with the clock, so it is stateless.
-        action[0] = 1 if int(report.time_s) % 2 == 0 else 2
-    return action
+    return with_strafe(report, action)

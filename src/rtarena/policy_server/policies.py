@@ -5,7 +5,8 @@ the system prompt's output-format section (`MultiDiscrete([...])`, `Discrete(n)`
 observation in the last user message (one block per teammate, under `### <id>`, for a team controller).
 
 - `heuristic`: a domain policy per observation, from text alone: the arena (`arena_text.py`, what the
-  arena's heuristic bot would do from the same report), the game suite (`games_text.py`, answering in
+  arena's heuristic bot would do from the same report; asked for several arena bodies at once, the team
+  policy of `arena_team.py`, which gives each body a different coin), the game suite (`games_text.py`, answering in
   the chunked key form), cart-pole (the balancer's linear law on the state vector); anything else gets
   the default action.
   Browser tasks: the live quiz is joined from its lobby and its questions answered from the marks (`gui_text.py`).
@@ -32,6 +33,7 @@ import numpy as np
 
 from rtarena.policy_server import (
     annotator_text,
+    arena_team,
     arena_text,
     games_text,
     gui_text,
@@ -148,8 +150,21 @@ def answer(messages: list[dict[str, Any]], policy: str, seed: int = 0) -> str:
         reason = "Following the scripted heuristic."
     if blocks is None:
         return f"{reason}\nACTION: {_format(decide(user))}"
-    team = {agent: decide(text) for agent, text in blocks.items()}
+    arena = space.kind == "multidiscrete" and all(map(arena_text.looks_like_arena, blocks.values()))
+    if policy == "heuristic" and arena:
+        # one controller for several bodies coordinates them, and writes a plan line per body (arena_team.py)
+        team, plans = arena_team.decide_team(blocks)
+        reason = "Coordinating the team (scripted team heuristic):\n" + "\n".join(f"- {a}: {p}"
+                                                                                  for a, p in plans.items())
+    else:
+        team = {agent: decide(text) for agent, text in blocks.items()}
     return f"{reason}\nACTION: {json.dumps(team, separators=(',', ':'))}"
+
+
+def bodies(messages: list[dict[str, Any]]) -> int:
+    """How many bodies a request decides for: its last user message's `### <id>` blocks, else one."""
+    user = next((message_text(m) for m in reversed(messages) if m.get("role") == "user"), "")
+    return len(observation_blocks(user) or {"": ""})
 
 
 def first_actionable(messages: list[dict[str, Any]], space: Space) -> str | None:

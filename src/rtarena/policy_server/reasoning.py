@@ -7,6 +7,10 @@ With `reasoning_model=true` the server
   (`EFFORT_TOKENS`, times `effort_scale`; OpenAI's default effort, `medium`, when none is sent), paced at
   `filler_rate` like filler tokens and reported as `completion_tokens_details.reasoning_tokens`.
 
+`plan_tokens` (any mode) adds that many reasoning tokens per body a request decides for (one for a single
+agent, n for a `team:` request over n bodies), paced the same way: the scripted stand-in for a model whose
+plan for a team is n times as long (`arena_team.py`).
+
 `after_tokens` (any mode) appends that many words after the `ACTION:` line, like a model that keeps
 explaining after it has answered: the tokens a client generates after its action is complete.
 
@@ -21,6 +25,8 @@ offline study (`annotate/study.py`) doubles them (`effort_scale=2`: 64 and 1024 
 from __future__ import annotations
 
 from typing import Any
+
+from rtarena.policy_server.policies import bodies
 
 EFFORT_TOKENS = {"none": 0, "minimal": 8, "low": 32, "medium": 128, "high": 512}
 DEFAULT_EFFORT = "medium"
@@ -48,11 +54,13 @@ def rejection(settings: Any, request: dict[str, Any]) -> dict[str, Any] | None:
 
 
 def reasoning_tokens(settings: Any, request: dict[str, Any]) -> int:
-    """How many tokens the server thinks before answering: the filler, or the effort's share."""
+    """How many tokens the server thinks before answering: the filler, or the effort's share, plus
+    `plan_tokens` for each body the request decides for (a team's reply grows with the team)."""
+    planning = settings.plan_tokens * bodies(request.get("messages") or [])
     if not settings.reasoning_model:
-        return settings.filler_tokens
+        return settings.filler_tokens + planning
     effort = request.get("reasoning_effort") or DEFAULT_EFFORT
-    return round(EFFORT_TOKENS[effort] * settings.effort_scale)
+    return round(EFFORT_TOKENS[effort] * settings.effort_scale) + planning
 
 
 def with_after(text: str, settings: Any) -> str:

@@ -82,6 +82,8 @@ class ServerSettings(Section):
     reasoning_model: Flag = Field(False, description="answer like a reasoning endpoint (reasoning.py)")
     effort_scale: NonNegFloat = Field(1.0, description="reasoning tokens per effort level, times this")
     after_tokens: NonNegInt = Field(0, description="words written after the ACTION line")
+    plan_tokens: NonNegInt = Field(0, description="reasoning tokens per body a request decides for (a team "
+                                   "reply grows with its bodies), paced at filler_rate")
 
     @property
     def model_name(self) -> str:

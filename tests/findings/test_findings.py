@@ -1,0 +1,60 @@
+"""`rtarena findings`: an unknown name is one line and exit 2; a finding that cannot run is skipped with its
+reason while the others run; the page (Markdown and HTML, one chart per finding run) opens in Chromium.
+
+The run here is a smoke run (`--max-steps 8`): it proves the plumbing, not the directions, which need the
+findings' own lengths (`rtarena findings --quick`, measured in docs/findings.md)."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+from rtarena.findings import finding_names
+
+CHROMIUM = "/usr/bin/chromium"
+RTARENA = [sys.executable, "-m", "rtarena.cli", "findings"]
+
+
+def test_an_unknown_finding_is_one_line_listing_the_names_and_nothing_is_written(tmp_path):
+    done = subprocess.run([*RTARENA, "--only", "nope", "--out", str(tmp_path / "f")], capture_output=True,
+                          text=True, timeout=120)
+    assert done.returncode == 2, done.stdout + done.stderr
+    out = done.stdout.strip()
+    assert len(out.splitlines()) == 1 and "'nope'" in out and "Traceback" not in done.stdout + done.stderr
+    assert all(name in out for name in finding_names())
+    assert not (tmp_path / "f").exists()
+
+
+def test_a_finding_that_cannot_run_is_skipped_the_others_run_and_the_page_opens_in_chromium(tmp_path):
+    from playwright.sync_api import sync_playwright
+
+    out = tmp_path / "f"
+    env = {**os.environ, "RTARENA_CHROMIUM": str(tmp_path / "no-chromium")}  # the web tasks' browser is missing
+    done = subprocess.run([*RTARENA, "--quick", "--only", "token-deliberation", "--only", "pdq-vs-lcrt",
+                           "--max-steps", "8", "--out", str(out)], capture_output=True, text=True, timeout=280,
+                          env=env)
+    assert done.returncode == 0, done.stdout + done.stderr
+    markdown = (out / "findings.md").read_text()
+    assert "token-deliberation: skipped" in done.stdout + done.stderr and "Chromium is missing" in markdown
+    assert "| pdq-vs-lcrt | OmniGameArena |" in markdown and "--quick" in markdown and "smoke run" in markdown
+    assert (out / "charts" / "pdq-vs-lcrt.svg").exists() and not (out / "charts" / "token-deliberation.svg").exists()
+    html = Path(out / "findings.html")
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox"])
+        page = browser.new_page(viewport={"width": 1200, "height": 900})
+        problems: list[str] = []
+        page.on("console", lambda m: problems.append(m.text) if m.type == "error" else None)
+        page.on("pageerror", lambda e: problems.append(str(e)))
+        page.goto(html.resolve().as_uri())
+        page.wait_for_load_state("load")
+        assert problems == []
+        verdicts = {r.get_attribute("data-finding"): r.get_attribute("data-verdict")
+                    for r in page.locator("table.findings tbody tr").all()}
+        assert verdicts["token-deliberation"] == "skipped" and verdicts["pdq-vs-lcrt"] in ("matches", "differs")
+        chart = page.locator("[data-chart='pdq-vs-lcrt'] svg")
+        assert chart.count() == 1 and chart.bounding_box()["width"] > 300  # drawn, not an empty element
+        assert page.locator("[data-chart] svg rect.bar").count() == 4  # score and decisions, PDQ and LCRT
+        assert "PDQ (paused-chunks)" in page.locator("table.finding").inner_text()
+        browser.close()
