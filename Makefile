@@ -32,12 +32,13 @@ system-deps:
 demo: $(STAMP)
 	$(BIN)/rtarena demo --out demo-out
 
-# One pytest worker per core; a test file stays on one worker (its module fixtures are built once).
+# One pytest worker per core; a test file (or a folder sharing a session fixture) stays on one worker:
+# tests/conftest.py schedules them, slow files first.
 TEST_WORKERS ?= auto
 test: $(STAMP) system-deps
 	$(BIN)/ruff check src tests bench
 	$(BIN)/lint-imports
-	@start=$$(date +%s); $(BIN)/python -m pytest -q -x -n $(TEST_WORKERS) --dist loadfile --durations=15; status=$$?; \
+	@start=$$(date +%s); $(BIN)/python -m pytest -q -x -n $(TEST_WORKERS) --durations=15; status=$$?; \
 		echo "make test: pytest took $$(( $$(date +%s) - start )) s"; exit $$status
 
 lint: $(STAMP)
