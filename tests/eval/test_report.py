@@ -8,6 +8,7 @@ from pathlib import Path
 
 import duckdb
 import pytest
+from tests.helpers import page_in_chromium
 
 from rtarena.eval.episodes import EpisodeJob
 from rtarena.eval.experiment_file import load_experiment, parse_experiment
@@ -16,8 +17,6 @@ from rtarena.eval.report import build_report
 from rtarena.eval.runner import run_experiment, run_jobs
 
 from .helpers import cartpole_experiment, rtarena_cli
-
-CHROMIUM = "/usr/bin/chromium"
 
 
 @pytest.fixture(scope="module")
@@ -53,19 +52,9 @@ def expected(root: Path, metric: str) -> dict[tuple[str, str, str, str], tuple[i
 
 
 def test_html_report_opens_in_chromium_and_matches_duckdb(runs, tmp_path):
-    from playwright.sync_api import sync_playwright
-
     html = build_report(["cp", "coop"], out=tmp_path / "report", root=runs)
     markdown = html.with_suffix(".md").read_text()
-    with sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox"])
-        page = browser.new_page(viewport={"width": 1200, "height": 900})
-        problems: list[str] = []
-        page.on("console", lambda m: problems.append(m.text) if m.type == "error" else None)
-        page.on("pageerror", lambda e: problems.append(str(e)))
-        page.on("requestfailed", lambda r: problems.append(f"failed to load {r.url}"))
-        page.goto(html.resolve().as_uri())
-        page.wait_for_load_state("load")
+    with page_in_chromium(html) as (page, problems):
         assert problems == []
         assert page.locator("table.metric").count() >= 4
         failures = page.locator("table.failures tr").all_inner_texts()
@@ -99,7 +88,6 @@ def test_html_report_opens_in_chromium_and_matches_duckdb(runs, tmp_path):
                     assert math.isclose(float(cell["se"]), se, rel_tol=1e-9, abs_tol=1e-12)
                     assert cell["text"] == f"{mean:.4g} ± {se:.2g}"
                     assert cell["text"] in markdown
-        browser.close()
     # the coop level: four bodies per episode, but the unit of the standard error is the episode
     assert {n for (_, _, level, _), (n, _, _) in expected(runs, "score").items() if level == "coop-v0"} == {3}
     assert {(a, lu) for a, lu, level, _ in expected(runs, "score") if level == "coop-v0"} == {

@@ -11,9 +11,10 @@ import subprocess
 import sys
 from pathlib import Path
 
+from tests.helpers import page_in_chromium
+
 from rtarena.findings import finding_names
 
-CHROMIUM = "/usr/bin/chromium"
 RTARENA = [sys.executable, "-m", "rtarena.cli", "findings"]
 
 
@@ -28,8 +29,6 @@ def test_an_unknown_finding_is_one_line_listing_the_names_and_nothing_is_written
 
 
 def test_a_finding_that_cannot_run_is_skipped_the_others_run_and_the_page_opens_in_chromium(tmp_path):
-    from playwright.sync_api import sync_playwright
-
     out = tmp_path / "f"
     env = {**os.environ, "RTARENA_CHROMIUM": str(tmp_path / "no-chromium")}  # the web tasks' browser is missing
     done = subprocess.run([*RTARENA, "--quick", "--only", "token-deliberation", "--only", "pdq-vs-lcrt",
@@ -41,14 +40,7 @@ def test_a_finding_that_cannot_run_is_skipped_the_others_run_and_the_page_opens_
     assert "| pdq-vs-lcrt | OmniGameArena |" in markdown and "--quick" in markdown and "smoke run" in markdown
     assert (out / "charts" / "pdq-vs-lcrt.svg").exists() and not (out / "charts" / "token-deliberation.svg").exists()
     html = Path(out / "findings.html")
-    with sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox"])
-        page = browser.new_page(viewport={"width": 1200, "height": 900})
-        problems: list[str] = []
-        page.on("console", lambda m: problems.append(m.text) if m.type == "error" else None)
-        page.on("pageerror", lambda e: problems.append(str(e)))
-        page.goto(html.resolve().as_uri())
-        page.wait_for_load_state("load")
+    with page_in_chromium(html) as (page, problems):
         assert problems == []
         verdicts = {r.get_attribute("data-finding"): r.get_attribute("data-verdict")
                     for r in page.locator("table.findings tbody tr").all()}
@@ -57,4 +49,3 @@ def test_a_finding_that_cannot_run_is_skipped_the_others_run_and_the_page_opens_
         assert chart.count() == 1 and chart.bounding_box()["width"] > 300  # drawn, not an empty element
         assert page.locator("[data-chart] svg rect.bar").count() == 4  # score and decisions, PDQ and LCRT
         assert "PDQ (paused-chunks)" in page.locator("table.finding").inner_text()
-        browser.close()
