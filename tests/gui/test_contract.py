@@ -1,7 +1,8 @@
 """Every browser task's page keeps BrowserGym's task contract (`pages/rt.js`), called by the Python names of
 `session.PageSession`: `RT.setup(cfg)` builds the episode, `RT.validate()` says it is not solved yet, and the
 task's own `RT.cheat(lead, period)`, played one decision per observation on the page's paused clock, makes
-`RT.validate()` say solved within the deadline, with no failed action, crossing two or more pages of a site.
+`RT.validate()` say solved within the deadline, with no failed action, crossing two or more pages of a site;
+waiting and random clicking do not, and the page lives on by itself with no input.
 
 One Chromium for all 50 tasks (the process's `BrowserHost`), one tab per viewport, no screenshots. The same
 solution played by the oracle agent through the runtime under the token clock is `test_tasks.py`'s.
@@ -10,16 +11,25 @@ solution played by the oracle agent through the runtime under the token clock is
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
+from types import SimpleNamespace
 from urllib.parse import quote
 
 import pytest
 from tests.gui.helpers import GUI_IDS
 
+from rtarena.agents.gui_random import GuiRandomAgent
 from rtarena.envs.gui import actions as gui_actions
 from rtarena.envs.gui.browser import BrowserHost, chromium_path
 from rtarena.envs.gui.server import PageServer
 from rtarena.envs.gui.session import T0_ISO, PageSession
 from rtarena.envs.gui.spec import TaskSpec, load_spec
+
+# the page less the header's clock: the markup of the body (without the env's own mark ids) and the pixels of
+# any canvas
+LIVE_STATE = """(() => Array.from(document.body.children).filter((e) => !e.matches("header.site, script"))
+  .map((e) => e.outerHTML).join("").replace(/ data-rt-mark="\\d+"/g, "")
+  + Array.from(document.querySelectorAll("canvas")).map((c) => c.toDataURL()).join())()"""
 
 
 def spec_of(env_id: str) -> TaskSpec:
@@ -41,22 +51,38 @@ def tab():
         session.close()
 
 
-@pytest.mark.parametrize("env_id", GUI_IDS)
-def test_setup_then_validate_false_then_cheat_then_validate_true(env_id, tab):
-    spec = spec_of(env_id)
-    session = tab(tuple(spec.viewport))
-    snap, _ = session.open(PageServer.shared().url(spec.page), {"seed": 0, "dt": spec.dt, "params": spec.params})
-    assert session.validate() == {"done": False, "success": False, "progress": 0, "why": ""}
-    assert snap["vars"], "setup draws the goal's values from the seed"
-    period = spec.dt * spec.obs_every  # one decision per observation
+def open_task(session: PageSession, spec: TaskSpec, seed: int = 0) -> dict:
+    return session.open(PageServer.shared().url(spec.page), {"seed": seed, "dt": spec.dt, "params": spec.params})[0]
+
+
+def play(session: PageSession, spec: TaskSpec, snap: dict, choose: Callable[[list[dict]], str],
+         watch: Callable[[], None] = lambda: None, limit_s: float | None = None,
+         ) -> tuple[dict, float, list[dict], set[str]]:
+    """Play `choose(marks)` once per observation (one decision per observation, taking no page time) from the
+    snapshot `snap` until the page says done or `limit_s` (the task's time limit) passes; `watch()` runs after
+    every observation. Returns the last snapshot, the page seconds played, the failed actions and the views."""
+    period, limit_s = spec.dt * spec.obs_every, limit_s or spec.time_limit_s
     marks, failed, elapsed = snap["marks"], [], 0.0
     views = {e["view"] for e in snap["events"] if e["type"] == "page"}
-    while not snap["task"]["done"] and elapsed < spec.time_limit_s:  # each snapshot carries RT.validate()
-        calls = [c for c in gui_actions.parse(session.cheat(0.0, period)) if c.name != "wait"]
+    while not snap["task"]["done"] and elapsed < limit_s:  # each snapshot carries RT.validate()
+        calls = [c for c in gui_actions.parse(choose(marks)) if c.name != "wait"]
         snap, _, done = session.step(calls, {m["id"]: m["box"] for m in marks}, round(period * 1000))
         marks, elapsed = snap["marks"], elapsed + period
         failed += [e for e in done if e["type"] == "failed_action"]
         views |= {e["view"] for e in snap["events"] if e["type"] == "page"}
+        watch()
+    return snap, elapsed, failed, views
+
+
+@pytest.mark.parametrize("env_id", GUI_IDS)
+def test_setup_then_validate_false_then_cheat_then_validate_true(env_id, tab):
+    spec = spec_of(env_id)
+    session = tab(tuple(spec.viewport))
+    period = spec.dt * spec.obs_every
+    snap = open_task(session, spec)
+    assert session.validate() == {"done": False, "success": False, "progress": 0, "why": ""}
+    assert snap["vars"], "setup draws the goal's values from the seed"
+    _, elapsed, failed, views = play(session, spec, snap, lambda marks: session.cheat(0.0, period))
     verdict = session.validate()
     assert verdict["done"] and verdict["success"] and verdict["progress"] == 1, verdict["why"]
     assert elapsed <= (spec.deadline_s or spec.time_limit_s) + spec.dt
@@ -64,6 +90,29 @@ def test_setup_then_validate_false_then_cheat_then_validate_true(env_id, tab):
     if env_id.startswith("web/"):  # a site, not a single widget: the way to the goal crosses its pages
         assert len(views) >= 2
     assert session.cheat(0.0, period) == "wait()"  # nothing left to do once decided
+
+
+@pytest.mark.parametrize("env_id", GUI_IDS)
+def test_waiting_and_random_clicking_lose_while_the_page_lives_on(env_id, tab):
+    """The page changes by itself within twelve seconds of page time with no input (its live counterpart: a
+    ticking clock, a moving rival, a falling piece); waiting out the time limit, and the random agent's clicks,
+    keys and typing on the marks it sees (`GuiRandomAgent`, seeded), leave the task unsolved."""
+    spec = spec_of(env_id)
+    session = tab(tuple(spec.viewport))
+    snap = open_task(session, spec)
+    seen = [session.evaluate(LIVE_STATE)]
+    snap, elapsed, _, _ = play(session, spec, snap, lambda marks: "wait()",
+                               watch=lambda: seen.append(session.evaluate(LIVE_STATE)), limit_s=12.0)
+    assert len(set(seen)) >= 2, "the page should change by itself within 12 s"
+    if not snap["task"]["done"]:  # the rest of the time limit in one run of the page clock
+        session.step([], {}, round((spec.time_limit_s - elapsed) * 1000))
+    verdict = session.validate()
+    assert not verdict["success"] and verdict["progress"] < 1, f"waiting: {verdict['why']}"
+    random = GuiRandomAgent()
+    random.reset(SimpleNamespace(seed=0))  # it reads only the seed of its context
+    play(session, spec, open_task(session, spec), lambda marks: random.act({"marks": json.dumps(marks)}).action)
+    verdict = session.validate()
+    assert not verdict["success"] and verdict["progress"] < 1, f"random: {verdict['why']}"
 
 
 def test_a_page_opened_with_cfg_in_its_url_sets_itself_up_once(tab):
