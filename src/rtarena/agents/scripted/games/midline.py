@@ -20,9 +20,9 @@ def decide(w: dict[str, Any], space: Any, memory: dict) -> dict:
         loose.setdefault(f"{item} bin", at)
     stations = {**w["stations"], **loose}
     orders = w["orders"]
-    if w["held"] is None and w["bench_item"] is None:
+    if w["held"] is None:  # only orders whose part lies loose can be fetched (with the bench busy too)
         orders = [o for o in orders if f"{o['item'].rstrip(UP)} bin" in loose]
-        if not orders:
+        if not orders and w["bench_item"] is None:
             side = 1.0 if pos[0] > w["mid"] else -1.0  # wait beside the midline for a part to appear
             return keys_toward(space, pos, np.array([w["mid"] + side * 1.0, pos[1]]), tolerance=0.2)
     return workshop.decide({**w, "stations": stations, "orders": orders}, space, memory)
