@@ -25,9 +25,14 @@ from rtarena.eval.query import connect
 from rtarena.eval.runner import run_experiment
 from rtarena.eval.tables import Stat, cell_stats, mean_of, metric_names
 from rtarena.policy_server.server import PolicyServer
+from rtarena.runtime.clocks import CLOCKS
 
 # The team policy's reply: reasoning tokens per body it decides for, paced at this rate (tokens per
 # second): 32 tokens per body at 128 tokens per second is a quarter second per body, one arena step.
+# The pacing only matters to a clock that reads wall time (`wall`, `measured`): the token clock charges the
+# tokens whatever their pace and `paused` charges nothing, so when every chosen clock is deterministic (the
+# quick run's turn-based and token) the plan tokens go out unpaced (filler_rate 0): the same records for the
+# scripted (deterministic) stand-in, minutes sooner.
 PLAN_TOKENS, PLAN_RATE = 32, 128.0
 # The scripted stand-in finishes the co-op level's 24 coins in about a minute (a model does not), so at the
 # paper's five minutes every control mode scores 1.0; the finding is read at 30 s instead.
@@ -185,7 +190,9 @@ def no_chromium() -> str | None:
 # -- ROAR: centralized vs decentralized ---------------------------------------------------------------
 def centralized(ctx: Context) -> Outcome:
     clocks = ("turn-based", "token") if ctx.quick else ("turn-based", "token", "realtime-250ms")
-    url = ctx.server.url(plan_tokens=PLAN_TOKENS, filler_rate=PLAN_RATE)
+    settings = load_preset("centralized-vs-decentralized").clocks
+    wall_time = any(not CLOCKS[c.clock].deterministic for c in settings if c.name in clocks)
+    url = ctx.server.url(plan_tokens=PLAN_TOKENS, filler_rate=PLAN_RATE if wall_time else 0.0)
     run_dir, cells = run_preset(ctx, "centralized-vs-decentralized", "centralized", params={"base_url": url},
                                 envs=("arena/coop-v0",), clocks=clocks, quick_seeds=4, quick_steps=120,
                                 max_steps=COOP_STEPS)
@@ -303,7 +310,8 @@ FINDINGS: tuple[Finding, ...] = (
             "no number in our copy of the paper (its control-mode table is not included): the direction only, "
             "centralized control helps turn-based and loses its edge in real time",
             f"preset `centralized-vs-decentralized` on arena/coop-v0, the team policy coordinating and writing "
-            f"{PLAN_TOKENS} reasoning tokens per body at {PLAN_RATE:g} tokens/s; quick: turn-based and token, 4 "
+            f"{PLAN_TOKENS} reasoning tokens per body at {PLAN_RATE:g} tokens/s (paced only when a wall-time clock "
+            f"runs: turn-based and token records are the same unpaced); quick: turn-based and token, 4 "
             f"seeds, 30 s; full: turn-based, token and 250 ms real time, 10 seeds, {COOP_STEPS // 4} s",
             centralized),
     Finding("idc", "OmniGameArena",
