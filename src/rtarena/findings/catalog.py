@@ -320,6 +320,10 @@ def pdq_vs_lcrt(ctx: Context) -> Outcome:
 # 250 ms real-time clock the depth image costs 0.1 s of every decision, and under turn-based play nothing.
 MEDIA_PREFILL_S = 0.1
 QUICK_SENSES = ("rgb+text", "rgb+depth+text")
+# The pixel player is stateless (it reads the last message only), so past turns change none of its actions;
+# without them a request is one frame, not megabytes of past screenshots to send and parse on every step
+# (the prefill charge already treats earlier messages as cached).
+SENSE_HISTORY = 0
 SENSE_METRICS = {"score": "score", "incoming_hit_rate": "incoming hit rate", "decisions": "decisions / episode"}
 BETTER = {"score": 1, "incoming_hit_rate": -1}  # the metrics the paper compares, and which way is better
 
@@ -329,7 +333,8 @@ def modality(ctx: Context) -> Outcome:
     run_dir, cells = run_preset(ctx, "modality-ablation", "modality",
                                 params={"base_url": url, "model": "scripted-pixels"},
                                 envs=("arena/basic-v0",) if ctx.quick else (),
-                                observations=QUICK_SENSES if ctx.quick else (), quick_seeds=2, quick_steps=120)
+                                observations=QUICK_SENSES if ctx.quick else (), quick_seeds=2, quick_steps=120,
+                                llm_options=f"history={SENSE_HISTORY}")
     cells = model_cells(cells)
     clocks = list(dict.fromkeys(c["clock_name"] for c in cells))
     senses = [o for o in load_preset("modality-ablation").observations if any(c["obs"] == o.name for c in cells)]
