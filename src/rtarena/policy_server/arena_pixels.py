@@ -15,10 +15,10 @@ and in the same order of priority where pixels allow:
 3. nothing: explore, turning and walking.
 
 What depth adds (the reason the finding's richer condition should play slightly better when time is
-free): distances (the nearest coin, not the lowest blob), what is in the way (a wall or crate close ahead
-of the target: step aside instead of walking into it), and where there is room to explore (the column that
-sees farthest). Audio is not read: the agent sends one mono channel (`media.audio_part`), which says how
-loud, not where.
+free): distances (the nearest coin, not the lowest blob) and what stands on the floor (a pixel much nearer
+than the flat floor in its row): a crate or wall close ahead of the target is stepped round, and one right
+ahead while exploring is turned from on the spot instead of walked into. Audio is not read: the agent
+sends one mono channel (`media.audio_part`), which says how loud, not where.
 """
 
 from __future__ import annotations
