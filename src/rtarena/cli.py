@@ -375,7 +375,7 @@ def annotate(
 def serve_policy(
     port: Annotated[int, typer.Option(help="port on 127.0.0.1 (0: any free port)")] = 8000,
     policy: Annotated[str, typer.Option(
-        help="heuristic | random | stale | skill | judge | reflector | annotator (scripted, not models)")] = (
+        help="heuristic | pixels | random | stale | skill | judge | reflector | annotator (scripted, not models)")] = (
         "heuristic"),
     filler_tokens: Annotated[int, typer.Option("--filler-tokens", help="reasoning tokens before each answer")] = 0,
     filler_rate: Annotated[float, typer.Option("--filler-rate", help="filler tokens per second (0: unpaced)")] = 0.0,

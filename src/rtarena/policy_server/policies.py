@@ -10,6 +10,8 @@ observation in the last user message (one block per teammate, under `### <id>`, 
   the chunked key form), cart-pole (the balancer's linear law on the state vector); anything else gets
   the default action.
   Browser tasks: the live quiz is joined from its lobby and its questions answered from the marks (`gui_text.py`).
+- `pixels`: the arena played from the frame and depth image, never the text (`arena_pixels.py`); a request
+  without a frame, or for anything else, gets the heuristic.
 - `stale`: the heuristic applied to a stale picture: the OLDEST observation in the conversation on
   which the heuristic would act, not the current one. It locks onto its first target and keeps acting
   on it after the page has changed (a stale-target policy, for testing failure annotation).
@@ -31,8 +33,10 @@ from typing import Any
 
 import numpy as np
 
+from rtarena.envs.arena.env import ACTION_NVEC
 from rtarena.policy_server import (
     annotator_text,
+    arena_pixels,
     arena_team,
     arena_text,
     games_text,
@@ -136,6 +140,11 @@ def answer(messages: list[dict[str, Any]], policy: str, seed: int = 0) -> str:
     blocks = observation_blocks(user)
     if policy in ROLE_ANSWERS:
         return ROLE_ANSWERS[policy](system, user, lambda: _format(default_action(space)))
+    if policy == "pixels" and blocks is None and space.nvec == tuple(ACTION_NVEC):
+        parts = next((m.get("content") for m in reversed(messages) if m.get("role") == "user"), None)
+        action = arena_pixels.decide(parts) if isinstance(parts, list) else None
+        if action is not None:
+            return f"Following the scripted pixel player (frame and depth image only).\nACTION: {_format(action)}"
     if policy == "random":
         digest = hashlib.sha256(json.dumps([seed, messages], sort_keys=True).encode()).digest()
         rng = np.random.default_rng(int.from_bytes(digest[:8], "little"))
@@ -186,4 +195,4 @@ ROLE_ANSWERS: dict[str, Callable[[str, str, Callable[[], str]], str]] = {
     "reflector": reflector.answer,
     "annotator": lambda _system, user, _default: annotator_text.annotate(user),  # rtarena annotate --model
 }
-POLICIES = ("heuristic", "random", "stale", *ROLE_ANSWERS)
+POLICIES = ("heuristic", "pixels", "random", "stale", *ROLE_ANSWERS)

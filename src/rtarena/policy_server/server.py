@@ -57,6 +57,11 @@ def input_shape(messages: list[dict[str, Any]]) -> tuple[tuple[str, int], ...]:
     return tuple((str(part.get("type")), count_content([part])) for part in parts)
 
 
+def media_parts(messages: list[dict[str, Any]]) -> int:
+    """Image and audio parts of the last user message: what `media_prefill_s` charges for."""
+    return sum(kind in ("image_url", "input_audio") for kind, _ in input_shape(messages))
+
+
 class ServerSettings(Section):
     """How the scripted server answers (every field can be overridden per request in the path).
 
@@ -71,6 +76,9 @@ class ServerSettings(Section):
     filler_tokens: NonNegInt = Field(0, description="reasoning tokens emitted before each answer")
     filler_rate: NonNegFloat = Field(0.0, description="filler tokens per second; 0 emits them without pacing")
     ttft_s: NonNegFloat = Field(0.0, description="time to first token, seconds")
+    media_prefill_s: NonNegFloat = Field(0.0, description="seconds added to the time to first token per image "
+                                         "or audio part of the last user message (reading it, as a model's "
+                                         "encoder does; earlier messages count as cached)")
     reasoning: Literal["field", "think"] = Field("field", description='"field": reasoning_content deltas; '
                                                  '"think": <think> in the content')
     fault: Literal[FAULT_NAMES] = Field("none", description="injected fault (faults.py)")
@@ -205,6 +213,7 @@ class _Handler(BaseHTTPRequestHandler):
         elif fault == "empty":
             text = ""
         filler = reasoning_mode.reasoning_tokens(settings, request)
+        prefill_s = settings.media_prefill_s * media_parts(messages)
         limit = request.get("max_completion_tokens") or request.get("max_tokens")
         finish = "stop"
         if limit is not None and filler + count_tokens(text) > int(limit):
@@ -223,7 +232,7 @@ class _Handler(BaseHTTPRequestHandler):
         }
         meta = {"id": f"chatcmpl-{uuid.uuid4().hex[:16]}", "created": int(time.time()), "model": settings.model_name}
         if not request.get("stream"):
-            self._pace(received, settings, filler, lambda _n: None)
+            self._pace(received, settings, filler, lambda _n: None, prefill_s)
             message: dict[str, Any] = {"role": "assistant", "content": text}
             if filler and settings.reasoning == "field":
                 message["reasoning_content"] = reasoning_text
@@ -236,11 +245,12 @@ class _Handler(BaseHTTPRequestHandler):
             return self._json(200, body)
         include_usage = bool((request.get("stream_options") or {}).get("include_usage")) and settings.usage
         self._stream(meta, settings, received, filler, text, finish, usage if include_usage else None,
-                     cut=fault == "cut")
+                     cut=fault == "cut", prefill_s=prefill_s)
 
-    def _pace(self, received: float, settings: ServerSettings, filler: int, emit) -> None:
-        """Wait for the first token, then release filler tokens at the set rate, in small batches."""
-        first = received + settings.ttft_s
+    def _pace(self, received: float, settings: ServerSettings, filler: int, emit, prefill_s: float = 0.0) -> None:
+        """Wait for the first token (`ttft_s`, plus `prefill_s` for the request's media), then release filler
+        tokens at the set rate, in small batches."""
+        first = received + settings.ttft_s + prefill_s
         _sleep_until(first)
         sent = 0
         while sent < filler:
@@ -258,7 +268,7 @@ class _Handler(BaseHTTPRequestHandler):
                 sent = due
 
     def _stream(self, meta: dict, settings: ServerSettings, received: float, filler: int, text: str,
-                finish: str, usage: dict | None, cut: bool) -> None:
+                finish: str, usage: dict | None, cut: bool, prefill_s: float = 0.0) -> None:
         self.send_response(200)
         self.send_header("Content-Type", "text/event-stream")
         self.send_header("Cache-Control", "no-cache")
@@ -284,7 +294,7 @@ class _Handler(BaseHTTPRequestHandler):
             event({key: ("<think>" if think else "") + words if first[0] else " " + words})
             first[0] = False
 
-        self._pace(received, settings, filler, emit)
+        self._pace(received, settings, filler, emit, prefill_s)
         if think:
             event({"content": "</think>"})
         if cut:

@@ -1,0 +1,176 @@
+"""A scripted arena player that reads pixels: the frame (`rgb`) and, when sent, the depth image; never the
+text report. What the policy server answers arena prompts with under `policy=pixels` (the stand-in of the
+`modality` finding, docs/findings.md).
+
+It decodes the request's image parts as the agent encodes them (`agents/llm/media.py`: the first-person
+frame as a colour PNG; depth as a grey PNG, 255 at the eye and 0 at `DEPTH_FAR_M` or beyond) and finds
+coins by their colour: the hue and saturation of the arena palette's coin (`render/palette.py:
+COIN_RGB`), which far coins keep through the haze. Stateless, like the text heuristic (`arena_text.py`),
+and in the same order of priority where pixels allow:
+
+1. a red light in view (a turret's lamp burning while it is locked on; a chicken's comb looks alike from
+   afar): strafe away from its side of the screen, keep going;
+2. coins in view: turn toward the nearest and walk to it. Without depth, "nearest" is the lowest on the
+   screen (things on a flat floor sit lower the nearer they are); with depth it is read off the depth image;
+3. nothing: explore, turning and walking.
+
+What depth adds (the reason the finding's richer condition should play slightly better when time is
+free): distances (the nearest coin, not the lowest blob) and what stands on the floor (a pixel much nearer
+than the flat floor in its row): a crate or wall close ahead of the target is stepped round, and one right
+ahead while exploring is turned from on the spot instead of walked into. Audio is not read: the agent
+sends one mono channel (`media.audio_part`), which says how loud, not where.
+"""
+
+from __future__ import annotations
+
+import base64
+import colorsys
+import io
+import math
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from rtarena.envs.arena.render.palette import COIN_RGB, TURRET_RGB
+from rtarena.policy_server.arena_text import EXPLORE, go_to
+
+DEPTH_FAR_M = 50.0  # the agent's depth encoding: grey 0 at this distance or beyond (media.depth_part)
+FOV_DEG = 90.0  # the arena's field of view (levels: players.fov_deg)
+EYE_M = 1.6  # the eye above the floor (levels: players.eye_height_m): where the floor is in each row
+FLOOR_SHARE = 0.8  # a pixel this much nearer than the floor in its row is something standing on it
+HUD_FRACTION = 0.12  # the HUD's rows at the top and bottom of the frame (score, time; health, ammo): not looked at
+COIN_HUE_DEG = colorsys.rgb_to_hsv(*(c / 255 for c in COIN_RGB))[0] * 360  # about 47 degrees
+TURRET_HUE_DEG = colorsys.rgb_to_hsv(*(c / 255 for c in TURRET_RGB))[0] * 360  # 0: red
+HUE_TOLERANCE_DEG = 8.0
+MIN_SATURATION = 0.3  # a far coin's colour through the haze keeps at least this much
+LAMP_VALUE = 0.8  # a lit lock lamp is this bright through the haze (a dark one is not; a chicken's comb is)
+BLOCKED_M = 2.0  # something this close ahead, nearer than the target: step aside
+GAP_PX = 2  # coin columns this close belong to one coin
+
+
+@dataclass(frozen=True)
+class Blob:
+    """One coin seen: its bearing (deg, + left), its lowest row (0..1 down the frame) and, with depth, its
+    distance in metres."""
+
+    bearing_deg: float
+    bottom: float
+    dist_m: float | None
+
+
+def decode_image(part: dict[str, Any]) -> np.ndarray:
+    """An `image_url` part's data URL as an array: (H, W, 3) for colour, (H, W) for grey."""
+    from PIL import Image  # the agent encodes its images with Pillow too (media.image_part)
+
+    data = base64.b64decode(part["image_url"]["url"].split(",", 1)[1])
+    image = Image.open(io.BytesIO(data))
+    return np.asarray(image.convert("L") if image.mode in ("L", "I", "I;16") else image.convert("RGB"))
+
+
+def frames(parts: list[dict[str, Any]]) -> tuple[np.ndarray | None, np.ndarray | None]:
+    """The colour frame and the depth in metres (None where not sent) from a user message's parts, in the
+    order the agent sends them: the frame first, then depth as the grey image."""
+    rgb = depth = None
+    for part in parts:
+        if part.get("type") != "image_url":
+            continue
+        image = decode_image(part)
+        if image.ndim == 3 and rgb is None:
+            rgb = image
+        elif image.ndim == 2 and depth is None:
+            depth = (1.0 - image.astype(np.float32) / 255.0) * DEPTH_FAR_M
+    return rgb, depth
+
+
+def hue_mask(rgb: np.ndarray, hue_deg: float, min_value: float = 0.45,
+             min_saturation: float = MIN_SATURATION) -> np.ndarray:
+    """Pixels of this hue (within `HUE_TOLERANCE_DEG`), saturated and bright enough."""
+    f = rgb.astype(np.float32) / 255.0
+    high, low = f.max(axis=2), f.min(axis=2)
+    chroma = high - low
+    r, g, b = f[..., 0], f[..., 1], f[..., 2]
+    safe = np.where(chroma > 0, chroma, 1.0)
+    hue = np.where(high == r, ((g - b) / safe) % 6, np.where(high == g, (b - r) / safe + 2, (r - g) / safe + 4)) * 60
+    off = np.abs((hue - hue_deg + 180) % 360 - 180)
+    return (off <= HUE_TOLERANCE_DEG) & (chroma / np.maximum(high, 1e-6) >= min_saturation) & (high >= min_value)
+
+
+def bearing(column: float, width: int) -> float:
+    """The bearing (deg, + left) of a frame column's centre under the arena's perspective."""
+    half = math.tan(math.radians(FOV_DEG / 2))
+    return math.degrees(math.atan((width / 2 - column - 0.5) / (width / 2) * half))
+
+
+def view_rows(height: int) -> slice:
+    cut = round(HUD_FRACTION * height)
+    return slice(cut, height - cut)
+
+
+def coins(rgb: np.ndarray, depth: np.ndarray | None) -> list[Blob]:
+    """The coins in view, one blob per run of adjacent coin-coloured columns."""
+    rows = view_rows(rgb.shape[0])
+    mask = hue_mask(rgb[rows], COIN_HUE_DEG)
+    columns = np.flatnonzero(mask.any(axis=0))
+    blobs = []
+    for run in np.split(columns, np.flatnonzero(np.diff(columns) > GAP_PX) + 1) if columns.size else []:
+        part = mask[:, run[0]:run[-1] + 1]
+        ys, _ = np.nonzero(part)
+        dist = None
+        if depth is not None:
+            metres = depth[rows][:, run[0]:run[-1] + 1][part]
+            dist = float(metres.min())  # the nearest coin of a run (coins in one line of sight merge)
+        blobs.append(Blob(bearing(float(run.mean()), rgb.shape[1]), (rows.start + ys.max()) / rgb.shape[0], dist))
+    return blobs
+
+
+def lamp_side(rgb: np.ndarray) -> int:
+    """+1 (left) or -1 (right) for a turret's lit lock lamp in view, 0 for none."""
+    rows = view_rows(rgb.shape[0])
+    columns = np.flatnonzero(hue_mask(rgb[rows], TURRET_HUE_DEG, LAMP_VALUE, 0.45).any(axis=0))
+    if columns.size == 0:
+        return 0
+    return 1 if columns.mean() < rgb.shape[1] / 2 else -1
+
+
+def obstacles(depth: np.ndarray) -> np.ndarray:
+    """Depth (m) of what stands on the floor from the horizon down to the HUD, inf where the floor itself
+    shows: the flat floor is at `EYE_M / tan(angle below the horizon)` in each row."""
+    height = depth.shape[0]
+    rows = np.arange(height // 2, view_rows(height).stop)
+    below = (rows + 0.5 - height / 2) / (height / 2) * math.tan(math.radians(FOV_DEG / 2))
+    floor = EYE_M / np.maximum(below, 1e-6)
+    band = depth[rows]
+    return np.where(band < FLOOR_SHARE * floor[:, None], band, np.inf)
+
+
+def ahead_m(depth: np.ndarray, bearing_deg: float) -> float:
+    """How far the way is clear toward this bearing: the nearest obstacle in the band of columns toward it."""
+    width = depth.shape[1]
+    half = math.tan(math.radians(FOV_DEG / 2))
+    column = width / 2 - 0.5 - math.tan(math.radians(bearing_deg)) / half * width / 2
+    lo, hi = int(np.clip(column - width * 0.06, 0, width - 1)), int(np.clip(column + width * 0.06 + 1, 1, width))
+    return float(obstacles(depth)[:, lo:hi].min())
+
+
+def decide(parts: list[dict[str, Any]]) -> list[int] | None:
+    """The 7-number arena action from a user message's image parts, or None when it holds no frame."""
+    rgb, depth = frames(parts)
+    if rgb is None:
+        return None
+    seen = coins(rgb, depth)
+    if seen:
+        target = min(seen, key=lambda b: b.dist_m) if depth is not None else max(seen, key=lambda b: b.bottom)
+        action = go_to(target.bearing_deg)
+        if depth is not None and target.dist_m is not None and action[1] == 2:
+            clear = ahead_m(depth, target.bearing_deg)
+            if clear < BLOCKED_M and clear < target.dist_m - 0.5:  # a crate or wall before the coin: go round
+                action[0] = 1 if target.bearing_deg > 0 else 2
+    elif depth is not None:
+        # explore, but a wall or crate right ahead is turned away from on the spot, not walked into
+        action = list(EXPLORE) if ahead_m(depth, 0.0) > BLOCKED_M else [0, 0, 2, 0, 0, 0, 0]
+    else:
+        action = list(EXPLORE)
+    if (side := lamp_side(rgb)) != 0:
+        action[0] = 2 if side > 0 else 1  # strafe across the locked turret's line of fire, away from it
+    return action
