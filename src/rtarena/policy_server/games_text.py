@@ -48,10 +48,10 @@ def keys_toward(dx: float, dy: float, tolerance: float = 0.1) -> str:
     return " ".join(held) or "-"
 
 
-def walk(dx: float, dy: float, tolerance: float = 0.15, extra: str = "") -> str:
+def walk(dx: float, dy: float, tolerance: float = 0.15, extra: str = "", most: int = MAX_STEPS) -> str:
     """A chunk walking toward an offset: the keys held for about as many steps as the distance takes."""
     keys = keys_toward(dx, dy, tolerance)
-    steps = int(np.clip(round(math.hypot(dx, dy) / STEP_M), 1, MAX_STEPS))
+    steps = int(np.clip(round(math.hypot(dx, dy) / STEP_M), 1, most))
     group = f"{keys} {extra}".strip() if keys != "-" or extra else "-"
     return "0 0 ; " + " ; ".join([group] * steps)
 
@@ -280,34 +280,37 @@ def errands(text: str, rules: Rules) -> Play:
         return "0 0 ; Space", "Errands: dropping an item to make room"
     seeking = f"the {goal or 'one who gives ' + item}"
     if "wait" in rules:
-        return NOOP, f"Errands: waiting for {seeking} to come by"
+        return "0 0 ; -*10", f"Errands: waiting for {seeking} to come by"
     here = re.search(r"You are at x ([\d.]+) m, y ([\d.]+) m", text)
     if "ring" in rules and here:
         dx, dy = ring_step(float(here.group(1)), float(here.group(2)))
-        return walk(dx, dy), f"Errands: walking the loop around the area, looking for {seeking}"
+        return walk(dx, dy, most=RING_STEPS), \
+            f"Errands: walking the loop around the area, looking for {seeking}"
     dx, dy = _wander(text, 6.0)
     return walk(dx * 1.0, dy * 1.0), f"Errands: looking for {seeking}"
 
 
 ERRANDS_AREA_M, RING_IN_M = 20.0, 5.0  # the area's side (the level's), how far in from its edges the loop runs
+RING_STEPS = 6  # `ring`: the most steps of the loop per answer (it looks again after each)
 
 
 def ring_step(x: float, y: float) -> tuple[float, float]:
-    """An offset along the square loop RING_IN_M inside the area's edges, counter-clockwise, from which
-    a 6 m view covers every corner; back onto the loop first when off it."""
+    """The offset to walk along the square loop RING_IN_M inside the area's edges, counter-clockwise, from
+    which a 6 m view covers every corner: onto the loop when off it, else to the loop's next corner."""
     lo, hi = RING_IN_M, ERRANDS_AREA_M - RING_IN_M
     cx, cy = float(np.clip(x, lo, hi)), float(np.clip(y, lo, hi))
     if lo < cx < hi and lo < cy < hi:  # inside the loop: out to its nearest side
         cx, cy = min([(lo, cy), (hi, cy), (cx, lo), (cx, hi)], key=lambda p: abs(p[0] - x) + abs(p[1] - y))
     if math.hypot(cx - x, cy - y) > 0.5:
         return cx - x, cy - y
-    if y <= lo + 0.5 and x < hi - 0.5:
-        return 1.0, 0.0
-    if x >= hi - 0.5 and y < hi - 0.5:
-        return 0.0, 1.0
-    if y >= hi - 0.5 and x > lo + 0.5:
-        return -1.0, 0.0
-    return 0.0, -1.0
+    near = 0.5
+    if cy <= lo + near and cx < hi - near:
+        return hi - x, lo - y
+    if cx >= hi - near and cy < hi - near:
+        return hi - x, hi - y
+    if cy >= hi - near and cx > lo + near:
+        return lo - x, hi - y
+    return lo - x, lo - y
 
 
 _ROOM = re.compile(r"room \((?P<c>\d+), (?P<r>\d+)\) .*?, (?P<x>[\d.]+) m east and (?P<y>[\d.]+) m north")
@@ -400,7 +403,7 @@ def monsters(text: str, rules: Rules) -> Play:
 
 
 FLICK_DEG = 90.0  # `flick`: the mouse move's most in one step (keys.MOUSE_MAX_DEG)
-CLOSE_M = 3.0  # `close`: the distance it waits for before firing
+CLOSE_M = 2.0  # `close`: the distance it waits for before firing
 
 
 def parkour(text: str, rules: Rules) -> Play:
