@@ -440,8 +440,8 @@ THROW_M = 8.0  # the stand-in throws from close in: it cannot judge the ball's r
 
 def crystal(text: str, rules: Rules) -> Play:
     """Cold start: close in on their crystal, step aside while the line is blocked, throw from within THROW_M.
-    `far`: throw from as far as a ball carries (FAR_M). `knock`: throw at an opposing player in a clear line
-    and in range first (a hit one is out for seconds). `guard` (harmful): stay by your own crystal."""
+    `knock`: first throw at an opposing player in a clear line within BALL_M (a hit one is out for seconds).
+    `guard` (harmful): stay by your own crystal."""
     hud = read_hud(text)
     theirs = re.search(r"Their crystal: (.*?), (clear line|blocked)\.", text)
     if hud is None or theirs is None or "knocked out" in hud.status:
@@ -459,25 +459,24 @@ def crystal(text: str, rules: Rules) -> Play:
     if "knock" in rules and ready:
         foes = [r for r in (read_relative(m) for m in re.findall(r"p\d+ ([\d.]+ m, (?:ahead|\d+ deg \w+)), clear line",
                                                               text.partition("Other side's players:")[2])) if r]
-        near = [f for f in foes if f[0] < FAR_M]
+        near = [f for f in foes if f[0] < BALL_M]
         if near:
             _, deg = min(near)
             if abs(deg) <= 3:
                 return f"{deg:.0f} 0 ; LMB ; -", "Crystal: throwing at an opposing player"
             return f"{np.clip(deg, -45, 45):.0f} 0 ; -", "Crystal: turning to an opposing player"
     dist, deg = rel
-    reach = FAR_M if "far" in rules else THROW_M
     turn = float(np.clip(deg, -45, 45))
     clear = theirs.group(2) == "clear line"
-    if clear and abs(deg) <= 3 and ready and dist < reach:
+    if clear and abs(deg) <= 3 and ready and dist < THROW_M:
         return f"{turn:.0f} 0 ; LMB ; -", "Crystal: throwing at their crystal"
     if not clear:
         return f"{turn:.0f} 0 ; {'D' if int(hud.time_left_s // 4) % 2 else 'A'}*3", \
             "Crystal: stepping aside for a clear line"
-    return f"{turn:.0f} 0 ; " + ("W ; W" if dist > reach - 1 else "-"), "Crystal: closing in on their crystal"
+    return f"{turn:.0f} 0 ; " + ("W ; W" if dist > THROW_M - 1 else "-"), "Crystal: closing in on their crystal"
 
 
-FAR_M = 15.0  # `far`: just inside a ball's 16 m range
+BALL_M = 15.0  # `knock`: just inside a ball's 16 m range
 
 
 # ---- duel --------------------------------------------------------------------------------------------------
