@@ -48,10 +48,10 @@ def keys_toward(dx: float, dy: float, tolerance: float = 0.1) -> str:
     return " ".join(held) or "-"
 
 
-def walk(dx: float, dy: float, tolerance: float = 0.15, extra: str = "") -> str:
+def walk(dx: float, dy: float, tolerance: float = 0.15, extra: str = "", most: int = MAX_STEPS) -> str:
     """A chunk walking toward an offset: the keys held for about as many steps as the distance takes."""
     keys = keys_toward(dx, dy, tolerance)
-    steps = int(np.clip(round(math.hypot(dx, dy) / STEP_M), 1, MAX_STEPS))
+    steps = int(np.clip(round(math.hypot(dx, dy) / STEP_M), 1, most))
     group = f"{keys} {extra}".strip() if keys != "-" or extra else "-"
     return "0 0 ; " + " ; ".join([group] * steps)
 
@@ -130,11 +130,21 @@ def tilefall(text: str, rules: Rules) -> Play:
 # ---- runner2d ---------------------------------------------------------------------------------------------
 
 def runner(text: str, rules: Rules) -> Play:
-    """Run right; jump (Space, released by the next answer) when the platform ends within 0.6 m."""
+    """Cold start: run right a step at a time; jump (Space, released by the next answer) when the platform
+    ends within 0.6 m. `carry`: hold right through the whole jump, until it lands. `stride`: hold right
+    for several steps an answer (and jump from farther back, since a longer chunk covers more ground).
+    `drop` (harmful): let go of right in the air, to drop straight onto the next platform."""
     report = read_runner(text)
-    if report is not None and report.standing and report.edge_ahead_m is not None and report.edge_ahead_m < 0.6:
-        return "0 0 ; D Space ; D", "Runner: jumping at the edge"
-    return "0 0 ; D", "Runner: running right"
+    stride = "stride" in rules
+    run = "0 0 ; D*3" if stride else "0 0 ; D"
+    jump_at = 1.2 if stride else 0.6
+    airborne = "0 0 ; -" if "drop" in rules else "0 0 ; D*3" if "carry" in rules else run
+    if report is not None and not report.standing:
+        return airborne, "Runner: in the air" + (", letting go of right" if "drop" in rules else "")
+    if report is not None and report.edge_ahead_m is not None and report.edge_ahead_m < jump_at:
+        flight = "-*12" if "drop" in rules else "D*12" if "carry" in rules else "D"
+        return f"0 0 ; D Space ; {flight}", "Runner: jumping at the edge"
+    return run, "Runner: running right"
 
 
 # ---- the workshop family (workshop, kitchen, handoff, midline) --------------------------------------------
@@ -201,6 +211,9 @@ def workshop(text: str, rules: Rules) -> Play:
         bins.setdefault(f"{item} bin", at)
     if r.role:
         return handoff(r, rules, title)
+    if "block" in rules and r.held is None and r.floor:  # midline: stand guard over the nearest loose part
+        item, at = min(r.floor, key=lambda f: math.hypot(*f[1]))
+        return (NOOP if _near(at) else walk(*at)), f"{title}: guarding the {item} from the rival"
     station, note = workshop_goal(r, rules, bins)
     if station is None:
         return NOOP, f"{title}: {note}"
@@ -265,8 +278,39 @@ def errands(text: str, rules: Rules) -> Play:
         return walk(*people[goal][0]), f"Errands: walking to the {goal}"
     if bag and int(bag.group(1)) >= int(bag.group(2)) and not carrying:
         return "0 0 ; Space", "Errands: dropping an item to make room"
+    seeking = f"the {goal or 'one who gives ' + item}"
+    if "wait" in rules:
+        return "0 0 ; -*10", f"Errands: waiting for {seeking} to come by"
+    here = re.search(r"You are at x ([\d.]+) m, y ([\d.]+) m", text)
+    if "ring" in rules and here:
+        dx, dy = ring_step(float(here.group(1)), float(here.group(2)))
+        return walk(dx, dy, most=RING_STEPS), \
+            f"Errands: walking the loop around the area, looking for {seeking}"
     dx, dy = _wander(text, 6.0)
-    return walk(dx * 1.0, dy * 1.0), f"Errands: looking for the {goal or 'one who gives ' + item}"
+    return walk(dx * 1.0, dy * 1.0), f"Errands: looking for {seeking}"
+
+
+ERRANDS_AREA_M, RING_IN_M = 20.0, 5.0  # the area's side (the level's), how far in from its edges the loop runs
+RING_STEPS = 6  # `ring`: the most steps of the loop per answer (it looks again after each)
+
+
+def ring_step(x: float, y: float) -> tuple[float, float]:
+    """The offset to walk along the square loop RING_IN_M inside the area's edges, counter-clockwise, from
+    which a 6 m view covers every corner: onto the loop when off it, else to the loop's next corner."""
+    lo, hi = RING_IN_M, ERRANDS_AREA_M - RING_IN_M
+    cx, cy = float(np.clip(x, lo, hi)), float(np.clip(y, lo, hi))
+    if lo < cx < hi and lo < cy < hi:  # inside the loop: out to its nearest side
+        cx, cy = min([(lo, cy), (hi, cy), (cx, lo), (cx, hi)], key=lambda p: abs(p[0] - x) + abs(p[1] - y))
+    if math.hypot(cx - x, cy - y) > 0.5:
+        return cx - x, cy - y
+    near = 0.5
+    if cy <= lo + near and cx < hi - near:
+        return hi - x, lo - y
+    if cx >= hi - near and cy < hi - near:
+        return hi - x, hi - y
+    if cy >= hi - near and cx > lo + near:
+        return lo - x, hi - y
+    return lo - x, lo - y
 
 
 _ROOM = re.compile(r"room \((?P<c>\d+), (?P<r>\d+)\) .*?, (?P<x>[\d.]+) m east and (?P<y>[\d.]+) m north")
@@ -290,10 +334,25 @@ def escape(text: str, rules: Rules) -> Play:
     ways = [w for w in (doors.group(1).split(", ") if doors else []) if w in _DOOR_WORDS]
     if room is None or not ways:
         return NOOP, "Escape: no way out"
+    x, y = float(room["x"]), float(room["y"])
+    if "corners" in rules:
+        corner = CORNERS[int(hud.time_left_s // 3.0) % 4]
+        return walk(corner[0] * ROOM_M - x, corner[1] * ROOM_M - y, tolerance=0.1), \
+            f"Escape: searching this room's corners for the {target}"
     hud_turn = int(hud.time_left_s // 12.0)
     way = ways[(hud_turn + int(room["c"]) + int(room["r"])) % len(ways)]
+    if "onward" in rules:  # not the doorway it came in by; crossed in one answer
+        came = min(_DOOR_WORDS, key=lambda w: ROOM_M / 2 - (x - ROOM_M / 2) * _DOOR_WORDS[w][0]
+                   - (y - ROOM_M / 2) * _DOOR_WORDS[w][1])
+        onward = [w for w in ways if w != came] or ways
+        way = onward[(hud_turn + int(room["c"]) + int(room["r"])) % len(onward)]
+        ux, uy = _DOOR_WORDS[way]
+        across = (ROOM_M / 2 + ux * (ROOM_M / 2 + 0.6) - x, ROOM_M / 2 + uy * (ROOM_M / 2 + 0.6) - y)
+        legs = [(across[0], 0.0), (0.0, across[1])] if uy else [(0.0, across[1]), (across[0], 0.0)]  # line up first
+        groups = [f"{keys_toward(*leg)}*{max(1, round(math.hypot(*leg) / STEP_M))}" for leg in legs
+                  if math.hypot(*leg) > 0.15]
+        return "0 0 ; " + " ; ".join(groups), f"Escape: searching for the {target}, crossing to the {way} doorway"
     size = ROOM_M
-    x, y = float(room["x"]), float(room["y"])
     ux, uy = _DOOR_WORDS[way]
     door = (size / 2 + ux * size / 2, size / 2 + uy * size / 2)
     if ux:  # line up with the doorway, then go through
@@ -308,6 +367,7 @@ def escape(text: str, rules: Rules) -> Play:
 
 
 ROOM_M = 5.0  # an escape room's side (the level's; the frame shows one whole room)
+CORNERS = ((0.15, 0.15), (0.85, 0.15), (0.85, 0.85), (0.15, 0.85))  # a room's corners, as fractions of its side
 
 
 # ---- first-person: monsters, parkour3d, crystal --------------------------------------------------------------
@@ -316,27 +376,40 @@ TURN_DEG = 30.0  # the most a first-person stand-in turns in one answer (a mouse
 
 
 def monsters(text: str, rules: Rules) -> Play:
-    """Turn toward the nearest monster in view (else the nearest heard), fire when it is within 4 degrees."""
+    """Cold start: turn (at most TURN_DEG an answer) toward the nearest monster in view (else the nearest
+    heard), fire when it is within 4 degrees. `flick`: turn all the way to it in one answer and fire in the
+    same answer. `close` (harmful): hold fire until the monster is within CLOSE_M, so that no shot misses."""
     view = re.search(r"In view: (.*?)\. (?:\d+ more|None out)", text)
     seen = [read_relative(m) for m in re.findall(r"monster ([\d.]+ m, (?:ahead|\d+ deg \w+))",
                                                  view.group(1) if view else "")]
     seen = [s for s in seen if s]
     hud = read_hud(text)
     ready = hud is not None and "gun ready" in hud.status
+    flick = "flick" in rules
     if seen:
-        _, deg = min(seen)
-        if abs(deg) <= 4 and ready:
+        dist, deg = min(seen)
+        if "close" in rules and dist > CLOSE_M:
+            return f"{np.clip(deg, -TURN_DEG, TURN_DEG):.0f} 0 ; -", "Monsters: aiming, holding fire until it is close"
+        if (abs(deg) <= 4 or (flick and abs(deg) <= FLICK_DEG)) and ready:
             return f"{deg:.0f} 0 ; LMB ; -", "Monsters: firing at the nearest monster"
-        return f"{np.clip(deg, -TURN_DEG, TURN_DEG):.0f} 0 ; -", "Monsters: turning to the nearest monster"
+        turn = np.clip(deg, -FLICK_DEG, FLICK_DEG) if flick else np.clip(deg, -TURN_DEG, TURN_DEG)
+        return f"{turn:.0f} 0 ; -", "Monsters: turning to the nearest monster"
     heard = re.search(r"nearest ([\d.]+ m, (?:ahead|\d+ deg \w+))", text)
     where = read_relative(heard.group(1)) if heard else None
     if where:
-        return f"{np.clip(where[1], -TURN_DEG, TURN_DEG):.0f} 0 ; -", "Monsters: turning toward one out of sight"
+        turn = np.clip(where[1], -FLICK_DEG, FLICK_DEG) if flick else np.clip(where[1], -TURN_DEG, TURN_DEG)
+        return f"{turn:.0f} 0 ; -", "Monsters: turning toward one out of sight"
     return "30 0 ; -", "Monsters: looking around"
 
 
+FLICK_DEG = 90.0  # `flick`: the mouse move's most in one step (keys.MOUSE_MAX_DEG)
+CLOSE_M = 2.0  # `close`: the distance it waits for before firing
+
+
 def parkour(text: str, rules: Rules) -> Play:
-    """Face the next platform, walk up until its near side is about a metre off, jump holding W."""
+    """Cold start: face the next platform, walk up until its near side is about two metres off, jump
+    holding W for part of the flight. `leap`: take off a stride farther back (LEAP_M) and hold W through the
+    whole jump. `early` (harmful): jump as soon as the next platform is ahead, from wherever it is."""
     hud = read_hud(text)
     plats = re.findall(r"^(?:Platform \d+|The goal): centre ([\d.]+ m) away, (ahead|\d+ deg \w+), top ([+-][\d.]+) m, "
                        r"([\d.]+) x ([\d.]+) m", text, re.M)
@@ -353,15 +426,22 @@ def parkour(text: str, rules: Rules) -> Play:
         return f"{turn:.0f} 0 ; -", "Parkour: facing the next platform"
     if not standing:
         return f"{turn:.0f} 0 ; W*4", "Parkour: steering to the next platform in the air"
-    if near_side > 2.0:
+    take_off = math.inf if "early" in rules else LEAP_M if "leap" in rules else 2.0
+    if near_side > take_off:
         return f"{turn:.0f} 0 ; W", "Parkour: walking up to the gap"
-    return f"{turn:.0f} 0 ; W Space ; W*6", "Parkour: jumping to the next platform"
+    return f"{turn:.0f} 0 ; W Space ; {'W*12' if 'leap' in rules else 'W*6'}", "Parkour: jumping to the next platform"
+
+
+LEAP_M = 2.5  # `leap`: how far before the next platform's near side it takes off
 
 
 THROW_M = 8.0  # the stand-in throws from close in: it cannot judge the ball's range from the screen
 
 
 def crystal(text: str, rules: Rules) -> Play:
+    """Cold start: close in on their crystal, step aside while the line is blocked, throw from within THROW_M.
+    `knock`: first throw at an opposing player in a clear line within BALL_M (a hit one is out for seconds).
+    `guard` (harmful): stay by your own crystal."""
     hud = read_hud(text)
     theirs = re.search(r"Their crystal: (.*?), (clear line|blocked)\.", text)
     if hud is None or theirs is None or "knocked out" in hud.status:
@@ -369,10 +449,26 @@ def crystal(text: str, rules: Rules) -> Play:
     rel = read_relative(theirs.group(1))
     if rel is None:
         return NOOP, "Crystal: waiting"
+    ready = "ball ready" in hud.status
+    if "guard" in rules:
+        mine = re.search(r"Your crystal: (.*?), (?:clear line|blocked)\.", text)
+        home = read_relative(mine.group(1)) if mine else None
+        if home and home[0] > 2.5:
+            return f"{np.clip(home[1], -45, 45):.0f} 0 ; W*3", "Crystal: going back to guard my crystal"
+        return NOOP, "Crystal: guarding my crystal"
+    if "knock" in rules and ready:
+        foes = [r for r in (read_relative(m) for m in re.findall(r"p\d+ ([\d.]+ m, (?:ahead|\d+ deg \w+)), clear line",
+                                                              text.partition("Other side's players:")[2])) if r]
+        near = [f for f in foes if f[0] < BALL_M]
+        if near:
+            _, deg = min(near)
+            if abs(deg) <= 3:
+                return f"{deg:.0f} 0 ; LMB ; -", "Crystal: throwing at an opposing player"
+            return f"{np.clip(deg, -45, 45):.0f} 0 ; -", "Crystal: turning to an opposing player"
     dist, deg = rel
     turn = float(np.clip(deg, -45, 45))
     clear = theirs.group(2) == "clear line"
-    if clear and abs(deg) <= 3 and "ball ready" in hud.status and dist < THROW_M:
+    if clear and abs(deg) <= 3 and ready and dist < THROW_M:
         return f"{turn:.0f} 0 ; LMB ; -", "Crystal: throwing at their crystal"
     if not clear:
         return f"{turn:.0f} 0 ; {'D' if int(hud.time_left_s // 4) % 2 else 'A'}*3", \
@@ -380,9 +476,15 @@ def crystal(text: str, rules: Rules) -> Play:
     return f"{turn:.0f} 0 ; " + ("W ; W" if dist > THROW_M - 1 else "-"), "Crystal: closing in on their crystal"
 
 
+BALL_M = 15.0  # `knock`: just inside a ball's 16 m range
+
+
 # ---- duel --------------------------------------------------------------------------------------------------
 
 def duel(text: str, rules: Rules) -> Play:
+    """Cold start: step back from an edge within 0.8 m, strike when the other fighter is within 1 m and the
+    strike is ready, else close in. `lunge`: from within LUNGE_M, step in and strike in one answer.
+    `back_off` (harmful): back off while the strike recovers."""
     hud = read_hud(text)
     other = re.search(r"The other fighter is (.*?)\. Nearest edge: (\w+), ([\d.]+) m", text)
     if hud is None or other is None:
@@ -393,9 +495,18 @@ def duel(text: str, rules: Rules) -> Play:
     if edge_m < 0.8:
         ex, ey = _DOOR_WORDS[edge]
         return "0 0 ; " + keys_toward(-ex, -ey), "Duel: stepping back from the edge"
-    if math.hypot(*at) <= 1.0 and "strike ready" in hud.status:
+    ready = "strike ready" in hud.status
+    if math.hypot(*at) <= 1.0 and ready:
         return "0 0 ; Space ; -", "Duel: striking"
+    if "lunge" in rules and ready and math.hypot(*at) <= LUNGE_M:
+        keys = keys_toward(*at)
+        return f"0 0 ; {keys} ; {keys} Space ; -", "Duel: stepping in and striking"
+    if "back_off" in rules and not ready:
+        return "0 0 ; " + keys_toward(-at[0], -at[1]) + "*3", "Duel: backing off while my strike recovers"
     return walk(*at, tolerance=0.1), "Duel: closing in"
+
+
+LUNGE_M = 1.7  # `lunge`: from this close it steps in and strikes in one answer
 
 
 TEXT_POLICIES: dict[str, Callable[[str, Rules], Play]] = {

@@ -9,8 +9,10 @@ model's would; the reflector reads that line in the round's step tables.
 
 Domains: cart-pole (`state: [x, x_dot, theta, theta_dot]`), and every suite game's text view: the game's
 stand-in (`games_text.py`) with the behaviours its rulebook's recognised rules switch on; with none, the
-cold-start stand-in (`policy=heuristic`). Other observations get the default action whatever the skill
-says (documented in docs/improve.md).
+cold-start stand-in (`policy=heuristic`). All twelve games have a rulebook (the game's HUD title names it):
+a helpful rule first and, except on workshop and handoff, a harmful one second, so that a short improvement
+run shows a gain, a regression and the rollback (the table and what each is worth: docs/improve.md). Other
+observations get the default action whatever the skill says.
 """
 
 from __future__ import annotations
