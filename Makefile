@@ -32,9 +32,11 @@ system-deps:
 demo: $(STAMP)
 	$(BIN)/rtarena demo --out demo-out
 
-# One pytest worker per core; a test file (or a folder sharing a session fixture) stays on one worker:
-# tests/conftest.py schedules them, slow files first.
-TEST_WORKERS ?= auto
+# One pytest worker more than there are cores: some tests wait on real time (wall-clock episodes, the
+# annotation study's 16 s replies, a 15 s reply under the wall clock), and the extra worker computes
+# meanwhile. A test file (or a folder sharing a session fixture) stays on one worker: tests/conftest.py
+# schedules them, slow files first.
+TEST_WORKERS ?= $(shell echo $$(( $$(nproc) + 1 )))
 test: $(STAMP) system-deps
 	$(BIN)/ruff check src tests bench
 	$(BIN)/lint-imports

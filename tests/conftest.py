@@ -7,8 +7,8 @@ import os
 os.environ.setdefault("SDL_VIDEODRIVER", "dummy")
 os.environ.setdefault("SDL_AUDIODRIVER", "dummy")
 os.environ.setdefault("RAY_USAGE_STATS_ENABLED", "0")
-# `make test` runs one pytest worker per core (pytest-xdist): a worker's torch, BLAS and numba keep to one
-# thread each (children inherit it), or two workers' thread pools oversubscribe the cores and spin.
+# `make test` runs one pytest worker more than there are cores (pytest-xdist): a worker's torch, BLAS and
+# numba keep to one thread each (children inherit it), or the workers' thread pools oversubscribe the cores.
 for _threads in ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS", "NUMBA_NUM_THREADS"):
     os.environ.setdefault(_threads, "1")
 
@@ -16,7 +16,9 @@ for _threads in ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS", "
 # to its workers in collection order, and one of these collected last keeps a worker busy while the others idle.
 SLOW_FIRST = ("tests/train/", "tests/improve/test_games_idc.py", "tests/llm/test_stand_ins.py", "tests/annotate/",
               "tests/test_demo.py", "tests/gui/test_tasks.py", "tests/gui/test_contract.py", "tests/maps/test_maps.py",
-              "tests/dashboard/", "tests/eval/test_runner.py", "tests/play/", "tests/findings/")
+              "tests/dashboard/", "tests/eval/test_runner.py", "tests/play/", "tests/findings/",
+              "tests/llm/test_skill_rulebooks.py", "tests/eval/test_ray.py", "tests/eval/test_records_safety.py",
+              "tests/gui/test_wall_budget.py")
 
 
 def pytest_collection_modifyitems(config, items):
