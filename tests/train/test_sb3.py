@@ -84,10 +84,11 @@ def test_train_mistakes_are_one_line_and_write_nothing(tmp_path, env_id, out, me
 
 
 def test_a_pixel_policy_trains_on_frames_and_plays_them(tmp_path):
-    """`--obs pixels`: a CnnPolicy on the 84x84 RGB vector env, played as `sb3:PATH` on rgb frames."""
+    """`--obs pixels`: a CnnPolicy on the 84x84 RGB vector env (one rollout of 4 x 128 frames and its update),
+    played as `sb3:PATH` on rgb frames."""
     path = tmp_path / "pixels.zip"
     done = subprocess.run([sys.executable, "-m", "rtarena.cli", "train", "sb3", "arena/basic-v0", "--obs", "pixels",
-                           "--steps", "1024", "--envs", "4", "--out", str(path)], capture_output=True, text=True,
+                           "--steps", "512", "--envs", "4", "--out", str(path)], capture_output=True, text=True,
                           timeout=1200)
     assert done.returncode == 0, done.stderr
     agent = build_agent(f"sb3:{path}", "arena")
