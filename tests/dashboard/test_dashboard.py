@@ -6,8 +6,6 @@ from __future__ import annotations
 import csv
 import io
 import json
-import subprocess
-import sys
 import urllib.error
 import urllib.request
 from pathlib import Path
@@ -16,19 +14,21 @@ import duckdb
 import pyarrow.parquet as pq
 import pytest
 from tests.eval.helpers import cartpole_experiment
+from tests.helpers import run_main
 from tests.improve.helpers import role
 
 from rtarena.dashboard.server import make_app
 from rtarena.policy_server import PolicyServer
 
 CHROMIUM = Path("/usr/bin/chromium")
-RTARENA = [sys.executable, "-m", "rtarena.cli"]
 
 
 
 def rtarena(*args: str) -> None:
-    done = subprocess.run([*RTARENA, *args], capture_output=True, text=True, timeout=600)
-    assert done.returncode == 0, done.stdout + done.stderr
+    """`rtarena ARGS` in this process (the fixture's runs only make data; the CLI's own process is tested
+    elsewhere), saving a Python start-up per command."""
+    code, output = run_main(list(args))
+    assert code == 0, output
 
 
 @pytest.fixture(scope="module")
