@@ -33,7 +33,7 @@ def history(turns: int) -> list[dict]:
     for turn in range(turns):
         messages += [{"role": "user", "content": f"Turn {turn}. Observation:\n{text}"},
                      {"role": "assistant", "content": "ACTION: wait"}]
-    return messages + [{"role": "user", "content": f"Turn {turns}. Observation:\n{text}"}]
+    return [*messages, {"role": "user", "content": f"Turn {turns}. Observation:\n{text}"}]
 
 
 def per_call_ms(call, calls: int) -> float:
