@@ -73,21 +73,21 @@ def test_torn_last_line_is_cut_before_resuming(tmp_path):
 
 
 def test_sigkill_mid_run_then_resume_gives_every_episode_exactly_once(tmp_path):
-    path = cartpole_experiment(tmp_path, name="kill", seeds=20, max_steps=500, agents=("heuristic",))
-    total = 40
+    path = cartpole_experiment(tmp_path, name="kill", seeds=10, max_steps=500, agents=("heuristic",))
+    total = 20
     run_dir = tmp_path / "runs" / "k"
     process = subprocess.Popen([*RTARENA, "run", str(path), "--run-id", "k", "--workers", "2"], cwd=tmp_path,
                                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
     deadline = time.monotonic() + 120
     while time.monotonic() < deadline:
         episodes = run_dir / "episodes.jsonl"
-        if episodes.exists() and len(episodes.read_bytes().splitlines()) >= 6:
+        if episodes.exists() and len(episodes.read_bytes().splitlines()) >= 4:
             break
         time.sleep(0.01)
     os.killpg(process.pid, signal.SIGKILL)  # the driver and its pool, at once, mid-run
     process.wait()
     before = len(read_episodes(run_dir))
-    assert 6 <= before < total
+    assert 4 <= before < total
     done = rtarena_cli("run", str(path), "--resume", "--workers", "2", cwd=tmp_path)
     assert done.returncode == 0, done.stderr
     assert f"{total - before} episodes ok" in done.stdout.replace("\n", " ")
