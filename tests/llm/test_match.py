@@ -28,7 +28,13 @@ def test_records_show_tokens_source_latency_and_raw_text(server, spec, clock, ma
     result = coop_match(server, spec, clock, max_steps, **settings)
     assert len(result.steps) == max_steps
     assert {d.controller for d in result.decisions} == {"p0", "p1", "p2", "p3"}
-    for d in result.decisions:
+    # under `wall` a call still out when the last step is taken is abandoned, and recorded as such: at most
+    # one per agent, on the last observation
+    abandoned = [d for d in result.decisions if (d.error or "").startswith("abandoned")]
+    assert clock == "wall" or not abandoned
+    assert len({d.controller for d in abandoned}) == len(abandoned) <= 4
+    assert all(d.obs_version == max(x.obs_version for x in result.decisions) for d in abandoned)
+    for d in (d for d in result.decisions if d not in abandoned):
         assert d.valid and d.error is None
         assert d.tokens_source == "server" and d.tokens_in > 500 and d.tokens_out > 30
         assert d.wall_latency_s > 0 and d.extra["ttft_s"] > 0 and d.extra["reasoning_tokens"] == 30
@@ -36,7 +42,7 @@ def test_records_show_tokens_source_latency_and_raw_text(server, spec, clock, ma
     if clock == "paused":
         assert len(result.decisions) == 4 * max_steps  # one decision per agent per step
     for metrics in result.agents.values():
-        assert metrics["tokens_out"] > 0 and metrics["failures"] == {}
+        assert metrics["tokens_out"] > 0 and set(metrics["failures"]) <= ({"abandoned"} if abandoned else set())
 
 
 def test_token_clock_charges_overhead_plus_tokens_over_kappa_and_replays_exactly(server, spec):
