@@ -60,15 +60,15 @@ def cluster():
     started.close()
 
 
-def test_sixteen_episodes_on_ray_equal_the_local_pool(cluster, tmp_path):
-    path = cartpole_experiment(tmp_path, name="sixteen", seeds=4, max_steps=200)  # 2 agents x 2 clocks x 4
+def test_forty_episodes_on_ray_equal_the_local_pool(cluster, tmp_path):
+    path = cartpole_experiment(tmp_path, name="forty", seeds=10, max_steps=200)  # 2 agents x 2 clocks x 10
     local = run_experiment(load_experiment(path), run_id="local", workers=2)
     done = cluster.run(*RTARENA, "run", str(path), "--ray", cluster.address, "--run-id", "ray")
     assert done["rc"] == 0, done["stdout"] + done["stderr"]
     ray_dir = tmp_path / "runs" / "ray"
     on_ray = {e["episode"]: e for e in lines(ray_dir)}
     on_pool = {e["episode"]: e for e in lines(local.run_dir)}
-    assert len(on_ray) == len(on_pool) == 16
+    assert len(on_ray) == len(on_pool) == 40
     assert {k: comparable(e) for k, e in on_ray.items()} == {k: comparable(e) for k, e in on_pool.items()}
     assert all(on_ray[k]["records_sha256"] == on_pool[k]["records_sha256"] for k in on_pool)
     backend = json.loads((ray_dir / "run.json").read_text())["sessions"][0]["backend"]
@@ -94,7 +94,7 @@ dt = 0.05
 def test_two_long_episodes_at_once_run_on_both_nodes(cluster, tmp_path):
     """Two wall-clock episodes of seconds each (the heuristic holds the pole 64 and 77 steps of 50 ms at
     seeds 0 and 1) on two one-CPU nodes: the second cannot wait for the first, so they run at once, one per
-    node. Short episodes prove nothing here: Ray hands queued tasks to the worker it already leased, so many
+    node. Short episodes prove nothing here: Ray hands queued tasks to the worker it already leased, so forty
     50 ms episodes may all finish on the head before the other node's worker has started."""
     path = tmp_path / "pair.toml"
     path.write_text(WALL_PAIR.format(out=tmp_path / "runs"))
