@@ -32,11 +32,11 @@ system-deps:
 demo: $(STAMP)
 	$(BIN)/rtarena demo --out demo-out
 
-# One pytest worker more than there are cores: some tests wait on real time (wall-clock episodes, the
-# annotation study's 16 s replies, a 15 s reply under the wall clock), and the extra worker computes
-# meanwhile. A test file (or a folder sharing a session fixture) stays on one worker: tests/conftest.py
-# schedules them, slow files first.
-TEST_WORKERS ?= $(shell echo $$(( $$(nproc) + 1 )))
+# One pytest worker per core. A test file (or a folder sharing a session fixture) stays on one worker:
+# tests/conftest.py schedules them, slow files first. One worker more than cores was faster (629-657 s
+# against 680-750 s) but loaded the Ray test cluster enough that its second node started a worker after
+# a 4 s episode had ended (tests/eval/test_ray.py, 2 runs of 5): `make test TEST_WORKERS=3` to try it.
+TEST_WORKERS ?= auto
 test: $(STAMP) system-deps
 	$(BIN)/ruff check src tests bench
 	$(BIN)/lint-imports

@@ -7,7 +7,7 @@ import os
 os.environ.setdefault("SDL_VIDEODRIVER", "dummy")
 os.environ.setdefault("SDL_AUDIODRIVER", "dummy")
 os.environ.setdefault("RAY_USAGE_STATS_ENABLED", "0")
-# `make test` runs one pytest worker more than there are cores (pytest-xdist): a worker's torch, BLAS and
+# `make test` runs one pytest worker per core (pytest-xdist): a worker's torch, BLAS and
 # numba keep to one thread each (children inherit it), or the workers' thread pools oversubscribe the cores.
 for _threads in ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS", "NUMBA_NUM_THREADS"):
     os.environ.setdefault(_threads, "1")

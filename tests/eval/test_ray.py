@@ -103,8 +103,8 @@ def test_two_long_episodes_at_once_run_on_both_nodes(cluster, tmp_path):
     episodes = lines(tmp_path / "runs" / "pair")
     assert [e["status"] for e in episodes] == ["ok", "ok"]
     first, second = sorted((e["worker"] for e in episodes), key=lambda w: w["started_unix_s"])
+    assert first["ray_node"] != second["ray_node"], (first, second)
     assert second["started_unix_s"] < first["finished_unix_s"]  # at once (here 0.4 s after, of 3.8 s), so on two nodes
-    assert first["ray_node"] != second["ray_node"]
 
 
 def test_resume_on_ray_after_a_partial_run(cluster, tmp_path):
