@@ -10,8 +10,6 @@ import sys
 import numpy as np
 import pytest
 
-pytest.importorskip("stable_baselines3")
-
 import rtarena
 from rtarena.agents.specs import build_agent
 from rtarena.errors import UserError

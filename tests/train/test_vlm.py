@@ -12,19 +12,15 @@ import sys
 from pathlib import Path
 
 import pytest
-import torch
-
-pytest.importorskip("peft")
-pytest.importorskip("transformers")
 
 import rtarena
 from rtarena.agents.llm.local import load_local_model
 from rtarena.agents.specs import build_agent
 from rtarena.runtime.match import run_match
-from rtarena.train.vlm import PPOSettings, VLMTrainer
 
+# torch, transformers and peft are imported by the tests that use them, not at collection: every pytest
+# worker collects every file, and importing peft alone takes 6 s.
 sys.path.insert(0, str(Path(__file__).parent))
-from tiny_models import char_tokenizer, tiny_gpt2, tiny_vlm
 
 pytestmark = pytest.mark.timeout(900)
 LEVEL = {"overrides": {"arena.time_limit_s": 1.5}}  # 6 steps of 0.25 s: an episode ends inside an update
@@ -32,6 +28,10 @@ LEVEL = {"overrides": {"arena.time_limit_s": 1.5}}  # 6 steps of 0.25 s: an epis
 
 @pytest.fixture(scope="module")
 def trained(tmp_path_factory):
+    from tiny_models import tiny_vlm
+
+    from rtarena.train.vlm import PPOSettings, VLMTrainer
+
     root = tmp_path_factory.mktemp("vlm")
     folder = tiny_vlm(root / "model")
     model, processor, vision = load_local_model(folder)
@@ -45,6 +45,8 @@ def trained(tmp_path_factory):
 
 
 def test_ppo_on_screenshots_changes_the_adapter_and_favours_replies_with_positive_advantage(trained):
+    import torch
+
     _, out, trainer, before = trained
     after = trainer.policy.adapter_state()
     assert before and all("lora" in name for name in before)
@@ -79,6 +81,8 @@ def test_the_trained_adapter_plays_as_an_agent(trained, clock):
 
 
 def test_bad_model_folders_and_adapters_are_one_line_before_training(trained, tmp_path):
+    from tiny_models import char_tokenizer, tiny_gpt2
+
     _, out, _, _ = trained
     text_model = tmp_path / "gpt2"
     tokenizer = char_tokenizer()
