@@ -1,8 +1,9 @@
 """Every registered web task and game (one row per task file): solved by its oracle under `token` at the
-paper's scale (kappa 64 tokens/s, a 32-token decision lands one observation later); its task file tags the
-capabilities. Solved under `paused` (within the deadline, crossing at least two of a site's pages), lost by
-waiting and by random clicking, and live with no input are `test_contract.py`'s checks on one shared
-Chromium tab per viewport (the page's `RT.cheat` is the solution the oracle plays).
+paper's scale (kappa 64 tokens/s, a 32-token decision lands one observation later) within the deadline, with
+no failed action, crossing at least two of a site's pages; its task file tags the capabilities. The oracle
+plays the page's `RT.cheat` through the runtime, so this is also the contract's "cheat, then validate says
+solved". Setup, lost by waiting and by random clicking, and live with no input are `test_contract.py`'s
+checks on one shared Chromium tab per viewport.
 
 tests/test_registry.py checks that a seed fixes every task's start and, once per kind of page, its whole
 trajectory; the paused clock never waits on real time, so these episodes run as fast as Chromium steps the
@@ -49,6 +50,12 @@ def test_oracle_solves_token_kappa_64(env_id, gui_env):
     result = rtarena.run_match(env, GuiOracleAgent(tokens_out=32), clock="token", kappa=64, seed=1, max_steps=400)
     success, _, why = outcome(result)
     assert success == 1.0, why
+    solved = next(e for e in result.events if e["type"] == "task_success")
+    assert solved["sim_s"] <= env.deadline_s + env.dt
+    assert result.agents["user"]["failed_actions"] == 0
+    if env_id.startswith("web/"):  # a site, not a single widget: the way to the goal crosses its pages
+        assert len({e["view"] for e in result.events if e["type"] == "page"}) >= 2
+    assert env.oracle_action(0.0, env.dt * env.obs_every) == "wait()"  # nothing left to do once decided
     assert all(d.delay_sim_s == pytest.approx(0.5) for d in result.decisions)
     assert all(d.applied_step is None or d.applied_sim_s > d.obs_sim_s for d in result.decisions)
 
