@@ -21,7 +21,7 @@ def policy_server():
 @pytest.fixture(scope="session")
 def study(tmp_path_factory, policy_server):
     """(policy, condition) -> run folder, under runs/ in a temporary folder."""
-    runs = scripted_study(tmp_path_factory.mktemp("study") / "runs", server=policy_server)
+    runs = scripted_study(tmp_path_factory.mktemp("study") / "runs", server=policy_server, at_once=4)
     for run in runs.values():
         assert all(json.loads(line)["status"] == "ok" for line in (run / "episodes.jsonl").read_text().splitlines())
     return runs
