@@ -3,11 +3,8 @@ with the same one-line error, and the runner asks a clock how to run it, never i
 
 from __future__ import annotations
 
-import subprocess
-import sys
-
 import pytest
-from tests.helpers import CounterEnv, clock_needs
+from tests.helpers import CounterEnv, clock_needs, run_main
 
 import rtarena
 from rtarena.errors import UserError
@@ -48,11 +45,10 @@ def test_experiment_file_refuses(tmp_path, clock, settings, flags, line):
 @pytest.mark.parametrize(("clock", "settings", "flags", "line"), MISTAKES)
 def test_cli_refuses(tmp_path, clock, settings, flags, line):
     out = tmp_path / "run"
-    done = subprocess.run([sys.executable, "-m", "rtarena.cli", "run", "classic/cartpole-v0", "--agent", "random",
-                           "--clock", clock, *flags,
-                           "--out", str(out)], capture_output=True, text=True, timeout=120)
-    output = (done.stdout + done.stderr).strip()
-    assert done.returncode == 2 and len(output.splitlines()) == 1, output
+    code, output = run_main(["run", "classic/cartpole-v0", "--agent", "random", "--clock", clock, *flags,
+                             "--out", str(out)])
+    output = output.strip()
+    assert code == 2 and len(output.splitlines()) == 1, output
     assert line.split(", got")[0] in output and "Traceback" not in output
     assert not (out / "episodes.jsonl").exists()
 

@@ -6,6 +6,7 @@ import json
 
 import pytest
 from tests.eval.helpers import rtarena_cli
+from tests.helpers import run_main
 
 from rtarena.improve.settings import ImproveSettings
 
@@ -26,10 +27,10 @@ BOTH = ["classic/cartpole-v0", "--player", PLAYER, "--reflector", REFLECTOR]
     (["nowhere/none-v0", "--player", PLAYER, "--reflector", REFLECTOR], "nowhere/none-v0"),
 ])
 def test_bad_input_is_one_line_exit_2_and_nothing_written(tmp_path, args, message):
-    done = rtarena_cli("improve", *args, "--out", str(tmp_path / "runs"), cwd=tmp_path)
-    assert done.returncode == 2, done.stdout + done.stderr
-    out = done.stdout.strip()
-    assert out.startswith("error:") and message in out and "Traceback" not in done.stdout + done.stderr
+    code, out = run_main(["improve", *args, "--out", str(tmp_path / "runs")])
+    assert code == 2, out
+    out = out.strip()
+    assert out.startswith("error:") and message in out and "Traceback" not in out
     assert len(out.splitlines()) == 1, out
     assert not (tmp_path / "runs").exists()
 
