@@ -3,6 +3,10 @@
 from __future__ import annotations
 
 import contextlib
+import io
+import os
+import subprocess
+import sys
 import time
 from pathlib import Path
 from typing import Any, ClassVar
@@ -95,23 +99,32 @@ def clock_needs(name: str) -> dict[str, Any]:
 def run_main(argv: list[str]) -> tuple[int, str]:
     """`rtarena ARGV` in this process through `rtarena.cli.main` (what the installed command runs): its exit
     code and everything it printed."""
-    import contextlib
-    import io
-    import sys
+    done = rtarena_cli(*argv, merged=True)
+    return done.returncode, done.stdout
 
+
+def rtarena_cli(*args: str, cwd: Path | None = None, merged: bool = False) -> subprocess.CompletedProcess:
+    """`rtarena ARGS` in this process (from `cwd`), as `subprocess.run` would report it: exit code, stdout and
+    stderr (both in stdout when `merged`). A test that needs a process of its own (a signal, a kill, what the
+    interpreter prints at exit) starts one; the others save the 1-2 s an interpreter takes to import rtarena."""
     from rtarena.cli import main
 
-    out, old = io.StringIO(), sys.argv
-    sys.argv = ["rtarena", *argv]
+    out = io.StringIO()
+    err = out if merged else io.StringIO()
+    old_argv, old_cwd = sys.argv, Path.cwd()
+    sys.argv = ["rtarena", *args]
     try:
-        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(out):
+        if cwd is not None:
+            os.chdir(cwd)
+        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
             main()
         code = 0
     except SystemExit as done:
-        code = done.code if isinstance(done.code, int) else 1
+        code = done.code if isinstance(done.code, int) else (0 if done.code is None else 1)
     finally:
-        sys.argv = old
-    return code, out.getvalue()
+        sys.argv = old_argv
+        os.chdir(old_cwd)
+    return subprocess.CompletedProcess(["rtarena", *args], code, out.getvalue(), "" if merged else err.getvalue())
 
 
 CHROMIUM = "/usr/bin/chromium"

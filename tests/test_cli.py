@@ -5,23 +5,21 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
-from pathlib import Path
 
 import duckdb
 import pytest
-from tests.helpers import run_main
+from tests.helpers import rtarena_cli, run_main
 
 RTARENA = [sys.executable, "-m", "rtarena.cli"]
 
 
-def rtarena_cli(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess:
-    return subprocess.run([*RTARENA, *args], capture_output=True, text=True, cwd=cwd, timeout=300)
-
-
 def test_run_writes_episodes_and_parquet_decisions(tmp_path):
+    """The installed command's own process (the other tests call `rtarena.cli.main` in this one)."""
     out = tmp_path / "run"
-    done = rtarena_cli("run", "classic/cartpole-v0", "--agent", "heuristic", "--clock", "token", "--kappa", "100",
-                       "--delay-ms", "0", "--max-steps", "200", "--seeds", "3", "--out", str(out))
+    done = subprocess.run([*RTARENA, "run", "classic/cartpole-v0", "--agent", "heuristic", "--clock", "token",
+                           "--kappa", "100", "--delay-ms", "0", "--max-steps", "200", "--seeds", "3",
+                           "--out", str(out)],
+                          capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stderr
     episodes = [json.loads(line) for line in (out / "episodes.jsonl").read_text().splitlines()]
     assert [e["seed"] for e in episodes] == [0, 1, 2]

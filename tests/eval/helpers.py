@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import subprocess
 import sys
 from pathlib import Path
 
@@ -35,10 +34,6 @@ def cartpole_experiment(folder: Path, name: str = "cp", seeds: int = 5, max_step
     path.write_text(CARTPOLE.format(name=name, seeds=seeds, max_steps=max_steps, out=folder / "runs",
                                     agents=json.dumps(list(agents))))
     return path
-
-
-def rtarena_cli(*args: str, cwd: Path | None = None, timeout: float = 300) -> subprocess.CompletedProcess:
-    return subprocess.run([*RTARENA, *args], capture_output=True, text=True, cwd=cwd, timeout=timeout)
 
 
 def lines(run_dir: Path) -> list[dict]:

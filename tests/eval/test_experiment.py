@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pytest
+from tests.helpers import rtarena_cli
 
 from rtarena.errors import UserError
 from rtarena.eval.experiment import endpoint_of
@@ -10,7 +11,7 @@ from rtarena.eval.experiment_file import load_experiment, parse_experiment
 from rtarena.eval.presets import load_preset, preset_names
 from rtarena.eval.runner import endpoint_load, fits
 
-from .helpers import cartpole_experiment, rtarena_cli
+from .helpers import cartpole_experiment
 
 FULL = """
 name = "matrix"

@@ -9,7 +9,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import duckdb
 import pytest
-from tests.eval.helpers import rtarena_cli
+from tests.helpers import rtarena_cli
 
 from rtarena.policy_server import PolicyServer
 from rtarena.redact import redact

@@ -8,7 +8,8 @@ from pathlib import Path
 
 import pyarrow.parquet as pq
 import pytest
-from tests.eval.helpers import lines, rtarena_cli
+from tests.eval.helpers import lines
+from tests.helpers import rtarena_cli
 
 from rtarena.envs.registry import make
 from rtarena.eval.episodes import EpisodeJob, Outcome
@@ -126,7 +127,7 @@ def test_arena_episodes_with_kills_record(tmp_path, env_id):
     agents = ["--agent", "heuristic"] if env_id.endswith("mixed-v0") else [
         "--agent", "heuristic", "--agent", "heuristic", "--agent", "random", "--agent", "random"]
     done = rtarena_cli("run", env_id, *agents, "--clock", "paused", "--seeds", "6", "--workers", "2",
-                       "--out", str(out), timeout=600)
+                       "--out", str(out))
     assert done.returncode == 0, done.stdout + done.stderr
     assert [line["status"] for line in lines(out)] == ["ok"] * 6
     _, rows = run_query("SELECT count(*) FROM events WHERE type = 'death'", [out])

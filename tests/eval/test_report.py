@@ -8,7 +8,7 @@ from pathlib import Path
 
 import duckdb
 import pytest
-from tests.helpers import page_in_chromium
+from tests.helpers import page_in_chromium, rtarena_cli
 
 from rtarena.eval.episodes import EpisodeJob
 from rtarena.eval.experiment_file import load_experiment, parse_experiment
@@ -16,7 +16,7 @@ from rtarena.eval.leaderboard import leaderboard
 from rtarena.eval.report import build_report
 from rtarena.eval.runner import run_experiment, run_jobs
 
-from .helpers import cartpole_experiment, rtarena_cli
+from .helpers import cartpole_experiment
 
 
 @pytest.fixture(scope="module")

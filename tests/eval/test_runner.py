@@ -10,13 +10,14 @@ import time
 from collections import Counter
 
 import duckdb
+from tests.helpers import rtarena_cli
 
 from rtarena.eval.episodes import EpisodeJob
 from rtarena.eval.experiment_file import load_experiment
 from rtarena.eval.runner import run_experiment, run_jobs
 from rtarena.eval.store import done_keys, read_episodes, repair_tail
 
-from .helpers import RTARENA, cartpole_experiment, comparable, lines, rtarena_cli
+from .helpers import RTARENA, cartpole_experiment, comparable, lines
 
 
 def test_pool_runs_every_episode_once_and_describes_the_run(tmp_path):

@@ -8,13 +8,12 @@ from dataclasses import replace
 
 import duckdb
 import pytest
+from tests.helpers import rtarena_cli
 
 from rtarena.annotate.commands import annotate_run
 from rtarena.eval.presets import load_preset
 from rtarena.eval.runner import run_experiment
 from rtarena.policy_server.server import PolicyServer
-
-from .helpers import rtarena_cli
 
 CHROMIUM = "/usr/bin/chromium"
 CONDITIONS = ("TL", "TH", "PH", "WH")

@@ -116,7 +116,7 @@ def test_a_pvp_run_gets_ratings_in_the_report_and_from_the_cli(suite_run):
 
 
 def test_paused_and_measured_cells_get_a_table_each_never_one_pooled_and_a_side_by_side(tmp_path):
-    from tests.eval.helpers import rtarena_cli
+    from tests.helpers import rtarena_cli
 
     root = tmp_path / "runs"
     table = {"name": "two-clocks", "out": str(root), "seeds": 2, "agents": ["random"],

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from tests.test_cli import rtarena_cli
+from tests.helpers import rtarena_cli
 
 from rtarena.envs.games.ratings import suite_ratings
 

@@ -5,8 +5,7 @@ from __future__ import annotations
 import json
 
 import pytest
-from tests.eval.helpers import rtarena_cli
-from tests.helpers import run_main
+from tests.helpers import rtarena_cli, run_main
 
 from rtarena.improve.settings import ImproveSettings
 

@@ -9,7 +9,8 @@ import subprocess
 import time
 from collections import Counter
 
-from tests.eval.helpers import RTARENA, rtarena_cli
+from tests.eval.helpers import RTARENA
+from tests.helpers import rtarena_cli
 from tests.improve.helpers import role
 
 
@@ -32,7 +33,7 @@ def test_sigkill_mid_round_then_resume_continues_the_same_round(server, tmp_path
     skill_before = (run_dir / "round_01" / "skill_in.md").read_text()
     assert skill_before.strip()  # round 1 plays the reflector's skill
 
-    done = rtarena_cli("improve", str(run_dir), "--resume", cwd=tmp_path, timeout=600)
+    done = rtarena_cli("improve", str(run_dir), "--resume", cwd=tmp_path)
     assert done.returncode == 0, done.stderr[-2000:]
     assert "resuming" in done.stdout
     for r in range(3):
