@@ -8,14 +8,12 @@ the garbage collector, which would find everything from anywhere.
 from __future__ import annotations
 
 import contextlib
-import subprocess
-import sys
 import types
 from typing import Any
 
 import numpy as np
 import pytest
-from tests.helpers import CounterEnv
+from tests.helpers import CounterEnv, rtarena_cli
 
 import rtarena
 from rtarena.agents.base import NoopAgent, RandomAgent
@@ -186,7 +184,7 @@ def test_a_privileged_agent_needs_a_privileged_row():
 
 
 def test_rtarena_list_marks_privileged_agents():
-    done = subprocess.run([sys.executable, "-m", "rtarena.cli", "list"], capture_output=True, text=True, timeout=120)
+    done = rtarena_cli("list")
     assert done.returncode == 0, done.stderr
     rows = {line.split("│")[1].strip(): line for line in done.stdout.splitlines() if line.count("│") >= 3}
     assert "PRIVILEGED" in rows["heuristic"] and "PRIVILEGED" in rows["oracle"]

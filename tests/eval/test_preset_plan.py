@@ -3,21 +3,19 @@
 
 from __future__ import annotations
 
-import subprocess
 import sys
 
 import pytest
+from tests.helpers import rtarena_cli
 
 from rtarena import cli
 from rtarena.errors import UserError
 from rtarena.eval import presets
 from rtarena.eval.experiment_file import load_experiment, parse_experiment
 
-RTARENA = [sys.executable, "-m", "rtarena.cli"]
-
 
 def test_presets_tl_lists_its_50_cells_with_the_screenshot(tmp_path):
-    done = subprocess.run([*RTARENA, "presets", "TL"], capture_output=True, text=True, timeout=300, cwd=tmp_path)
+    done = rtarena_cli("presets", "TL", cwd=tmp_path)
     assert done.returncode == 0, done.stderr
     rows = [line for line in done.stdout.splitlines() if line.startswith(("│ web/", "│ gui-games/"))]
     assert len(rows) == 50 and sum("│ web/" in r for r in rows) == 30

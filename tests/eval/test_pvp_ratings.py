@@ -3,14 +3,11 @@ constructed match lists whose answer is known, and from a real PvP run through t
 
 from __future__ import annotations
 
-import subprocess
-
 import pytest
+from tests.helpers import rtarena_cli
 
 from rtarena.errors import UserError
 from rtarena.eval.pvp import Match, rate
-
-from .helpers import RTARENA
 
 
 def _series(pairs: list[tuple[str, str, float]], times: int) -> list[Match]:
@@ -52,8 +49,7 @@ def test_ratings_of_a_run_without_pvp_matches_is_one_line_and_exit_2(tmp_path):
     run = tmp_path / "runs" / "solo"
     run.mkdir(parents=True)
     (run / "episodes.jsonl").write_text("")
-    done = subprocess.run([*RTARENA, "ratings", "solo", "--root", str(tmp_path / "runs")], capture_output=True,
-                          text=True, timeout=120)
+    done = rtarena_cli("ratings", "solo", "--root", str(tmp_path / "runs"))
     assert done.returncode == 2
     out = (done.stdout + done.stderr).strip()
     assert "no PvP matches" in out and len(out.splitlines()) == 1

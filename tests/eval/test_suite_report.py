@@ -3,17 +3,17 @@ the capability radar, checked in Chromium and against the episodes themselves.""
 
 from __future__ import annotations
 
-import subprocess
 from pathlib import Path
 
 import pytest
+from tests.helpers import rtarena_cli
 
 from rtarena.eval.experiment_file import parse_experiment
 from rtarena.eval.report import build_report
 from rtarena.eval.runner import run_experiment
 from rtarena.eval.tables import capability_profile
 
-from .helpers import RTARENA, lines
+from .helpers import lines
 
 CHROMIUM = Path("/usr/bin/chromium")
 SHORT = {"game": {"time_limit_s": 8.0}}
@@ -109,14 +109,12 @@ def test_a_pvp_run_gets_ratings_in_the_report_and_from_the_cli(suite_run):
     assert "## PvP ratings" in md and "6 matches" in md
     rows = [line for line in md.splitlines() if line.startswith(("| heuristic | 6 |", "| random | 6 |"))]
     assert len(rows) == 2
-    done = subprocess.run([*RTARENA, "ratings", "suite", "--root", str(root), "--bootstrap", "50"],
-                          capture_output=True, text=True, timeout=120)
+    done = rtarena_cli("ratings", "suite", "--root", str(root), "--bootstrap", "50")
     assert done.returncode == 0, done.stderr
     assert "Bradley-Terry" in done.stdout and "| heuristic | 6 |" in done.stdout
 
 
 def test_paused_and_measured_cells_get_a_table_each_never_one_pooled_and_a_side_by_side(tmp_path):
-    from tests.helpers import rtarena_cli
 
     root = tmp_path / "runs"
     table = {"name": "two-clocks", "out": str(root), "seeds": 2, "agents": ["random"],

@@ -3,15 +3,14 @@
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
+
+from tests.helpers import rtarena_cli
 
 
 def test_run_auction_with_the_oracle_under_token_writes_screenshots(tmp_path):
     out = tmp_path / "run"
-    done = subprocess.run([sys.executable, "-m", "rtarena.cli", "run", "web/auction-v0", "--agent", "oracle",
-                           "--clock", "token", "--seeds", "2", "--out", str(out)],
-                          capture_output=True, text=True, timeout=300)
+    done = rtarena_cli("run", "web/auction-v0", "--agent", "oracle", "--clock", "token", "--seeds", "2",
+                       "--out", str(out))
     assert done.returncode == 0, done.stderr
     episodes = [json.loads(line) for line in (out / "episodes.jsonl").read_text().splitlines()]
     assert [e["seed"] for e in episodes] == [0, 1]
