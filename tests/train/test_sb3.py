@@ -12,6 +12,8 @@ import pytest
 
 pytest.importorskip("stable_baselines3")
 
+from tests.helpers import run_main
+
 import rtarena
 from rtarena.agents.specs import build_agent
 from rtarena.errors import UserError
@@ -26,7 +28,7 @@ SEEDS = range(1000, 1020)  # never used in training (its copies are seeded 0, 1,
 
 
 def coins(spec: str, seed: int, clock: str = "paused", max_steps: int = 120) -> dict:
-    env = rtarena.make("arena/basic-v0", **LEVEL)
+    env = rtarena.make("arena/basic-v0", obs=("state",), **LEVEL)  # what the policy reads; the world is the same
     result = run_match(env, [build_agent(spec, "arena")], clock=clock, seed=seed, max_steps=max_steps)
     return result.agents["p0"]
 
@@ -84,13 +86,12 @@ def test_train_mistakes_are_one_line_and_write_nothing(tmp_path, env_id, out, me
 
 
 def test_a_pixel_policy_trains_on_frames_and_plays_them(tmp_path):
-    """`--obs pixels`: a CnnPolicy on the 84x84 RGB vector env (one rollout of 4 x 128 frames and its update),
-    played as `sb3:PATH` on rgb frames."""
+    """`--obs pixels`: a CnnPolicy on the 84x84 RGB vector env (one rollout of 2 x 128 frames and its update),
+    played as `sb3:PATH` on rgb frames. In this process: the CLI as a subprocess is the state policy's test."""
     path = tmp_path / "pixels.zip"
-    done = subprocess.run([sys.executable, "-m", "rtarena.cli", "train", "sb3", "arena/basic-v0", "--obs", "pixels",
-                           "--steps", "512", "--envs", "4", "--out", str(path)], capture_output=True, text=True,
-                          timeout=1200)
-    assert done.returncode == 0, done.stderr
+    code, output = run_main(["train", "sb3", "arena/basic-v0", "--obs", "pixels", "--steps", "256", "--envs", "2",
+                             "--out", str(path)])
+    assert code == 0 and "saved" in output, output
     agent = build_agent(f"sb3:{path}", "arena")
     assert agent.modality == "rgb" and agent.model.policy.__class__.__name__ == "ActorCriticCnnPolicy"
     env = rtarena.make("arena/basic-v0", obs=("rgb",), resolution=84, **LEVEL)
