@@ -4,9 +4,6 @@ random agent (a real measurement, turn-based so it is exact)."""
 
 from __future__ import annotations
 
-import subprocess
-import sys
-
 import numpy as np
 import pytest
 
@@ -35,11 +32,10 @@ def coins(spec: str, seed: int, clock: str = "paused", max_steps: int = 120) -> 
 
 @pytest.fixture(scope="module")
 def policy(tmp_path_factory):
-    path = tmp_path_factory.mktemp("sb3") / "ppo.zip"
-    done = subprocess.run([sys.executable, "-m", "rtarena.cli", "train", "sb3", "arena/basic-v0", "--steps",
-                           str(STEPS), "--out", str(path)], capture_output=True, text=True, timeout=600)
-    assert done.returncode == 0, done.stderr
-    assert path.is_file() and "saved" in done.stdout
+    path = tmp_path_factory.mktemp("sb3") / "ppo.zip"  # the CLI in this process: torch is imported here anyway
+    code, output = run_main(["train", "sb3", "arena/basic-v0", "--steps", str(STEPS), "--out", str(path)])
+    assert code == 0, output
+    assert path.is_file() and "saved" in output
     return path
 
 
