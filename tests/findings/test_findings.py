@@ -11,7 +11,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from tests.helpers import page_in_chromium
+from tests.helpers import page_in_chromium, run_main
 
 from rtarena.findings import finding_names
 
@@ -19,11 +19,10 @@ RTARENA = [sys.executable, "-m", "rtarena.cli", "findings"]
 
 
 def test_an_unknown_finding_is_one_line_listing_the_names_and_nothing_is_written(tmp_path):
-    done = subprocess.run([*RTARENA, "--only", "nope", "--out", str(tmp_path / "f")], capture_output=True,
-                          text=True, timeout=120)
-    assert done.returncode == 2, done.stdout + done.stderr
-    out = done.stdout.strip()
-    assert len(out.splitlines()) == 1 and "'nope'" in out and "Traceback" not in done.stdout + done.stderr
+    code, output = run_main(["findings", "--only", "nope", "--out", str(tmp_path / "f")])  # in this process
+    assert code == 2, output
+    out = output.strip()
+    assert len(out.splitlines()) == 1 and "'nope'" in out and "Traceback" not in output
     assert all(name in out for name in finding_names())
     assert not (tmp_path / "f").exists()
 
@@ -32,7 +31,8 @@ def test_a_finding_that_cannot_run_is_skipped_the_others_run_and_the_page_opens_
     out = tmp_path / "f"
     env = {**os.environ, "RTARENA_CHROMIUM": str(tmp_path / "no-chromium")}  # the web tasks' browser is missing
     done = subprocess.run([*RTARENA, "--quick", "--only", "token-deliberation", "--only", "pdq-vs-lcrt",
-                           "--max-steps", "8", "--out", str(out)], capture_output=True, text=True, timeout=280,
+                           "--max-steps", "8", "--workers", "1", "--out", str(out)], capture_output=True, text=True,
+                          timeout=280,
                           env=env)
     assert done.returncode == 0, done.stdout + done.stderr
     markdown = (out / "findings.md").read_text()

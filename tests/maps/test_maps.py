@@ -8,6 +8,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from tests.helpers import run_main
 
 import rtarena
 from rtarena.envs.arena.maps import generate_map, read_map_file, validate_map, write_map_file
@@ -45,14 +46,14 @@ def test_each_malformed_map_gives_one_line_naming_file_field_value(name):
 
 def test_malformed_maps_through_the_cli_exit_non_zero_with_one_line_each():
     files = [str(BAD / name) for name in sorted(MALFORMED) if not MALFORMED[name][0]]
-    done = cli("map", "validate", *files)
-    assert done.returncode == 1
-    lines = done.stdout.strip().splitlines()
+    code, output = run_main(["map", "validate", *files])  # in this process; the next test's CLI is a real one
+    assert code == 1
+    lines = output.strip().splitlines()
     assert len(lines) == len(files)
     for path, line in zip(files, lines, strict=True):
         assert line.startswith(path + ": ") and MALFORMED[Path(path).name][1] in line
-    done = cli("map", "validate", str(BAD / "missing_spawns.toml"), "--players", "4")
-    assert done.returncode == 1 and "2 spawns for the level's 4 players" in done.stdout
+    code, output = run_main(["map", "validate", str(BAD / "missing_spawns.toml"), "--players", "4"])
+    assert code == 1 and "2 spawns for the level's 4 players" in output
 
 
 def test_a_level_refuses_a_malformed_map_with_its_first_problem():
@@ -180,16 +181,18 @@ def test_set_and_disable_are_checked_against_the_level_file():
 
 
 def test_cli_generate_render_and_run_with_overrides(tmp_path):
-    path = tmp_path / "gen.toml"
-    done = cli("map", "generate", str(path), "--seed", "4", "--style", "rooms", "--level", "arena/competitive-v0")
-    assert done.returncode == 0, done.stdout + done.stderr
-    assert cli("map", "validate", str(path), "--level", "arena/competitive-v0").returncode == 0
+    path = tmp_path / "gen.toml"  # the CLI in this process; the refused run at the end is a real one
+    code, output = run_main(["map", "generate", str(path), "--seed", "4", "--style", "rooms", "--level",
+                             "arena/competitive-v0"])
+    assert code == 0, output
+    assert run_main(["map", "validate", str(path), "--level", "arena/competitive-v0"])[0] == 0
     png = tmp_path / "gen.png"
-    assert cli("map", "render", str(path), "--out", str(png)).returncode == 0
+    assert run_main(["map", "render", str(path), "--out", str(png)])[0] == 0
     assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and png.stat().st_size > 1000
-    done = cli("run", "arena/competitive-v0", "--map", str(path), "--agent", "heuristic", "--set", "turret.range_m=30",
-               "--disable", "chickens", "--max-steps", "8", "--out", str(tmp_path / "run"))
-    assert done.returncode == 0, done.stdout + done.stderr
+    code, output = run_main(["run", "arena/competitive-v0", "--map", str(path), "--agent", "heuristic", "--set",
+                             "turret.range_m=30", "--disable", "chickens", "--max-steps", "8", "--out",
+                             str(tmp_path / "run")])
+    assert code == 0, output
     episode = (tmp_path / "run" / "episodes.jsonl").read_text()
     assert "turret.range_m" in episode and str(path) in episode
     bad = cli("run", "arena/coop-v0", "--agent", "random", "--set", "turret.rang=3", "--max-steps", "2",

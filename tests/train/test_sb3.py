@@ -4,11 +4,9 @@ random agent (a real measurement, turn-based so it is exact)."""
 
 from __future__ import annotations
 
-import subprocess
-import sys
-
 import numpy as np
 import pytest
+from tests.helpers import run_main
 
 import rtarena
 from rtarena.agents.specs import build_agent
@@ -24,18 +22,17 @@ SEEDS = range(1000, 1020)  # never used in training (its copies are seeded 0, 1,
 
 
 def coins(spec: str, seed: int, clock: str = "paused", max_steps: int = 120) -> dict:
-    env = rtarena.make("arena/basic-v0", **LEVEL)
+    env = rtarena.make("arena/basic-v0", obs=("state",), **LEVEL)  # what the policy reads; the world is the same
     result = run_match(env, [build_agent(spec, "arena")], clock=clock, seed=seed, max_steps=max_steps)
     return result.agents["p0"]
 
 
 @pytest.fixture(scope="module")
 def policy(tmp_path_factory):
-    path = tmp_path_factory.mktemp("sb3") / "ppo.zip"
-    done = subprocess.run([sys.executable, "-m", "rtarena.cli", "train", "sb3", "arena/basic-v0", "--steps",
-                           str(STEPS), "--out", str(path)], capture_output=True, text=True, timeout=600)
-    assert done.returncode == 0, done.stderr
-    assert path.is_file() and "saved" in done.stdout
+    path = tmp_path_factory.mktemp("sb3") / "ppo.zip"  # the CLI in this process: torch is imported here anyway
+    code, output = run_main(["train", "sb3", "arena/basic-v0", "--steps", str(STEPS), "--out", str(path)])
+    assert code == 0, output
+    assert path.is_file() and "saved" in output
     return path
 
 
@@ -82,13 +79,12 @@ def test_train_mistakes_are_one_line_and_write_nothing(tmp_path, env_id, out, me
 
 
 def test_a_pixel_policy_trains_on_frames_and_plays_them(tmp_path):
-    """`--obs pixels`: a CnnPolicy on the 84x84 RGB vector env (one rollout of 4 x 128 frames and its update),
-    played as `sb3:PATH` on rgb frames."""
+    """`--obs pixels`: a CnnPolicy on the 84x84 RGB vector env (one rollout of 2 x 128 frames and its update),
+    played as `sb3:PATH` on rgb frames. In this process: the CLI as a subprocess is the state policy's test."""
     path = tmp_path / "pixels.zip"
-    done = subprocess.run([sys.executable, "-m", "rtarena.cli", "train", "sb3", "arena/basic-v0", "--obs", "pixels",
-                           "--steps", "512", "--envs", "4", "--out", str(path)], capture_output=True, text=True,
-                          timeout=1200)
-    assert done.returncode == 0, done.stderr
+    code, output = run_main(["train", "sb3", "arena/basic-v0", "--obs", "pixels", "--steps", "256", "--envs", "2",
+                             "--out", str(path)])
+    assert code == 0 and "saved" in output, output
     agent = build_agent(f"sb3:{path}", "arena")
     assert agent.modality == "rgb" and agent.model.policy.__class__.__name__ == "ActorCriticCnnPolicy"
     env = rtarena.make("arena/basic-v0", obs=("rgb",), resolution=84, **LEVEL)

@@ -1,11 +1,11 @@
 """`make demo`: what rtarena does, offline, with scripted agents only.
 
-`run_demo(out, console, quick=True)` (`rtarena demo --quick`) runs every section with a tenth of the steps:
-what the test of `make demo` runs. Every section and episode says what it starts (the first arena match
-waits about a minute for its kernels to compile), and every folder it writes is a run the dashboard lists:
-`rtarena dashboard --root demo-out` shows the cart-pole and arena runs, the improvement run and the game
-suite's table, with one arena episode and one suite game recorded as video (when the `video` extra is
-installed).
+`run_demo(out, console, quick=True)` (`rtarena demo --quick`) runs every section with a twentieth of the
+steps (`QUICK`; the improvement run: one episode a round instead of three): what the test of `make demo`
+runs. Every section and episode says what it starts (the first arena match waits about a minute for its
+kernels to compile), and every folder it writes is a run the dashboard lists: `rtarena dashboard --root
+demo-out` shows the cart-pole and arena runs, the improvement run and the game suite's table, with one
+arena episode and one suite game recorded as video (when the `video` extra is installed).
 """
 
 from __future__ import annotations
@@ -97,12 +97,14 @@ def senses_section(out: Path, console: Console, scale: float = 1.0) -> None:
 
 
 def improve_section(out: Path, console: Console, scale: float = 1.0) -> None:
-    """An offline improvement run: scripted player, reflector and judge (improve/demo.py; the same run in
-    the quick tour: its rounds are what it shows)."""
+    """An offline improvement run: scripted player, reflector and judge (improve/demo.py; the quick tour
+    plays the same rounds, its rounds being what it shows, with one episode each)."""
+    from rtarena.improve.demo import DEMO
     from rtarena.improve.demo import improve_section as run_improve
 
-    started(console, "an improvement run: 5 rounds of a scripted player, reflector and judge")
-    run_improve(out, console)
+    settings = DEMO.model_copy(update={"episodes": max(1, round(DEMO.episodes * scale))})
+    started(console, f"an improvement run: {settings.rounds} rounds of a scripted player, reflector and judge")
+    run_improve(out, console, settings)
 
 
 def games_section(out: Path, console: Console, scale: float = 1.0) -> None:
@@ -127,6 +129,7 @@ def games_section(out: Path, console: Console, scale: float = 1.0) -> None:
 
 
 SECTIONS = [cartpole_section, arena_section, senses_section, improve_section, games_section]
+QUICK = 0.05  # `--quick`'s share of the steps: enough for every section to write what it shows
 
 
 def run_demo(out: Path, console: Console, quick: bool = False) -> None:
@@ -134,6 +137,6 @@ def run_demo(out: Path, console: Console, quick: bool = False) -> None:
     for number, section in enumerate(SECTIONS, 1):
         console.print(f"[bold][{number}/{len(SECTIONS)}][/bold] {(section.__doc__ or '').splitlines()[0]}",
                       highlight=False)
-        section(out, console, scale=0.1 if quick else 1.0)
+        section(out, console, scale=QUICK if quick else 1.0)
     console.print(f"[bold]demo output:[/bold] {out.resolve()}")
     console.print(f"browse it: rtarena dashboard --root {out}", highlight=False)

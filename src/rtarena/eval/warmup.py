@@ -3,7 +3,8 @@
 An arena match with an empty cache first compiles for about a minute; `make` runs this once so that the
 first match of a fresh process (a test, `make demo`, a worker of `rtarena eval`) loads the kernels instead.
 The jobs below reach every compiled path: each arena level with every observation modality and a picture
-to render, each suite game (the 2D canvas and the first-person renderer) and the scripted arena planner.
+to render, each suite game (the 2D canvas and the first-person renderer), the scripted arena planner and
+the map checker's flood fill.
 `compiled_signatures()` is what the no-compile test reads: numba's dispatcher stats say, per kernel,
 which signatures came from the cache.
 
@@ -18,6 +19,8 @@ import sys
 import time
 from collections.abc import Iterator
 from typing import Any
+
+import numpy as np
 
 from rtarena.envs.registry import ENV_TABLE
 from rtarena.eval.episodes import EpisodeJob, play_episode
@@ -70,6 +73,9 @@ def warmup() -> dict[str, Any]:
     for job in warmup_jobs():
         play_episode(job)
         first = first or time.perf_counter() - started
+    from rtarena.envs.arena.maps.grid import label_free
+
+    label_free(np.zeros((2, 2), dtype=bool))  # the map checker's fill (`rtarena map`, procedural maps)
     counts = compiled_signatures()
     return {"seconds": time.perf_counter() - started, "first_match_s": first,
             "kernels": sum(1 for c in counts.values() if c["signatures"]),

@@ -22,8 +22,8 @@ from rtarena.policy_server import PolicyServer
 DEMO = ImproveSettings(rounds=5, episodes=3, max_steps=100, settle_s=None)
 
 
-def improve_section(out: Path, console: Console) -> None:
-    """One offline improvement run and its report."""
+def improve_section(out: Path, console: Console, settings: ImproveSettings = DEMO) -> None:
+    """One offline improvement run and its report (`settings`: the demo's, or `--quick`'s fewer episodes)."""
     import shutil
 
     run_dir = out / "improve-cartpole"  # directly under the demo folder: the dashboard lists it
@@ -32,7 +32,7 @@ def improve_section(out: Path, console: Console) -> None:
         def spec(policy: str) -> str:
             return f"scripted-{policy}@{server.url(policy=policy)}"
 
-        run = ImproveRun("classic/cartpole-v0", "llm:" + spec("skill"), spec("reflector"), spec("judge"), DEMO,
+        run = ImproveRun("classic/cartpole-v0", "llm:" + spec("skill"), spec("reflector"), spec("judge"), settings,
                          run_dir)
         launch(run, console, Console(stderr=True, quiet=True))
     page = build_improve_report([run_dir])

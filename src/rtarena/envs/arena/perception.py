@@ -54,15 +54,15 @@ def perceive(world: World, rules: Rules) -> Perception:
     seen = player_sight(p.eye, p.yaw, p.alive, p.eye[:, 2].copy(), np.vstack(groups), np.concatenate(oks),
                         math.radians(float(rules.players.fov_deg)) / 2, float(rules.players.view_range_m),
                         world.obstacles.boxes, world.obstacles.kind)
-    cuts = np.cumsum([len(g) for g in groups])[:-1]
-    visible = dict(zip(KINDS, np.split(seen, cuts, axis=1), strict=True))
-    feet, yaw = p.pos, p.yaw
-    relations, ordered = {}, {}
-    for kind, pts in zip(KINDS, (p.pos, world.coins.pos, world.turrets.pos, world.chickens.pos, world.ammo.pos),
-                         strict=True):
-        order, count, dist = nearest_first(visible[kind], feet, pts)
-        ordered[kind] = (order, count)
-        relations[kind] = (dist, *bearing_and_rise(feet, yaw, pts, order))
+    bounds = np.zeros(len(groups) + 1, dtype=np.int64)
+    bounds[1:] = np.cumsum([len(g) for g in groups])
+    visible = {kind: seen[:, bounds[g]:bounds[g + 1]] for g, kind in enumerate(KINDS)}
+    # every kind listed and related in one call each (per-kind calls were most of a one-player step)
+    feet = np.vstack((p.pos, world.coins.pos, world.turrets.pos, world.chickens.pos, world.ammo.pos))
+    order, count, dist = nearest_by_kind(seen, p.pos, feet, bounds)
+    bearing, rise = bearing_and_rise(p.pos, p.yaw, feet, np.where(order >= 0, order + bounds[:-1, None, None], -1))
+    ordered = {kind: (order[g], count[g]) for g, kind in enumerate(KINDS)}
+    relations = {kind: (dist[g], bearing[g], rise[g]) for g, kind in enumerate(KINDS)}
     return Perception(*(visible[kind] for kind in KINDS), ordered, relations)
 
 
@@ -155,43 +155,54 @@ def relation(origins: np.ndarray, yaws: np.ndarray, points: np.ndarray) -> tuple
 
 def bearing_and_rise(origins: np.ndarray, yaws: np.ndarray, points: np.ndarray,
                      order: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Bearings and rises of the listed things (`order`, -1: none; zero there). numpy's `arctan2`, not the
-    compiled one: the two differ in the last bit, and observations must stay what they were."""
-    rows, slots = np.nonzero(order >= 0)
-    cols = order[rows, slots]
+    """Bearings and rises of the listed things (`order`: `(..., N, slots)` columns of `points`, -1: none;
+    zero there). numpy's `arctan2`, not the compiled one: the two differ in the last bit, and observations
+    must stay what they were (numpy's answer for one element does not depend on the others)."""
+    listed = np.nonzero(order >= 0)
+    rows, cols = listed[-2], order[listed]
     dx = points[cols, 0] - origins[rows, 0]
     dy = points[cols, 1] - origins[rows, 1]
     bearing, rise = np.zeros(order.shape), np.zeros(order.shape)
-    bearing[rows, slots] = (np.arctan2(dy, dx) - yaws[rows] + np.pi) % (2 * np.pi) - np.pi
-    rise[rows, slots] = points[cols, 2] - origins[rows, 2]
+    bearing[listed] = (np.arctan2(dy, dx) - yaws[rows] + np.pi) % (2 * np.pi) - np.pi
+    rise[listed] = points[cols, 2] - origins[rows, 2]
     return bearing, rise
 
 
 @kernel
-def nearest_first(visible, origins, points, nearest=NEAREST):
-    """Per viewer, the `nearest` nearest visible points nearest first (ties in column order, as a stable
-    sort), padded with -1; how many are visible in all; and their distances in the floor plane."""
-    n, k = visible.shape
-    order = np.full((n, nearest), -1, dtype=np.int64)
-    dist = np.zeros((n, nearest))
-    count = np.zeros(n, dtype=np.int64)
-    for i in range(n):
-        c = 0
-        for j in range(k):
-            if not visible[i, j]:
-                continue
-            d = math.hypot(points[j, 0] - origins[i, 0], points[j, 1] - origins[i, 1])
-            c += 1
-            kept = min(c - 1, nearest)
-            if kept == nearest and d >= dist[i, nearest - 1]:
-                continue
-            at = min(kept, nearest - 1)
-            while at > 0 and dist[i, at - 1] > d:  # strictly farther ones move down: equal ones stay first
-                order[i, at], dist[i, at] = order[i, at - 1], dist[i, at - 1]
-                at -= 1
-            order[i, at], dist[i, at] = j, d
-        count[i] = c
+def nearest_by_kind(visible, origins, points, bounds, nearest=NEAREST):
+    """Per kind `g` (the columns `bounds[g]:bounds[g + 1]`) and viewer, the `nearest` nearest visible points
+    nearest first (columns counted from the kind's first; ties in column order, as a stable sort), padded
+    with -1; how many are visible in all; and their distances in the floor plane. `(G, N, nearest)`,
+    `(G, N)`, `(G, N, nearest)`."""
+    kinds, n = bounds.shape[0] - 1, visible.shape[0]
+    order = np.full((kinds, n, nearest), -1, dtype=np.int64)
+    dist = np.zeros((kinds, n, nearest))
+    count = np.zeros((kinds, n), dtype=np.int64)
+    for g in range(kinds):
+        for i in range(n):
+            c = 0
+            for j in range(bounds[g], bounds[g + 1]):
+                if not visible[i, j]:
+                    continue
+                d = math.hypot(points[j, 0] - origins[i, 0], points[j, 1] - origins[i, 1])
+                c += 1
+                kept = min(c - 1, nearest)
+                if kept == nearest and d >= dist[g, i, nearest - 1]:
+                    continue
+                at = min(kept, nearest - 1)
+                while at > 0 and dist[g, i, at - 1] > d:  # strictly farther ones move down: equal ones stay first
+                    order[g, i, at], dist[g, i, at] = order[g, i, at - 1], dist[g, i, at - 1]
+                    at -= 1
+                order[g, i, at], dist[g, i, at] = j - bounds[g], d
+            count[g, i] = c
     return order, count, dist
+
+
+def nearest_first(visible: np.ndarray, origins: np.ndarray, points: np.ndarray,
+                  nearest: int = NEAREST) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """`nearest_by_kind` for one kind: `(N, nearest)` columns, `(N,)` counts, `(N, nearest)` distances."""
+    order, count, dist = nearest_by_kind(visible, origins, points, np.array([0, visible.shape[1]]), nearest)
+    return order[0], count[0], dist[0]
 
 
 def sightings(relations: tuple[np.ndarray, ...], ordered: tuple[np.ndarray, np.ndarray], i: int) -> Sightings:

@@ -1,15 +1,15 @@
 """Occupancy grids for maps: rasterising boxes, flood fill, and turning painted cells back into boxes.
 
-Pure numpy plus a plain breadth-first fill (no scipy): a 100 m map at 0.25 m is 160,000 cells, which a
-deque walks in well under a second, and validation runs once per map, not per step.
+Pure numpy plus a compiled breadth-first fill (no scipy): a 100 m map at 0.25 m is 160,000 cells, which
+the Python deque it replaced took 0.4 s to walk, twice per generated map (generation, then validation).
 """
 
 from __future__ import annotations
 
-from collections import deque
 from collections.abc import Iterable
 
 import numpy as np
+from numba import njit
 
 
 def cell_size_for(size_m: float, finest_m: float = 0.25, max_cells: int = 256) -> float:
@@ -46,25 +46,34 @@ def blocked_grid(size_m: float, boxes: Iterable[Iterable[float]], cell_m: float,
 
 
 def label_free(blocked: np.ndarray) -> np.ndarray:
-    """Connected components (4-neighbour) of the free cells: `labels[ix, iy]` >= 1, 0 where blocked."""
+    """Connected components (4-neighbour) of the free cells: `labels[ix, iy]` >= 1, 0 where blocked,
+    numbered in the order of their first cell (row-major)."""
     nx, ny = blocked.shape
-    free = ~blocked.ravel()
+    return _fill_labels(~np.ascontiguousarray(blocked).ravel(), nx, ny).reshape(nx, ny)
+
+
+@njit(cache=True)
+def _fill_labels(free, nx, ny):
+    """Breadth-first fill from each unlabelled free cell in turn (a queue in an array)."""
     labels = np.zeros(nx * ny, dtype=np.int32)
+    queue = np.empty(nx * ny, dtype=np.int64)
     current = 0
-    for start in np.flatnonzero(free):
-        if labels[start]:
+    for start in range(nx * ny):
+        if not free[start] or labels[start]:
             continue
         current += 1
         labels[start] = current
-        queue = deque([int(start)])
-        while queue:
-            i = queue.popleft()
-            x, y = divmod(i, ny)
+        queue[0], head, tail = start, 0, 1
+        while head < tail:
+            i = queue[head]
+            head += 1
+            x, y = i // ny, i % ny
             for j, ok in ((i - ny, x > 0), (i + ny, x < nx - 1), (i - 1, y > 0), (i + 1, y < ny - 1)):
                 if ok and free[j] and not labels[j]:
                     labels[j] = current
-                    queue.append(j)
-    return labels.reshape(nx, ny)
+                    queue[tail] = j
+                    tail += 1
+    return labels
 
 
 def cell_of(point: Iterable[float], cell_m: float, n: int) -> tuple[int, int]:
