@@ -64,17 +64,23 @@ class MonstersRules(GameRules):
 
 def segment_blocked(a: np.ndarray, b: np.ndarray, rects: np.ndarray) -> bool:
     """Whether the segment a-b passes through any rectangle (slab test)."""
+    return bool(segments_blocked(np.asarray(a, dtype=float)[None], np.asarray(b, dtype=float)[None], rects)[0])
+
+
+def segments_blocked(a: np.ndarray, b: np.ndarray, rects: np.ndarray) -> np.ndarray:
+    """For each of the `(k, 2)` segments a-b, whether it passes through any rectangle (slab test): one array
+    pass, so a player can test many candidate lines at once."""
     if len(rects) == 0:
-        return False
-    d = b - a
+        return np.zeros(len(a), dtype=bool)
+    d = (b - a)[:, None, :]
     with np.errstate(divide="ignore", invalid="ignore"):
-        t1 = (rects[:, [0, 1]] - a) / d
-        t2 = (rects[:, [2, 3]] - a) / d
+        t1 = (rects[:, [0, 1]] - a[:, None, :]) / d
+        t2 = (rects[:, [2, 3]] - a[:, None, :]) / d
     t1 = np.where(np.isnan(t1), -np.inf, t1)
     t2 = np.where(np.isnan(t2), np.inf, t2)
-    near = np.minimum(t1, t2).max(axis=1)
-    far = np.maximum(t1, t2).min(axis=1)
-    return bool(np.any((near <= far) & (far > 0) & (near < 1)))
+    near = np.minimum(t1, t2).max(axis=2)
+    far = np.maximum(t1, t2).min(axis=2)
+    return np.any((near <= far) & (far > 0) & (near < 1), axis=1)
 
 
 class Monsters(SuiteGame):
