@@ -34,9 +34,10 @@ def test_bots_collect_every_coin_in_coop():
     assert min(coins) > 0  # everyone contributed: the sectors split the work
 
 
-def test_bots_beat_random_players_in_competitive_over_20_seeds():
+def test_bots_beat_random_players_in_competitive_over_8_seeds():
+    """Every seat twice (measured over 20 seeds: 20 wins, the bot's mean points about 90x random's)."""
     wins, bot_points, random_points = 0, [], []
-    for seed in range(20):
+    for seed in range(8):
         seat = seed % 4  # the bot plays every seat in turn
         controllers = [HeuristicBot("medium") if i == seat else RandomAgent() for i in range(4)]
         result = _match("arena/competitive-v0", controllers, seed, overrides={"arena.time_limit_s": 45.0})
@@ -44,7 +45,7 @@ def test_bots_beat_random_players_in_competitive_over_20_seeds():
         wins += bot["outcome"] == "win"
         bot_points.append(bot["points"])
         random_points += [m["points"] for a, m in result.agents.items() if a != f"p{seat}"]
-    assert wins >= 16
+    assert wins >= 7
     assert np.mean(bot_points) > 5 * np.mean(random_points)
 
 
