@@ -16,7 +16,8 @@ from rtarena.runtime.documentation import privileged_view
 
 
 def _match(env_id, controllers, seed, **kwargs):
-    env = rtarena.make(env_id, **kwargs)
+    """A paused match over the level's length; the bots read the `state` vector only, so no text view is built."""
+    env = rtarena.make(env_id, obs=("state",), **kwargs)
     steps = round(env.rules.arena.time_limit_s / env.dt)
     return rtarena.run_match(env, controllers, clock="paused", seed=seed, max_steps=steps)
 
