@@ -35,11 +35,13 @@ def mean_score(env_id: str, specs: list[str]) -> float:
     for seed in SEEDS:
         order = specs if seed % 2 == 0 else specs[::-1]
         seat = 0 if seed % 2 == 0 else len(specs) - 1
-        env = rtarena.make(PLAYED.get(env_id, env_id), obs=("text",),
+        # the text view for the stand-in; random and the bot read none (the game plays the same either way)
+        reads_text = any(s.startswith("llm:") for s in order)
+        env = rtarena.make(PLAYED.get(env_id, env_id), obs=("text",) if reads_text else ("state",),
                            overrides={"game.time_limit_s": TIME_LIMIT_S.get(env_id, 20.0)})
         # the paused-decision protocol for stand-ins (chunk, then 0.2 s settling); one clock serves every seat,
         # so a match against the bot runs without settling and both sides decide every step
-        settle = {"settle_s": 0.2} if any(s.startswith("llm:") for s in order) and "heuristic" not in order else {}
+        settle = {"settle_s": 0.2} if reads_text and "heuristic" not in order else {}
         result = run_match(env, [build_agent(s, "games") for s in order], clock="paused", seed=seed, **settle)
         scores.append(result.agents[f"p{seat}"]["score"])
     return float(np.mean(scores))
