@@ -64,7 +64,7 @@ class MonstersRules(GameRules):
 
 def segment_blocked(a: np.ndarray, b: np.ndarray, rects: np.ndarray) -> bool:
     """Whether the segment a-b passes through any rectangle (slab test)."""
-    return bool(segments_blocked(np.asarray(a, dtype=float)[None], np.asarray(b, dtype=float)[None], rects)[0])
+    return len(rects) > 0 and bool(np.any(_crossings(a, b - a, rects)))
 
 
 def segments_blocked(a: np.ndarray, b: np.ndarray, rects: np.ndarray) -> np.ndarray:
@@ -72,15 +72,20 @@ def segments_blocked(a: np.ndarray, b: np.ndarray, rects: np.ndarray) -> np.ndar
     pass, so a player can test many candidate lines at once."""
     if len(rects) == 0:
         return np.zeros(len(a), dtype=bool)
-    d = (b - a)[:, None, :]
+    return np.any(_crossings(a[:, None, :], (b - a)[:, None, :], rects), axis=1)
+
+
+def _crossings(a: np.ndarray, d: np.ndarray, rects: np.ndarray) -> np.ndarray:
+    """Per rectangle (per segment and rectangle when a and d carry a segment axis): whether the segment from a
+    along d enters it."""
     with np.errstate(divide="ignore", invalid="ignore"):
-        t1 = (rects[:, [0, 1]] - a[:, None, :]) / d
-        t2 = (rects[:, [2, 3]] - a[:, None, :]) / d
+        t1 = (rects[:, [0, 1]] - a) / d
+        t2 = (rects[:, [2, 3]] - a) / d
     t1 = np.where(np.isnan(t1), -np.inf, t1)
     t2 = np.where(np.isnan(t2), np.inf, t2)
-    near = np.minimum(t1, t2).max(axis=2)
-    far = np.maximum(t1, t2).min(axis=2)
-    return np.any((near <= far) & (far > 0) & (near < 1), axis=1)
+    near = np.minimum(t1, t2).max(axis=-1)
+    far = np.maximum(t1, t2).min(axis=-1)
+    return (near <= far) & (far > 0) & (near < 1)
 
 
 class Monsters(SuiteGame):
