@@ -118,6 +118,14 @@ def test_layouts_come_from_the_seed():
     assert a.length != b.length and not np.array_equal(a.gates, b.gates)
 
 
-@pytest.mark.parametrize("variant", ["", "-var1", "-var2", "-var3"])
-def test_scripted_player_beats_random_over_20_seeds(variant):
-    assert bot_vs_random(f"games/crystal{variant}-v0", range(20), overrides=SHORT) >= 0.8
+def test_scripted_player_beats_random_over_20_seeds():
+    assert bot_vs_random("games/crystal-v0", range(20), overrides=SHORT) >= 0.8
+
+
+@pytest.mark.parametrize("variant", ["-var1", "-var2"])
+def test_the_scripted_player_still_wins_where_a_variant_changes_the_field(variant):
+    """var1 (a wider field, eight pillars) changes the paths and throwing spots the player plans, var2 (gates
+    that break) what it re-plans: each a few seeds (every one of 20 seeds measured a win but one draw on
+    var1). var3 changes timings only (`test_var3_timings`; construction and reset of every registered id:
+    tests/test_registry.py)."""
+    assert bot_vs_random(f"games/crystal{variant}-v0", range(6), overrides=SHORT) >= 0.8

@@ -41,13 +41,18 @@ def test_one_cook_takes_what_the_other_put_on_the_shared_bench():
     assert "bench_take" in press(env, "p1") and env.hands["p1"].item == "spring+"
 
 
-def test_two_scripted_cooks_beat_two_random_players():
-    bots, randoms = team_mean("games/kitchen-v0", "heuristic", SEEDS), team_mean("games/kitchen-v0", "random", SEEDS)
-    assert bots >= 0.6 and bots > randoms + 0.4, (bots, randoms)
+@pytest.fixture(scope="module")
+def pair() -> float:
+    """Two scripted cooks' mean team score over SEEDS (both tests below compare against it)."""
+    return team_mean("games/kitchen-v0", "heuristic", SEEDS)
 
 
-def test_the_team_needs_both_cooks():
-    pair = team_mean("games/kitchen-v0", "heuristic", SEEDS)
+def test_two_scripted_cooks_beat_two_random_players(pair):
+    randoms = team_mean("games/kitchen-v0", "random", SEEDS)
+    assert pair >= 0.6 and pair > randoms + 0.4, (pair, randoms)
+
+
+def test_the_team_needs_both_cooks(pair):
     alone = np.mean([scores("games/kitchen-v0", ["heuristic", "noop"], seed)["p0"] for seed in SEEDS])
     assert pair > alone + 0.1, (pair, alone)
 
@@ -76,7 +81,11 @@ def test_var3_timings():
     assert (o.interval_s, o.expire_s) == (3.0, 15.0) and game("games/kitchen-v0").rules.orders.interval_s == 5.0
 
 
-@pytest.mark.parametrize("variant", ["-var1", "-var2", "-var3"])
+@pytest.mark.parametrize("variant", ["-var1", "-var2"])
 def test_variants_two_bots_beat_two_randoms(variant):
+    """var1 (two rooms and a door) changes the cooks' routes, var2 (a bench that needs a cook holding E) how
+    they share the work: one seed each (seeds 0-3 measured: bots 0.64-0.86 on var1, 1.0 on var2; randoms 0).
+    var3 changes timings only (`test_var3_timings`; construction and reset of every registered id:
+    tests/test_registry.py)."""
     env_id = f"games/kitchen{variant}-v0"
-    assert team_mean(env_id, "heuristic", range(2)) > team_mean(env_id, "random", range(2)) + 0.3
+    assert team_mean(env_id, "heuristic", range(1)) > team_mean(env_id, "random", range(1)) + 0.3

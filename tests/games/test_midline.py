@@ -102,6 +102,13 @@ def test_layouts_come_from_the_seed():
     assert np.allclose(a.own["p0"]["bench"][1], a.own["p1"]["bench"][1])  # mirrored
 
 
-@pytest.mark.parametrize("variant", ["", "-var1", "-var2", "-var3"])
-def test_scripted_player_beats_random_over_20_seeds(variant):
-    assert bot_vs_random(f"games/midline{variant}-v0", range(20), overrides=SHORT) >= 0.8
+def test_scripted_player_beats_random_over_20_seeds():
+    assert bot_vs_random("games/midline-v0", range(20), overrides=SHORT) >= 0.8
+
+
+@pytest.mark.parametrize("variant", ["-var1", "-var2"])
+def test_the_scripted_player_still_wins_where_a_variant_changes_the_board(variant):
+    """var1 (each bench in the other half) changes the player's routes, var2 (taking the rival's part) what
+    a rival does to it: each a few seeds (every one of 20 seeds measured a win). var3 changes timings only
+    (`test_var3_timings`; construction and reset of every registered id: tests/test_registry.py)."""
+    assert bot_vs_random(f"games/midline{variant}-v0", range(6), overrides=SHORT) >= 0.8

@@ -28,11 +28,24 @@ NOT_WORLD = {"np_random", "rules", "keyspace", "_observation_space", "metadata",
 MOMENTS = ((("heuristic", 20, 60), ("heuristic", 60, 160), ("random", 30, 70), ("random", 150, 400)))
 
 
-def world_at(env_id: str, spec: str, steps: int) -> Any:
+def worlds_at(env_id: str, spec: str, moments: set[int]) -> dict[int, Any]:
+    """The world after each of `moments` steps of one seeded match (copies taken on the way, so each spec plays
+    once); a moment after the game's own end gets the world as it ended."""
     env = make(env_id, obs=("state",))
+    step, worlds = env.step, {}
+
+    def stepping(actions):
+        out = step(actions)
+        if env.step_count in moments:
+            worlds[env.step_count] = copy.deepcopy(env)
+            del vars(worlds[env.step_count])["step"]  # the copy is a plain env again
+        return out
+
+    env.step = stepping
     run_match(env, [build_agent(spec, "games") for _ in env.possible_agents], clock="paused", seed=0,
-              max_steps=steps)
-    return env
+              max_steps=max(moments))
+    del vars(env)["step"]
+    return {moment: worlds.get(moment, env) for moment in moments}
 
 
 def facts(env: Any) -> list[tuple]:
@@ -74,8 +87,10 @@ def test_every_fact_of_the_text_view_is_on_the_frame_or_the_hud_line(env_id):
     game = env_id.split("/")[1].split("-")[0]
     missing: dict[str, str] = {}
     checked = 0
+    worlds = {spec: worlds_at(env_id, spec, {m for s, *pair in MOMENTS if s == spec for m in pair})
+              for spec, *_ in MOMENTS}
     for spec, early, late in MOMENTS:
-        a, b = world_at(env_id, spec, early), world_at(env_id, spec, late)
+        a, b = worlds[spec][early], worlds[spec][late]
         agent = a.possible_agents[0]
         text, hud, frame = a.text(agent), a.hud(agent), a._frame(agent)
         for path in facts(a):

@@ -62,10 +62,10 @@ def test_a_suite_games_default_model_request_holds_the_frame_and_the_hud_line_no
 
     shapes = {}
     for name, extra in (("default", ""), ("text", ",modalities=text")):
-        before = len(server.inputs)
+        before = server.requests  # a count, not the kept inputs' length: the server keeps the latest 4096 only
         agent = LLMAgent(f"scripted-heuristic@{server.base_url}{extra}")
         run_match(make("games/tilefall-v0"), [agent], clock="paused", seed=0, max_steps=2)
-        shapes[name] = server.inputs[before:]
+        shapes[name] = server.inputs[len(server.inputs) - (server.requests - before):]
     assert shapes["default"] and all(any(kind == "image_url" for kind, _ in s) for s in shapes["default"])
     assert shapes["text"] and not any(kind == "image_url" for s in shapes["text"] for kind, _ in s)
     hud_tokens = sum(n for kind, n in shapes["default"][0] if kind == "text")

@@ -28,11 +28,11 @@ from rtarena.runtime import run_match
 SUITE = [spec.id for spec in ENV_TABLE if spec.family == "games" and "-var" not in spec.id]
 # env played (monsters: var3, where the cold start does not already clear every monster) and its length
 GAMES = {
-    "Runner": ("games/runner2d-v0", 25.0),
+    "Runner": ("games/runner2d-v0", 15.0),
     "Errands": ("games/errands-v0", 90.0),
-    "Escape": ("games/escape-v0", 45.0),
-    "Monsters": ("games/monsters-var3-v0", 30.0),
-    "Parkour": ("games/parkour3d-v0", 20.0),
+    "Escape": ("games/escape-v0", 30.0),
+    "Monsters": ("games/monsters-var3-v0", 20.0),
+    "Parkour": ("games/parkour3d-v0", 12.0),
     "Crystal": ("games/crystal-v0", 15.0),
     "Duel": ("games/duel-v0", 20.0),
     "Midline": ("games/midline-v0", 20.0),

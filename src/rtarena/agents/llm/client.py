@@ -34,9 +34,11 @@ stored on this object, logged, or written anywhere.
 
 from __future__ import annotations
 
+import functools
 import math
 import os
 import re
+import ssl
 import threading
 import time
 from dataclasses import dataclass, field
@@ -179,6 +181,13 @@ class ModelClient:
         self.abandon()
 
 
+@functools.cache
+def tls_context() -> ssl.SSLContext:
+    """One verifying TLS context for every client of the process: building one loads the system's certificates
+    (about 30 ms of CPU), and a match builds a client per model agent. Contexts are safe to share."""
+    return ssl.create_default_context()
+
+
 class ChatClient(ModelClient):
     """A thin, accounted wrapper of `openai.OpenAI(...).chat.completions.create` for one agent."""
 
@@ -194,6 +203,7 @@ class ChatClient(ModelClient):
             api_key=os.environ.get(options.api_key_env) or "EMPTY",  # local servers take any key
             max_retries=0,  # retries are ours: they must respect the decision's time budget
             timeout=options.timeout or FALLBACK_TIMEOUT_S,  # each request passes what is left of its budget
+            http_client=openai.DefaultHttpxClient(verify=tls_context()),
         )
 
     def close(self) -> None:

@@ -64,17 +64,28 @@ class MonstersRules(GameRules):
 
 def segment_blocked(a: np.ndarray, b: np.ndarray, rects: np.ndarray) -> bool:
     """Whether the segment a-b passes through any rectangle (slab test)."""
+    return len(rects) > 0 and bool(np.any(_crossings(a, b - a, rects)))
+
+
+def segments_blocked(a: np.ndarray, b: np.ndarray, rects: np.ndarray) -> np.ndarray:
+    """For each of the `(k, 2)` segments a-b, whether it passes through any rectangle (slab test): one array
+    pass, so a player can test many candidate lines at once."""
     if len(rects) == 0:
-        return False
-    d = b - a
+        return np.zeros(len(a), dtype=bool)
+    return np.any(_crossings(a[:, None, :], (b - a)[:, None, :], rects), axis=1)
+
+
+def _crossings(a: np.ndarray, d: np.ndarray, rects: np.ndarray) -> np.ndarray:
+    """Per rectangle (per segment and rectangle when a and d carry a segment axis): whether the segment from a
+    along d enters it."""
     with np.errstate(divide="ignore", invalid="ignore"):
         t1 = (rects[:, [0, 1]] - a) / d
         t2 = (rects[:, [2, 3]] - a) / d
     t1 = np.where(np.isnan(t1), -np.inf, t1)
     t2 = np.where(np.isnan(t2), np.inf, t2)
-    near = np.minimum(t1, t2).max(axis=1)
-    far = np.maximum(t1, t2).min(axis=1)
-    return bool(np.any((near <= far) & (far > 0) & (near < 1)))
+    near = np.minimum(t1, t2).max(axis=-1)
+    far = np.maximum(t1, t2).min(axis=-1)
+    return (near <= far) & (far > 0) & (near < 1)
 
 
 class Monsters(SuiteGame):

@@ -28,11 +28,23 @@ class WalkerRules(Section):
 
 def blocked(pos: np.ndarray, radius: float, walls: np.ndarray) -> bool:
     """Whether a disc at `pos` overlaps any wall rectangle."""
+    return len(walls) > 0 and bool(np.any(_overlaps(pos[0], pos[1], radius, walls)))
+
+
+def blocked_at(points: np.ndarray, radius: float, walls: np.ndarray) -> np.ndarray:
+    """For each of the `(k, 2)` points, whether a disc there overlaps any wall rectangle: one array pass, so a
+    planner can test a whole grid at once."""
     if len(walls) == 0:
-        return False
-    nearest_x = np.clip(pos[0], walls[:, 0], walls[:, 2])
-    nearest_y = np.clip(pos[1], walls[:, 1], walls[:, 3])
-    return bool(np.any((nearest_x - pos[0]) ** 2 + (nearest_y - pos[1]) ** 2 < radius * radius - 1e-12))
+        return np.zeros(len(points), dtype=bool)
+    return np.any(_overlaps(points[:, :1], points[:, 1:], radius, walls), axis=1)
+
+
+def _overlaps(x, y, radius: float, walls: np.ndarray) -> np.ndarray:
+    """Disc-rectangle overlap per wall (per point and wall when x and y are columns): the nearest point of each
+    rectangle is closer than the radius."""
+    nearest_x = np.clip(x, walls[:, 0], walls[:, 2])
+    nearest_y = np.clip(y, walls[:, 1], walls[:, 3])
+    return (nearest_x - x) ** 2 + (nearest_y - y) ** 2 < radius * radius - 1e-12
 
 
 def walk(pos: np.ndarray, direction: tuple[float, float], distance: float, radius: float,

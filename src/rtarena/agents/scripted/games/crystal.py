@@ -10,7 +10,7 @@ import numpy as np
 
 from rtarena.agents.scripted.games.steer import follow, grid_path
 from rtarena.envs.games.firstperson import relative_bearing_deg
-from rtarena.envs.games.monsters import segment_blocked
+from rtarena.envs.games.monsters import segment_blocked, segments_blocked
 
 MAX_TURN_DEG = 45.0
 MARGIN_M = 0.3
@@ -27,14 +27,14 @@ def spot(w: dict[str, Any]) -> np.ndarray:
     toward = 1.0 if w["side"] == 0 else -1.0
     reach = 0.6 * w["range_m"]
     best, best_d = target - np.array([toward * reach, 0.0]), math.inf
-    for dx in np.linspace(3.0, reach, 5):
-        for y in np.linspace(1.0, w["width_m"] - 1.0, 9):
-            point = np.array([target[0] - toward * dx, y])
-            if segment_blocked(point, target, solids) or segment_blocked(point - 0.4, point + 0.4, solids):
-                continue
-            d = float(np.hypot(*(point - pos)))
-            if d < best_d:
-                best, best_d = point, d
+    points = np.array([[target[0] - toward * dx, y] for dx in np.linspace(3.0, reach, 5)
+                       for y in np.linspace(1.0, w["width_m"] - 1.0, 9)])
+    clear = ~(segments_blocked(points, np.broadcast_to(target, points.shape), solids)
+              | segments_blocked(points - 0.4, points + 0.4, solids))
+    for point in points[clear]:
+        d = float(np.hypot(*(point - pos)))
+        if d < best_d:
+            best, best_d = point, d
     return best
 
 
