@@ -32,11 +32,12 @@ system-deps:
 demo: $(STAMP)
 	$(BIN)/rtarena demo --out demo-out
 
-# One pytest worker per core. A test file (or a folder sharing a session fixture) stays on one worker:
-# tests/conftest.py schedules them, slow files first. One worker more than cores was faster (629-657 s
-# against 680-750 s) but loaded the Ray test cluster enough that its second node started a worker after
-# a 4 s episode had ended (tests/eval/test_ray.py, 2 runs of 5): `make test TEST_WORKERS=3` to try it.
-TEST_WORKERS ?= auto
+# One pytest worker more than there are cores: a test file (or a folder sharing a session fixture) stays on
+# one worker, slow files first (tests/conftest.py schedules them). A third of the suite waits on real time
+# (wall-clock episodes, a Chromium page, a Ray node starting), so one worker more keeps both cores busy: on
+# 2 cores, 3 workers took 423 s where 2 took 742 s before this round's cuts. `make test TEST_WORKERS=1` runs
+# one process.
+TEST_WORKERS ?= $(shell echo $$(( $$(nproc) + 1 )))
 test: $(STAMP) system-deps
 	$(BIN)/ruff check src tests bench
 	$(BIN)/lint-imports
