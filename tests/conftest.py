@@ -12,15 +12,13 @@ os.environ.setdefault("RAY_USAGE_STATS_ENABLED", "0")
 for _threads in ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS", "NUMBA_NUM_THREADS"):
     os.environ.setdefault(_threads, "1")
 
-# The longest files start first, longest first (about, on 2 cores): `make test` hands whole files to its
-# workers in collection order, and a long file collected last keeps one worker busy while the others idle.
-SLOW_FIRST = ("tests/train/test_sb3.py", "tests/gui/test_tasks.py", "tests/annotate/", "tests/gui/test_contract.py",
-              "tests/eval/test_ray.py", "tests/test_registry.py", "tests/test_bad_input.py",
-              "tests/improve/test_games_idc.py", "tests/train/", "tests/llm/test_skill_rulebooks.py",
-              "tests/findings/", "tests/play/", "tests/llm/test_stand_ins.py", "tests/gui/test_wall_budget.py",
-              "tests/test_demo.py", "tests/eval/test_study_report.py", "tests/dashboard/", "tests/eval/test_runner.py",
-              "tests/eval/test_presets_run.py", "tests/gui/test_realtime_bench.py", "tests/eval/test_report.py",
-              "tests/maps/test_maps.py", "tests/eval/test_records_safety.py")
+# Files that train, improve or play whole games for tens of seconds start first: `make test` hands whole files
+# to its workers in collection order, and one of these collected last keeps a worker busy while the others idle.
+SLOW_FIRST = ("tests/train/", "tests/improve/test_games_idc.py", "tests/llm/test_stand_ins.py", "tests/annotate/",
+              "tests/test_demo.py", "tests/gui/test_tasks.py", "tests/gui/test_contract.py", "tests/maps/test_maps.py",
+              "tests/dashboard/", "tests/eval/test_runner.py", "tests/play/", "tests/findings/",
+              "tests/llm/test_skill_rulebooks.py", "tests/eval/test_ray.py", "tests/eval/test_records_safety.py",
+              "tests/gui/test_wall_budget.py")
 
 
 def pytest_collection_modifyitems(config, items):
