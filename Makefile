@@ -35,7 +35,7 @@ demo: $(STAMP)
 # One pytest worker more than there are cores: a test file (or a folder sharing a session fixture) stays on
 # one worker, slow files first (tests/conftest.py schedules them). A third of the suite waits on real time
 # (wall-clock episodes, a Chromium page, a Ray node starting), so one worker more keeps both cores busy. On
-# this 2-core machine 3 workers took 423-535 s over five runs (the clean clones at the high end), 4 took 431 s.
+# this 2-core machine 3 workers took 423-538 s over seven runs (456 s for the tree as committed), 4 took 431 s.
 # `make test TEST_WORKERS=1` runs one process.
 TEST_WORKERS ?= $(shell echo $$(( $$(nproc) + 1 )))
 test: $(STAMP) system-deps
