@@ -3,8 +3,8 @@
 An arena match with an empty cache first compiles for about a minute; `make` runs this once so that the
 first match of a fresh process (a test, `make demo`, a worker of `rtarena eval`) loads the kernels instead.
 The jobs below reach every compiled path: each arena level with every observation modality and a picture
-to render, each suite game (the 2D canvas and the first-person renderer), the scripted arena planner and
-the map checker's flood fill.
+to render, each suite game (the 2D canvas and the first-person renderer), the scripted arena planner, the
+spectator's overhead map and the map checker's flood fill.
 `compiled_signatures()` is what the no-compile test reads: numba's dispatcher stats say, per kernel,
 which signatures came from the cache.
 
@@ -44,6 +44,17 @@ def warmup_jobs() -> list[EpisodeJob]:
                               env_kwargs={"obs": ("rgb",)})]
 
 
+def spectator_frame() -> None:
+    """One `render()` of an arena level: the spectator's overhead map beside the players' views (videos, the
+    dashboard, human play), a kernel the episodes above never call."""
+    import rtarena
+
+    env = rtarena.make("arena/basic-v0", render_mode="rgb_array", obs=("rgb",))
+    env.reset(seed=0)
+    env.render()
+    env.close()
+
+
 def dispatchers() -> Iterator[tuple[str, object]]:
     """Every numba dispatcher defined in an imported `rtarena` module, by qualified name."""
     from numba.core.dispatcher import Dispatcher
@@ -76,6 +87,7 @@ def warmup() -> dict[str, Any]:
     from rtarena.envs.arena.maps.grid import label_free
 
     label_free(np.zeros((2, 2), dtype=bool))  # the map checker's fill (`rtarena map`, procedural maps)
+    spectator_frame()
     counts = compiled_signatures()
     return {"seconds": time.perf_counter() - started, "first_match_s": first,
             "kernels": sum(1 for c in counts.values() if c["signatures"]),
