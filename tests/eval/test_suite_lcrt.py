@@ -1,0 +1,63 @@
+"""The suite presets' two protocols differ in one condition only: PDQ (`paused-chunks`) and LCRT (`measured`)
+play the same chunk loop (the chunk plays out, the world settles, then the next observation), and only LCRT
+charges the thinking as game time, during which the world runs default actions (OmniGameArena: the budget
+effect is what an asynchronous pipeline would mitigate, so LCRT itself is synchronous). Read at the scripted
+policy server (named as scripted) and in the decisions and steps tables."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import replace
+from itertools import pairwise
+
+import duckdb
+import pytest
+
+from rtarena.eval.presets import load_preset
+from rtarena.eval.runner import run_experiment
+from rtarena.runtime.clocks import make_clock
+
+from .helpers import lines
+
+PAIRED = ("suite-solo", "suite-coop", "suite-pvp")
+
+
+@pytest.mark.parametrize("name", PAIRED)
+def test_pdq_and_lcrt_share_the_chunk_protocol(name):
+    clocks = {c.name: c for c in load_preset(name).clocks}
+    pdq, lcrt = clocks["paused-chunks"], clocks["measured"]
+    assert (pdq.clock, lcrt.clock) == ("paused", "measured")
+    assert lcrt.numbers["settle_s"] == pdq.numbers["settle_s"] > 0  # only the clock differs
+    assert {k: v for k, v in lcrt.numbers.items() if k != "latency"} == pdq.numbers
+
+
+def test_lcrt_plays_whole_chunks_and_idles_while_the_model_thinks(tmp_path):
+    from rtarena.policy_server import PolicyServer
+
+    ttft_s = 0.15  # well over a step (0.1 s): each decision costs the world a step or two of default actions
+    with PolicyServer() as server:
+        experiment = load_preset("suite-solo", params={"base_url": server.url(ttft_s=ttft_s)})
+        model = next(lu for lu in experiment.lineups if lu.slots[0].startswith("llm:"))
+        experiment = replace(experiment, envs=tuple(e for e in experiment.envs if e.id == "games/monsters-v0"),
+                             lineups=(replace(model, slots=(f"{model.slots[0]},modalities=text",)),),
+                             clocks=tuple(c for c in experiment.clocks if c.name == "measured"), seeds=(0,),
+                             max_steps=30, out=str(tmp_path / "runs"))
+        result = run_experiment(experiment, run_id="lcrt", workers=1)
+        system = server.bodies[-1]["messages"][0]["content"]
+    (episode,) = lines(result.run_dir)
+    assert result.failed == 0 and episode["clock"]["settle_s"] == 0.2
+    # the prompt tells the model both conditions, in the clock's own words
+    assert make_clock("measured", settle_s=0.2).describe() in (system if isinstance(system, str) else
+                                                                json.dumps(system))
+    con = duckdb.connect()
+    decisions = con.sql(f"select index, start_sim_s, committed_sim_s, applied_step, chunk_steps, applied_steps "
+                        f"from read_parquet('{result.run_dir}/decisions/*.parquet') order by index").fetchall()
+    fresh = [row[0] != "[]" for row in con.sql(
+        f"select fresh_agents from read_parquet('{result.run_dir}/steps/*.parquet') order by step").fetchall()]
+    dt = episode["sim_seconds"] / episode["steps"]
+    assert len(decisions) >= 3 and any(d[4] > 1 for d in decisions)  # several chunks of several steps
+    for (_, start, committed, first, steps, applied), after in pairwise(decisions):
+        assert applied == steps  # never replaced mid-chunk
+        assert committed - start >= ttft_s  # the thinking was charged as game time ...
+        assert not any(fresh[round(start / dt):first])  # ... during which the world ran default actions
+        assert after[1] >= round((first + steps) * dt + 0.2, 6)  # next look: after the chunk and the settle
