@@ -5,7 +5,7 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 export PIP_DISABLE_PIP_VERSION_CHECK := 1
 
-.PHONY: demo test lint bench system-deps clean
+.PHONY: demo test findings lint bench system-deps clean
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -44,6 +44,13 @@ test: $(STAMP) system-deps
 	@start=$$(date +%s); $(BIN)/python -m pytest -q -x -n $(TEST_WORKERS) --durations=15; status=$$?; \
 		echo "make test: pytest took $$(( $$(date +%s) - start )) s"; exit $$status
 
+# Every paper's headline finding offline, at `--quick` size (docs/findings.md: under 10 minutes on 2 cores),
+# the scripted policy server standing in for a model. CI runs it after the tests; it fails when a finding
+# cannot run (an error), and each row of findings-out/findings.md says whether its direction matches.
+findings: $(STAMP) system-deps
+	@start=$$(date +%s); $(BIN)/rtarena findings --quick --out findings-out; status=$$?; \
+		echo "make findings: took $$(( $$(date +%s) - start )) s"; exit $$status
+
 lint: $(STAMP)
 	$(BIN)/ruff check src tests bench
 	$(BIN)/lint-imports
@@ -53,4 +60,4 @@ bench: $(STAMP)
 	$(BIN)/python bench/run_all.py
 
 clean:
-	rm -rf $(VENV) demo-out .pytest_cache
+	rm -rf $(VENV) demo-out findings-out .pytest_cache
