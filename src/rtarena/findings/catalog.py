@@ -231,7 +231,9 @@ def idc(ctx: Context) -> Outcome:
     player = "llm:scripted-skill@" + server.url(policy="skill") + ",modalities=text"
     reflector = "scripted-reflector@" + server.url(policy="reflector")
     judge = "scripted-judge@" + server.url(policy="judge")
-    settings = ({"rounds": 3, "episodes": 2, "transfer_episodes": 1} if ctx.quick
+    # quick: R0..R3, the fewest rounds that show the loop whole (the cold start, the first rule's gain, the
+    # harmful rule rolled back, the best skill replayed), so the final gain is the kept skill's
+    settings = ({"rounds": 4, "episodes": 2, "transfer_episodes": 1} if ctx.quick
                 else {"rounds": 11, "episodes": 5, "transfer_episodes": 5})
     table = [["game", "R0", "best round", "best-round gain [95% CI]", "final gain [95% CI]", "rollbacks",
               "transfer var1 / var2 / var3"]]
@@ -401,7 +403,7 @@ FINDINGS: tuple[Finding, ...] = (
             "LastStand best-round gains +0.54 to +0.70 (+130% to +437%); SharedFloor transfer 16/16 positive "
             "(Figure 5, Table 5)",
             "`rtarena improve` on games/tilefall-v0 (LastStand) and games/kitchen-v0 (SharedFloor), scripted "
-            "skill player, reflector and judge, transfer to var1..var3; quick: 3 rounds x 2 episodes; full: "
+            "skill player, reflector and judge, transfer to var1..var3; quick: R0..R3 x 2 episodes; full: "
             "R0..R10 x 5 episodes, 5 transfer episodes",
             idc),
     Finding("pdq-vs-lcrt", "OmniGameArena",
