@@ -12,13 +12,15 @@ os.environ.setdefault("RAY_USAGE_STATS_ENABLED", "0")
 for _threads in ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS", "NUMBA_NUM_THREADS"):
     os.environ.setdefault(_threads, "1")
 
-# Files that train, improve or play whole games for tens of seconds start first: `make test` hands whole files
-# to its workers in collection order, and one of these collected last keeps a worker busy while the others idle.
-SLOW_FIRST = ("tests/train/", "tests/improve/test_games_idc.py", "tests/llm/test_stand_ins.py", "tests/annotate/",
-              "tests/test_demo.py", "tests/gui/test_tasks.py", "tests/gui/test_contract.py", "tests/maps/test_maps.py",
-              "tests/dashboard/", "tests/eval/test_runner.py", "tests/play/", "tests/findings/",
-              "tests/llm/test_skill_rulebooks.py", "tests/eval/test_ray.py", "tests/eval/test_records_safety.py",
-              "tests/gui/test_wall_budget.py")
+# The longest files first, longest first (wall seconds of one `-n 3` run, 2 cores, loaded): `make test` hands
+# whole files to its workers in collection order, and a long one handed out last keeps a worker busy while the
+# others idle. The rest follow in collection order.
+SLOW_FIRST = ("tests/test_bad_input.py", "tests/train/test_sb3.py", "tests/gui/test_contract.py", "tests/annotate/",
+              "tests/gui/test_tasks.py", "tests/test_registry.py", "tests/llm/test_stand_ins.py",
+              "tests/maps/test_maps.py", "tests/eval/test_ray.py", "tests/dashboard/", "tests/llm/test_skill_rulebooks.py",
+              "tests/improve/test_games_idc.py", "tests/eval/test_runner.py", "tests/eval/test_presets_run.py",
+              "tests/play/test_play_web.py", "tests/test_demo.py", "tests/test_reliability.py",
+              "tests/games/test_catalog.py", "tests/games/test_parity.py", "tests/train/test_vlm.py")
 
 
 def pytest_collection_modifyitems(config, items):
@@ -44,4 +46,6 @@ else:
             return next((folder for folder in ONE_WORKER_FOLDERS if path.startswith(folder)), path)
 
     def pytest_xdist_make_scheduler(config, log):
+        # xdist reorders scopes by their number of tests unless told not to, which would undo SLOW_FIRST
+        config.option.loadscopereorder = False
         return FileOrFolderScheduling(config, log)
