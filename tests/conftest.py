@@ -15,12 +15,14 @@ for _threads in ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS", "
 # The longest files first, longest first (wall seconds of one `-n 3` run, 2 cores, loaded): `make test` hands
 # whole files to its workers in collection order, and a long one handed out last keeps a worker busy while the
 # others idle. The rest follow in collection order.
-SLOW_FIRST = ("tests/test_bad_input.py", "tests/train/test_sb3.py", "tests/gui/test_contract.py", "tests/annotate/",
-              "tests/gui/test_tasks.py", "tests/test_registry.py", "tests/llm/test_stand_ins.py",
-              "tests/maps/test_maps.py", "tests/eval/test_ray.py", "tests/dashboard/", "tests/llm/test_skill_rulebooks.py",
-              "tests/improve/test_games_idc.py", "tests/eval/test_runner.py", "tests/eval/test_presets_run.py",
-              "tests/play/test_play_web.py", "tests/test_demo.py", "tests/test_reliability.py",
-              "tests/games/test_catalog.py", "tests/games/test_parity.py", "tests/train/test_vlm.py")
+SLOW_FIRST = (
+    "tests/test_bad_input.py", "tests/train/test_sb3.py", "tests/gui/test_contract.py", "tests/annotate/",
+    "tests/gui/test_tasks.py", "tests/test_registry.py", "tests/llm/test_stand_ins.py", "tests/maps/test_maps.py",
+    "tests/eval/test_ray.py", "tests/dashboard/", "tests/llm/test_skill_rulebooks.py",
+    "tests/improve/test_games_idc.py", "tests/eval/test_runner.py", "tests/eval/test_presets_run.py",
+    "tests/play/test_play_web.py", "tests/test_demo.py", "tests/test_reliability.py", "tests/games/test_catalog.py",
+    "tests/games/test_parity.py", "tests/train/test_vlm.py",
+)
 
 
 def pytest_collection_modifyitems(config, items):
