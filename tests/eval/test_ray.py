@@ -86,10 +86,13 @@ def test_forty_episodes_on_ray_resume_a_partial_run_and_equal_the_local_pool(clu
 WALL_PAIR = """
 name = "pair"
 seeds = 2
-max_steps = 500
+max_steps = 1000
 out = "{out}"
-envs = ["classic/cartpole-v0"]
 agents = ["heuristic"]
+
+[[envs]]
+id = "classic/cartpole-v0"
+kwargs = {{ max_episode_steps = 1000 }}
 
 [[clocks]]
 name = "wall-20ms"
@@ -99,12 +102,12 @@ dt = 0.02
 
 
 def test_two_long_episodes_at_once_run_on_both_nodes(cluster, tmp_path):
-    """Two wall-clock episodes of 10 s each (the heuristic holds the pole all 500 steps of 20 ms at seeds 0
+    """Two wall-clock episodes of 20 s each (the heuristic holds the pole all 1000 steps of 20 ms at seeds 0
     and 1) on two one-CPU nodes: the second cannot wait for the first, so they run at once, one per node.
     Short episodes prove nothing here: Ray hands queued tasks to the worker it already leased, so forty
     50 ms episodes may all finish on the head before the other node's worker has started. Each new driver
-    starts its own workers, and under a loaded `make test` the second node's took 4-7 s (episodes of 3.8 s
-    and 6 s were too short), so the episodes wait on real time, not on the CPU, for 10 s."""
+    starts its own workers, and under a loaded `make test` the second node's took 4-13 s (episodes of 3.8 s,
+    6 s and 10 s were too short), so the episodes wait on real time, not on the CPU, for 20 s."""
     path = tmp_path / "pair.toml"
     path.write_text(WALL_PAIR.format(out=tmp_path / "runs"))
     done = cluster.run(*RTARENA, "run", str(path), "--ray", cluster.address, "--run-id", "pair")
