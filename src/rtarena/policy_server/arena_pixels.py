@@ -46,7 +46,15 @@ HUE_TOLERANCE_DEG = 8.0
 MIN_SATURATION = 0.3  # a far coin's colour through the haze keeps at least this much
 LAMP_VALUE = 0.8  # a lit lock lamp is this bright through the haze (a dark one is not; a chicken's comb is)
 BLOCKED_M = 2.0  # something this close ahead, nearer than the target: step aside
+OPEN_M = 25.0  # exploring with depth: a way ahead clear this far (and nearly the clearest in view) is run down
+OPEN_SHARE = 0.8
+# The level's rules (coop.toml, which the prompt's rules describe): how fast a player walks and a shell flies,
+# and how far sideways a shell passes by (the player's radius and some margin)
+MOVE_M_S, SHELL_M_S, MISS_M = 5.0, 20.0, 1.0
+SIDE_BLOCKED_M = 1.5  # an obstacle this close at the edge of the view blocks a strafe to that side
 GAP_PX = 2  # coin columns this close belong to one coin
+MAX_ASPECT = 2.0  # a coin's disc is at most this much wider than tall (two merged); an ammo box's band is more
+MIN_FILL = 0.4  # of its bounding box a coin fills at least this much; a turret's yellow trim much less
 
 
 @dataclass(frozen=True)
@@ -116,6 +124,9 @@ def coins(rgb: np.ndarray, depth: np.ndarray | None) -> list[Blob]:
     for run in np.split(columns, np.flatnonzero(np.diff(columns) > GAP_PX) + 1) if columns.size else []:
         part = mask[:, run[0]:run[-1] + 1]
         ys, _ = np.nonzero(part)
+        tall = ys.max() - ys.min() + 1
+        if run.size > MAX_ASPECT * tall or part.sum() < MIN_FILL * run.size * tall:
+            continue  # an ammo box's band (flat and wide) or a turret's trim (scattered), not a coin's disc
         dist = None
         if depth is not None:
             metres = depth[rows][:, run[0]:run[-1] + 1][part]
@@ -124,13 +135,23 @@ def coins(rgb: np.ndarray, depth: np.ndarray | None) -> list[Blob]:
     return blobs
 
 
-def lamp_side(rgb: np.ndarray) -> int:
-    """+1 (left) or -1 (right) for a turret's lit lock lamp in view, 0 for none."""
+def lamp(rgb: np.ndarray, depth: np.ndarray | None) -> tuple[float, float | None] | None:
+    """A turret's lit lock lamp in view: its bearing (deg, + left) and, with depth, its distance (m); None
+    for none."""
     rows = view_rows(rgb.shape[0])
-    columns = np.flatnonzero(hue_mask(rgb[rows], TURRET_HUE_DEG, LAMP_VALUE, 0.45).any(axis=0))
+    mask = hue_mask(rgb[rows], TURRET_HUE_DEG, LAMP_VALUE, 0.45)
+    columns = np.flatnonzero(mask.any(axis=0))
     if columns.size == 0:
-        return 0
-    return 1 if columns.mean() < rgb.shape[1] / 2 else -1
+        return None
+    dist = float(depth[rows][mask].min()) if depth is not None else None
+    return bearing(float(columns.mean()), rgb.shape[1]), dist
+
+
+def walks_out_of_fire(bearing_deg: float, dist_m: float) -> bool:
+    """Whether walking ahead already carries the player out of a shell fired now from this bearing and
+    distance: the shell flies `dist / SHELL_M_S` seconds, the walk moves `MOVE_M_S * sin(bearing)` across its
+    line each second, and the shell misses once that sideways shift passes `MISS_M`."""
+    return MOVE_M_S * abs(math.sin(math.radians(bearing_deg))) * dist_m / SHELL_M_S > MISS_M
 
 
 def obstacles(depth: np.ndarray) -> np.ndarray:
@@ -144,6 +165,16 @@ def obstacles(depth: np.ndarray) -> np.ndarray:
     return np.where(band < FLOOR_SHARE * floor[:, None], band, np.inf)
 
 
+def clearance(depth: np.ndarray) -> np.ndarray:
+    """How far the way is clear toward each column (m): the nearest obstacle in a band of columns about it
+    (a body is wider than one column), the floor's own far end (the arena's wall) included."""
+    width = depth.shape[1]
+    nearest = obstacles(depth).min(axis=0)
+    half = max(1, round(width * 0.06))
+    padded = np.pad(nearest, half, mode="edge")
+    return np.lib.stride_tricks.sliding_window_view(padded, 2 * half + 1).min(axis=1)
+
+
 def ahead_m(depth: np.ndarray, bearing_deg: float) -> float:
     """How far the way is clear toward this bearing: the nearest obstacle in the band of columns toward it."""
     width = depth.shape[1]
@@ -151,6 +182,13 @@ def ahead_m(depth: np.ndarray, bearing_deg: float) -> float:
     column = width / 2 - 0.5 - math.tan(math.radians(bearing_deg)) / half * width / 2
     lo, hi = int(np.clip(column - width * 0.06, 0, width - 1)), int(np.clip(column + width * 0.06 + 1, 1, width))
     return float(obstacles(depth)[:, lo:hi].min())
+
+
+def side_blocked(depth: np.ndarray, move_x: int) -> bool:
+    """Whether the edge of the view on the side of this strafe (1 left, 2 right) is against something."""
+    near = obstacles(depth).min(axis=0)
+    edge = max(1, round(near.size * 0.15))
+    return float((near[:edge] if move_x == 1 else near[-edge:]).min()) < SIDE_BLOCKED_M
 
 
 def decide(parts: list[dict[str, Any]]) -> list[int] | None:
@@ -168,9 +206,23 @@ def decide(parts: list[dict[str, Any]]) -> list[int] | None:
                 action[0] = 1 if target.bearing_deg > 0 else 2
     elif depth is not None:
         # explore, but a wall or crate right ahead is turned away from on the spot, not walked into
-        action = list(EXPLORE) if ahead_m(depth, 0.0) > BLOCKED_M else [0, 0, 2, 0, 0, 0, 0]
+        clear = np.minimum(clearance(depth), DEPTH_FAR_M)
+        ahead = float(clear[clear.size // 2])
+        if ahead >= OPEN_M and ahead >= OPEN_SHARE * clear.max():
+            action = [0, 2, 0, 0, 0, 0, 0]  # a long open way ahead: run down it to see new ground
+        else:
+            # else walk sweeping round toward the more open half of the view; against a wall or crate, turn
+            # on the spot, always the same way (choosing a side there would dither in a corner)
+            half = clear.size // 2
+            left = clear[:half].mean() > clear[half:].mean()
+            action = [0, 2, 1 if left else 2, 0, 0, 0, 0] if ahead > BLOCKED_M else [0, 0, 2, 0, 0, 0, 0]
     else:
         action = list(EXPLORE)
-    if (side := lamp_side(rgb)) != 0:
-        action[0] = 2 if side > 0 else 1  # strafe across the locked turret's line of fire, away from it
+    if (locked := lamp(rgb, depth)) is not None:
+        lamp_deg, lamp_m = locked
+        if lamp_m is not None and action[1] == 2 and walks_out_of_fire(lamp_deg, lamp_m):
+            return action  # the walk itself crosses the line of fire fast enough: no strafe, no detour
+        action[0] = 2 if lamp_deg > 0 else 1  # strafe across the locked turret's line of fire, away from it
+        if depth is not None and side_blocked(depth, action[0]):
+            action[0] = 3 - action[0]  # that side is against a crate or wall: the other way still crosses it
     return action
