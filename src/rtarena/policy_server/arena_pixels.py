@@ -144,9 +144,9 @@ def coins(rgb: np.ndarray, depth: np.ndarray | None) -> list[Blob]:
     return blobs
 
 
-def lamp(rgb: np.ndarray, depth: np.ndarray | None) -> tuple[float, float | None] | None:
-    """A turret's lit lock lamp in view: its bearing (deg, + left) and, with depth, its distance (m); None
-    for none."""
+def lamp(rgb: np.ndarray, depth: np.ndarray | None) -> tuple[float, bool, float | None] | None:
+    """A turret's lit lock lamp in view: its bearing (deg, + left), whether it is on the left half of the
+    frame and, with depth, its distance (m); None for none."""
     rows = view_rows(rgb.shape[0])
     mask = hue_mask(rgb[rows], TURRET_HUE_DEG, LAMP_VALUE, 0.45)
     columns = np.flatnonzero(mask.any(axis=0))
@@ -158,7 +158,8 @@ def lamp(rgb: np.ndarray, depth: np.ndarray | None) -> tuple[float, float | None
         pad = LAMP_PAD_PX * rgb.shape[0] // 128
         dist = float(depth[max(0, ys[0] - pad):ys[-1] + pad + 1,
                            max(0, columns[0] - pad):columns[-1] + pad + 1].min())
-    return bearing(float(columns.mean()), rgb.shape[1]), dist
+    return bearing(float(columns.mean()), rgb.shape[1]), bool(columns.mean() < rgb.shape[1] / 2), dist
+
 
 
 def walks_out_of_fire(bearing_deg: float, dist_m: float) -> bool:
@@ -234,11 +235,11 @@ def decide(parts: list[dict[str, Any]]) -> list[int] | None:
     else:
         action = list(EXPLORE)
     if (locked := lamp(rgb, depth)) is not None:
-        lamp_deg, lamp_m = locked
-        toward = action[2] == (1 if lamp_deg > 0 else 2)  # turning toward it: the walk heads into its line
+        lamp_deg, left, lamp_m = locked
+        toward = action[2] == (1 if left else 2)  # turning toward it: the walk heads into its line of fire
         if lamp_m is not None and action[1] == 2 and not toward and walks_out_of_fire(lamp_deg, lamp_m):
             return action  # the walk itself crosses the line of fire fast enough: no strafe, no detour
-        action[0] = 2 if lamp_deg > 0 else 1  # strafe across the locked turret's line of fire, away from it
+        action[0] = 2 if left else 1  # strafe across the locked turret's line of fire, away from it
         if near is not None and side_blocked(near, action[0]):
             action[0] = 3 - action[0]  # that side is against a crate or wall: the other way still crosses it
     return action
