@@ -10,7 +10,7 @@ box's yellow stripe is a flat band and a turret's yellow trim a scatter, and nei
 Stateless, like the text heuristic (`arena_text.py`), and in the same order of priority where pixels allow:
 
 1. a red light in view (a turret's lamp burning while it is locked on; a chicken's comb looks alike from
-   afar): strafe away from its side of the screen, keep going;
+   afar): strafe away from its side of the screen, keep going (with depth: only when needed, below);
 2. coins in view: turn toward the nearest and walk to it. Without depth, "nearest" is the lowest on the
    screen (things on a flat floor sit lower the nearer they are); with depth it is read off the depth image;
 3. nothing: explore, turning and walking (a circle about 3 m across).
@@ -25,8 +25,8 @@ to. With depth it
 - steps round a crate or wall close before its coin, and strafes toward the side that is not against one;
 - strafes from a locked turret only when the turret is near enough that walking on would not carry it out
   of the shell's path in time (the shell's flight, `dist / SHELL_M_S`, against the walk's sideways shift).
-Audio is not read: the agent
-sends one mono channel (`media.audio_part`), which says how loud, not where.
+
+Audio is not read: the agent sends one mono channel (`media.audio_part`), which says how loud, not where.
 """
 
 from __future__ import annotations
@@ -56,8 +56,9 @@ LAMP_VALUE = 0.8  # a lit lock lamp is this bright through the haze (a dark one 
 BLOCKED_M = 2.0  # something this close ahead, nearer than the target: step aside
 OPEN_M = 25.0  # exploring with depth: a way ahead clear this far (and nearly the clearest in view) is run down
 OPEN_SHARE = 0.8
-# The level's rules (coop.toml, which the prompt's rules describe): how fast a player walks and a shell flies,
-# and how far sideways a shell passes by (the player's radius and some margin)
+# The arena's rules (levels/coop.toml, which basic extends; a model reads them in its prompt): how fast a
+# player walks and a shell flies, and how far the player must shift sideways for a shell aimed at it to miss
+# (its radius, 0.4 m, and a margin)
 MOVE_M_S, SHELL_M_S, MISS_M = 5.0, 20.0, 1.5
 LAMP_PAD_PX = 3  # the turret's body about its lamp, in pixels of a 128-row frame
 SIDE_BLOCKED_M = 1.5  # an obstacle this close at the edge of the view blocks a strafe to that side
@@ -159,7 +160,6 @@ def lamp(rgb: np.ndarray, depth: np.ndarray | None) -> tuple[float, bool, float 
         dist = float(depth[max(0, ys[0] - pad):ys[-1] + pad + 1,
                            max(0, columns[0] - pad):columns[-1] + pad + 1].min())
     return bearing(float(columns.mean()), rgb.shape[1]), bool(columns.mean() < rgb.shape[1] / 2), dist
-
 
 
 def walks_out_of_fire(bearing_deg: float, dist_m: float) -> bool:
