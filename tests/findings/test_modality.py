@@ -8,20 +8,23 @@ from __future__ import annotations
 import pyarrow.parquet as pq
 from rich.console import Console
 
-from rtarena.findings import run_findings
+from rtarena.findings import catalog, run_findings
 
 
-def test_the_modality_finding_runs_both_senses_under_both_clocks_and_sends_the_depth_image(tmp_path):
+def test_the_modality_finding_runs_both_senses_under_both_clocks_and_sends_the_depth_image(tmp_path, monkeypatch):
     out = tmp_path / "f"
+    monkeypatch.setitem(catalog.QUICK_SENSE_SEEDS, "turn-based", 3)  # the quick run's 10, cut for a smoke run
     _, failed = run_findings(out, quick=True, only=["modality"], workers=1, max_steps=4,
                              console=Console(quiet=True))  # in this process: no workers to start
     assert failed == []
     markdown = (out / "findings.md").read_text()
     assert "| modality | ROAR |" in markdown and "0.66 to 0.67" in markdown
-    rows = [r for f in sorted((out / "runs" / "modality" / "agents").glob("*.parquet"))
+    rows = [r for f in sorted((out / "runs").glob("modality*/agents/*.parquet"))  # quick: a run per clock
             for r in pq.read_table(f).to_pylist()]
     cells = {(r["clock_name"], r["obs"]) for r in rows}
     assert cells == {(c, o) for c in ("turn-based", "realtime-250ms") for o in ("rgb+text", "rgb+depth+text")}
+    seeds = {c: {r["seed"] for r in rows if r["clock_name"] == c} for c in ("turn-based", "realtime-250ms")}
+    assert seeds == {"turn-based": {0, 1, 2}, "realtime-250ms": {0, 1}}  # each clock its own quick seeds
     per_request = {}
     for r in rows:
         if r["clock_name"] == "turn-based":

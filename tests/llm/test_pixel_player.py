@@ -64,3 +64,67 @@ def test_each_image_costs_prefill_time_and_a_measured_clock_charges_it(server):
     result = run_match(env, controllers_for(env, [spec], "arena"), clock="measured", seed=0, max_steps=3)
     env.close()
     assert result.decisions and min(d.delay_sim_s for d in result.decisions) >= 0.2  # one frame per request
+
+
+# -- what depth adds, on crafted frame pairs (the same frame with and without its depth image) --------------
+SIZE = 128
+FLOOR_GREY, SKY_GREY = (120, 118, 110), (150, 170, 200)
+
+
+def scene(lamp_col: int | None = None, lamp_m: float = 10.0, wall_m: float = 50.0):
+    """A flat floor under a sky as the arena's camera sees it (`arena_pixels.EYE_M`, `FOV_DEG`): the colour
+    frame and its depth in metres, a wall across the view at `wall_m`, and a lit turret lamp (the palette's
+    red) at `lamp_col` standing `lamp_m` away."""
+    from rtarena.policy_server.arena_pixels import EYE_M
+
+    rgb = np.empty((SIZE, SIZE, 3), dtype=np.uint8)
+    depth = np.full((SIZE, SIZE), 60.0, dtype=np.float32)
+    rows = np.arange(SIZE)
+    below = (rows + 0.5 - SIZE / 2) / (SIZE / 2)  # tan of the angle below the horizon (90 degree view)
+    floor = np.where(below > 0, EYE_M / np.maximum(below, 1e-6), np.inf)
+    wall = below > -(3.0 - EYE_M) / wall_m  # the wall's rows: from its top down to where it meets the floor
+    depth[wall] = np.minimum(floor[wall], wall_m)[:, None]
+    rgb[:] = SKY_GREY
+    rgb[below > 0] = FLOOR_GREY
+    if lamp_col is not None:
+        rgb[60:66, lamp_col:lamp_col + 4] = (235, 40, 40)
+        depth[60:66, lamp_col:lamp_col + 4] = lamp_m
+    return rgb, depth
+
+
+def act(server, rgb, depth=None) -> list[int]:
+    from rtarena.agents.llm.media import depth_part
+
+    parts = [image_part(rgb, 256)] + ([depth_part(depth, 256)] if depth is not None else [])
+    text, _ = ask(server.url(policy="pixels"), [{"type": "text", "text": "Turn 0."}, *parts])
+    return [int(v) for v in text.rsplit("ACTION:", 1)[1].strip(" []\n").split(",")]
+
+
+def test_with_depth_it_runs_down_an_open_way_and_turns_from_a_wall_it_would_otherwise_circle(server):
+    rgb, depth = scene()  # nothing in view, the floor open 50 m ahead
+    assert act(server, rgb) == [0, 2, 2, 0, 0, 0, 0]  # frame only: the exploring circle
+    assert act(server, rgb, depth) == [0, 2, 0, 0, 0, 0, 0]  # depth: the way is open, run straight down it
+    rgb, depth = scene(wall_m=1.5)
+    assert act(server, rgb) == [0, 2, 2, 0, 0, 0, 0]  # the frame alone cannot tell the wall is close
+    assert act(server, rgb, depth) == [0, 0, 2, 0, 0, 0, 0]  # depth: turn on the spot, not into the wall
+
+
+def test_with_depth_it_strafes_only_when_its_walk_would_stay_in_the_line_of_fire(server):
+    right = SIZE - 12  # a locked turret's lamp about 40 degrees to the right
+    far, near = scene(lamp_col=right, lamp_m=12.0), scene(lamp_col=right, lamp_m=3.0)
+    assert act(server, far[0])[0] == 1  # frame only: a lamp in view, strafe left, away from it
+    # 12 m: the shell flies 0.6 s, the walk alone carries the body 5 sin 40° x 0.6 = 1.9 m across its line
+    # (more than `MISS_M`): no detour
+    assert act(server, *far)[:2] == [0, 2]
+    assert act(server, *near)[:2] == [1, 2]  # 3 m: the walk is not enough, strafe
+
+
+def test_a_flat_band_of_coin_colour_is_not_a_coin(server):
+    from rtarena.envs.arena.render.palette import COIN_RGB
+
+    rgb, _ = scene()
+    rgb[78:86, 20:28] = COIN_RGB  # a coin's disc (as tall as wide) to the left
+    assert act(server, rgb)[2] == 1  # turns left toward it
+    rgb, _ = scene()
+    rgb[80:82, 20:44] = COIN_RGB  # an ammo box's band: twelve times wider than tall
+    assert act(server, rgb) == [0, 2, 2, 0, 0, 0, 0]  # no coin: it explores

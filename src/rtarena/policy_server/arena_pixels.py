@@ -5,20 +5,28 @@ text report. What the policy server answers arena prompts with under `policy=pix
 It decodes the request's image parts as the agent encodes them (`agents/llm/media.py`: the first-person
 frame as a colour PNG; depth as a grey PNG, 255 at the eye and 0 at `DEPTH_FAR_M` or beyond) and finds
 coins by their colour: the hue and saturation of the arena palette's coin (`render/palette.py:
-COIN_RGB`), which far coins keep through the haze. Stateless, like the text heuristic (`arena_text.py`),
-and in the same order of priority where pixels allow:
+COIN_RGB`), which coins keep through the haze to about 25 m, and by their shape (a coin is a disc; an ammo
+box's yellow stripe is a flat band and a turret's yellow trim a scatter, and neither is walked to).
+Stateless, like the text heuristic (`arena_text.py`), and in the same order of priority where pixels allow:
 
 1. a red light in view (a turret's lamp burning while it is locked on; a chicken's comb looks alike from
-   afar): strafe away from its side of the screen, keep going;
+   afar): strafe away from its side of the screen, keep going (with depth: only when needed, below);
 2. coins in view: turn toward the nearest and walk to it. Without depth, "nearest" is the lowest on the
    screen (things on a flat floor sit lower the nearer they are); with depth it is read off the depth image;
-3. nothing: explore, turning and walking.
+3. nothing: explore, turning and walking (a circle about 3 m across).
 
-What depth adds (the reason the finding's richer condition should play slightly better when time is
-free): distances (the nearest coin, not the lowest blob) and what stands on the floor (a pixel much nearer
-than the flat floor in its row): a crate or wall close ahead of the target is stepped round, and one right
-ahead while exploring is turned from on the spot instead of walked into. Audio is not read: the agent
-sends one mono channel (`media.audio_part`), which says how loud, not where.
+What depth adds (the reason the finding's richer condition should play better when time is free; measured
+in docs/findings.md): what stands on the floor (a pixel much nearer than the flat floor in its row) and how
+far. The records showed where the frame-only player loses: with no coin in view it circles on one spot,
+often for the rest of the episode, and it strafes from every lit lamp, which pulls it off the coin it walks
+to. With depth it
+- runs straight down a way open `OPEN_M` or more (nearly the most open in view) to see new ground, sweeps
+  toward the more open half of the view otherwise, and turns on the spot from a wall or crate right ahead;
+- steps round a crate or wall close before its coin, and strafes toward the side that is not against one;
+- strafes from a locked turret only when the turret is near enough that walking on would not carry it out
+  of the shell's path in time (the shell's flight, `dist / SHELL_M_S`, against the walk's sideways shift).
+
+Audio is not read: the agent sends one mono channel (`media.audio_part`), which says how loud, not where.
 """
 
 from __future__ import annotations
@@ -46,7 +54,17 @@ HUE_TOLERANCE_DEG = 8.0
 MIN_SATURATION = 0.3  # a far coin's colour through the haze keeps at least this much
 LAMP_VALUE = 0.8  # a lit lock lamp is this bright through the haze (a dark one is not; a chicken's comb is)
 BLOCKED_M = 2.0  # something this close ahead, nearer than the target: step aside
+OPEN_M = 25.0  # exploring with depth: a way ahead clear this far (and nearly the clearest in view) is run down
+OPEN_SHARE = 0.8
+# The arena's rules (levels/coop.toml, which basic extends; a model reads them in its prompt): how fast a
+# player walks and a shell flies, and how far the player must shift sideways for a shell aimed at it to miss
+# (its radius, 0.4 m, and a margin)
+MOVE_M_S, SHELL_M_S, MISS_M = 5.0, 20.0, 1.5
+LAMP_PAD_PX = 3  # the turret's body about its lamp, in pixels of a 128-row frame
+SIDE_BLOCKED_M = 1.5  # an obstacle this close at the edge of the view blocks a strafe to that side
 GAP_PX = 2  # coin columns this close belong to one coin
+MAX_ASPECT = 2.0  # a coin's disc is at most this much wider than tall (two merged); an ammo box's band is more
+MIN_FILL = 0.4  # of its bounding box a coin fills at least this much; a turret's yellow trim much less
 
 
 @dataclass(frozen=True)
@@ -116,6 +134,9 @@ def coins(rgb: np.ndarray, depth: np.ndarray | None) -> list[Blob]:
     for run in np.split(columns, np.flatnonzero(np.diff(columns) > GAP_PX) + 1) if columns.size else []:
         part = mask[:, run[0]:run[-1] + 1]
         ys, _ = np.nonzero(part)
+        tall = ys.max() - ys.min() + 1
+        if run.size > MAX_ASPECT * tall or part.sum() < MIN_FILL * run.size * tall:
+            continue  # an ammo box's band (flat and wide) or a turret's trim (scattered), not a coin's disc
         dist = None
         if depth is not None:
             metres = depth[rows][:, run[0]:run[-1] + 1][part]
@@ -124,33 +145,74 @@ def coins(rgb: np.ndarray, depth: np.ndarray | None) -> list[Blob]:
     return blobs
 
 
-def lamp_side(rgb: np.ndarray) -> int:
-    """+1 (left) or -1 (right) for a turret's lit lock lamp in view, 0 for none."""
+def lamp(rgb: np.ndarray, depth: np.ndarray | None) -> tuple[float, bool, float | None] | None:
+    """A turret's lit lock lamp in view: its bearing (deg, + left), whether it is on the left half of the
+    frame and, with depth, its distance (m); None for none."""
     rows = view_rows(rgb.shape[0])
-    columns = np.flatnonzero(hue_mask(rgb[rows], TURRET_HUE_DEG, LAMP_VALUE, 0.45).any(axis=0))
+    mask = hue_mask(rgb[rows], TURRET_HUE_DEG, LAMP_VALUE, 0.45)
+    columns = np.flatnonzero(mask.any(axis=0))
     if columns.size == 0:
-        return 0
-    return 1 if columns.mean() < rgb.shape[1] / 2 else -1
+        return None
+    dist = None
+    if depth is not None:  # the lamp is a pixel or two: read the turret about it (the nearest, to be safe)
+        ys = np.flatnonzero(mask.any(axis=1)) + rows.start
+        pad = LAMP_PAD_PX * rgb.shape[0] // 128
+        dist = float(depth[max(0, ys[0] - pad):ys[-1] + pad + 1,
+                           max(0, columns[0] - pad):columns[-1] + pad + 1].min())
+    return bearing(float(columns.mean()), rgb.shape[1]), bool(columns.mean() < rgb.shape[1] / 2), dist
 
 
-def obstacles(depth: np.ndarray) -> np.ndarray:
-    """Depth (m) of what stands on the floor from the horizon down to the HUD, inf where the floor itself
-    shows: the flat floor is at `EYE_M / tan(angle below the horizon)` in each row."""
+def walks_out_of_fire(bearing_deg: float, dist_m: float) -> bool:
+    """Whether walking ahead already carries the player out of a shell fired now from this bearing and
+    distance: the shell flies `dist / SHELL_M_S` seconds, the walk moves `MOVE_M_S * sin(bearing)` across its
+    line each second, and the shell misses once that sideways shift passes `MISS_M`."""
+    return MOVE_M_S * abs(math.sin(math.radians(bearing_deg))) * dist_m / SHELL_M_S > MISS_M
+
+
+def standing(depth: np.ndarray) -> np.ndarray:
+    """Per column, the depth (m) of the nearest thing standing on the floor between the horizon and the HUD,
+    inf where only the floor shows: the flat floor is at `EYE_M / tan(angle below the horizon)` in each row,
+    and a pixel much nearer than that (`FLOOR_SHARE`) is something on it."""
     height = depth.shape[0]
     rows = np.arange(height // 2, view_rows(height).stop)
     below = (rows + 0.5 - height / 2) / (height / 2) * math.tan(math.radians(FOV_DEG / 2))
     floor = EYE_M / np.maximum(below, 1e-6)
     band = depth[rows]
-    return np.where(band < FLOOR_SHARE * floor[:, None], band, np.inf)
+    return np.where(band < FLOOR_SHARE * floor[:, None], band, np.inf).min(axis=0)
 
 
-def ahead_m(depth: np.ndarray, bearing_deg: float) -> float:
-    """How far the way is clear toward this bearing: the nearest obstacle in the band of columns toward it."""
-    width = depth.shape[1]
-    half = math.tan(math.radians(FOV_DEG / 2))
-    column = width / 2 - 0.5 - math.tan(math.radians(bearing_deg)) / half * width / 2
-    lo, hi = int(np.clip(column - width * 0.06, 0, width - 1)), int(np.clip(column + width * 0.06 + 1, 1, width))
-    return float(obstacles(depth)[:, lo:hi].min())
+def clearance(near: np.ndarray) -> np.ndarray:
+    """How far the way is clear toward each column (m), from `standing`: the nearest thing in a band of
+    columns about it (a body is wider than one column), the arena's far wall included, `DEPTH_FAR_M` at most."""
+    half = max(1, round(near.size * 0.06))
+    padded = np.pad(near, half, mode="edge")
+    return np.minimum(np.lib.stride_tricks.sliding_window_view(padded, 2 * half + 1).min(axis=1), DEPTH_FAR_M)
+
+
+def ahead_m(clear: np.ndarray, bearing_deg: float) -> float:
+    """How far the way is clear toward this bearing (the `clearance` of the column it falls in)."""
+    width = clear.size
+    column = width / 2 - 0.5 - math.tan(math.radians(bearing_deg)) / math.tan(math.radians(FOV_DEG / 2)) * width / 2
+    return float(clear[int(np.clip(round(column), 0, width - 1))])
+
+
+def explore(clear: np.ndarray) -> list[int]:
+    """Where to go with no coin in view, from depth: straight down a long open way (to see new ground),
+    else walking while sweeping round toward the more open half of the view; against a wall or crate, turn
+    on the spot, always the same way (choosing a side there would dither in a corner)."""
+    ahead = ahead_m(clear, 0.0)
+    if ahead <= BLOCKED_M:
+        return [0, 0, 2, 0, 0, 0, 0]
+    if ahead >= OPEN_M and ahead >= OPEN_SHARE * clear.max():
+        return [0, 2, 0, 0, 0, 0, 0]
+    half = clear.size // 2
+    return [0, 2, 1 if clear[:half].mean() > clear[half:].mean() else 2, 0, 0, 0, 0]
+
+
+def side_blocked(near: np.ndarray, move_x: int) -> bool:
+    """Whether the edge of the view on the side of this strafe (1 left, 2 right) is against something."""
+    edge = max(1, round(near.size * 0.15))
+    return float((near[:edge] if move_x == 1 else near[-edge:]).min()) < SIDE_BLOCKED_M
 
 
 def decide(parts: list[dict[str, Any]]) -> list[int] | None:
@@ -159,18 +221,25 @@ def decide(parts: list[dict[str, Any]]) -> list[int] | None:
     if rgb is None:
         return None
     seen = coins(rgb, depth)
+    near = standing(depth) if depth is not None else None
+    clear = clearance(near) if near is not None else None
     if seen:
         target = min(seen, key=lambda b: b.dist_m) if depth is not None else max(seen, key=lambda b: b.bottom)
         action = go_to(target.bearing_deg)
-        if depth is not None and target.dist_m is not None and action[1] == 2:
-            clear = ahead_m(depth, target.bearing_deg)
-            if clear < BLOCKED_M and clear < target.dist_m - 0.5:  # a crate or wall before the coin: go round
+        if clear is not None and target.dist_m is not None and action[1] == 2:
+            way = ahead_m(clear, target.bearing_deg)
+            if way < BLOCKED_M and way < target.dist_m - 0.5:  # a crate or wall before the coin: go round
                 action[0] = 1 if target.bearing_deg > 0 else 2
-    elif depth is not None:
-        # explore, but a wall or crate right ahead is turned away from on the spot, not walked into
-        action = list(EXPLORE) if ahead_m(depth, 0.0) > BLOCKED_M else [0, 0, 2, 0, 0, 0, 0]
+    elif clear is not None:
+        action = explore(clear)
     else:
         action = list(EXPLORE)
-    if (side := lamp_side(rgb)) != 0:
-        action[0] = 2 if side > 0 else 1  # strafe across the locked turret's line of fire, away from it
+    if (locked := lamp(rgb, depth)) is not None:
+        lamp_deg, left, lamp_m = locked
+        toward = action[2] == (1 if left else 2)  # turning toward it: the walk heads into its line of fire
+        if lamp_m is not None and action[1] == 2 and not toward and walks_out_of_fire(lamp_deg, lamp_m):
+            return action  # the walk itself crosses the line of fire fast enough: no strafe, no detour
+        action[0] = 2 if left else 1  # strafe across the locked turret's line of fire, away from it
+        if near is not None and side_blocked(near, action[0]):
+            action[0] = 3 - action[0]  # that side is against a crate or wall: the other way still crosses it
     return action
