@@ -101,6 +101,18 @@ dt = 0.02
 """
 
 
+# Waits until the cluster shows both CPUs free: a node whose CPU is still leased to the last run's workers
+# (their clean-up is slow under load) would queue the second episode behind the first.
+BOTH_FREE = """
+import sys, time, ray
+ray.init(address=sys.argv[1], log_to_driver=False)
+deadline = time.monotonic() + 60
+while ray.available_resources().get("CPU", 0) < 2 and time.monotonic() < deadline:
+    time.sleep(0.2)
+print(ray.available_resources().get("CPU", 0))
+"""
+
+
 def test_two_long_episodes_at_once_run_on_both_nodes(cluster, tmp_path):
     """Two wall-clock episodes of 20 s each (the heuristic holds the pole all 1000 steps of 20 ms at seeds 0
     and 1) on two one-CPU nodes: the second cannot wait for the first, so they run at once, one per node.
@@ -110,6 +122,8 @@ def test_two_long_episodes_at_once_run_on_both_nodes(cluster, tmp_path):
     6 s and 10 s were too short), so the episodes wait on real time, not on the CPU, for 20 s."""
     path = tmp_path / "pair.toml"
     path.write_text(WALL_PAIR.format(out=tmp_path / "runs"))
+    free = cluster.run(sys.executable, "-c", BOTH_FREE, cluster.address)
+    assert free["rc"] == 0 and float(free["stdout"].split()[-1]) == 2, free
     done = cluster.run(*RTARENA, "run", str(path), "--ray", cluster.address, "--run-id", "pair")
     assert done["rc"] == 0, done["stdout"] + done["stderr"]
     episodes = lines(tmp_path / "runs" / "pair")
