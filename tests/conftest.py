@@ -1,8 +1,11 @@
-"""Shared fixtures: small envs and agents used by the runtime tests."""
+"""The suite's schedule (slow files first, whole files per worker) and its one Chromium for pages."""
 
 from __future__ import annotations
 
 import os
+from pathlib import Path
+
+import pytest
 
 os.environ.setdefault("SDL_VIDEODRIVER", "dummy")
 os.environ.setdefault("SDL_AUDIODRIVER", "dummy")
@@ -14,26 +17,22 @@ for _threads in ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS", "
 
 # The longest files first, longest first (wall seconds of one `-n 3` run, 2 cores, loaded): `make test` hands
 # whole files to its workers in collection order, and a long one handed out last keeps a worker busy while the
-# others idle. The rest follow in collection order, then LAST: the Ray cluster's second node starts its
-# worker for a new driver 4-20 s late while the suite's first files load both cores (the pair test's
-# episodes of 20 s then no longer overlap), and the load is lowest at the end.
+# others idle. The Ray file is in the first batch: most of its minute is spent waiting (a cluster starting,
+# two 20 s wall-clock episodes), which the other workers fill with CPU work; run last it was a minute with one
+# core idle. Its pair test waits until the cluster shows both CPUs free, and passed 3 runs in 3 with three
+# busy loops loading the two cores. The rest follow in collection order.
 SLOW_FIRST = (
-    "tests/test_bad_input.py", "tests/train/test_sb3.py", "tests/gui/test_contract.py", "tests/annotate/",
-    "tests/gui/test_tasks.py", "tests/test_registry.py", "tests/llm/test_stand_ins.py", "tests/maps/test_maps.py",
-    "tests/dashboard/", "tests/llm/test_skill_rulebooks.py",
+    "tests/test_bad_input.py", "tests/train/test_sb3.py", "tests/gui/test_contract.py", "tests/eval/test_ray.py",
+    "tests/annotate/", "tests/gui/test_tasks.py", "tests/test_registry.py", "tests/llm/test_stand_ins.py",
+    "tests/maps/test_maps.py", "tests/dashboard/", "tests/llm/test_skill_rulebooks.py",
     "tests/improve/test_games_idc.py", "tests/eval/test_runner.py", "tests/eval/test_presets_run.py",
     "tests/play/test_play_web.py", "tests/test_demo.py", "tests/test_reliability.py", "tests/games/test_catalog.py",
     "tests/games/test_parity.py", "tests/train/test_vlm.py",
 )
 
 
-LAST = ("tests/eval/test_ray.py",)
-
-
 def pytest_collection_modifyitems(config, items):
     def rank(item) -> int:
-        if item.nodeid.startswith(LAST):
-            return len(SLOW_FIRST) + 1
         return next((i for i, prefix in enumerate(SLOW_FIRST) if item.nodeid.startswith(prefix)), len(SLOW_FIRST))
 
     items.sort(key=rank)  # stable: a file's own order is kept
@@ -58,3 +57,53 @@ else:
         # xdist reorders scopes by their number of tests unless told not to, which would undo SLOW_FIRST
         config.option.loadscopereorder = False
         return FileOrFolderScheduling(config, log)
+
+
+@pytest.fixture(scope="session")
+def chromium():
+    """One headless Chromium per test process (Playwright's sync API) for the tests that open a page the code
+    wrote or serves: a launch is a Playwright driver and a browser process, seconds of CPU each, and nine
+    launches (one per test or module) cost the 2-core suite about 30 s. Each test opens its own pages
+    (`new_page`), so no state is shared but the process."""
+    from playwright.sync_api import sync_playwright
+
+    from rtarena.envs.gui.browser import CHROMIUM_ARGS, chromium_path
+
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=chromium_path(None), args=list(CHROMIUM_ARGS))
+        yield browser
+        browser.close()
+
+
+@pytest.fixture
+def new_page(chromium):
+    """`new_page(**options)`: a page in a browser context of its own, closed with its context after the test
+    (a page left open would keep its scripts running for the rest of the session)."""
+    pages = []
+
+    def open_page(**options):
+        page = chromium.new_page(**options)
+        pages.append(page)
+        return page
+
+    yield open_page
+    for page in pages:
+        page.context.close()
+
+
+@pytest.fixture
+def open_html(new_page):
+    """`open_html(path, width=1200, height=900)`: a page the code wrote, loaded, and its problems (console
+    errors, page errors, requests that failed), a list the test expects to stay empty."""
+
+    def load(html: Path, width: int = 1200, height: int = 900):
+        page = new_page(viewport={"width": width, "height": height})
+        problems: list[str] = []
+        page.on("console", lambda m: problems.append(m.text) if m.type == "error" else None)
+        page.on("pageerror", lambda e: problems.append(str(e)))
+        page.on("requestfailed", lambda r: problems.append(f"failed to load {r.url}"))
+        page.goto(Path(html).resolve().as_uri())
+        page.wait_for_load_state("load")
+        return page, problems
+
+    return load

@@ -125,27 +125,3 @@ def rtarena_cli(*args: str, cwd: Path | None = None, merged: bool = False) -> su
         sys.argv = old_argv
         os.chdir(old_cwd)
     return subprocess.CompletedProcess(["rtarena", *args], code, out.getvalue(), "" if merged else err.getvalue())
-
-
-CHROMIUM = "/usr/bin/chromium"
-
-
-@contextlib.contextmanager
-def page_in_chromium(html: Path, width: int = 1200, height: int = 900):
-    """A page written by the code opened in Chromium; yields (page, problems): console errors, page errors and
-    requests that failed, which a test expects to stay empty."""
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox"])
-        try:
-            page = browser.new_page(viewport={"width": width, "height": height})
-            problems: list[str] = []
-            page.on("console", lambda m: problems.append(m.text) if m.type == "error" else None)
-            page.on("pageerror", lambda e: problems.append(str(e)))
-            page.on("requestfailed", lambda r: problems.append(f"failed to load {r.url}"))
-            page.goto(Path(html).resolve().as_uri())
-            page.wait_for_load_state("load")
-            yield page, problems
-        finally:
-            browser.close()

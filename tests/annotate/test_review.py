@@ -14,8 +14,6 @@ from rtarena.annotate.commands import annotate_run
 from rtarena.annotate.review import make_app
 from rtarena.webapp import MAX_BODY_BYTES, TOKEN_HEADER
 
-CHROMIUM = "/usr/bin/chromium"
-
 
 @pytest.fixture
 def review(study):
@@ -27,36 +25,31 @@ def review(study):
         yield run, app, session
 
 
-def test_accept_change_save_and_reload_in_chromium(review):
-    from playwright.sync_api import sync_playwright
-
+def test_accept_change_save_and_reload_in_chromium(review, new_page):
     run, server, _ = review
     rules_before = (run / "annotations" / "rules.parquet").read_bytes()
-    with sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=CHROMIUM)
-        page = browser.new_page()
-        errors: list[str] = []
-        page.on("pageerror", lambda e: errors.append(str(e)))
-        page.goto(server.url)
-        page.wait_for_selector(".code[data-code=missed_change]")
-        assert page.locator(".frames img").count() >= 1  # the episode's frames are shown
-        page.wait_for_function("() => { const i = document.querySelector('.frames img');"
-                               " return i && i.complete && i.naturalWidth > 0; }")
-        missed = page.locator(".code[data-code=missed_change]")
-        missed.locator("input[value=accept]").check()
-        repeated = page.locator(".code[data-code=repeated_no_effect]")
-        repeated.locator("input[value=change]").check()
-        repeated.locator("select").select_option("stale_target")
-        page.click("#save")
-        page.wait_for_selector("#status:has-text('saved 2 verdicts')")
-        page.reload()
-        page.wait_for_selector(".code[data-code=missed_change] .saved")
-        assert page.locator(".code[data-code=missed_change] input[value=accept]").is_checked()
-        again = page.locator(".code[data-code=repeated_no_effect]")
-        assert again.locator("input[value=change]").is_checked()
-        assert again.locator("select").input_value() == "stale_target"
-        assert not errors
-        browser.close()
+    page = new_page()
+    errors: list[str] = []
+    page.on("pageerror", lambda e: errors.append(str(e)))
+    page.goto(server.url)
+    page.wait_for_selector(".code[data-code=missed_change]")
+    assert page.locator(".frames img").count() >= 1  # the episode's frames are shown
+    page.wait_for_function("() => { const i = document.querySelector('.frames img');"
+                           " return i && i.complete && i.naturalWidth > 0; }")
+    missed = page.locator(".code[data-code=missed_change]")
+    missed.locator("input[value=accept]").check()
+    repeated = page.locator(".code[data-code=repeated_no_effect]")
+    repeated.locator("input[value=change]").check()
+    repeated.locator("select").select_option("stale_target")
+    page.click("#save")
+    page.wait_for_selector("#status:has-text('saved 2 verdicts')")
+    page.reload()
+    page.wait_for_selector(".code[data-code=missed_change] .saved")
+    assert page.locator(".code[data-code=missed_change] input[value=accept]").is_checked()
+    again = page.locator(".code[data-code=repeated_no_effect]")
+    assert again.locator("input[value=change]").is_checked()
+    assert again.locator("select").input_value() == "stale_target"
+    assert not errors
     rows = {r["original_code"]: r for r in pq.read_table(run / "annotations" / "review.parquet").to_pylist()}
     assert rows["missed_change"]["verdict"] == "accept" and rows["missed_change"]["code"] == "missed_change"
     assert rows["repeated_no_effect"]["verdict"] == "change" and rows["repeated_no_effect"]["code"] == "stale_target"

@@ -20,9 +20,6 @@ from tests.improve.helpers import role
 from rtarena.dashboard.server import make_app
 from rtarena.policy_server import PolicyServer
 
-CHROMIUM = Path("/usr/bin/chromium")
-
-
 
 def rtarena(*args: str) -> None:
     """`rtarena ARGS` in this process (the fixture's runs only make data; the CLI's own process is tested
@@ -57,22 +54,9 @@ def app(root):
         yield running
 
 
-@pytest.fixture(scope="module")
-def browser():
-    from playwright import sync_api
-    if not CHROMIUM.exists():
-        pytest.fail("Chromium is missing: `make system-deps` installs it")
-    with sync_api.sync_playwright() as pw:
-        chromium = pw.chromium.launch(executable_path=str(CHROMIUM), args=["--no-sandbox"])
-        yield chromium
-        chromium.close()
-
-
 @pytest.fixture
-def page(browser, app):
-    page = browser.new_page(viewport={"width": 1400, "height": 900})
-    yield page
-    page.close()
+def page(new_page, app):
+    return new_page(viewport={"width": 1400, "height": 900})
 
 
 def api(page, path: str) -> str:

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import duckdb
 import pytest
-from tests.helpers import page_in_chromium, rtarena_cli
+from tests.helpers import rtarena_cli
 
 from rtarena.eval.episodes import EpisodeJob
 from rtarena.eval.experiment_file import load_experiment, parse_experiment
@@ -51,43 +51,43 @@ def expected(root: Path, metric: str) -> dict[tuple[str, str, str, str], tuple[i
     return {(a, lu, lv, c): (n, mean, se) for a, lu, lv, c, n, mean, se in rows}
 
 
-def test_html_report_opens_in_chromium_and_matches_duckdb(runs, tmp_path):
+def test_html_report_opens_in_chromium_and_matches_duckdb(runs, tmp_path, open_html):
     html = build_report(["cp", "coop"], out=tmp_path / "report", root=runs)
     markdown = html.with_suffix(".md").read_text()
-    with page_in_chromium(html) as (page, problems):
-        assert problems == []
-        assert page.locator("table.metric").count() >= 4
-        failures = page.locator("table.failures tr").all_inner_texts()
-        assert len(failures) == 2 and "classic__cartpole-v0__seed00000__broken" in failures[1]
-        assert "bogus" in failures[1]
-        runs_table = page.locator("table.runs tr").all_inner_texts()
-        assert any(row.split("\t")[:4] == ["cp", "cp", "24", "1"] for row in runs_table), runs_table
-        charts = page.locator("svg.chart")
-        assert charts.count() >= 4
-        for i in range(charts.count()):
-            box = charts.nth(i).bounding_box()
-            assert box and box["width"] > 300 and box["height"] > 150
-        assert page.locator("svg.chart rect.bar").count() > 0 and page.locator("svg.chart polyline.line").count() > 0
-        assert page.locator("svg[aria-label='score / return against injected delay']").count() == 1
-        for metric in ("return", "score"):
-            cells = page.locator(f"table.metric[data-metric='{metric}'] td[data-clock]").evaluate_all(
-                "tds => tds.map(td => ({agent: td.parentElement.dataset.agent, lineup: td.parentElement.dataset.lineup,"
-                " level: td.parentElement.dataset.level,"
-                " clock: td.dataset.clock, n: td.dataset.n, mean: td.dataset.mean, se: td.dataset.se,"
-                " text: td.textContent}))")
-            want = expected(runs, metric)
-            shown = [c for c in cells if c["n"] != "0"]
-            assert len(shown) == len(want) > 0
-            for cell in shown:
-                n, mean, se = want[(cell["agent"], cell["lineup"], cell["level"], cell["clock"])]
-                assert int(cell["n"]) == n
-                assert math.isclose(float(cell["mean"]), mean, rel_tol=1e-12, abs_tol=1e-12)
-                if se is None or math.isnan(se):
-                    assert cell["se"] == "" and "±" not in cell["text"]
-                else:
-                    assert math.isclose(float(cell["se"]), se, rel_tol=1e-9, abs_tol=1e-12)
-                    assert cell["text"] == f"{mean:.4g} ± {se:.2g}"
-                    assert cell["text"] in markdown
+    page, problems = open_html(html)
+    assert problems == []
+    assert page.locator("table.metric").count() >= 4
+    failures = page.locator("table.failures tr").all_inner_texts()
+    assert len(failures) == 2 and "classic__cartpole-v0__seed00000__broken" in failures[1]
+    assert "bogus" in failures[1]
+    runs_table = page.locator("table.runs tr").all_inner_texts()
+    assert any(row.split("\t")[:4] == ["cp", "cp", "24", "1"] for row in runs_table), runs_table
+    charts = page.locator("svg.chart")
+    assert charts.count() >= 4
+    for i in range(charts.count()):
+        box = charts.nth(i).bounding_box()
+        assert box and box["width"] > 300 and box["height"] > 150
+    assert page.locator("svg.chart rect.bar").count() > 0 and page.locator("svg.chart polyline.line").count() > 0
+    assert page.locator("svg[aria-label='score / return against injected delay']").count() == 1
+    for metric in ("return", "score"):
+        cells = page.locator(f"table.metric[data-metric='{metric}'] td[data-clock]").evaluate_all(
+            "tds => tds.map(td => ({agent: td.parentElement.dataset.agent, lineup: td.parentElement.dataset.lineup,"
+            " level: td.parentElement.dataset.level,"
+            " clock: td.dataset.clock, n: td.dataset.n, mean: td.dataset.mean, se: td.dataset.se,"
+            " text: td.textContent}))")
+        want = expected(runs, metric)
+        shown = [c for c in cells if c["n"] != "0"]
+        assert len(shown) == len(want) > 0
+        for cell in shown:
+            n, mean, se = want[(cell["agent"], cell["lineup"], cell["level"], cell["clock"])]
+            assert int(cell["n"]) == n
+            assert math.isclose(float(cell["mean"]), mean, rel_tol=1e-12, abs_tol=1e-12)
+            if se is None or math.isnan(se):
+                assert cell["se"] == "" and "±" not in cell["text"]
+            else:
+                assert math.isclose(float(cell["se"]), se, rel_tol=1e-9, abs_tol=1e-12)
+                assert cell["text"] == f"{mean:.4g} ± {se:.2g}"
+                assert cell["text"] in markdown
     # the coop level: four bodies per episode, but the unit of the standard error is the episode
     assert {n for (_, _, level, _), (n, _, _) in expected(runs, "score").items() if level == "coop-v0"} == {3}
     assert {(a, lu) for a, lu, level, _ in expected(runs, "score") if level == "coop-v0"} == {

@@ -15,7 +15,6 @@ from rtarena.eval.presets import load_preset
 from rtarena.eval.runner import run_experiment
 from rtarena.policy_server.server import PolicyServer
 
-CHROMIUM = "/usr/bin/chromium"
 CONDITIONS = ("TL", "TH", "PH", "WH")
 TASKS = ("web/auction-v0", "gui-games/snake-v0")
 
@@ -36,9 +35,7 @@ def study_runs(tmp_path_factory):
     return runs
 
 
-def test_study_report_renders_in_chromium_with_the_papers_layout(study_runs, tmp_path):
-    from playwright.sync_api import sync_playwright
-
+def test_study_report_renders_in_chromium_with_the_papers_layout(study_runs, tmp_path, open_html):
     out = tmp_path / "report"
     done = rtarena_cli("report", *map(str, study_runs), "--out", str(out))
     assert done.returncode == 0, done.stdout + done.stderr
@@ -53,37 +50,29 @@ def test_study_report_renders_in_chromium_with_the_papers_layout(study_runs, tmp
         coded = dict(con.execute(f"""SELECT code || ' ' || condition, count(*)
                                     FROM read_parquet('{root}/*/annotations/rules.parquet')
                                     WHERE code <> 'none' GROUP BY 1""").fetchall())
-    with sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox"])
-        page = browser.new_page(viewport={"width": 1200, "height": 900})
-        problems: list[str] = []
-        page.on("pageerror", lambda e: problems.append(str(e)))
-        page.on("requestfailed", lambda r: problems.append(f"failed to load {r.url}"))
-        page.goto((out / "report.html").resolve().as_uri())
-        page.wait_for_load_state("load")
-        assert problems == []
-        assert page.get_by_role("heading", name="Realtime-Bench study").is_visible()
-        cells = page.locator("table.study-success td[data-condition]").evaluate_all(
-            "tds => tds.map(td => [td.dataset.condition, td.dataset.family, td.dataset.n, td.dataset.mean])")
-        assert {(c, f) for c, f, _, _ in cells} == {(c, f) for c in CONDITIONS for f in ("web", "game", "all")}
-        for condition, family, n, mean in cells:
-            if family != "all":
-                assert int(n) == 1 and float(mean) == pytest.approx(success[f"{condition} {family}"])
-        rows = page.locator("table.study-distributions tr[data-condition]").evaluate_all(
-            "trs => trs.map(tr => [tr.dataset.condition, Number(tr.dataset.decisions)])")
-        assert dict(rows) == decisions and set(decisions) == set(CONDITIONS)
-        failures = page.locator("table.study-failures td[data-condition]").evaluate_all(
-            "tds => tds.map(td => [td.parentElement.dataset.code, td.dataset.condition, Number(td.dataset.n),"
-            " Number(td.dataset.of)])")
-        assert failures and all(of == 2 for _, _, _, of in failures)
-        assert {f"{code} {c}": n for code, c, n, _ in failures if n} == coded
-        assert {c for code, c, n, _ in failures if n and code == "overran_deadline"} <= {"TL", "TH", "WH"}
-        for name in ("success per condition and task family", "failure modes per condition (share of judged episodes)"):
-            chart = page.locator(f"svg[aria-label='{name}']")
-            box = chart.bounding_box()
-            assert box and box["width"] > 300 and box["height"] > 150
-            assert chart.locator("rect.bar").count() > 0
-        assert page.locator("svg.chart g.box").count() >= 2 * len(CONDITIONS)  # tokens and latency per condition
-        browser.close()
+    page, problems = open_html(out / "report.html")
+    assert problems == []
+    assert page.get_by_role("heading", name="Realtime-Bench study").is_visible()
+    cells = page.locator("table.study-success td[data-condition]").evaluate_all(
+        "tds => tds.map(td => [td.dataset.condition, td.dataset.family, td.dataset.n, td.dataset.mean])")
+    assert {(c, f) for c, f, _, _ in cells} == {(c, f) for c in CONDITIONS for f in ("web", "game", "all")}
+    for condition, family, n, mean in cells:
+        if family != "all":
+            assert int(n) == 1 and float(mean) == pytest.approx(success[f"{condition} {family}"])
+    rows = page.locator("table.study-distributions tr[data-condition]").evaluate_all(
+        "trs => trs.map(tr => [tr.dataset.condition, Number(tr.dataset.decisions)])")
+    assert dict(rows) == decisions and set(decisions) == set(CONDITIONS)
+    failures = page.locator("table.study-failures td[data-condition]").evaluate_all(
+        "tds => tds.map(td => [td.parentElement.dataset.code, td.dataset.condition, Number(td.dataset.n),"
+        " Number(td.dataset.of)])")
+    assert failures and all(of == 2 for _, _, _, of in failures)
+    assert {f"{code} {c}": n for code, c, n, _ in failures if n} == coded
+    assert {c for code, c, n, _ in failures if n and code == "overran_deadline"} <= {"TL", "TH", "WH"}
+    for name in ("success per condition and task family", "failure modes per condition (share of judged episodes)"):
+        chart = page.locator(f"svg[aria-label='{name}']")
+        box = chart.bounding_box()
+        assert box and box["width"] > 300 and box["height"] > 150
+        assert chart.locator("rect.bar").count() > 0
+    assert page.locator("svg.chart g.box").count() >= 2 * len(CONDITIONS)  # tokens and latency per condition
     for name in ("study-success", "study-tokens", "study-latency", "study-failures"):
         assert (out / "plots" / f"{name}.svg").exists()

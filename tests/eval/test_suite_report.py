@@ -3,8 +3,6 @@ the capability radar, checked in Chromium and against the episodes themselves.""
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 from tests.helpers import rtarena_cli
 
@@ -15,7 +13,6 @@ from rtarena.eval.tables import capability_profile
 
 from .helpers import lines
 
-CHROMIUM = Path("/usr/bin/chromium")
 SHORT = {"game": {"time_limit_s": 8.0}}
 
 
@@ -58,32 +55,25 @@ def test_capability_profile_weights_scores_by_ratings():
     assert capability_profile({"b": 0.5}, ratings) == {"x": 0.5, "y": 0.5}
 
 
-def test_the_html_report_shows_tables_matrix_and_radar_in_chromium(suite_run):
-    from playwright import sync_api
-
+def test_the_html_report_shows_tables_matrix_and_radar_in_chromium(suite_run, open_html):
     root, _ = suite_run
     html = build_report(["suite"], root=root)
-    if not CHROMIUM.exists():
-        pytest.fail("Chromium is missing: `make system-deps` installs it")
-    with sync_api.sync_playwright() as pw:
-        browser = pw.chromium.launch(executable_path=str(CHROMIUM), args=["--no-sandbox"])
-        page = browser.new_page(viewport={"width": 1200, "height": 900})
-        page.goto(html.resolve().as_uri())
-        games = page.eval_on_selector_all("table.suite-scores tr[data-game]", "rows => rows.map(r => r.dataset.game)")
-        assert set(games) == {"games/duel-v0", "games/kitchen-v0", "games/tilefall-v0"}
-        cells = page.eval_on_selector_all("table.winrate td[data-win]",
-                                          "tds => tds.map(t => [t.dataset.row, t.dataset.col, +t.dataset.win])")
-        assert {(r, c) for r, c, _ in cells} == {("heuristic", "random"), ("random", "heuristic")}
-        assert all(0.0 <= w <= 1.0 for *_, w in cells)
-        assert page.locator("table.coop-scores tr[data-game='games/kitchen-v0']").count() == 1
-        radar = page.locator("div.radar svg")
-        assert radar.count() == 1 and radar.first.is_visible()
-        agents = page.eval_on_selector_all("div.radar svg polygon[fill-opacity] title",
-                                           "ts => ts.map(t => t.textContent.split(':')[0])")
-        assert sorted(agents) == ["heuristic", "random"]
-        box = radar.first.bounding_box()
-        assert box["width"] > 200 and box["height"] > 200
-        browser.close()
+    page, problems = open_html(html)
+    assert problems == []
+    games = page.eval_on_selector_all("table.suite-scores tr[data-game]", "rows => rows.map(r => r.dataset.game)")
+    assert set(games) == {"games/duel-v0", "games/kitchen-v0", "games/tilefall-v0"}
+    cells = page.eval_on_selector_all("table.winrate td[data-win]",
+                                      "tds => tds.map(t => [t.dataset.row, t.dataset.col, +t.dataset.win])")
+    assert {(r, c) for r, c, _ in cells} == {("heuristic", "random"), ("random", "heuristic")}
+    assert all(0.0 <= w <= 1.0 for *_, w in cells)
+    assert page.locator("table.coop-scores tr[data-game='games/kitchen-v0']").count() == 1
+    radar = page.locator("div.radar svg")
+    assert radar.count() == 1 and radar.first.is_visible()
+    agents = page.eval_on_selector_all("div.radar svg polygon[fill-opacity] title",
+                                       "ts => ts.map(t => t.textContent.split(':')[0])")
+    assert sorted(agents) == ["heuristic", "random"]
+    box = radar.first.bounding_box()
+    assert box["width"] > 200 and box["height"] > 200
 
 
 def test_leaderboard_ranks_by_the_solo_mean_and_refuses_an_unknown_mode(suite_run):

@@ -11,7 +11,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from tests.helpers import page_in_chromium, run_main
+from tests.helpers import run_main
 
 from rtarena.findings import finding_names
 
@@ -27,7 +27,7 @@ def test_an_unknown_finding_is_one_line_listing_the_names_and_nothing_is_written
     assert not (tmp_path / "f").exists()
 
 
-def test_a_finding_that_cannot_run_is_skipped_the_others_run_and_the_page_opens_in_chromium(tmp_path):
+def test_a_finding_that_cannot_run_is_skipped_the_others_run_and_the_page_opens_in_chromium(tmp_path, open_html):
     out = tmp_path / "f"
     env = {**os.environ, "RTARENA_CHROMIUM": str(tmp_path / "no-chromium")}  # the web tasks' browser is missing
     done = subprocess.run([*RTARENA, "--quick", "--only", "token-deliberation", "--only", "pdq-vs-lcrt",
@@ -40,12 +40,12 @@ def test_a_finding_that_cannot_run_is_skipped_the_others_run_and_the_page_opens_
     assert "| pdq-vs-lcrt | OmniGameArena |" in markdown and "--quick" in markdown and "smoke run" in markdown
     assert (out / "charts" / "pdq-vs-lcrt.svg").exists() and not (out / "charts" / "token-deliberation.svg").exists()
     html = Path(out / "findings.html")
-    with page_in_chromium(html) as (page, problems):
-        assert problems == []
-        verdicts = {r.get_attribute("data-finding"): r.get_attribute("data-verdict")
-                    for r in page.locator("table.findings tbody tr").all()}
-        assert verdicts["token-deliberation"] == "skipped" and verdicts["pdq-vs-lcrt"] in ("matches", "differs")
-        chart = page.locator("[data-chart='pdq-vs-lcrt'] svg")
-        assert chart.count() == 1 and chart.bounding_box()["width"] > 300  # drawn, not an empty element
-        assert page.locator("[data-chart] svg rect.bar").count() == 4  # score and decisions, PDQ and LCRT
-        assert "PDQ (paused-chunks)" in page.locator("table.finding").inner_text()
+    page, problems = open_html(html)
+    assert problems == []
+    verdicts = {r.get_attribute("data-finding"): r.get_attribute("data-verdict")
+                for r in page.locator("table.findings tbody tr").all()}
+    assert verdicts["token-deliberation"] == "skipped" and verdicts["pdq-vs-lcrt"] in ("matches", "differs")
+    chart = page.locator("[data-chart='pdq-vs-lcrt'] svg")
+    assert chart.count() == 1 and chart.bounding_box()["width"] > 300  # drawn, not an empty element
+    assert page.locator("[data-chart] svg rect.bar").count() == 4  # score and decisions, PDQ and LCRT
+    assert "PDQ (paused-chunks)" in page.locator("table.finding").inner_text()

@@ -5,7 +5,6 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
-from pathlib import Path
 
 import pytest
 
@@ -13,18 +12,10 @@ from rtarena.editor.server import start_server
 from rtarena.envs.arena.maps import read_map_file, validate_map
 from rtarena.envs.arena.maps.topdown import palette_css
 
-CHROMIUM = Path("/usr/bin/chromium")
-
 
 @pytest.fixture
-def page():
-    from playwright import sync_api
-    if not CHROMIUM.exists():
-        pytest.fail("Chromium is missing: `make system-deps` installs it")
-    with sync_api.sync_playwright() as pw:
-        browser = pw.chromium.launch(executable_path=str(CHROMIUM), args=["--no-sandbox"])
-        yield browser.new_page(viewport={"width": 1200, "height": 800})
-        browser.close()
+def page(new_page):
+    return new_page(viewport={"width": 1200, "height": 800})
 
 
 def test_editor_builds_saves_and_the_map_plays(page, tmp_path):

@@ -1,7 +1,7 @@
 """`rtarena play ENV_ID --web`: real key presses and clicks in Chromium reach the env through the page.
 
 Each test starts the real CLI (`python -m rtarena.cli play ... --web --no-open --port 0`), reads the URL
-it prints, and drives the page with Playwright as the person; one browser serves the module.
+it prints, and drives the page with Playwright as the person, in the session's one Chromium (`new_page`).
 """
 
 from __future__ import annotations
@@ -17,19 +17,7 @@ from pathlib import Path
 import pyarrow.parquet as pq
 import pytest
 
-from rtarena.envs.gui.browser import chromium_path
-
 pytestmark = pytest.mark.timeout(240)
-
-
-@pytest.fixture(scope="module")
-def browser():
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as pw:
-        chromium = pw.chromium.launch(executable_path=chromium_path(None))
-        yield chromium
-        chromium.close()
 
 
 class Served:
@@ -58,9 +46,9 @@ def last_line(out: Path) -> dict:
     return json.loads((out / "episodes.jsonl").read_text().splitlines()[-1])
 
 
-def test_tilefall_keys_in_the_page_move_the_player_and_the_records_name_the_human(tmp_path, browser, capsys):
+def test_tilefall_keys_in_the_page_move_the_player_and_the_records_name_the_human(tmp_path, new_page, capsys):
     served = Served(tmp_path, "games/tilefall-v0", "--max-steps", "30")
-    page = browser.new_page()
+    page = new_page()
     page.goto(served.url)
     page.wait_for_selector("canvas[data-version]")
     page.keyboard.down("a")  # west, at 3 m/s (from x = 5.5 m on the 8 m floor)
@@ -91,9 +79,9 @@ def test_tilefall_keys_in_the_page_move_the_player_and_the_records_name_the_huma
         [["human:web"]]
 
 
-def test_a_person_books_a_bike_through_the_page(tmp_path, browser):
+def test_a_person_books_a_bike_through_the_page(tmp_path, new_page):
     served = Served(tmp_path, "web/bikedock-v0", "--dt", "0.2")
-    page = browser.new_page(viewport={"width": 1400, "height": 1000})
+    page = new_page(viewport={"width": 1400, "height": 1000})
     page.goto(served.url)
     page.wait_for_selector("canvas[data-version]")
     page.check("#show-marks")
@@ -141,11 +129,11 @@ def serve_in_thread(builders, out: Path) -> tuple[list[str], list[dict], threadi
     return urls, lines, thread
 
 
-def test_a_page_that_goes_away_ends_the_episode_as_interrupted(tmp_path, browser):
+def test_a_page_that_goes_away_ends_the_episode_as_interrupted(tmp_path, new_page):
     from rtarena.play.session import HumanSession
 
     urls, lines, thread = serve_in_thread([lambda: HumanSession.build("games/tilefall-v0")], tmp_path)  # 40 s
-    page = browser.new_page()
+    page = new_page()
     page.goto(urls[0])
     page.wait_for_selector("canvas[data-version]")
     page.close()
@@ -156,12 +144,12 @@ def test_a_page_that_goes_away_ends_the_episode_as_interrupted(tmp_path, browser
     assert line == last_line(tmp_path) and (tmp_path / "steps" / f"{line['episode']}.parquet").exists()
 
 
-def test_a_preset_session_plays_its_envs_in_turn_in_one_page(tmp_path, browser):
+def test_a_preset_session_plays_its_envs_in_turn_in_one_page(tmp_path, new_page):
     from rtarena.play.session import HumanSession
 
     builders = [lambda e=e: HumanSession.build(e, max_steps=8) for e in ("games/tilefall-v0", "games/runner2d-v0")]
     urls, lines, thread = serve_in_thread(builders, tmp_path)
-    page = browser.new_page()
+    page = new_page()
     page.goto(urls[0])
     page.wait_for_selector("body[data-family='games'] canvas[data-version]")
     page.wait_for_function("document.getElementById('title').textContent.includes('runner2d')",
