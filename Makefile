@@ -4,6 +4,10 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 export PIP_DISABLE_PIP_VERSION_CHECK := 1
+# Python keeps compiled modules (`__pycache__`, git-ignored) even where the shell says not to: rtarena is an
+# editable install, so without them every process (each test worker, CLI subprocess, pool and Ray worker)
+# compiles the package from source again, and pytest rewrites every test module's asserts again.
+unexport PYTHONDONTWRITEBYTECODE
 
 .PHONY: demo test findings lint bench system-deps clean
 

@@ -1,6 +1,6 @@
 """Each text format's reader stands next to its writer, and undoes it: the arena report, the game suite's
-HUD and reports, the browser task's observation text (issue 30, item 6). The policy server reads every
-format through these readers, so a change to a writer that its reader misses fails here."""
+HUD and reports, the browser task's observation text, the arena's level rules (issue 30, item 6). The policy
+server reads every format through these readers, so a change to a writer that its reader misses fails here."""
 
 from __future__ import annotations
 
@@ -12,6 +12,7 @@ from tests.arena.helpers import action, face
 import rtarena
 from rtarena.envs.arena.minimap import minimap_view
 from rtarena.envs.arena.observations.report import read_report as read_arena
+from rtarena.envs.arena.rules import read_rules_text
 from rtarena.envs.games.reports import read_hud, read_runner, read_tilefall
 from rtarena.envs.gui.text import read_text_block, text_block
 
@@ -51,6 +52,16 @@ def test_the_arena_report_reads_back_what_the_world_wrote():
     assert not report.locked_on  # no turret in this level's map
     closed = read_arena(env.step({"p0": action(), "p1": action()})[0]["p0"]["text"])
     assert not closed.minimap_open and closed.minimap_you is None
+
+
+def test_the_arena_rules_text_reads_back_every_table_as_this_run_uses_it():
+    env = rtarena.make("arena/competitive-v0", overrides={"turret.shell_speed_m_s": 33.5}, disable=("chickens",))
+    tables = read_rules_text("### Level rules\n" + env.rules_text())
+    plain = {table: {k: list(v) if isinstance(v, tuple) else v for k, v in values.items()}
+             for table, values in env.rules.as_dict().items() if table != "layout"}
+    assert tables == plain
+    assert tables["turret"]["shell_speed_m_s"] == 33.5 and tables["chickens"]["enabled"] is False
+    assert tables["players"]["teams"] == "each"  # a word, written without quotes
 
 
 def written_bearing(bearing_rad: float) -> float:

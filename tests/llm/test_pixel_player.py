@@ -1,7 +1,8 @@
 """The scripted pixel player (`policy=pixels`, policy_server/arena_pixels.py) behind the real protocol: it
-decides from the frame the env renders (no text in the request) and turns toward the nearest coin the text
-report names; and `media_prefill_s` charges each image before the first token, so it reaches the timing a
-measured clock charges. The finding it serves (`rtarena findings --only modality`) is measured in
+decides from the frame the env renders (no observation text in the request; the level's numbers from the
+prompt's level rules, as a model reads them) and turns toward the nearest coin the text report names; and
+`media_prefill_s` charges each image before the first token, so it reaches the timing a measured clock
+charges. The finding it serves (`rtarena findings --only modality`) is measured in
 docs/findings.md."""
 
 from __future__ import annotations
@@ -21,14 +22,23 @@ from rtarena.eval.episodes import controllers_for
 from rtarena.policy_server.arena_text import turn_toward
 from rtarena.runtime import run_match
 
-SYSTEM = "The action space is MultiDiscrete([3, 3, 3, 3, 2, 2, 2])."
+SPACE = "The action space is MultiDiscrete([3, 3, 3, 3, 2, 2, 2])."
 
 
-def ask(url: str, content: list[dict]) -> tuple[str, float]:
+def system_prompt(**overrides) -> str:
+    """The action space and the level rules of arena/basic-v0 (with `overrides`), as a model's prompt has them."""
+    env = make("arena/basic-v0", overrides=overrides)
+    return f"{SPACE}\n\n### Level rules\n{env.rules_text()}"
+
+
+SYSTEM = system_prompt()
+
+
+def ask(url: str, content: list[dict], system: str = SYSTEM) -> tuple[str, float]:
     chat = ChatClient(parse_llm_options(f"scripted-pixels@{url}"))
     try:
         start = time.monotonic()
-        reply = chat.complete([{"role": "system", "content": SYSTEM}, {"role": "user", "content": content}])
+        reply = chat.complete([{"role": "system", "content": system}, {"role": "user", "content": content}])
         return reply.text, time.monotonic() - start
     finally:
         chat.close()
@@ -72,17 +82,18 @@ FLOOR_GREY, SKY_GREY = (120, 118, 110), (150, 170, 200)
 
 
 def scene(lamp_col: int | None = None, lamp_m: float = 10.0, wall_m: float = 50.0):
-    """A flat floor under a sky as the arena's camera sees it (`arena_pixels.EYE_M`, `FOV_DEG`): the colour
-    frame and its depth in metres, a wall across the view at `wall_m`, and a lit turret lamp (the palette's
-    red) at `lamp_col` standing `lamp_m` away."""
-    from rtarena.policy_server.arena_pixels import EYE_M
-
+    """A flat floor under a sky as the arena's camera sees it (basic's eye height, its 90 degree view): the
+    colour frame and its depth in metres, a wall across the view at `wall_m`, and a lit turret lamp (the
+    palette's red) at `lamp_col` standing `lamp_m` away."""
+    rules = make("arena/basic-v0").rules
+    assert rules.players.fov_deg == 90.0
+    eye_m = rules.players.eye_height_m
     rgb = np.empty((SIZE, SIZE, 3), dtype=np.uint8)
     depth = np.full((SIZE, SIZE), 60.0, dtype=np.float32)
     rows = np.arange(SIZE)
     below = (rows + 0.5 - SIZE / 2) / (SIZE / 2)  # tan of the angle below the horizon (90 degree view)
-    floor = np.where(below > 0, EYE_M / np.maximum(below, 1e-6), np.inf)
-    wall = below > -(3.0 - EYE_M) / wall_m  # the wall's rows: from its top down to where it meets the floor
+    floor = np.where(below > 0, eye_m / np.maximum(below, 1e-6), np.inf)
+    wall = below > -(3.0 - eye_m) / wall_m  # the wall's rows: from its top down to where it meets the floor
     depth[wall] = np.minimum(floor[wall], wall_m)[:, None]
     rgb[:] = SKY_GREY
     rgb[below > 0] = FLOOR_GREY
@@ -92,11 +103,12 @@ def scene(lamp_col: int | None = None, lamp_m: float = 10.0, wall_m: float = 50.
     return rgb, depth
 
 
-def act(server, rgb, depth=None) -> list[int]:
+def act(server, rgb, depth=None, system: str = SYSTEM) -> list[int]:
     from rtarena.agents.llm.media import depth_part
 
     parts = [image_part(rgb, 256)] + ([depth_part(depth, 256)] if depth is not None else [])
-    text, _ = ask(server.url(policy="pixels"), [{"type": "text", "text": "Turn 0."}, *parts])
+    text, _ = ask(server.url(policy="pixels"), [{"type": "text", "text": "Turn 0."}, *parts], system)
+    assert "pixel player" in text, text
     return [int(v) for v in text.rsplit("ACTION:", 1)[1].strip(" []\n").split(",")]
 
 
@@ -117,6 +129,14 @@ def test_with_depth_it_strafes_only_when_its_walk_would_stay_in_the_line_of_fire
     # (more than `MISS_M`): no detour
     assert act(server, *far)[:2] == [0, 2]
     assert act(server, *near)[:2] == [1, 2]  # 3 m: the walk is not enough, strafe
+    # the speeds are the prompt's: shells three times as fast reach 12 m in 0.2 s, the walk's 0.64 m is not enough
+    assert act(server, *far, system=system_prompt(**{"turret.shell_speed_m_s": 60.0}))[:2] == [1, 2]
+
+
+def test_without_level_rules_in_the_prompt_it_is_not_the_pixel_player(server):
+    rgb, _ = scene()
+    text, _ = ask(server.url(policy="pixels"), [{"type": "text", "text": "Turn 0."}, image_part(rgb, 256)], SPACE)
+    assert "pixel player" not in text and "ACTION:" in text  # the heuristic's fallback answer
 
 
 def test_a_flat_band_of_coin_colour_is_not_a_coin(server):

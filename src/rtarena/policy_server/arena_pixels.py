@@ -24,7 +24,12 @@ to. With depth it
   toward the more open half of the view otherwise, and turns on the spot from a wall or crate right ahead;
 - steps round a crate or wall close before its coin, and strafes toward the side that is not against one;
 - strafes from a locked turret only when the turret is near enough that walking on would not carry it out
-  of the shell's path in time (the shell's flight, `dist / SHELL_M_S`, against the walk's sideways shift).
+  of the shell's path in time (the shell's flight, distance over its speed, against the walk's sideways shift).
+
+The level's numbers it needs (field of view, eye height, walking and shell speeds, the body's radius) are
+read from the request's `### Level rules` (`LevelNumbers.from_prompt`), as a model reads them: a level that
+changes them changes the player, and a request without them is not the pixel player's (the caller falls
+back to the scripted heuristic, as it does for a request with no frame).
 
 Audio is not read: the agent sends one mono channel (`media.audio_part`), which says how loud, not where.
 """
@@ -41,11 +46,10 @@ from typing import Any
 import numpy as np
 
 from rtarena.envs.arena.render.palette import COIN_RGB, TURRET_RGB
+from rtarena.envs.arena.rules import read_rules_text
 from rtarena.policy_server.arena_text import EXPLORE, go_to
 
 DEPTH_FAR_M = 50.0  # the agent's depth encoding: grey 0 at this distance or beyond (media.depth_part)
-FOV_DEG = 90.0  # the arena's field of view (levels: players.fov_deg)
-EYE_M = 1.6  # the eye above the floor (levels: players.eye_height_m): where the floor is in each row
 FLOOR_SHARE = 0.8  # a pixel this much nearer than the floor in its row is something standing on it
 HUD_FRACTION = 0.12  # the HUD's rows at the top and bottom of the frame (score, time; health, ammo): not looked at
 COIN_HUE_DEG = colorsys.rgb_to_hsv(*(c / 255 for c in COIN_RGB))[0] * 360  # about 47 degrees
@@ -56,15 +60,36 @@ LAMP_VALUE = 0.8  # a lit lock lamp is this bright through the haze (a dark one 
 BLOCKED_M = 2.0  # something this close ahead, nearer than the target: step aside
 OPEN_M = 25.0  # exploring with depth: a way ahead clear this far (and nearly the clearest in view) is run down
 OPEN_SHARE = 0.8
-# The arena's rules (levels/coop.toml, which basic extends; a model reads them in its prompt): how fast a
-# player walks and a shell flies, and how far the player must shift sideways for a shell aimed at it to miss
-# (its radius, 0.4 m, and a margin)
-MOVE_M_S, SHELL_M_S, MISS_M = 5.0, 20.0, 1.5
+MISS_MARGIN_M = 1.1  # beyond the body's radius, the sideways shift that makes a shell aimed at it miss
 LAMP_PAD_PX = 3  # the turret's body about its lamp, in pixels of a 128-row frame
 SIDE_BLOCKED_M = 1.5  # an obstacle this close at the edge of the view blocks a strafe to that side
 GAP_PX = 2  # coin columns this close belong to one coin
 MAX_ASPECT = 2.0  # a coin's disc is at most this much wider than tall (two merged); an ammo box's band is more
 MIN_FILL = 0.4  # of its bounding box a coin fills at least this much; a turret's yellow trim much less
+
+
+@dataclass(frozen=True)
+class LevelNumbers:
+    """The level's numbers the pixel player works with, from the prompt's level rules: the horizontal field of
+    view and the eye's height (where the flat floor is in each row), how fast the player walks and a turret's
+    shell flies (`shell_m_s` None: the level has no turrets), and the sideways shift that makes a shell miss."""
+
+    fov_deg: float
+    eye_m: float
+    move_m_s: float
+    shell_m_s: float | None
+    miss_m: float
+
+    @classmethod
+    def from_prompt(cls, system: str) -> LevelNumbers | None:
+        """The numbers in a system prompt's `### Level rules` (`LevelRules.text()`), or None without them."""
+        rules = read_rules_text(system.split("### Level rules", 1)[1]) if "### Level rules" in system else {}
+        players, turret = rules.get("players", {}), rules.get("turret", {})
+        if not {"fov_deg", "eye_height_m", "move_speed_m_s", "radius_m"} <= players.keys():
+            return None
+        shell = turret.get("shell_speed_m_s") if turret.get("enabled") else None
+        return cls(float(players["fov_deg"]), float(players["eye_height_m"]), float(players["move_speed_m_s"]),
+                   None if shell is None else float(shell), float(players["radius_m"]) + MISS_MARGIN_M)
 
 
 @dataclass(frozen=True)
@@ -114,9 +139,9 @@ def hue_mask(rgb: np.ndarray, hue_deg: float, min_value: float = 0.45,
     return (off <= HUE_TOLERANCE_DEG) & (chroma / np.maximum(high, 1e-6) >= min_saturation) & (high >= min_value)
 
 
-def bearing(column: float, width: int) -> float:
+def bearing(column: float, width: int, level: LevelNumbers) -> float:
     """The bearing (deg, + left) of a frame column's centre under the arena's perspective."""
-    half = math.tan(math.radians(FOV_DEG / 2))
+    half = math.tan(math.radians(level.fov_deg / 2))
     return math.degrees(math.atan((width / 2 - column - 0.5) / (width / 2) * half))
 
 
@@ -125,7 +150,7 @@ def view_rows(height: int) -> slice:
     return slice(cut, height - cut)
 
 
-def coins(rgb: np.ndarray, depth: np.ndarray | None) -> list[Blob]:
+def coins(rgb: np.ndarray, depth: np.ndarray | None, level: LevelNumbers) -> list[Blob]:
     """The coins in view, one blob per run of adjacent coin-coloured columns."""
     rows = view_rows(rgb.shape[0])
     mask = hue_mask(rgb[rows], COIN_HUE_DEG)
@@ -141,11 +166,12 @@ def coins(rgb: np.ndarray, depth: np.ndarray | None) -> list[Blob]:
         if depth is not None:
             metres = depth[rows][:, run[0]:run[-1] + 1][part]
             dist = float(metres.min())  # the nearest coin of a run (coins in one line of sight merge)
-        blobs.append(Blob(bearing(float(run.mean()), rgb.shape[1]), (rows.start + ys.max()) / rgb.shape[0], dist))
+        bottom = (rows.start + ys.max()) / rgb.shape[0]
+        blobs.append(Blob(bearing(float(run.mean()), rgb.shape[1], level), bottom, dist))
     return blobs
 
 
-def lamp(rgb: np.ndarray, depth: np.ndarray | None) -> tuple[float, bool, float | None] | None:
+def lamp(rgb: np.ndarray, depth: np.ndarray | None, level: LevelNumbers) -> tuple[float, bool, float | None] | None:
     """A turret's lit lock lamp in view: its bearing (deg, + left), whether it is on the left half of the
     frame and, with depth, its distance (m); None for none."""
     rows = view_rows(rgb.shape[0])
@@ -159,24 +185,26 @@ def lamp(rgb: np.ndarray, depth: np.ndarray | None) -> tuple[float, bool, float 
         pad = LAMP_PAD_PX * rgb.shape[0] // 128
         dist = float(depth[max(0, ys[0] - pad):ys[-1] + pad + 1,
                            max(0, columns[0] - pad):columns[-1] + pad + 1].min())
-    return bearing(float(columns.mean()), rgb.shape[1]), bool(columns.mean() < rgb.shape[1] / 2), dist
+    return bearing(float(columns.mean()), rgb.shape[1], level), bool(columns.mean() < rgb.shape[1] / 2), dist
 
 
-def walks_out_of_fire(bearing_deg: float, dist_m: float) -> bool:
+def walks_out_of_fire(bearing_deg: float, dist_m: float, level: LevelNumbers) -> bool:
     """Whether walking ahead already carries the player out of a shell fired now from this bearing and
-    distance: the shell flies `dist / SHELL_M_S` seconds, the walk moves `MOVE_M_S * sin(bearing)` across its
-    line each second, and the shell misses once that sideways shift passes `MISS_M`."""
-    return MOVE_M_S * abs(math.sin(math.radians(bearing_deg))) * dist_m / SHELL_M_S > MISS_M
+    distance: the shell flies `dist / shell_m_s` seconds, the walk moves `move_m_s * sin(bearing)` across its
+    line each second, and the shell misses once that sideways shift passes `miss_m`."""
+    if level.shell_m_s is None:
+        return False
+    return level.move_m_s * abs(math.sin(math.radians(bearing_deg))) * dist_m / level.shell_m_s > level.miss_m
 
 
-def standing(depth: np.ndarray) -> np.ndarray:
+def standing(depth: np.ndarray, level: LevelNumbers) -> np.ndarray:
     """Per column, the depth (m) of the nearest thing standing on the floor between the horizon and the HUD,
-    inf where only the floor shows: the flat floor is at `EYE_M / tan(angle below the horizon)` in each row,
+    inf where only the floor shows: the flat floor is at `eye_m / tan(angle below the horizon)` in each row,
     and a pixel much nearer than that (`FLOOR_SHARE`) is something on it."""
     height = depth.shape[0]
     rows = np.arange(height // 2, view_rows(height).stop)
-    below = (rows + 0.5 - height / 2) / (height / 2) * math.tan(math.radians(FOV_DEG / 2))
-    floor = EYE_M / np.maximum(below, 1e-6)
+    below = (rows + 0.5 - height / 2) / (height / 2) * math.tan(math.radians(level.fov_deg / 2))
+    floor = level.eye_m / np.maximum(below, 1e-6)
     band = depth[rows]
     return np.where(band < FLOOR_SHARE * floor[:, None], band, np.inf).min(axis=0)
 
@@ -189,18 +217,19 @@ def clearance(near: np.ndarray) -> np.ndarray:
     return np.minimum(np.lib.stride_tricks.sliding_window_view(padded, 2 * half + 1).min(axis=1), DEPTH_FAR_M)
 
 
-def ahead_m(clear: np.ndarray, bearing_deg: float) -> float:
+def ahead_m(clear: np.ndarray, bearing_deg: float, level: LevelNumbers) -> float:
     """How far the way is clear toward this bearing (the `clearance` of the column it falls in)."""
     width = clear.size
-    column = width / 2 - 0.5 - math.tan(math.radians(bearing_deg)) / math.tan(math.radians(FOV_DEG / 2)) * width / 2
+    half = math.tan(math.radians(level.fov_deg / 2))
+    column = width / 2 - 0.5 - math.tan(math.radians(bearing_deg)) / half * width / 2
     return float(clear[int(np.clip(round(column), 0, width - 1))])
 
 
-def explore(clear: np.ndarray) -> list[int]:
+def explore(clear: np.ndarray, level: LevelNumbers) -> list[int]:
     """Where to go with no coin in view, from depth: straight down a long open way (to see new ground),
     else walking while sweeping round toward the more open half of the view; against a wall or crate, turn
     on the spot, always the same way (choosing a side there would dither in a corner)."""
-    ahead = ahead_m(clear, 0.0)
+    ahead = ahead_m(clear, 0.0, level)
     if ahead <= BLOCKED_M:
         return [0, 0, 2, 0, 0, 0, 0]
     if ahead >= OPEN_M and ahead >= OPEN_SHARE * clear.max():
@@ -215,29 +244,30 @@ def side_blocked(near: np.ndarray, move_x: int) -> bool:
     return float((near[:edge] if move_x == 1 else near[-edge:]).min()) < SIDE_BLOCKED_M
 
 
-def decide(parts: list[dict[str, Any]]) -> list[int] | None:
-    """The 7-number arena action from a user message's image parts, or None when it holds no frame."""
+def decide(parts: list[dict[str, Any]], level: LevelNumbers | None) -> list[int] | None:
+    """The 7-number arena action from a user message's image parts and the level's numbers, or None when
+    it holds no frame or the prompt no level rules."""
     rgb, depth = frames(parts)
-    if rgb is None:
+    if rgb is None or level is None:
         return None
-    seen = coins(rgb, depth)
-    near = standing(depth) if depth is not None else None
+    seen = coins(rgb, depth, level)
+    near = standing(depth, level) if depth is not None else None
     clear = clearance(near) if near is not None else None
     if seen:
         target = min(seen, key=lambda b: b.dist_m) if depth is not None else max(seen, key=lambda b: b.bottom)
         action = go_to(target.bearing_deg)
         if clear is not None and target.dist_m is not None and action[1] == 2:
-            way = ahead_m(clear, target.bearing_deg)
+            way = ahead_m(clear, target.bearing_deg, level)
             if way < BLOCKED_M and way < target.dist_m - 0.5:  # a crate or wall before the coin: go round
                 action[0] = 1 if target.bearing_deg > 0 else 2
     elif clear is not None:
-        action = explore(clear)
+        action = explore(clear, level)
     else:
         action = list(EXPLORE)
-    if (locked := lamp(rgb, depth)) is not None:
+    if (locked := lamp(rgb, depth, level)) is not None:
         lamp_deg, left, lamp_m = locked
         toward = action[2] == (1 if left else 2)  # turning toward it: the walk heads into its line of fire
-        if lamp_m is not None and action[1] == 2 and not toward and walks_out_of_fire(lamp_deg, lamp_m):
+        if lamp_m is not None and action[1] == 2 and not toward and walks_out_of_fire(lamp_deg, lamp_m, level):
             return action  # the walk itself crosses the line of fire fast enough: no strafe, no detour
         action[0] = 2 if left else 1  # strafe across the locked turret's line of fire, away from it
         if near is not None and side_blocked(near, action[0]):

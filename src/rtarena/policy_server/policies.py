@@ -10,8 +10,9 @@ observation in the last user message (one block per teammate, under `### <id>`, 
   the chunked key form), cart-pole (the balancer's linear law on the state vector); anything else gets
   the default action.
   Browser tasks: the live quiz is joined from its lobby and its questions answered from the marks (`gui_text.py`).
-- `pixels`: the arena played from the frame and depth image, never the text (`arena_pixels.py`); a request
-  without a frame, or for anything else, gets the heuristic.
+- `pixels`: the arena played from the frame and depth image, never the text (`arena_pixels.py`), with the
+  level's numbers from the prompt's level rules; a request without a frame or level rules, or for anything
+  else, gets the heuristic.
 - `stale`: the heuristic applied to a stale picture: the OLDEST observation in the conversation on
   which the heuristic would act, not the current one. It locks onto its first target and keeps acting
   on it after the page has changed (a stale-target policy, for testing failure annotation).
@@ -142,7 +143,8 @@ def answer(messages: list[dict[str, Any]], policy: str, seed: int = 0) -> str:
         return ROLE_ANSWERS[policy](system, user, lambda: _format(default_action(space)))
     if policy == "pixels" and blocks is None and space.nvec == tuple(ACTION_NVEC):
         parts = next((m.get("content") for m in reversed(messages) if m.get("role") == "user"), None)
-        action = arena_pixels.decide(parts) if isinstance(parts, list) else None
+        level = arena_pixels.LevelNumbers.from_prompt(system)
+        action = arena_pixels.decide(parts, level) if isinstance(parts, list) else None
         if action is not None:
             return f"Following the scripted pixel player (frame and depth image only).\nACTION: {_format(action)}"
     if policy == "random":

@@ -13,6 +13,8 @@ overrides only the keys it gives (`competitive.toml` is coop with `players.teams
 
 from __future__ import annotations
 
+import ast
+import re
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Annotated, Any, ClassVar, Literal
@@ -227,6 +229,29 @@ class LevelRules(LevelFile):
 
 def _plain(value: Any) -> Any:
     return list(value) if isinstance(value, tuple) else value
+
+
+_TABLE_LINE = re.compile(r"^- (\w+): (.*)$")
+_ENTRY = re.compile(r"(\w+) = (.*?)(?=, \w+ = |$)")
+
+
+def read_rules_text(text: str) -> dict[str, dict[str, Any]]:
+    """`LevelRules.text()` read back: each `- table: key = value, ...` line of `text` as a table of values
+    (numbers, flags and lists as Python literals, words as strings). A prompt shows the rules under
+    `### Level rules`; the scripted pixel player reads its speeds and field of view there, as a model does."""
+    tables: dict[str, dict[str, Any]] = {}
+    for line in text.splitlines():
+        if (match := _TABLE_LINE.match(line.strip())) is None:
+            continue
+        tables[match.group(1)] = {key: _literal(value) for key, value in _ENTRY.findall(match.group(2))}
+    return tables
+
+
+def _literal(value: str) -> Any:
+    try:
+        return ast.literal_eval(value)
+    except (ValueError, SyntaxError):
+        return value  # a word (`teams = each`) is written without quotes
 
 
 # The name the rest of the arena uses for the type.
