@@ -37,10 +37,10 @@ demo: $(STAMP)
 	$(BIN)/rtarena demo --out demo-out
 
 # One pytest worker more than there are cores: a test file (or a folder sharing a session fixture) stays on
-# one worker, slow files first and the Ray file last (tests/conftest.py schedules them). A third of the suite
-# waits on real time (wall-clock episodes, a Chromium page, a Ray node starting), so one worker more keeps both
-# cores busy. On this 2-core machine 3 workers took 384 s with the Ray file early (where its pair test failed
-# 2 runs in 3) and 485-518 s with it last (3 runs, one a clean clone). `make test TEST_WORKERS=1` runs one process.
+# one worker, slow files first, the Ray file among them (tests/conftest.py schedules them). A third of the
+# suite waits on real time (wall-clock episodes, a Chromium page, a Ray node starting), so one worker more
+# keeps both cores busy. On this 2-core machine, 2026-12-02: 382 s and 406 s in the working checkout, 442 s
+# and 424 s in a clean clone (its first and second run). `make test TEST_WORKERS=1` runs one process.
 TEST_WORKERS ?= $(shell echo $$(( $$(nproc) + 1 )))
 test: $(STAMP) system-deps
 	$(BIN)/ruff check src tests bench
