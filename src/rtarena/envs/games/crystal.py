@@ -28,7 +28,6 @@ from rtarena.envs.games.versus import DRAW, LOSS, SIDE_COLORS, WIN, outcome, sid
 from rtarena.envs.games.walker import border, walk
 from rtarena.errors import UserError
 
-EYE_M = 1.6
 SUBSTEPS = 4
 
 
@@ -57,6 +56,7 @@ class Thrower(Section):
     speed_m_s: float = Field(gt=0)
     radius_m: float = Field(gt=0)
     fov_deg: float = Field(gt=10, lt=170)
+    eye_m: float = Field(gt=0)  # the camera above the feet
     respawn_s: float = Field(ge=0)
 
 
@@ -286,7 +286,8 @@ class Crystal(SuiteGame):
                     for a in self.possible_agents if a != viewer and self.up(a)]
         if self.balls:
             sprites.append(sprite_rows(COIN, [[*b["pos"], 1.0] for b in self.balls], 0.3, 0.3, (250, 250, 250)))
-        image = self.view.draw(*self.pos[viewer], EYE_M, self.yaw[viewer], self.pitch[viewer], np.concatenate(sprites))
+        image = self.view.draw(*self.pos[viewer], self.rules.player.eye_m, self.yaw[viewer], self.pitch[viewer],
+                               np.concatenate(sprites))
         canvas = Canvas.over(image)
         mid, arm = self.size / 2, max(2, self.size // 32)
         canvas.rect(mid - arm, mid - 0.5, mid + arm, mid + 0.5, (255, 255, 255))

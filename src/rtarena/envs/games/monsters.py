@@ -23,7 +23,6 @@ from rtarena.envs.games.firstperson import (
 from rtarena.envs.games.rules import GameRules, Section
 from rtarena.envs.games.walker import border, walk
 
-EYE_M = 1.6
 MONSTER_COLOR = (90, 200, 60)
 
 
@@ -39,6 +38,7 @@ class Shooter(Section):
     radius_m: float = Field(gt=0)
     health: int = Field(ge=1)
     fov_deg: float = Field(gt=10, lt=170)
+    eye_m: float = Field(gt=0)  # the camera above the feet
     shot_damage: int = Field(ge=1)
     cooldown_s: float = Field(ge=0)
 
@@ -255,7 +255,8 @@ class Monsters(SuiteGame):
         alive = np.flatnonzero(self.alive)
         xyz = np.column_stack([self.mpos[alive], np.zeros(len(alive))])
         sprites = sprite_rows(PLAYER, xyz, 0.8, 1.4, MONSTER_COLOR)
-        image = self.view.draw(*self.pos[viewer], EYE_M, self.yaw[viewer], self.pitch[viewer], sprites)
+        eye = self.rules.player.eye_m
+        image = self.view.draw(*self.pos[viewer], eye, self.yaw[viewer], self.pitch[viewer], sprites)
         canvas = Canvas.over(image)
         mid, arm = self.size / 2, max(2, self.size // 32)
         canvas.rect(mid - arm, mid - 0.5, mid + arm, mid + 0.5, (255, 255, 255))

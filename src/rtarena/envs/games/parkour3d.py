@@ -20,7 +20,6 @@ from rtarena.envs.games.firstperson import (
 )
 from rtarena.envs.games.rules import GameRules, Section
 
-EYE_M = 1.6
 MARGIN_M = 4.0
 
 
@@ -43,6 +42,7 @@ class Jumper(Section):
     radius_m: float = Field(gt=0)
     step_m: float = Field(ge=0)
     fov_deg: float = Field(gt=10, lt=170)
+    eye_m: float = Field(gt=0)  # the camera above the feet
 
 
 class ParkourRules(GameRules):
@@ -226,7 +226,7 @@ class Parkour3D(SuiteGame):
     def _draw(self, agent: str | None) -> Canvas:
         viewer = agent or self.possible_agents[0]
         pos = self.body[viewer]["pos"]
-        image = self.view.draw(pos[0], pos[1], pos[2] + EYE_M, self.yaw[viewer], self.pitch[viewer])
+        image = self.view.draw(pos[0], pos[1], pos[2] + self.rules.player.eye_m, self.yaw[viewer], self.pitch[viewer])
         canvas = Canvas.over(image)
         mid = self.size / 2
         canvas.rect(mid - 1, mid - 1, mid + 1, mid + 1, (255, 255, 255))
