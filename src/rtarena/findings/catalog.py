@@ -432,10 +432,11 @@ FINDINGS: tuple[Finding, ...] = (
             "Under the 250 ms real-time setting, however, the same additions bring no benefit and even slightly "
             "worsen incoming hit rate (0.66 to 0.67) (Gemini-3.1 Pro, Basic and Cooperative levels, 20 seeds; "
             "Table 11)",
-            f"preset `modality-ablation`, the scripted pixel player (frame and depth image, never the text; "
-            f"{MEDIA_PREFILL_S:g} s of prefill per image it reads); the direction matches if, of score and "
-            "incoming hit rate, depth improves more than it worsens turn-based and not in real time; quick: "
-            "arena/basic-v0, rgb+text vs rgb+depth+text, 30 s, 10 seeds turn-based and 2 in real time; "
+            f"preset `modality-ablation`, the scripted pixel player (frame and depth image, never the observation "
+            "text; the field of view, eye height, walking and shell speeds from the prompt's level rules, as a "
+            f"model reads them; {MEDIA_PREFILL_S:g} s of prefill per image it reads); the direction matches if, "
+            "of score and incoming hit rate, depth improves more than it worsens turn-based and not in real time; "
+            "quick: arena/basic-v0, rgb+text vs rgb+depth+text, 30 s, 10 seeds turn-based and 2 in real time; "
             "full: the preset's five combinations on basic and coop, 20 seeds",
             modality),
 )
