@@ -6,8 +6,9 @@ deadline, a short GIL switch interval, the last half millisecond spun). Each con
 newer than the last it saw and always takes the latest (frames published while it was busy are skipped,
 never queued). Its committed action (or chunk of per-step actions) sits in a buffer from which each step
 takes one; a newer commit replaces whatever of an older one is not yet applied. With the clock's `settle_s` set, a
-controller waits until its buffer is empty and `settle_s` more seconds before it observes again. A slow
-controller blocks neither the env loop nor any other controller.
+controller waits until its buffer is empty and then for a world at least `settle_s` past the chunk's last step
+(sim time, as `measured` frees it: an env loop running late under load delays the observation, it does not
+hand over a world from inside the chunk). A slow controller blocks neither the env loop nor any other controller.
 
 Sim time and wall time are one axis here (sim `t` is `origin + t` on the wall), and every record keeps
 `obs_sim_s <= start_sim_s <= committed_sim_s <= applied_sim_s`: step k (sim `k*dt` to `(k+1)*dt`) is
@@ -44,6 +45,8 @@ class WallLoop:
         # per controller: (observation, start sim s, wall start) of the decision it is making now
         self.thinking: list[tuple[Published, float, float] | None] = [None] * len(episode.slots)
         self.settling = episode.clock.settle_s is not None  # controllers wait for their chunks: wake them
+        # per controller: the sim time of the world right after the last step its buffer gave (settling only)
+        self.played_until: list[float] = [0.0] * len(episode.slots)
 
     def run(self, max_steps: int | None) -> None:
         with steady():
@@ -92,9 +95,11 @@ class WallLoop:
         ep = self.episode
         due = sim_round((ep.step_index + lag) * ep.dt)
         ready = []
-        for buffer in self.buffers:
+        for index, buffer in enumerate(self.buffers):
             if buffer and (buffer[0].committed_sim_s < due if lag else buffer[0].committed_sim_s <= due):
                 pending = buffer.popleft()
+                if not buffer:  # this step plays the chunk's last action: the world after it ends the chunk
+                    self.played_until[index] = sim_round((ep.step_index + 1) * ep.dt)
                 step, at = ep.apply_point(pending.committed_sim_s) if pending.position == 0 else (0, 0.0)
                 pending.at_s = at if step == ep.step_index else 0.0
                 ready.append(pending)
@@ -145,8 +150,10 @@ class WallLoop:
                 for pending in steps:
                     pending.committed_sim_s = committed
                 self.buffers[index] = deque(steps)
+                self.played_until[index] = sim_round(ep.step_index * ep.dt)  # an empty chunk ends now
                 if ep.clock.settle_s is not None:  # the chunk plays out, then the world settles
                     while self.buffers[index] and not self.stop.is_set() and not ep.done():
                         self.new_version.wait(timeout=0.05)
-            if ep.clock.settle_s and self.stop.wait(ep.clock.settle_s):
-                return
+                    settled = sim_round(self.played_until[index] + ep.clock.settle_s)
+                    while self.visible.sim_s < settled - 1e-9 and not self.stop.is_set() and not ep.done():
+                        self.new_version.wait(timeout=0.05)
