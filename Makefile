@@ -18,6 +18,7 @@ $(STAMP): pyproject.toml
 	set -e; wheel=$$(ls /opt/wheels/torch-*+cpu-*.whl 2>/dev/null | head -n 1); \
 		if [ -n "$$wheel" ]; then $(BIN)/pip install -q "$$wheel"; fi
 	$(BIN)/pip install -q -e '.[dev]'
+	$(BIN)/python -m compileall -q -j 0 src   # an editable install is not compiled by pip, as a wheel's files are
 	$(BIN)/rtarena warmup   # compile the numba kernels once, into the cache every process finds
 	touch $(STAMP)
 
