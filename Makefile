@@ -40,8 +40,9 @@ demo: $(STAMP)
 # One pytest worker more than there are cores: a test file (or a folder sharing a session fixture) stays on
 # one worker, slow files first, the Ray file among them (tests/conftest.py schedules them). A third of the
 # suite waits on real time (wall-clock episodes, a Chromium page, a Ray node starting), so one worker more
-# keeps both cores busy. On this 2-core machine, 2026-12-02: 382 s and 406 s in the working checkout; in a
-# clean clone 442 s and 448 s on a first run, 424 s on a second. `make test TEST_WORKERS=1` runs one process.
+# keeps both cores busy; they are saturated to the end (about 800 CPU-s). On this 2-core machine, 2026-12-02,
+# first runs in clean clones took 392-494 s (the machine's speed varies by tens of seconds from run to run).
+# `make test TEST_WORKERS=1` runs one process.
 TEST_WORKERS ?= $(shell echo $$(( $$(nproc) + 1 )))
 test: $(STAMP) system-deps
 	$(BIN)/ruff check src tests bench
