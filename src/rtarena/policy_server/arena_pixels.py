@@ -45,6 +45,7 @@ from typing import Any
 
 import numpy as np
 
+from rtarena.agents.llm.prompts import LEVEL_RULES_HEADING
 from rtarena.envs.arena.render.palette import COIN_RGB, TURRET_RGB
 from rtarena.envs.arena.rules import read_rules_text
 from rtarena.policy_server.arena_text import EXPLORE, go_to
@@ -83,13 +84,19 @@ class LevelNumbers:
     @classmethod
     def from_prompt(cls, system: str) -> LevelNumbers | None:
         """The numbers in a system prompt's `### Level rules` (`LevelRules.text()`), or None without them."""
-        rules = read_rules_text(system.split("### Level rules", 1)[1]) if "### Level rules" in system else {}
+        _, heading, after = system.partition(LEVEL_RULES_HEADING)
+        rules = read_rules_text(after) if heading else {}
         players, turret = rules.get("players", {}), rules.get("turret", {})
         if not {"fov_deg", "eye_height_m", "move_speed_m_s", "radius_m"} <= players.keys():
             return None
         shell = turret.get("shell_speed_m_s") if turret.get("enabled") else None
         return cls(float(players["fov_deg"]), float(players["eye_height_m"]), float(players["move_speed_m_s"]),
                    None if shell is None else float(shell), float(players["radius_m"]) + MISS_MARGIN_M)
+
+    @property
+    def half_view(self) -> float:
+        """tan of half the field of view: a frame's edge column is this far off its centre line."""
+        return math.tan(math.radians(self.fov_deg / 2))
 
 
 @dataclass(frozen=True)
@@ -141,8 +148,7 @@ def hue_mask(rgb: np.ndarray, hue_deg: float, min_value: float = 0.45,
 
 def bearing(column: float, width: int, level: LevelNumbers) -> float:
     """The bearing (deg, + left) of a frame column's centre under the arena's perspective."""
-    half = math.tan(math.radians(level.fov_deg / 2))
-    return math.degrees(math.atan((width / 2 - column - 0.5) / (width / 2) * half))
+    return math.degrees(math.atan((width / 2 - column - 0.5) / (width / 2) * level.half_view))
 
 
 def view_rows(height: int) -> slice:
@@ -203,7 +209,7 @@ def standing(depth: np.ndarray, level: LevelNumbers) -> np.ndarray:
     and a pixel much nearer than that (`FLOOR_SHARE`) is something on it."""
     height = depth.shape[0]
     rows = np.arange(height // 2, view_rows(height).stop)
-    below = (rows + 0.5 - height / 2) / (height / 2) * math.tan(math.radians(level.fov_deg / 2))
+    below = (rows + 0.5 - height / 2) / (height / 2) * level.half_view
     floor = level.eye_m / np.maximum(below, 1e-6)
     band = depth[rows]
     return np.where(band < FLOOR_SHARE * floor[:, None], band, np.inf).min(axis=0)
@@ -220,8 +226,7 @@ def clearance(near: np.ndarray) -> np.ndarray:
 def ahead_m(clear: np.ndarray, bearing_deg: float, level: LevelNumbers) -> float:
     """How far the way is clear toward this bearing (the `clearance` of the column it falls in)."""
     width = clear.size
-    half = math.tan(math.radians(level.fov_deg / 2))
-    column = width / 2 - 0.5 - math.tan(math.radians(bearing_deg)) / half * width / 2
+    column = width / 2 - 0.5 - math.tan(math.radians(bearing_deg)) / level.half_view * width / 2
     return float(clear[int(np.clip(round(column), 0, width - 1))])
 
 

@@ -34,6 +34,7 @@ HERE = Path(__file__).parent
 HEADINGS = {"game": "The game", "web": "The web task"}
 WORLDS = {"game": "game", "web": "page"}  # what the world is called in the clock sentence, per setting
 DOMAIN_SECTIONS = ("Description", "Observation", "Action Space", "Rewards and Score", "Termination")
+LEVEL_RULES_HEADING = "### Level rules"  # the prompt's section of the level's numbers (arena_pixels reads it)
 
 
 @cache
@@ -70,7 +71,7 @@ def domain_text(context: Any) -> str:
     shared = family_notes(docs.family_doc)
     if shared:
         text = shared + "\n\n" + text
-    return text + ("\n\n### Level rules\n" + docs.rules_text if docs.rules_text else "")
+    return text + (f"\n\n{LEVEL_RULES_HEADING}\n" + docs.rules_text if docs.rules_text else "")
 
 
 def family_notes(doc: str | None) -> str | None:
