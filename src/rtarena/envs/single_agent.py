@@ -21,7 +21,7 @@ class SingleAgentView(gymnasium.Env):
         self.agent = env.possible_agents[0]
         self.observation_space = env.observation_space(self.agent)
         self.action_space = env.action_space(self.agent)
-        self.render_mode = getattr(env, "render_mode", None)
+        self.render_mode = env.render_mode
         self.metadata = {"render_modes": env.metadata.get("render_modes", []),
                          "render_fps": env.metadata.get("render_fps", max(1, round(1 / env.dt)))}
         self.dt = env.dt

@@ -110,7 +110,7 @@ class HumanSession:
             session.controllers[agent_id].name = text
         human_ids = list(session.humans)
         viewer = ArenaViewer([env.possible_agents.index(a) for a in human_ids], ARENA_VIEW_PX) \
-            if family == "arena" else ObsViewer(human_ids)
+            if family == "arena" else ObsViewer(human_ids, game=family == "games")
         session.watched = _Watched(env, viewer, session.frames)
         return session
 
@@ -129,8 +129,8 @@ class HumanSession:
 
     def describe(self) -> dict[str, Any]:
         """What the page shows beside the view."""
-        env = self.watched
-        mouse = bool(getattr(getattr(env, "keyspace", None), "uses_mouse", False))
+        env = self.watched.env
+        mouse = self.family == "games" and env.keyspace.uses_mouse
         return {"env_id": self.env_id, "family": self.family, "keys": keys_help(self.family, env),
                 "mouse": mouse, "browser": self.family in BROWSER_FAMILIES, "dt": float(env.dt),
                 "slots": dict(zip(env.possible_agents, self.specs, strict=True))}

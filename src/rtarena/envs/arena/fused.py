@@ -15,7 +15,8 @@ and writes that slot's first frame (autoreset in the same step); Python then rea
 and score and resets it for the episode after. Copies with different layouts share nothing but the rules: each
 slot holds its own obstacle tables, so no padding is needed (a typed list of slots of one numba type).
 
-Supported: one-player levels whose `level_over` is the coin level's (every coin taken), pixel observations
+Supported: one-player levels that declare `capabilities.fused_step` (their `level_over` is the coin level's:
+every coin taken), pixel observations
 (`rgb`); `ArenaVectorEnv` steps other levels and observations copy by copy.
 """
 
@@ -42,7 +43,6 @@ from rtarena.envs.arena.events import (
     decode,
 )
 from rtarena.envs.arena.kernel_cache import kernel
-from rtarena.envs.arena.levels import BasicLevel
 from rtarena.envs.arena.random_state import pointers
 from rtarena.envs.arena.render.draw import FONT
 from rtarena.envs.arena.render.hud import H_MINIMAP, HUD_FIELDS, overlay_range
@@ -72,9 +72,10 @@ NO_MINIMAP = np.zeros((0, 0, 3), dtype=np.uint8)
 
 
 def supports(env: Any) -> bool:
-    """Whether the fused step plays `env` exactly: one player, the coin level's end, no actions inside steps."""
-    return (len(env.possible_agents) == 1 and type(env).level_over is BasicLevel.level_over
-            and "set_action_times" not in env.__dict__)
+    """Whether the fused step plays `env` exactly: one player, the coin level's end (declared:
+    `capabilities.fused_step`), no actions inside steps (`capabilities.substep_s`)."""
+    declared = env.capabilities
+    return len(env.possible_agents) == 1 and declared.fused_step and declared.substep_s is None
 
 
 def points_by_code(env: Any) -> np.ndarray:
