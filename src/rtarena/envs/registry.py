@@ -20,6 +20,7 @@ from typing import Any
 from rtarena.envs.capabilities import check_declaration
 from rtarena.envs.gui.catalog import task_rows
 from rtarena.envs.level_files import read_tables
+from rtarena.envs.single_agent import SingleAgentView
 from rtarena.errors import UserError
 
 
@@ -173,10 +174,10 @@ def _register_with_ecosystem() -> None:
 
 
 def _single_agent_factory(env_id: str):
-    def create(**kwargs: Any):
-        from rtarena.envs.single_agent import SingleAgentView
-
-        return SingleAgentView(env_id=env_id, **kwargs)
+    def create(render_mode: str | None = None, **kwargs: Any):
+        if render_mode is not None:
+            kwargs["render_mode"] = render_mode
+        return SingleAgentView(make(env_id, **kwargs))
 
     return create
 

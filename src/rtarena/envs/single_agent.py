@@ -8,15 +8,10 @@ import gymnasium
 
 
 class SingleAgentView(gymnasium.Env):
-    """Exposes the only agent of a registered one-agent env through the Gymnasium API."""
+    """Exposes the only agent of a one-agent env (`registry.make` builds it for `gymnasium.make`) through the
+    Gymnasium API."""
 
-    def __init__(self, env_id: str | None = None, env: Any = None, render_mode: str | None = None, **kwargs: Any):
-        from rtarena.envs.registry import make
-
-        if env is None:
-            if render_mode is not None:
-                kwargs["render_mode"] = render_mode
-            env = make(env_id, **kwargs)
+    def __init__(self, env: Any) -> None:
         self.parallel_env = env
         self.agent = env.possible_agents[0]
         self.observation_space = env.observation_space(self.agent)

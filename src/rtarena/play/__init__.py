@@ -25,12 +25,25 @@ from typing import Any
 
 import numpy as np
 
-from rtarena.agents.human import KEYBOARD, LAYOUT_ORDER, LAYOUTS, HumanAgent
+from rtarena.agents.human import HUMAN_PATHS, KEYBOARD, LAYOUT_ORDER, LAYOUTS, HumanAgent
 from rtarena.envs.base import RealtimeWrapper
 from rtarena.errors import UserError
 
 MAX_HUMANS = 4
 STATUS_PX = 22
+
+HUMAN_FAMILIES = tuple(HUMAN_PATHS)
+
+
+def human_family(env_id: str) -> str:
+    """The env's family, or the one line naming the families people can play."""
+    from rtarena.envs.registry import env_spec
+
+    family = env_spec(env_id).family
+    if family not in HUMAN_FAMILIES:
+        raise UserError(f"{env_id!r} ({family}) has no human path; people play the families "
+                        f"{', '.join(HUMAN_FAMILIES)}", field="ENV_ID")
+    return family
 
 
 @dataclass
@@ -293,8 +306,6 @@ def check_play(env_id: str, agents: list[str] | None = None, *, map: str | None 
     from rtarena.eval.customize import arena_kwargs
 
     if env_spec(env_id).family != "arena":
-        from rtarena.play.session import human_family
-
         human_family(env_id)  # an env without a human path: the line names the families with one
         raise UserError(f"the window plays arena levels; play {env_id!r} in a page with --web", field="ENV_ID")
     kwargs = arena_kwargs(env_id, map, sets, disable)

@@ -31,11 +31,11 @@ from typing import Any
 
 import numpy as np
 
+from rtarena.envs.arena.maps.format import STYLES
 from rtarena.envs.arena.maps.grid import blocked_grid, boxes_from_cells, label_free
 from rtarena.envs.arena.world import CRATE, OBSTACLE_KINDS, WALL
 from rtarena.errors import UserError
 
-STYLES = ("open", "rooms", "maze")
 FREE = -1  # a painted cell holds an obstacle code of `world.py` (WALL, CRATE), or FREE
 TARGET_CELL_M = 0.5
 MAX_ATTEMPTS = 12
