@@ -28,14 +28,14 @@ from typing import Any
 import numpy as np
 from numba.typed import List
 
+from rtarena.envs.arena import metrics
 from rtarena.envs.arena.events import (
     AMMO_MOVED,
     CHICKEN_SHOT,
     COIN,
+    DECODERS,
     HIT,
-    KILL,
     SHOT,
-    TURRET_DESTROYED,
     TURRET_FIRE,
     TURRET_HIT,
     TURRET_SHELL_HIT,
@@ -79,11 +79,13 @@ def supports(env: Any) -> bool:
 
 
 def points_by_code(env: Any) -> np.ndarray:
-    """The points each event code scores (`metrics.SCORED`): the reward table the kernel reads."""
+    """The points each event code scores: the level's `points` for the event types `metrics.SCORED` names
+    (the same table the env's step scores with), by the code the kernel writes (`events.DECODERS`)."""
     pts = env.rules.points
     table = np.zeros(CODES)
-    for code, key in ((COIN, "coin"), (KILL, "kill"), (TURRET_DESTROYED, "turret"), (CHICKEN_SHOT, "chicken")):
-        table[code] = float(getattr(pts, key))
+    for code, (kind, _) in enumerate(DECODERS):
+        if kind in metrics.SCORED:
+            table[code] = float(getattr(pts, metrics.SCORED[kind][1]))
     return table
 
 
