@@ -4,8 +4,8 @@ One table maps a spec's kind to where its agent lives. Kinds whose agent depends
 (a heuristic bot plays the arena differently from cart-pole) map each family to an entry point. The
 text after the first `:` is handed to the factory as its option string.
 
-A row marked `privileged` holds scripted bots or oracles that read world state through the runtime's
-read-only view (`rtarena.contract.Agent.privileged`); `rtarena list` marks them, so nobody mistakes an
+A row marked `privileged` holds scripted bots or oracles that read world state from the runtime's per-step
+snapshots (`rtarena.contract.Agent.privileged`, `PrivilegedFeed`); `rtarena list` marks them, so nobody mistakes an
 oracle's score for an agent's.
 """
 

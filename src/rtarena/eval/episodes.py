@@ -73,7 +73,7 @@ def controllers_for(env: Any, specs: list[AgentSpec], family: str) -> dict[Any, 
     if len(specs) != len(agents):
         from rtarena.errors import UserError
 
-        raise UserError(f"{len(specs)} --agent specs for {len(agents)} slots of {getattr(env, 'spec_id', env)}; "
+        raise UserError(f"{len(specs)} --agent specs for {len(agents)} slots of {env.spec_id or env}; "
                         "give one (for every slot) or one per slot", field="--agent")
     groups: list[tuple[list[str], AgentSpec]] = []
     for agent, spec in zip(agents, specs, strict=True):

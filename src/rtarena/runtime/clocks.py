@@ -69,11 +69,11 @@ class Clock(Section):
 
     @classmethod
     def env_defaults(cls, env: Any, settings: dict[str, Any]) -> dict[str, Any]:
-        """`settings` with the env's own defaults filled in where the user left them unset: its `obs_every`
-        (a browser task observes once per page second)."""
+        """`settings` with the env's own defaults filled in where the user left them unset: its declared
+        `capabilities.obs_every` (a browser task observes once per page second)."""
         out = dict(settings)
-        if out.get("obs_every") is None and getattr(env, "obs_every", None):
-            out["obs_every"] = int(env.obs_every)
+        if out.get("obs_every") is None and env.capabilities.obs_every:
+            out["obs_every"] = env.capabilities.obs_every
         return out
 
     def _delay_sentence(self) -> str:
@@ -138,12 +138,12 @@ class TokenClock(Clock):
 
     @classmethod
     def env_defaults(cls, env: Any, settings: dict[str, Any]) -> dict[str, Any]:
-        """Also, given neither kappa nor B, the env's default B (its `tokens_per_interval`: 64 for a browser
+        """Also, given neither kappa nor B, the env's default B (`capabilities.tokens_per_interval`: 64 for a browser
         task); and for B without a rate, the env's actual observation rate `1 / (dt * obs_every)`, so that
         kappa = B * f."""
         out = super().env_defaults(env, settings)
         if out.get("kappa") is None and out.get("tokens_per_interval") is None:
-            out["tokens_per_interval"] = getattr(env, "tokens_per_interval", None)
+            out["tokens_per_interval"] = env.capabilities.tokens_per_interval
         if out.get("tokens_per_interval") is not None and out.get("obs_rate_hz") is None and out.get("kappa") is None:
             out["obs_rate_hz"] = 1.0 / (float(env.dt) * int(out.get("obs_every") or 1))
         return out

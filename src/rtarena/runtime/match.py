@@ -5,6 +5,7 @@ from __future__ import annotations
 import time
 from typing import Any
 
+from rtarena.contract import RealtimeEnv
 from rtarena.runtime.clocks import Clock, clock_for_env
 from rtarena.runtime.controllers import build_slots, context_for
 from rtarena.runtime.episode import Episode
@@ -32,17 +33,19 @@ def run_match(
     defaults fill what they leave unset (`Clock.env_defaults`). `max_steps` None (the default) plays until
     the env itself ends the episode (every registered env has a time limit).
     """
-    if not hasattr(env, "dt"):
-        raise TypeError("env has no dt: wrap it with rtarena.wrap_gymnasium(env, dt=...) or wrap_pettingzoo")
+    if not isinstance(env, RealtimeEnv):  # the contract's members, `dt` and `capabilities` among them
+        raise TypeError("env is not an rtarena env (no dt or capabilities): wrap it with "
+                        "rtarena.wrap_gymnasium(env, dt=...) or wrap_pettingzoo")
     clock = clock_for_env(clock, env, clock_settings)
     slots = build_slots(env, controllers)
-    env_id = env_id or getattr(env, "spec_id", None) or env.metadata.get("name", type(env).__name__)
+    env_id = env_id or env.spec_id or env.metadata.get("name", type(env).__name__)
     started = time.perf_counter()
     episode = Episode(env, env_id, slots, clock, seed)
     # the episode's length in sim seconds: the step limit's, else the env's own time limit (None: unknown)
-    horizon_s = max_steps * float(env.dt) if max_steps is not None else getattr(env, "time_limit_s", None)
+    horizon_s = max_steps * float(env.dt) if max_steps is not None else env.time_limit_s
     for index, slot in enumerate(slots):
         slot.agent.reset(context_for(slot, env, env_id, seed, clock, index, horizon_s=horizon_s))
+    episode.latest.privileged = episode.snapshots()  # the first observation's, taken as the agents asked at reset
     loop = WallLoop(episode) if clock.concurrent else Scheduler(episode)
     loop.run(max_steps)
     return episode.result(wall_seconds=time.perf_counter() - started)

@@ -28,6 +28,7 @@ from typing import Any, ClassVar
 import numpy as np
 from gymnasium import spaces
 
+from rtarena.contract import EnvCapabilities
 from rtarena.envs.base import AgentID, RealtimeParallelEnv
 from rtarena.envs.games.canvas import Canvas
 from rtarena.envs.games.keys import KeyMouseSpace, describe_keys
@@ -70,8 +71,8 @@ class SuiteGame(RealtimeParallelEnv):
                                           "is_parallelizable": True}
     level_file: ClassVar[str] = ""
     rules_schema: ClassVar[type[GameRules]] = GameRules
-    # the scripted players' one read (agents/scripted/games: world)
-    privileged_queries: ClassVar[tuple[str, ...]] = ("privileged_state",)
+    # the scripted players' one read (agents/scripted/games: world): `privileged_state(agent)`, a copy per step
+    capabilities = EnvCapabilities(privileged=True)
 
     def __init__(self, variant: str | None = None, num_agents: int | None = None,
                  obs: tuple[str, ...] | list[str] | str = MODALITIES, size: int = 128,
@@ -234,5 +235,5 @@ class SuiteGame(RealtimeParallelEnv):
         return {}
 
     def privileged_state(self, agent: AgentID) -> dict[str, Any]:
-        """World facts for privileged scripted players (they get a copy through the view; never an observation)."""
+        """World facts for privileged scripted players (the runtime hands them a copy with each observation)."""
         raise NotImplementedError

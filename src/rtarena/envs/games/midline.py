@@ -70,6 +70,7 @@ class MidlineRace(Workshop):
 
     level_file = "midline.toml"
     rules_schema = MidlineRules
+    seated: str | None = None  # the side whose bench the workshop rules act on now (`seat`)
     rules: MidlineRules
 
     def state_size(self) -> int:
@@ -104,7 +105,7 @@ class MidlineRace(Workshop):
     def seat(self, agent: str) -> Iterator[None]:
         """Workshop's rules act on one bench, one set of stations and one tally: run them on this side's
         (re-entrant: the workshop's HUD asks for the prompt inside a seat)."""
-        if getattr(self, "seated", None) == agent:
+        if self.seated == agent:
             yield
             return
         self.seated = agent
