@@ -75,11 +75,6 @@ def list_envs(
     console.print(kinds)
 
 
-# The flags of `rtarena run ENV_ID` (typed by `eval/flags.py: RunFlags`); refused next to an experiment.
-RUN_FLAGS = ("agent", "clock", "dt", "kappa", "overhead", "delay_ms", "obs_every", "max_steps", "seeds",
-             "seed_start", "out", "map", "disable", "settle_s", "latency", "latency_trace", "latency_model")
-
-
 def given_options(ctx: typer.Context, names: tuple[str, ...]) -> dict[str, object]:
     """The options of `names` the user typed (not left at their defaults), with their values."""
     given = {}
@@ -106,7 +101,8 @@ def run(
     kappa: Annotated[float | None, typer.Option(help="token clock: tokens per simulated second")] = None,
     overhead: Annotated[float | None, typer.Option(help="token clock: fixed seconds per decision")] = None,
     delay_ms: Annotated[float, typer.Option("--delay-ms", help="injected delay per decision, ms")] = 0.0,
-    obs_every: Annotated[int, typer.Option("--obs-every", help="publish an observation every K steps")] = 1,
+    obs_every: Annotated[int | None, typer.Option("--obs-every", help="publish an observation every K steps "
+                                                  "[default: the env's, 1]", show_default=False)] = None,
     max_steps: Annotated[int | None, typer.Option(
         "--max-steps", help="step limit per episode [default: until the env ends it]", show_default=False)] = None,
     settle_s: Annotated[float | None, typer.Option(
@@ -138,15 +134,15 @@ def run(
     """Run episodes: of one env with the flags below, or of an experiment file or preset, on a local
     process pool or Ray. Writes episodes.jsonl and Parquet records; `--resume` finishes a killed run."""
     from rtarena.eval.commands import RunOptions, run_command
-
-    flags = {"agent": agent, "clock": clock, "dt": dt, "kappa": kappa, "overhead": overhead, "delay_ms": delay_ms,
-             "obs_every": obs_every, "max_steps": max_steps, "seeds": seeds, "seed_start": seed_start, "out": out,
-             "map": map_, "disable": disable, "workers": workers, "settle_s": settle_s, "latency": latency,
-             "latency_trace": latency_trace, "latency_model": latency_model}
+    from rtarena.eval.flags import RunFlags
     from rtarena.schema import run_name
 
+    # the flags of one env's run are the fields of `RunFlags` (eval/flags.py), typed and checked there once;
+    # next to an experiment file or a preset, those the user typed are refused
+    names = tuple(RunFlags.model_fields)
+    flags = {name: ctx.params[name if name in ctx.params else name + "_"] for name in names}
     options = RunOptions(preset, tuple(set_ or ()), ray, resume, workers, video, run_name(run_id))
-    result = run_command(target, flags, given_options(ctx, RUN_FLAGS), options, console)
+    result = run_command(target, flags, given_options(ctx, names), options, console)
     if result.exit_code:  # exit codes: docs/evaluation.md
         raise typer.Exit(result.exit_code)
 
@@ -291,8 +287,10 @@ def improve(
     settle_s: Annotated[float | None, typer.Option("--settle-s", help="seconds after a chunk has played [0.2]")]
     = None,
     kappa: Annotated[float | None, typer.Option(help="token clock: tokens per simulated second")] = None,
+    overhead: Annotated[float | None, typer.Option(help="token clock: fixed seconds per decision [0]")] = None,
     delay_ms: Annotated[float | None, typer.Option("--delay-ms", help="injected delay per decision, ms [0]")] = None,
-    obs_every: Annotated[int | None, typer.Option("--obs-every", help="observation every K steps [1]")] = None,
+    obs_every: Annotated[int | None, typer.Option("--obs-every", help="observation every K steps [the env's, 1]")]
+    = None,
     max_steps: Annotated[int | None, typer.Option("--max-steps", help="step limit per episode [until the env ends "
                                                   "it]")] = None,
     alpha: Annotated[float | None, typer.Option(help="rollback below alpha x the best round [0.5]")] = None,
@@ -319,7 +317,8 @@ def improve(
     from rtarena.improve.commands import improve_command, setting_pairs
 
     settings = {"rounds": rounds, "episodes": episodes, "clock": clock, "max_steps": max_steps, "alpha": alpha,
-                "settle_s": settle_s, "kappa": kappa, "delay_ms": delay_ms, "obs_every": obs_every,
+                "settle_s": settle_s, "kappa": kappa, "overhead_s": overhead, "delay_ms": delay_ms,
+                "obs_every": obs_every,
                 "judge_mode": judge_mode, "transfer_episodes": transfer, "workers": workers,
                 "transfer_every_round": transfer_every_round, "stop_rule": stop_rule,
                 **setting_pairs(setting or [])}

@@ -27,8 +27,8 @@ def test_pdq_and_lcrt_share_the_chunk_protocol(name):
     clocks = {c.name: c for c in load_preset(name).clocks}
     pdq, lcrt = clocks["paused-chunks"], clocks["measured"]
     assert (pdq.clock, lcrt.clock) == ("paused", "measured")
-    assert lcrt.numbers["settle_s"] == pdq.numbers["settle_s"] > 0  # only the clock differs
-    assert {k: v for k, v in lcrt.numbers.items() if k != "latency"} == pdq.numbers
+    assert lcrt.run_clock.settle_s == pdq.run_clock.settle_s > 0  # only the clock differs
+    assert {k: v for k, v in lcrt.run_clock.given().items() if k != "latency"} == pdq.run_clock.given()
 
 
 def test_lcrt_plays_whole_chunks_and_idles_while_the_model_thinks(tmp_path):

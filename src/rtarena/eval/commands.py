@@ -119,7 +119,6 @@ def run_flags(env_id: str, flags: RunFlags, options: RunOptions, console: Consol
     # --map, --set SECTION.KEY=VALUE and --disable customise an arena level (checked before any episode)
     custom = arena_kwargs(env_id, flags.map, options.params, flags.disable)
     env_kwargs.update(custom)
-    settings = flags.clock_settings()  # validated by the clock in `flags.run_flags`, before any episode runs
     for spec in flags.agent:
         check_spec(spec, family, command="run")
     env = make(env_id, **env_kwargs)
@@ -130,7 +129,7 @@ def run_flags(env_id: str, flags: RunFlags, options: RunOptions, console: Consol
                         "or one per slot", field="--agent")
     out = Path(flags.out)
     refuse_reuse(out, options.resume)
-    experiment = experiment_from_flags(env_id, flags.agent, flags.clock, settings, env_kwargs, flags.seed_list,
+    experiment = experiment_from_flags(env_id, flags.agent, flags.run_clock, flags.dt, flags.seed_list,
                                        flags.max_steps, str(out))
     if custom:
         from dataclasses import replace as _replace

@@ -11,12 +11,13 @@ name (`flags_given_with_experiment`): an experiment sets them in its file.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
-from pydantic import ConfigDict, Field
+from pydantic import ConfigDict, Field, PrivateAttr
 
 from rtarena.errors import UserError
 from rtarena.limits import check_limit
+from rtarena.runtime.clocks import Clock, make_clock
 from rtarena.schema import NonNegFloat, NonNegInt, PosFloat, PosInt, Section, at_most, validate, writable_folder
 
 
@@ -37,7 +38,8 @@ class RunFlags(Section):
     kappa: float | None = Field(None, description="token clock: tokens per simulated second (the clock checks it)")
     overhead: float | None = Field(None, description="token clock: fixed seconds per decision (the clock checks it)")
     delay_ms: NonNegFloat = Field(0.0, description="injected delay per decision, milliseconds")
-    obs_every: int = Field(1, description="publish an observation every K steps (the clock checks it)")
+    obs_every: int | None = Field(None, description="publish an observation every K steps (the clock checks it; "
+                                  "None: the env's own)")
     settle_s: float | None = Field(None, description="seconds the world runs on default actions after a chunk "
                                    "before the next observation (the clock checks it)")
     latency: str | None = Field(None, description="measured clock: which latency is charged (the clock checks it)")
@@ -48,20 +50,29 @@ class RunFlags(Section):
         None, description="step limit per episode (None: until the env ends it)")
     seeds: Annotated[PosInt, at_most("run.seeds")] = Field(1, description="number of episodes")
     seed_start: NonNegInt = Field(0, description="first seed")
-    workers: NonNegInt = Field(0, description="episodes at once (0: one per CPU)")
     out: Path = Field(Path("runs/latest"), description="output folder")
     map: str | None = None
     disable: tuple[str, ...] = ()
+    _clock: Clock = PrivateAttr()
 
     @property
     def seed_list(self) -> tuple[int, ...]:
         return tuple(range(self.seed_start, self.seed_start + self.seeds))
 
-    def clock_settings(self) -> dict[str, float | int | None]:
-        """The clock's settings by their own names, in seconds: `--delay-ms` is converted here, once."""
-        return {"kappa": self.kappa, "overhead_s": self.overhead, "delay_s": self.delay_ms / 1000.0,
-                "obs_every": self.obs_every, "settle_s": self.settle_s, "latency": self.latency,
-                "latency_trace": self.latency_trace, "latency_model": self.latency_model}
+    @property
+    def run_clock(self) -> Clock:
+        """The run's clock, built once from the flags when they were read (`model_post_init`)."""
+        return self._clock
+
+    def model_post_init(self, context: Any) -> None:
+        """Build the clock from its flags: the clock class checks them, with the same one line as a file's
+        `[[clocks]]` entry or `make_clock` (`--delay-ms` is converted to seconds and `--latency-trace` made
+        absolute here, once: a resumed run, or a worker, may start elsewhere)."""
+        trace = str(Path(self.latency_trace).resolve()) if self.latency_trace else None
+        self._clock = make_clock(self.clock, kappa=self.kappa, overhead_s=self.overhead,
+                                 delay_s=self.delay_ms / 1000.0 if self.delay_ms else None, obs_every=self.obs_every,
+                                 settle_s=self.settle_s, latency=self.latency, latency_trace=trace,
+                                 latency_model=self.latency_model)
 
 
 def run_flags(values: dict[str, object]) -> RunFlags:
@@ -69,12 +80,9 @@ def run_flags(values: dict[str, object]) -> RunFlags:
     if not values.get("agent"):
         raise UserError("is required: one spec for every slot or one per slot (e.g. --agent random); "
                         "see `rtarena list`", field="--agent")
-    from rtarena.runtime.clocks import build_clock
-
     flags = validate(RunFlags, {flag_name(k): v for k, v in values.items() if v is not None})
-    if flags.dt is not None:  # an episode's simulated length, steps x dt (docs/limits.md)
+    if flags.dt is not None and flags.max_steps is not None:  # an episode's simulated length (docs/limits.md)
         check_limit("episode.sim_s", flags.max_steps * flags.dt, field="--max-steps x --dt")
-    build_clock(flags.clock, flags.clock_settings())  # the clock class declares and checks its own settings
     writable_folder(flags.out, "--out")
     return flags
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import time
 from typing import Any
 
-from rtarena.runtime.clocks import Clock, clock_for_env
+from rtarena.runtime.clocks import Clock, build_clock
 from rtarena.runtime.controllers import build_slots, context_for
 from rtarena.runtime.episode import Episode
 from rtarena.runtime.records import MatchResult
@@ -29,12 +29,15 @@ def run_match(
     `Agent` or any callable `observation -> action`. `clock` is a protocol name (`wall`, `paused`,
     `token`, `measured`) or a `Clock`; its settings (`kappa`, `overhead`, `delay_s`, `obs_every` ...)
     may be passed as keyword arguments, and are validated by the clock (`make_clock`); the env's own
-    defaults fill what they leave unset (`Clock.env_defaults`). `max_steps` None (the default) plays until
+    defaults fill what they leave unset (`Clock.for_env`). A run (`rtarena run`, experiments, `improve`)
+    passes the `Clock` its settings built once, and no keywords. `max_steps` None (the default) plays until
     the env itself ends the episode (every registered env has a time limit).
     """
     if not hasattr(env, "dt"):
         raise TypeError("env has no dt: wrap it with rtarena.wrap_gymnasium(env, dt=...) or wrap_pettingzoo")
-    clock = clock_for_env(clock, env, clock_settings)
+    if isinstance(clock, str) or clock_settings:  # the Python API's name and keywords
+        clock = build_clock(clock, clock_settings)
+    clock = clock.for_env(env)
     slots = build_slots(env, controllers)
     env_id = env_id or getattr(env, "spec_id", None) or env.metadata.get("name", type(env).__name__)
     started = time.perf_counter()
