@@ -62,12 +62,15 @@ def list_envs(
 
         capabilities_table(console, svg)
         return
+    from rtarena.envs.conditions import family_condition
     from rtarena.envs.games.rules import game_name, read_capabilities
 
-    table = Table("env id", "agents", "summary", title="envs")
+    table = Table("env id", "agents", "summary", "condition (a bare `run`; `describe ENV_ID`)", title="envs")
     for spec in ENV_TABLE:
         rated = f" [{read_capabilities(game_name(spec.id) + '.toml').short()}]" if spec.family == "games" else ""
-        table.add_row(spec.id, "1" if spec.single_agent else "many", spec.summary + rated)
+        condition = family_condition(spec.family)
+        table.add_row(spec.id, "1" if spec.single_agent else "many", spec.summary + rated,
+                      escape(f"{condition.name}: {condition.clock.clock}, {'+'.join(condition.view.modalities)}"))
     console.print(table)
     kinds = Table("agent spec", "privileged", "summary", title="agents (--agent); privileged ones read the world")
     for kind in AGENT_KINDS:
@@ -87,6 +90,32 @@ def given_options(ctx: typer.Context, names: tuple[str, ...]) -> dict[str, objec
 
 
 @app.command()
+def describe(
+    env_id: Annotated[str, typer.Argument(help="an env id (see `rtarena list`)")],
+) -> None:
+    """What a bare `rtarena run ENV_ID` plays: the env family's declared condition, with the paper's words."""
+    from rtarena.envs.conditions import condition_file, family_condition
+    from rtarena.envs.registry import env_spec
+
+    spec = env_spec(env_id)
+    condition = family_condition(spec.family)
+    plain_echo(f"{spec.id}: {spec.summary}")
+    plain_echo(condition.line())
+    rows = [("clock", " ".join([condition.clock.clock, *(f"{k}={v}" for k, v in condition.clock.settings().items())])),
+            ("dt", f"{condition.dt_s:g} s" if condition.dt_s is not None else "the env's own"),
+            ("chunks", condition.chunks), ("latency", condition.latency),
+            ("model's view", "+".join(condition.view.modalities) + (f" at {condition.view.image_px} px"
+                                                                     if condition.view.image_px else "")),
+            ("view from", condition.view.about), ("declared in", str(condition_file(spec.family)))]
+    for name, value in rows:
+        plain_echo(f"  {name}: {value}")
+    for quote in condition.quotes:
+        plain_echo(f'  paper: "{quote}"')
+    for ablation in condition.ablations:
+        plain_echo(f"  ablation: {ablation}")
+
+
+@app.command()
 def run(
     ctx: typer.Context,
     target: Annotated[str | None, typer.Argument(
@@ -96,8 +125,10 @@ def run(
         list[str] | None, typer.Option("--agent", help="agent spec, required with an ENV_ID (e.g. random); once "
                                        "for every slot, or once per slot", show_default=False)
     ] = None,
-    clock: Annotated[str, typer.Option(help=" | ".join(CLOCKS))] = "token",
-    dt: Annotated[float | None, typer.Option(help="simulated seconds per env step")] = None,
+    clock: Annotated[str | None, typer.Option(help=" | ".join(CLOCKS) + " [default: the env's declared condition, "
+                                              "`rtarena describe ENV_ID`]", show_default=False)] = None,
+    dt: Annotated[float | None, typer.Option(help="simulated seconds per env step [default: the condition's, else "
+                                             "the env's]", show_default=False)] = None,
     kappa: Annotated[float | None, typer.Option(help="token clock: tokens per simulated second")] = None,
     overhead: Annotated[float | None, typer.Option(help="token clock: fixed seconds per decision")] = None,
     delay_ms: Annotated[float, typer.Option("--delay-ms", help="injected delay per decision, ms")] = 0.0,

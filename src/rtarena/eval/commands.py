@@ -98,13 +98,14 @@ def run_command(target: str | None, flags: dict[str, Any], given: dict[str, Any]
     if Path(target).exists():
         raise UserError(f"{target} is a file, not an env id; experiment files end in .toml, .json or .yaml",
                         field="TARGET")
+    from rtarena.envs.conditions import family_condition
     from rtarena.envs.registry import env_spec
 
-    env_spec(target)  # an unknown env id is named before any flag is asked for
+    family = env_spec(target).family  # an unknown env id is named before any flag is asked for
     if options.resume and not flags.get("agent"):
         raise UserError(f"{target} is not a run folder; --resume takes a run folder (RUN --resume), or an env id "
                         "with the --agent and --out of the run to finish", field="--resume")
-    return run_flags(target, typed_flags(flags), options, console, err)
+    return run_flags(target, typed_flags(flags, family_condition(family)), options, console, err)
 
 
 def run_flags(env_id: str, flags: RunFlags, options: RunOptions, console: Console, err: Console) -> RunResult:
@@ -113,7 +114,7 @@ def run_flags(env_id: str, flags: RunFlags, options: RunOptions, console: Consol
     from rtarena.envs.registry import env_spec, make
 
     family = env_spec(env_id).family
-    env_kwargs: dict[str, Any] = {"dt": flags.dt} if flags.dt is not None else {}
+    env_kwargs: dict[str, Any] = {"dt": flags.run_dt} if flags.run_dt is not None else {}
     from rtarena.eval.customize import arena_kwargs
 
     # --map, --set SECTION.KEY=VALUE and --disable customise an arena level (checked before any episode)
@@ -123,13 +124,20 @@ def run_flags(env_id: str, flags: RunFlags, options: RunOptions, console: Consol
         check_spec(spec, family, command="run")
     env = make(env_id, **env_kwargs)
     slots = len(env.possible_agents)
+    # a model agent that names no view gets the family's declared one: the env is asked for what it lacks
+    view = declared_view_obs(env, flags.agent, family)
     env.close()
+    if view:
+        env_kwargs["obs"] = view
+        custom = {**custom, "obs": view}
     if len(flags.agent) not in (1, slots):
         raise UserError(f"{len(flags.agent)} --agent specs for {slots} slots of {env_id}; give one (for every slot) "
                         "or one per slot", field="--agent")
     out = Path(flags.out)
     refuse_reuse(out, options.resume)
-    experiment = experiment_from_flags(env_id, flags.agent, flags.run_clock, flags.dt, flags.seed_list,
+    if flags.condition is not None:  # no --clock: the family's declared condition, said in one line
+        console.print(flags.condition.line(), markup=False, highlight=False, soft_wrap=True)
+    experiment = experiment_from_flags(env_id, flags.agent, flags.run_clock, flags.run_dt, flags.seed_list,
                                        flags.max_steps, str(out))
     if custom:
         from dataclasses import replace as _replace
@@ -154,6 +162,31 @@ def run_flags(env_id: str, flags: RunFlags, options: RunOptions, console: Consol
     console.print(table)
     console.print(f"episodes: {out / 'episodes.jsonl'}  decisions: {out / 'decisions'}")
     return result
+
+
+def declared_view_obs(env: Any, specs: tuple[str, ...], family: str) -> list[str]:
+    """The env's `obs` for a bare run whose line-up has a model agent that names no modalities, when the env
+    does not make every modality of the family's declared view by default (the arena: `rgb` beside its
+    text, ROAR's screen); else []. A spec that names its modalities (`modalities=text`) keeps them."""
+    from rtarena.agents.specs import build_agent
+    from rtarena.envs.conditions import family_condition
+
+    def model_default(spec: str) -> bool:
+        agent = build_agent(spec, family)
+        try:
+            options = getattr(agent, "options", None)  # model agents' options (agents/llm/options.py)
+            return options is not None and hasattr(options, "for_observation") and not options.modalities
+        finally:
+            agent.close()
+
+    from gymnasium.spaces import Dict
+
+    space = env.observation_space(env.possible_agents[0])
+    if not isinstance(space, Dict):  # one array (cart-pole's state): no modalities to ask for
+        return []
+    made = list(space.spaces)
+    missing = [m for m in family_condition(family).view.modalities if m not in made]
+    return [*made, *missing] if missing and any(model_default(s) for s in set(specs)) else []
 
 
 def refuse_reuse(out: Path, resume: bool) -> None:
