@@ -144,6 +144,10 @@ def run(
         "--latency-trace", help="replay clock: a run folder or Parquet file whose latencies are replayed")] = None,
     latency_model: Annotated[str | None, typer.Option(
         "--latency-model", help="replay clock: empirical | tokens (a fit on tokens in/out) [empirical]")] = None,
+    obs: Annotated[str | None, typer.Option(help="what the env makes, +-joined (rgb+text) [default: what the agents "
+                                            "declare they observe, else the env's own]", show_default=False)] = None,
+    resolution: Annotated[int | None, typer.Option(help="image side in pixels for rgb/depth (the arena: 84..640) "
+                                                   "[default: the agents' or the env's]", show_default=False)] = None,
     seeds: Annotated[int, typer.Option(help="number of episodes, seeds 0..N-1")] = 1,
     seed_start: Annotated[int, typer.Option("--seed-start", help="first seed")] = 0,
     out: Annotated[Path, typer.Option(help="output folder")] = Path("runs/latest"),

@@ -169,15 +169,26 @@ class AgentContext:
         return self.agents[0]
 
 
+@dataclass(frozen=True)
+class Observes:
+    """What an agent needs the env to make: observation modalities (`rgb`, `state`, `text` ...) and, where one
+    is an image, its side in pixels (None: any size). The runner asks the env for it before any episode."""
+
+    modalities: tuple[str, ...]
+    image_px: int | None = None
+
+
 class Agent:
     """Base class for decision makers. Subclasses implement `act`; `reset` is called per episode.
 
     `privileged = True` asks the runtime for `context.privileged`, a read-only view of the world; set it
-    only on scripted bots and oracles, and mark their `AGENT_KINDS` row the same way.
+    only on scripted bots and oracles, and mark their `AGENT_KINDS` row the same way. `observes` declares
+    what the agent needs the env to make (a pixel policy: `rgb` at 84 px); None: whatever the env makes.
     """
 
     name: str = "agent"
     privileged: ClassVar[bool] = False
+    observes: Observes | None = None
 
     def reset(self, context: AgentContext) -> None:
         self.context = context

@@ -110,7 +110,7 @@ def run_command(target: str | None, flags: dict[str, Any], given: dict[str, Any]
 
 def run_flags(env_id: str, flags: RunFlags, options: RunOptions, console: Console, err: Console) -> RunResult:
     """`rtarena run ENV_ID --agent ...`: one cell, written straight into `--out` like the first version."""
-    from rtarena.agents.specs import check_spec
+    from rtarena.agents.specs import checked_agent
     from rtarena.envs.registry import env_spec, make
 
     family = env_spec(env_id).family
@@ -120,16 +120,20 @@ def run_flags(env_id: str, flags: RunFlags, options: RunOptions, console: Consol
     # --map, --set SECTION.KEY=VALUE and --disable customise an arena level (checked before any episode)
     custom = arena_kwargs(env_id, flags.map, options.params, flags.disable)
     env_kwargs.update(custom)
-    for spec in flags.agent:
-        check_spec(spec, family, command="run")
-    env = make(env_id, **env_kwargs)
-    slots = len(env.possible_agents)
-    # a model agent that names no view gets the family's declared one: the env is asked for what it lacks
-    view = declared_view_obs(env, flags.agent, family)
-    env.close()
-    if view:
-        env_kwargs["obs"] = view
-        custom = {**custom, "obs": view}
+    agents = [checked_agent(spec, family, command="run") for spec in dict.fromkeys(flags.agent)]  # built once
+    try:
+        env = make(env_id, **env_kwargs)
+        slots = len(env.possible_agents)
+        # what the agents observe (a pixel policy: rgb at 84; a model agent naming no view: the family's
+        # declared one), or --obs/--resolution: asked of the env, checked before any episode
+        asked = observation_kwargs(env_id, env, agents, family, flags, env_kwargs)
+        env.close()
+    finally:
+        for agent in agents:
+            agent.close()
+    if asked:
+        env_kwargs.update(asked)
+        custom = {**custom, **asked}
     if len(flags.agent) not in (1, slots):
         raise UserError(f"{len(flags.agent)} --agent specs for {slots} slots of {env_id}; give one (for every slot) "
                         "or one per slot", field="--agent")
@@ -164,29 +168,59 @@ def run_flags(env_id: str, flags: RunFlags, options: RunOptions, console: Consol
     return result
 
 
-def declared_view_obs(env: Any, specs: tuple[str, ...], family: str) -> list[str]:
-    """The env's `obs` for a bare run whose line-up has a model agent that names no modalities, when the env
-    does not make every modality of the family's declared view by default (the arena: `rgb` beside its
-    text, ROAR's screen); else []. A spec that names its modalities (`modalities=text`) keeps them."""
-    from rtarena.agents.specs import build_agent
+def observation_kwargs(env_id: str, env: Any, agents: list[Any], family: str, flags: RunFlags,
+                       env_kwargs: dict[str, Any]) -> dict[str, Any]:
+    """The env kwargs (`obs`, `resolution`) that make what the run's agents observe: `--obs`/`--resolution`
+    when given; else each agent's declared `observes` (a pixel policy: `rgb` at 84 px; a VLM: `rgb`), and
+    for a model agent that names no modalities the family's declared view (the arena: `rgb` beside its text,
+    ROAR's screen; docs/conditions.md). {} when the env makes it all already. A request the env cannot meet
+    is one line, before any episode."""
+    from gymnasium.spaces import Box, Dict
+
     from rtarena.envs.conditions import family_condition
-
-    def model_default(spec: str) -> bool:
-        agent = build_agent(spec, family)
-        try:
-            options = getattr(agent, "options", None)  # model agents' options (agents/llm/options.py)
-            return options is not None and hasattr(options, "for_observation") and not options.modalities
-        finally:
-            agent.close()
-
-    from gymnasium.spaces import Dict
+    from rtarena.envs.registry import make
 
     space = env.observation_space(env.possible_agents[0])
-    if not isinstance(space, Dict):  # one array (cart-pole's state): no modalities to ask for
-        return []
-    made = list(space.spaces)
-    missing = [m for m in family_condition(family).view.modalities if m not in made]
-    return [*made, *missing] if missing and any(model_default(s) for s in set(specs)) else []
+    made = list(space.spaces) if isinstance(space, Dict) else []
+    declared = family_condition(family).view.modalities
+    wanted = list(flags.obs or ())
+    sizes = {flags.resolution} if flags.resolution else set()
+    if not flags.obs:
+        for agent in agents:
+            if agent.observes is not None:
+                wanted += agent.observes.modalities
+                sizes |= {agent.observes.image_px} if agent.observes.image_px and not flags.resolution else set()
+            elif hasattr(getattr(agent, "options", None), "for_observation"):  # a model agent: the family's view
+                wanted += declared
+    if len(sizes) > 1:
+        raise UserError(f"the agents need images of different sizes ({', '.join(map(str, sorted(sizes)))} px); "
+                        "give --resolution, or agents that agree", field="--agent")
+    missing = [m for m in dict.fromkeys(wanted) if m not in made]
+    rgb = space.spaces.get("rgb") if isinstance(space, Dict) else None
+    asked: dict[str, Any] = {}
+    if flags.obs:
+        asked["obs"] = list(dict.fromkeys(flags.obs))
+    elif missing:
+        asked["obs"] = [*made, *missing]
+    if sizes and not (isinstance(rgb, Box) and max(rgb.shape[:2]) == next(iter(sizes)) and "obs" not in asked):
+        asked["resolution"] = next(iter(sizes))
+    final = asked.get("obs", made)
+    for agent in agents:
+        lacking = [m for m in (agent.observes.modalities if agent.observes else ()) if final and m not in final]
+        if lacking:
+            raise UserError(f"{agent.name} observes {'+'.join(lacking)}; the env would make {'+'.join(final)} "
+                            f"(give --obs with {'+'.join(lacking)}, or leave --obs out)", field="--obs")
+    if not asked:
+        return {}
+    try:  # the env must make it: built once more with the request, refused here in one line
+        probe = make(env_id, **{**env_kwargs, **asked})
+        probe.close()
+    except (UserError, TypeError, ValueError, KeyError) as error:
+        shown = " ".join(f"{k}={'+'.join(v) if isinstance(v, list) else v}" for k, v in asked.items())
+        reason = str(error).splitlines()[0] if str(error) else type(error).__name__
+        raise UserError(f"{env_id} cannot make what the agents observe ({shown}): {reason}",
+                        field="--obs" if flags.obs else "--agent") from None
+    return asked
 
 
 def refuse_reuse(out: Path, resume: bool) -> None:

@@ -13,7 +13,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
-from pydantic import ConfigDict, Field, PrivateAttr
+from pydantic import ConfigDict, Field, PrivateAttr, field_validator
 
 from rtarena.errors import UserError
 from rtarena.limits import check_limit
@@ -57,6 +57,16 @@ class RunFlags(Section):
     out: Path = Field(Path("runs/latest"), description="output folder")
     map: str | None = None
     disable: tuple[str, ...] = ()
+    obs: tuple[Annotated[str, Field(pattern=r"^[a-z_]+$")], ...] | None = Field(
+        None, description="observation modalities the env makes, `+`-joined (rgb+text); the env checks them "
+        "(None: what the agents declare they observe, else the env's own)")
+    resolution: Annotated[int, Field(ge=16, le=1024)] | None = Field(
+        None, description="image side in pixels for the rgb/depth modalities (the env checks it)")
+
+    @field_validator("obs", mode="before")
+    @classmethod
+    def _joined(cls, value: Any) -> Any:
+        return tuple(part.strip() for part in value.replace(",", "+").split("+")) if isinstance(value, str) else value
     _clock: Clock = PrivateAttr()
     _condition: Condition | None = PrivateAttr(None)
 
