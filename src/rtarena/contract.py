@@ -162,6 +162,9 @@ class AgentContext:
     docs: EnvDocs = field(default_factory=EnvDocs)
     privileged: ReadOnlyView | None = None
     horizon_s: float | None = None
+    # where a committed action takes effect: at its commit time inside a step (a browser task: the page acts
+    # at the decision's simulated time) or, False, at the first step that starts at or after it
+    applies_at_commit: bool = False
 
     @property
     def agent(self) -> AgentID:

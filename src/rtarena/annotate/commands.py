@@ -60,6 +60,9 @@ def annotate_command(run: str, root: str, model: str | None, codebook: str | Non
         table.add_row(condition, agent, code, capability or "-", str(n))
     console.print(table)
     console.print(f"rule-based annotations: {summary['rules']}")
+    if not model:  # say which annotator coded the run (the report says it too: eval/failure_modes.py)
+        console.print("coded by the rule annotator, the offline fallback; the paper's annotator is a model: "
+                      "rtarena annotate RUN --model MODEL@BASE_URL (then --review for the human check)")
     if model:
         agree = summary["agreement"]
         kappa = "n/a" if agree["kappa"] is None else f"{agree['kappa']:.3f}"

@@ -80,7 +80,7 @@ def build_slots(env: Any, controllers: Any) -> list[ControllerSlot]:
 
 
 def context_for(slot: ControllerSlot, env: Any, env_id: str, seed: int, clock: Clock, index: int,
-                horizon_s: float | None = None) -> AgentContext:
+                horizon_s: float | None = None, applies_at_commit: bool = False) -> AgentContext:
     """The read-only episode context handed to the slot's agent at reset: documentation and the frozen
     clock, never the env; a read-only view of the env only for an agent whose class declares itself
     privileged."""
@@ -94,6 +94,7 @@ def context_for(slot: ControllerSlot, env: Any, env_id: str, seed: int, clock: C
         seed=int(seed) * 1000 + index,
         clock=clock,
         horizon_s=horizon_s,
+        applies_at_commit=applies_at_commit,
         docs=env_docs(env, slot.agent_ids),
         privileged=privileged_view(env) if getattr(slot.agent, "privileged", False) else None,
     )

@@ -45,7 +45,8 @@ def run_match(
     # the episode's length in sim seconds: the step limit's, else the env's own time limit (None: unknown)
     horizon_s = max_steps * float(env.dt) if max_steps is not None else getattr(env, "time_limit_s", None)
     for index, slot in enumerate(slots):
-        slot.agent.reset(context_for(slot, env, env_id, seed, clock, index, horizon_s=horizon_s))
+        slot.agent.reset(context_for(slot, env, env_id, seed, clock, index, horizon_s=horizon_s,
+                                     applies_at_commit=episode.substep_s is not None))
     loop = WallLoop(episode) if clock.concurrent else Scheduler(episode)
     loop.run(max_steps)
     return episode.result(wall_seconds=time.perf_counter() - started)
