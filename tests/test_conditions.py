@@ -13,7 +13,6 @@ from tests.helpers import run_main
 from rtarena.envs.conditions import FILES, family_condition, table_row
 from rtarena.envs.registry import ENV_TABLE
 from rtarena.policy_server.server import PolicyServer
-from rtarena.runtime.clocks import make_clock
 
 DOC = Path(__file__).parents[1] / "docs" / "conditions.md"
 
@@ -32,45 +31,63 @@ def test_the_docs_table_is_the_registrys_every_family_declares_one():
         assert not family_condition(family).quotes and family_condition(family).source.startswith("rtarena")
 
 
-def parts(body: dict) -> tuple[str, list[str]]:
-    """The system prompt and the kinds of the last user message's parts."""
+def parts(body: dict) -> tuple[str, list[str], list[int]]:
+    """The system prompt, the kinds of the last user message's parts and the longest side of each image."""
+    import base64
+    import io
+
+    from PIL import Image
+
     messages = body["messages"]
     system = messages[0]["content"]
     user = messages[-1]["content"]
     kinds = [p["type"] for p in user] if isinstance(user, list) else ["text"]
-    return system if isinstance(system, str) else json.dumps(system), kinds
+    sides = [max(Image.open(io.BytesIO(base64.b64decode(p["image_url"]["url"].split(",", 1)[1]))).size)
+             for p in (user if isinstance(user, list) else []) if p["type"] == "image_url"]
+    return system if isinstance(system, str) else json.dumps(system), kinds, sides
 
 
-# family: (env id, steps, whether the request carries an image, the chunk form the prompt names or None)
+# family: (env id, steps, the clock's words in the prompt, the chunk form the prompt names or None)
 BARE = {
-    "classic": ("classic/cartpole-v0", 3, False, None),
-    "games": ("games/tilefall-v0", 3, True, "; W"),
-    "arena": ("arena/basic-v0", 4, True, None),
+    "classic": ("classic/cartpole-v0", 3, "every 100 tokens you generate cost 1 s of game time", None),
+    "games": ("games/tilefall-v0", 3, "The game is paused while you think", "; W"),
+    "arena": ("arena/basic-v0", 4, "The game runs in real time and does not wait for you", None),
+    "web": ("web/quiz-v0", 2, "every 64 tokens you generate cost 1 s of page time", None),
 }
 
 
 @pytest.mark.parametrize("family", sorted(BARE))
 def test_a_bare_run_plays_the_declared_condition(family, tmp_path):
-    env_id, steps, image, chunk = BARE[family]
+    env_id, steps, sentence, chunk = BARE[family]
     declared = family_condition(family)
     with PolicyServer() as server:
         code, output = run_main(["run", env_id, "--agent", f"llm:scripted-heuristic@{server.base_url}",
                                  "--max-steps", str(steps), "--out", str(tmp_path / "o")])
         bodies = server.bodies
-    assert code == 0, output
-    assert declared.line() in output  # one line naming the condition and its source
+    # under the arena's real-time clock a reply that comes after the episode's 1 s is abandoned (exit 4, the
+    # agent failed every decision): the request it answered is what this test reads
+    assert code == 0 or (code == 4 and declared.clock.clock == "wall" and "abandoned" in output), output
+    assert bodies and declared.line() in output  # one line naming the condition and its source
     episode = json.loads((tmp_path / "o" / "episodes.jsonl").read_text().splitlines()[0])
-    clock = make_clock(declared.clock.clock, **declared.clock.settings())
     assert episode["clock"]["clock"] == declared.clock.clock
     assert all(episode["clock"][k] == v for k, v in declared.clock.settings().items())
-    system, kinds = parts(bodies[-1])
-    # the clock's own sentence (the token clock's names its kappa; the env's defaults fill the rest)
-    assert clock.describe().split(":")[0] in system
-    assert ("image_url" in kinds) == image, kinds  # the declared view: the screen, or text alone
+    system, kinds, sides = parts(bodies[-1])
+    assert sentence in system  # the clock's own sentence, its numbers as the condition sets them
+    image = declared.view.image_px if {"rgb", "som"} & set(declared.view.modalities) else None
+    assert ("image_url" in kinds) == (image is not None), kinds  # the declared view: the screen, or text alone
+    assert all(side <= image for side in sides) and (family == "web" or sides in ([], [image]))  # its size
     if chunk:
         assert chunk in system  # the chunked key form the suite's players answer in
     if declared.dt_s is not None:
         assert episode["sim_seconds"] == pytest.approx(episode["steps"] * declared.dt_s)
+
+
+def test_describe_prints_the_declaration_with_the_papers_words():
+    code, output = run_main(["describe", "games/tilefall-v0"])
+    declared = family_condition("games")
+    assert code == 0 and declared.line() in output and declared.quotes[0] in output
+    assert "games.condition.toml" in output and "ablation: LCRT" in output
+    assert run_main(["describe", "games/tilefal-v0"])[0] == 2  # an unknown id: one line, as `run` says it
 
 
 def test_the_text_ablation_is_named_and_sends_no_image(tmp_path):

@@ -93,14 +93,15 @@ def given_options(ctx: typer.Context, names: tuple[str, ...]) -> dict[str, objec
 def describe(
     env_id: Annotated[str, typer.Argument(help="an env id (see `rtarena list`)")],
 ) -> None:
-    """What a bare `rtarena run ENV_ID` plays: the env family's declared condition, with the paper's words."""
+    """What a bare `rtarena run ENV_ID` plays: the env family's declared condition, with the paper's words
+    (one line each, unwrapped)."""
     from rtarena.envs.conditions import condition_file, family_condition
     from rtarena.envs.registry import env_spec
 
     spec = env_spec(env_id)
     condition = family_condition(spec.family)
-    plain_echo(f"{spec.id}: {spec.summary}")
-    plain_echo(condition.line())
+    typer.echo(f"{spec.id}: {spec.summary}")
+    typer.echo(condition.line())
     rows = [("clock", " ".join([condition.clock.clock, *(f"{k}={v}" for k, v in condition.clock.settings().items())])),
             ("dt", f"{condition.dt_s:g} s" if condition.dt_s is not None else "the env's own"),
             ("chunks", condition.chunks), ("latency", condition.latency),
@@ -108,11 +109,11 @@ def describe(
                                                                      if condition.view.image_px else "")),
             ("view from", condition.view.about), ("declared in", str(condition_file(spec.family)))]
     for name, value in rows:
-        plain_echo(f"  {name}: {value}")
+        typer.echo(f"  {name}: {value}")
     for quote in condition.quotes:
-        plain_echo(f'  paper: "{quote}"')
+        typer.echo(f'  paper: "{quote}"')
     for ablation in condition.ablations:
-        plain_echo(f"  ablation: {ablation}")
+        typer.echo(f"  ablation: {ablation}")
 
 
 @app.command()

@@ -181,6 +181,8 @@ def observation_kwargs(env_id: str, env: Any, agents: list[Any], family: str, fl
     from rtarena.envs.registry import make
 
     space = env.observation_space(env.possible_agents[0])
+    if not isinstance(space, Dict) and not flags.obs:  # one array (cart-pole's state): nothing to choose from
+        return {}
     made = list(space.spaces) if isinstance(space, Dict) else []
     declared = family_condition(family).view.modalities
     wanted = list(flags.obs or ())
