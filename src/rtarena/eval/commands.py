@@ -139,6 +139,9 @@ def run_flags(env_id: str, flags: RunFlags, options: RunOptions, console: Consol
                         "or one per slot", field="--agent")
     out = Path(flags.out)
     refuse_reuse(out, options.resume)
+    from rtarena.agents.specs import check_connections
+
+    check_connections(flags.agent)  # a live session that cannot open is the one line, before the condition's
     if flags.condition is not None:  # no --clock: the family's declared condition, said in one line
         console.print(flags.condition.line(), markup=False, highlight=False, soft_wrap=True)
     experiment = experiment_from_flags(env_id, flags.agent, flags.run_clock, flags.run_dt, flags.seed_list,
@@ -154,7 +157,7 @@ def run_flags(env_id: str, flags: RunFlags, options: RunOptions, console: Consol
         jobs = [replace(job, video=True) for job in jobs]
     config = experiment.to_dict()
     result = run_jobs(jobs, out, out.name, config, workers=options.workers or 1, ray=options.ray,
-                      resume=options.resume, console=err)
+                      resume=options.resume, console=err, connections_checked=True)
     table = Table("seed", "steps", "sim s", "wall s", "decisions", "return (per agent)")
     for line in sorted(result.lines, key=lambda ln: ln.get("seed", 0)):
         if line.get("status") != "ok":

@@ -167,10 +167,12 @@ def choose_run_dir(experiment: Experiment, run_id: str | None, resume: bool, con
 
 def run_jobs(jobs: list[EpisodeJob], run_dir: Path, run_id: str, config: dict[str, Any], *, workers: int = 0,
              ray: str | None = None, resume: bool = False, concurrency: dict[str, int] | None = None,
-             console: Console | None = None) -> RunResult:
-    """Run every job not yet recorded in `run_dir` and write each as it finishes."""
+             console: Console | None = None, connections_checked: bool = False) -> RunResult:
+    """Run every job not yet recorded in `run_dir` and write each as it finishes (`connections_checked`: the
+    caller opened each live session once already)."""
     console = console or Console(stderr=True)
-    check_connections(spec for job in jobs for spec in job.agent_specs)  # live sessions: before anything is written
+    if not connections_checked:  # live sessions: before anything is written
+        check_connections(spec for job in jobs for spec in job.agent_specs)
     run_dir.mkdir(parents=True, exist_ok=True)
     keys = [job.key for job in jobs]
     duplicates = [k for k, n in Counter(keys).items() if n > 1]
