@@ -175,10 +175,12 @@ class AgentContext:
 @dataclass(frozen=True)
 class Observes:
     """What an agent needs the env to make: observation modalities (`rgb`, `state`, `text` ...) and, where one
-    is an image, its side in pixels (None: any size). The runner asks the env for it before any episode."""
+    is an image, its side in pixels (None: any size); `family_view`: also the env family's declared model view
+    (a model agent that names none: docs/conditions.md). The runner asks the env for it before any episode."""
 
-    modalities: tuple[str, ...]
+    modalities: tuple[str, ...] = ()
     image_px: int | None = None
+    family_view: bool = False
 
 
 class Agent:

@@ -29,6 +29,7 @@ def test_pdq_and_lcrt_share_the_chunk_protocol(name):
     assert (pdq.clock, lcrt.clock) == ("paused", "measured")
     assert lcrt.run_clock.settle_s == pdq.run_clock.settle_s > 0  # only the clock differs
     assert {k: v for k, v in lcrt.run_clock.given().items() if k != "latency"} == pdq.run_clock.given()
+    assert lcrt.run_clock.latency == "server"  # the paper anchors LCRT on the server's latency
 
 
 def test_lcrt_plays_whole_chunks_and_idles_while_the_model_thinks(tmp_path):

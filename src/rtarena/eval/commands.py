@@ -193,10 +193,8 @@ def observation_kwargs(env_id: str, env: Any, agents: list[Any], family: str, fl
     if not flags.obs:
         for agent in agents:
             if agent.observes is not None:
-                wanted += agent.observes.modalities
+                wanted += [*agent.observes.modalities, *(declared if agent.observes.family_view else ())]
                 sizes |= {agent.observes.image_px} if agent.observes.image_px and not flags.resolution else set()
-            elif hasattr(getattr(agent, "options", None), "for_observation"):  # a model agent: the family's view
-                wanted += declared
     if len(sizes) > 1:
         raise UserError(f"the agents need images of different sizes ({', '.join(map(str, sorted(sizes)))} px); "
                         "give --resolution, or agents that agree", field="--agent")

@@ -100,8 +100,8 @@ class ModelAgent(Agent):
         self.asked = self.options  # as given; `options` fills the env's default view in at each reset
         # a spec that names its modalities needs the env to make them (`modalities=rgb+text` on the arena);
         # one that names none takes the family's declared view (docs/conditions.md)
-        if self.options.modalities:
-            self.observes = Observes(self.options.modalities, self.options.image_size or None)
+        self.observes = (Observes(self.options.modalities, self.options.image_size or None) if self.options.modalities
+                         else Observes(family_view=True))
         self.skill = self.options.skill_text()
         self.client = self.make_client()
         self.tally = FailureTally()
