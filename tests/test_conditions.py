@@ -102,3 +102,20 @@ def test_the_text_ablation_is_named_and_sends_no_image(tmp_path):
     assert parts(bodies[-1])[1] == ["text"]
     episode = json.loads((tmp_path / "o" / "episodes.jsonl").read_text())
     assert "obs" not in episode["env_kwargs"]
+
+
+@pytest.mark.parametrize(("family", "env_id", "kwargs"), [
+    ("arena", "arena/basic-v0", {"obs": ["text", "rgb"]}), ("games", "games/tilefall-v0", {}),
+    ("probe", "probe/identify-v0", {})])
+def test_the_declared_view_and_size_are_what_a_model_agent_gets(family, env_id, kwargs):
+    """The condition file's view is data about the code: the model's default view on that env says the same."""
+    from rtarena.agents.llm.gui_view import default_view
+    from rtarena.envs.registry import make
+
+    env = make(env_id, **kwargs)
+    try:
+        view = default_view(env.observation_space(env.possible_agents[0]))
+    finally:
+        env.close()
+    declared = family_condition(family).view
+    assert view == (declared.modalities, declared.image_px)
