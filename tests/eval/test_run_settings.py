@@ -55,7 +55,7 @@ def valid(flags: dict[str, str]) -> bool:
 @example(flags={"--clock": "measured", "--latency": "server", "--settle-s": "0.1", "--dt": "0.02"}).via("LCRT")
 @example(flags={"--clock": "token", "--kappa": "50", "--overhead": "0.1", "--obs-every": "2"}).via("token settings")
 @example(flags={"--clock": "paused", "--kappa": "50"}).via("a setting the clock does not take")
-@settings(max_examples=16, deadline=None, derandomize=True, database=None,
+@settings(max_examples=10, deadline=None, derandomize=True, database=None,
           suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(flags=st.dictionaries(st.sampled_from(sorted(VALUES)), st.none(), max_size=4).flatmap(
     lambda keys: st.fixed_dictionaries({k: st.sampled_from(VALUES[k]) for k in keys})))
