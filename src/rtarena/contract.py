@@ -231,6 +231,9 @@ class AgentContext:
     docs: EnvDocs = field(default_factory=EnvDocs)
     privileged: PrivilegedFeed | None = None
     horizon_s: float | None = None
+    # where a committed action takes effect: at its commit time inside a step (a browser task: the page acts
+    # at the decision's simulated time) or, False, at the first step that starts at or after it
+    applies_at_commit: bool = False
 
     @property
     def agent(self) -> AgentID:
@@ -238,15 +241,29 @@ class AgentContext:
         return self.agents[0]
 
 
+@dataclass(frozen=True)
+class Observes:
+    """What an agent needs the env to make: observation modalities (`rgb`, `state`, `text` ...) and, where one
+    is an image, its side in pixels (None: any size); `family_view`: also the env family's declared model view
+    (a model agent that names none: docs/conditions.md). The runner asks the env for it before any episode."""
+
+    modalities: tuple[str, ...] = ()
+    image_px: int | None = None
+    family_view: bool = False
+
+
 class Agent:
     """Base class for decision makers. Subclasses implement `act`; `reset` is called per episode.
 
     `privileged = True` asks the runtime for `context.privileged`, a feed of world snapshots (values, never
     the env); set it only on scripted bots and oracles, and mark their `AGENT_KINDS` row the same way.
+    `observes` declares what the agent needs the env to make (a pixel policy: `rgb` at 84 px); None:
+    whatever the env makes.
     """
 
     name: str = "agent"
     privileged: ClassVar[bool] = False
+    observes: Observes | None = None
 
     def reset(self, context: AgentContext) -> None:
         self.context = context

@@ -215,10 +215,13 @@ def error_line(error: ValidationError, model: type[BaseModel] | None = None, pre
     return (f"{field}: " if field else "") + reason + given + more
 
 
-def validate(model: type[M], data: Any, source: str | None = None, prefix: str = "") -> M:
-    """`model.model_validate(data)`, with a failure turned into the project's one-line `UserError`."""
+def validate(model: type[M], data: Any, source: str | None = None, prefix: str = "",
+             context: dict[str, Any] | None = None) -> M:
+    """`model.model_validate(data)`, with a failure turned into the project's one-line `UserError`; `context`
+    reaches the model's validators and `model_post_init` (what a model is read against, e.g. an env's
+    declared condition)."""
     try:
-        return model.model_validate(data)
+        return model.model_validate(data, context=context)
     except ValidationError as error:
         raise UserError(error_line(error, model, prefix), source=source) from None
 

@@ -68,7 +68,7 @@ def test_editor_builds_saves_and_the_map_plays(page, tmp_path):
     assert validate_map(table, players=1) == []
     out = tmp_path / "run"
     done = subprocess.run([sys.executable, "-m", "rtarena.cli", "run", "arena/basic-v0", "--map", str(path),
-                           "--agent", "heuristic", "--max-steps", "240", "--out", str(out)],
+                           "--agent", "heuristic", "--clock", "paused", "--max-steps", "240", "--out", str(out)],
                           capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stdout + done.stderr
     line = json.loads((out / "episodes.jsonl").read_text().splitlines()[-1])

@@ -134,11 +134,17 @@ def build_agent(spec: AgentSpec | str, family: str = "") -> Agent:
 def check_spec(text: str, family: str = "", command: str = "") -> AgentSpec:
     """Parse a spec and build its agent once (no network, no episode), so that a bad option fails with
     one line before anything runs. `command="run"` also refuses interactive kinds (a person at a window)."""
+    checked_agent(text, family, command).close()
+    return parse_spec(text)
+
+
+def checked_agent(text: str, family: str = "", command: str = "") -> Agent:
+    """`check_spec`'s agent, built once and handed over (the caller closes it): what it `observes` is asked of
+    the env before any episode."""
     spec = parse_spec(text)
     if command == "run" and spec.kind.interactive:
         raise UserError(f"{text!r} is a person at a window: use `rtarena play`, not `rtarena run`", field="--agent")
-    build_agent(spec, family).close()
-    return spec
+    return build_agent(spec, family)
 
 
 def check_connections(specs: Iterable[str]) -> None:

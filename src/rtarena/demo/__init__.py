@@ -16,6 +16,7 @@ from rich.console import Console
 from rich.table import Table
 
 from rtarena.eval.episodes import EpisodeJob, run_episode
+from rtarena.runtime.clocks import make_clock
 
 
 def started(console: Console, text: str) -> None:
@@ -39,8 +40,8 @@ def cartpole_section(out: Path, console: Console, scale: float = 1.0) -> None:
     table = Table("clock", "injected delay", "pole up (s of 10)", "decisions",
                   title="classic/cartpole-v0: a scripted balancer, dt = 20 ms")
     for clock, delay_s in CARTPOLE_SETTINGS:
-        job = EpisodeJob("classic/cartpole-v0", ("heuristic",), clock, seed=0, max_steps=round(500 * scale),
-                         clock_settings={"delay_s": delay_s}, label=f"{clock}-delay{int(delay_s * 1000)}ms")
+        job = EpisodeJob("classic/cartpole-v0", ("heuristic",), make_clock(clock, delay_s=delay_s), seed=0,
+                         max_steps=round(500 * scale), label=f"{clock}-delay{int(delay_s * 1000)}ms")
         started(console, f"cart-pole, {clock} clock, {delay_s * 1000:.0f} ms delay")
         line = run_episode(job, out / "cartpole")
         table.add_row(clock, f"{delay_s * 1000:.0f} ms", f"{line['sim_seconds']:.2f}", str(line["decisions"]))
@@ -70,8 +71,8 @@ def arena_section(out: Path, console: Console, scale: float = 1.0) -> None:
     ]
     video = can_record_video()
     for number, (env_id, specs, clock, delay_s, title) in enumerate(matches):
-        job = EpisodeJob(env_id, specs, clock, seed=0, max_steps=round(1200 * scale),
-                         clock_settings={"delay_s": delay_s}, label=f"{clock}-delay{int(delay_s * 1000)}ms",
+        job = EpisodeJob(env_id, specs, make_clock(clock, delay_s=delay_s), seed=0, max_steps=round(1200 * scale),
+                         label=f"{clock}-delay{int(delay_s * 1000)}ms",
                          video=video and number == 0)  # one match on video: the dashboard replays it
         started(console, f"{env_id}: {title}" + (" (first arena match: compiling kernels, about a minute)"
                                                  if number == 0 else "") + (", with video" if job.video else ""))

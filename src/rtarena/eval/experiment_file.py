@@ -400,12 +400,11 @@ def _clock(i: int, item: ClockItem, source: str) -> ClockSetting:
             close = difflib.get_close_matches(key, [*known, *ClockItem.model_fields], n=1)
             hint = f"; did you mean {close[0]!r}?" if close else f"; known: {', '.join(known)}"
             raise UserError(f"unknown field{hint}", source=source, field=f"clocks[{i}].{key}")
-    delay_s = item.delay_ms / 1000.0  # the file's milliseconds, in seconds from here on
-    made = build_clock(item.clock, {"delay_s": delay_s, **own}, source=source, field=f"clocks[{i}]")
-    numbers = {k: v if isinstance(v, str) else float(v) for k, v in own.items() if k != "obs_every"}
+    delay = {"delay_s": item.delay_ms / 1000.0} if item.delay_ms else {}  # the file's milliseconds, in seconds
+    made = build_clock(item.clock, {**delay, **own}, source=source, field=f"clocks[{i}]")
     default = item.clock + (f"-dt{item.dt * 1000:g}ms" if item.dt else "") + (
         f"-delay{item.delay_ms:g}ms" if item.delay_ms else "")
-    return ClockSetting(item.name or safe_name(default), item.clock, item.dt, delay_s, made.obs_every, numbers)
+    return ClockSetting(item.name or safe_name(default), made, item.dt)
 
 
 def refuse_people(experiment: Experiment) -> None:

@@ -17,7 +17,8 @@ import threading
 import traceback
 from collections import Counter
 from collections.abc import Callable, Iterator
-from dataclasses import asdict, dataclass, field, replace
+from dataclasses import dataclass, field, replace
+from dataclasses import fields as dataclass_fields
 from datetime import datetime
 from pathlib import Path
 from typing import Any
@@ -41,7 +42,7 @@ from rtarena.eval.store import (
     write_latency_trace,
 )
 from rtarena.redact import redact_all
-from rtarena.runtime.clocks import clock_class
+from rtarena.runtime.clocks import build_clock
 from rtarena.runtime.records import jsonable
 
 
@@ -106,13 +107,17 @@ def sigterm_stops() -> Iterator[None]:
 
 
 def job_to_dict(job: EpisodeJob) -> dict[str, Any]:
-    return redact_all({"key": job.key, **json.loads(json.dumps(jsonable(asdict(job))))})
+    """A job as `config.json` stores it: its clock as the protocol's name and the settings it was given."""
+    fields = {f.name: getattr(job, f.name) for f in dataclass_fields(job) if f.name != "clock"}
+    stored = {"key": job.key, **fields, "clock": job.clock.name, "clock_settings": job.clock.given()}
+    return redact_all(json.loads(json.dumps(jsonable(stored))))
 
 
 def job_from_dict(data: dict[str, Any]) -> EpisodeJob:
-    fields = {k: v for k, v in data.items() if k != "key"}
+    """A stored job (`job_to_dict`), its clock rebuilt from its name and settings (a resumed run)."""
+    fields = {k: v for k, v in data.items() if k not in ("key", "clock", "clock_settings")}
     fields["agent_specs"] = tuple(fields["agent_specs"])
-    return EpisodeJob(**fields)
+    return EpisodeJob(clock=build_clock(data["clock"], data.get("clock_settings") or {}), **fields)
 
 
 def endpoint_load(job: EpisodeJob) -> Counter:
@@ -162,10 +167,12 @@ def choose_run_dir(experiment: Experiment, run_id: str | None, resume: bool, con
 
 def run_jobs(jobs: list[EpisodeJob], run_dir: Path, run_id: str, config: dict[str, Any], *, workers: int = 0,
              ray: str | None = None, resume: bool = False, concurrency: dict[str, int] | None = None,
-             console: Console | None = None) -> RunResult:
-    """Run every job not yet recorded in `run_dir` and write each as it finishes."""
+             console: Console | None = None, connections_checked: bool = False) -> RunResult:
+    """Run every job not yet recorded in `run_dir` and write each as it finishes (`connections_checked`: the
+    caller opened each live session once already)."""
     console = console or Console(stderr=True)
-    check_connections(spec for job in jobs for spec in job.agent_specs)  # live sessions: before anything is written
+    if not connections_checked:  # live sessions: before anything is written
+        check_connections(spec for job in jobs for spec in job.agent_specs)
     run_dir.mkdir(parents=True, exist_ok=True)
     keys = [job.key for job in jobs]
     duplicates = [k for k, n in Counter(keys).items() if n > 1]
@@ -194,7 +201,7 @@ def _run_locked(jobs: list[EpisodeJob], run_dir: Path, run_id: str, config: dict
     backend = make_backend(workers, ray)
     limits = dict(concurrency or {})
     cpus = os.cpu_count() or 1
-    if backend.workers > cpus and any(clock_class(job.clock).concurrent for job in pending):
+    if backend.workers > cpus and any(job.clock.concurrent for job in pending):
         console.print(f"note: {backend.workers} episodes at once on {cpus} CPUs; wall-clock episodes share the "
                       "CPUs and their timing suffers (use --workers to limit)", highlight=False)
     manifest.start_session(run_dir, run_id, config, [job_to_dict(j) for j in jobs], backend.describe(), resume)
@@ -282,7 +289,7 @@ def record(run_dir: Path, run_id: str, job: EpisodeJob, payload: dict[str, Any])
             payload = {**payload, "error": f"recording failed: {type(error).__name__}: {error}",
                        "traceback": traceback.format_exc(limit=8)}
     details = {"env_id": job.env_id, "seed": job.seed, "label": job.label, "agent_specs": list(job.agent_specs),
-               "env_kwargs": job.env_kwargs, "clock": {"clock": job.clock, **job.clock_settings}, **job.tags,
+               "env_kwargs": job.env_kwargs, "clock": {"clock": job.clock.name, **job.clock.given()}, **job.tags,
                **base, "traceback": payload.get("traceback", "")}
     return write_failure(run_dir, job.key, payload.get("error", "unknown error"), details)
 

@@ -5,9 +5,9 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
-from pydantic import Field, model_validator
+from pydantic import Field, PrivateAttr, model_validator
 
-from rtarena.runtime.clocks import CLOCKS
+from rtarena.runtime.clocks import CLOCKS, Clock
 from rtarena.schema import Fraction, NonNegFloat, NonNegInt, PosFloat, PosInt, Section, validate
 
 
@@ -25,8 +25,9 @@ class ImproveSettings(Section):
     settle_s: NonNegFloat | None = Field(0.2, description="seconds the world runs after a chunk has played, "
                                          "before the next observation (None: a newer decision replaces a chunk)")
     kappa: PosFloat | None = Field(None, description="token clock: tokens per simulated second")
+    overhead_s: NonNegFloat | None = Field(None, description="token clock: fixed seconds per decision")
     delay_ms: NonNegFloat = Field(0.0, description="injected delay per decision, milliseconds")
-    obs_every: PosInt = Field(1, description="publish an observation every K steps")
+    obs_every: PosInt | None = Field(None, description="publish an observation every K steps (None: the env's own, 1)")
     latency: Literal["client", "server", "endpoint"] | None = Field(None, description="measured clock: which "
                                                                     "latency is charged (runtime/clocks.py)")
     latency_trace: str | None = Field(None, description="replay clock: the run or Parquet file whose latencies are "
@@ -58,6 +59,7 @@ class ImproveSettings(Section):
     stop_rule: Literal["none", "peak"] = Field("none", description="peak: stop once a held-out round is clearly "
                                                "below the best one (a paired interval; needs holdout_episodes)")
     workers: NonNegInt = Field(1, description="episodes at once (0: one per CPU)")
+    _clock: Clock = PrivateAttr()
 
 
     @model_validator(mode="after")
@@ -70,38 +72,25 @@ class ImproveSettings(Section):
 
     @model_validator(mode="after")
     def _clock_takes_them(self) -> ImproveSettings:
-        """Protocol options the chosen clock does not take are refused, all of them named."""
-        from rtarena.runtime.clocks import clock_class
+        """The clock every episode of the run plays, built here once from the settings above: the clock class
+        refuses a setting it does not take (`kappa` under `paused`) with the same line as `rtarena run`, and
+        a replay clock's trace is read now, not when the first episode fails."""
+        from rtarena.errors import UserError
+        from rtarena.runtime.clocks import make_clock
 
-        takes = clock_class(self.clock).setting_names()
-        given = {"kappa": self.kappa is not None, "settle_s": self.settle_s is not None,
-                 "delay_s": self.delay_ms > 0, "obs_every": self.obs_every != 1, "latency": self.latency is not None,
-                 "latency_trace": self.latency_trace is not None, "latency_model": self.latency_model is not None}
-        refused = [PROTOCOL_FLAGS[name] for name, on in given.items() if on and name not in takes]
-        if refused:
-            raise ValueError(f"{', '.join(refused)}: not taken by clock {self.clock!r} (it takes "
-                             f"{', '.join(takes)})")
-        if self.clock == "replay":  # its trace is read now, not when the first episode fails
-            from rtarena.errors import UserError
-            from rtarena.runtime.clocks import build_clock
-
-            try:
-                build_clock(self.clock, self.clock_settings())
-            except UserError as error:
-                raise ValueError(str(error)) from None
+        try:
+            self._clock = make_clock(self.clock, settle_s=self.settle_s, kappa=self.kappa, overhead_s=self.overhead_s,
+                                     delay_s=self.delay_ms / 1000.0 if self.delay_ms else None,
+                                     obs_every=self.obs_every, latency=self.latency, latency_trace=self.latency_trace,
+                                     latency_model=self.latency_model)
+        except UserError as error:
+            raise ValueError(str(error)) from None
         return self
 
-    def clock_settings(self) -> dict[str, Any]:
-        """The clock settings every episode of the run is played with."""
-        return {k: v for k, v in {"settle_s": self.settle_s, "kappa": self.kappa, "delay_s": self.delay_ms / 1000.0,
-                                  "obs_every": self.obs_every, "latency": self.latency,
-                                  "latency_trace": self.latency_trace, "latency_model": self.latency_model}.items()
-                if v is not None}
-
-
-PROTOCOL_FLAGS = {"kappa": "--kappa", "settle_s": "--settle-s", "delay_s": "--delay-ms", "obs_every": "--obs-every",
-                  "latency": "--setting latency", "latency_trace": "--setting latency_trace",
-                  "latency_model": "--setting latency_model"}
+    @property
+    def run_clock(self) -> Clock:
+        """The clock of every episode of the run (built by `_clock_takes_them`)."""
+        return self._clock
 
 
 def improve_settings(source: str = "rtarena improve", **values: Any) -> ImproveSettings:

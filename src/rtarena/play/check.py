@@ -30,6 +30,7 @@ from rtarena.agents.human import GAME_KEYS, KeyboardSnapshot
 from rtarena.contract import Agent, AgentContext, Decision
 from rtarena.errors import UserError
 from rtarena.play.session import HumanSession, human_family
+from rtarena.runtime.clocks import make_clock
 
 REACTION_S = 0.25  # a person's reaction time per decision (simulated seconds)
 GAME_PASS_SCORE = 0.5
@@ -164,7 +165,7 @@ def check_env(env_id: str, seed: int = 0, dt: float | None = None, out: Path | N
 
     session = HumanSession.build(env_id, device=f"check-{oracle}", dt=dt, seed=seed, hand=hand)
     holder["env"] = session.watched.env
-    session.clock, session.clock_settings = "paused", {"delay_s": 0.0 if pipeline else REACTION_S}
+    session.clock = make_clock("paused", delay_s=0.0 if pipeline else REACTION_S)
     started = time.perf_counter()
     try:
         result = session.play()

@@ -20,6 +20,7 @@ from rtarena.agents.human import GAME_KEYS, HUMAN_PATHS, LAYOUTS, KeyboardSnapsh
 from rtarena.contract import Agent
 from rtarena.errors import UserError
 from rtarena.play import HUMAN_FAMILIES, ArenaViewer, ObsViewer, _Frames, _Watched, human_family
+from rtarena.runtime.clocks import Clock, WallClock
 
 __all__ = ["HUMAN_FAMILIES", "HumanSession", "human_family", "keys_help"]
 BROWSER_FAMILIES = ("web", "gui-games")
@@ -56,8 +57,7 @@ class HumanSession:
     seed: int
     max_steps: int | None
     kwargs: dict[str, Any]
-    clock: str = "wall"
-    clock_settings: dict[str, Any] = field(default_factory=dict)
+    clock: Clock = field(default_factory=WallClock)  # a person plays in real time; `play --check` pauses
     keyboard: KeyboardSnapshot = field(default_factory=KeyboardSnapshot)
     frames: _Frames = field(default_factory=_Frames)
     interrupted: str | None = None
@@ -133,7 +133,7 @@ class HumanSession:
         def match() -> None:
             try:
                 outcome["result"] = run_match(self.watched, self.controllers, clock=self.clock, seed=self.seed,
-                                              max_steps=self.max_steps, env_id=self.env_id, **self.clock_settings)
+                                              max_steps=self.max_steps, env_id=self.env_id)
             except BaseException as error:  # raised again on the calling thread
                 outcome["error"] = error
 

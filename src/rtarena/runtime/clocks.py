@@ -89,6 +89,19 @@ class Clock(Section):
     def settings(self) -> dict[str, Any]:
         return {"clock": self.name, **self.model_dump()}
 
+    def given(self) -> dict[str, Any]:
+        """The settings this clock was given (what a run folder stores to rebuild it: a default the env fills
+        in, `obs_every` or a browser task's B, must stay unset)."""
+        return self.model_dump(exclude_unset=True)
+
+    def for_env(self, env: Any) -> Clock:
+        """This clock with the env's own defaults (`env_defaults`) where its settings leave them unset: the one
+        step between the clock a run was given and the clock its episode plays (itself when nothing is unset)."""
+        given = self.given()
+        filled = type(self).env_defaults(env, given)
+        filled = {k: v for k, v in filled.items() if v is not None}
+        return self if filled == given else type(self)(**filled)
+
     def describe(self) -> str:
         """One sentence for prompts: what thinking costs under this clock."""
         raise NotImplementedError
@@ -264,11 +277,9 @@ def make_clock(clock: str | Clock = "token", **settings: Any) -> Clock:
 
 
 def clock_for_env(clock: str | Clock, env: Any, settings: dict[str, Any]) -> Clock:
-    """`make_clock` with the env's own defaults (`Clock.env_defaults`) filled in where `settings`, and a
-    clock given as an object, leave them unset."""
-    cls = type(clock) if isinstance(clock, Clock) else clock_class(clock)
-    given = clock.model_dump(exclude_unset=True) if isinstance(clock, Clock) else {}
-    return make_clock(clock, **cls.env_defaults(env, {**given, **settings}))
+    """A clock from a stored record's name and settings (a run's `clock` column), completed for `env`
+    (`Clock.for_env`). Runs hold their clock as an object; this is for records read back."""
+    return build_clock(clock, settings).for_env(env)
 
 
 def build_clock(clock: str | Clock, settings: dict[str, Any], source: str | None = None,

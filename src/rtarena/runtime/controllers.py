@@ -89,7 +89,7 @@ def snapshot(env: Any, slot: ControllerSlot) -> dict[str, Any]:
 
 
 def context_for(slot: ControllerSlot, env: Any, env_id: str, seed: int, clock: Clock, index: int,
-                horizon_s: float | None = None) -> AgentContext:
+                horizon_s: float | None = None, applies_at_commit: bool = False) -> AgentContext:
     """The read-only episode context handed to the slot's agent at reset: documentation and the frozen
     clock, never the env; a feed of world snapshots (values) only for an agent whose class declares itself
     privileged, on an env that declares them (`capabilities.privileged`)."""
@@ -109,6 +109,7 @@ def context_for(slot: ControllerSlot, env: Any, env_id: str, seed: int, clock: C
         seed=int(seed) * 1000 + index,
         clock=clock,
         horizon_s=horizon_s,
+        applies_at_commit=applies_at_commit,
         docs=env_docs(env, slot.agent_ids),
         privileged=slot.feed,
     )

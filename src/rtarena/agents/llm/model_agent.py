@@ -22,7 +22,7 @@ from rtarena.agents.llm.failures import FailureTally
 from rtarena.agents.llm.history import Content, History
 from rtarena.agents.llm.options import LLMOptions, parse_llm_options
 from rtarena.agents.llm.parsing import THINK, parser_for
-from rtarena.contract import Agent, AgentContext, Decision
+from rtarena.contract import Agent, AgentContext, Decision, Observes
 
 log = logging.getLogger(__name__)
 REASONING_KEPT_CHARS = 4000  # of a call's reasoning text kept in its decision record (head and tail), for annotators
@@ -98,6 +98,10 @@ class ModelAgent(Agent):
     def __init__(self, option: str | LLMOptions | None = None) -> None:
         self.options = option if isinstance(option, LLMOptions) else parse_llm_options(option, self.kind)
         self.asked = self.options  # as given; `options` fills the env's default view in at each reset
+        # a spec that names its modalities needs the env to make them (`modalities=rgb+text` on the arena);
+        # one that names none takes the family's declared view (docs/conditions.md)
+        self.observes = (Observes(self.options.modalities, self.options.image_size or None) if self.options.modalities
+                         else Observes(family_view=True))
         self.skill = self.options.skill_text()
         self.client = self.make_client()
         self.tally = FailureTally()

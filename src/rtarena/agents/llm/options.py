@@ -38,7 +38,8 @@ agentic:MODEL[@BASE_URL][,KEY=VALUE]...
 Default view (`gui_view.default_view`): a browser task gets `som+marks` (the Set-of-Marks screenshot at its
 own size, up to 1280 pixels, then goal, clock and the marks list); a suite game (and the identification
 probe) `rgb+hud`, the frame at its native size and the short HUD line a player reads (`modalities=text` is
-the text ablation); every other env `text` at 256 pixels.
+the text ablation); an arena level that makes `rgb` (a bare `rtarena run arena/...` asks for it, the declared
+view of docs/conditions.md) `rgb+text`; every other env `text` at 256 pixels.
 
 `endpoint=reasoning` sends `max_completion_tokens` and no `temperature`, as OpenAI's reasoning models
 require; `auto` does so for o1/o3/o4/gpt-5 model names and after a 400 that rejects either parameter.
