@@ -1,21 +1,36 @@
-"""The suite's compiled 2D renderer: a game lists shapes in world units, one compiled call paints them.
+"""The suite's compiled 2D renderer: a game lists shapes, icons and text in world units, compiled calls paint them.
 
-A `Canvas` maps a world rectangle (metres or tiles, y up) onto an `(H, W, 3)` image. Games add filled
-rectangles and discs in painting order; `paint()` draws them all in one numba call, so a frame costs one
-Python-to-compiled crossing however many shapes it has.
+A `Canvas` maps a world rectangle (metres or tiles, y up) onto the part of an `(H, W, 3)` image below the
+HUD strip, one scale for both axes (centred), so a square stays square. Games add primitives in painting
+order (filled rectangles, discs, rings, diamonds, triangles, hexagons, checkered floors), icons (a drawable
+kind of the level file's `[drawables]` table: `icon()` composes its shape from primitives, each outlined in
+dark so it stands out from a textured floor) and text (labels anchored in the world, the HUD strip's lines).
+`paint()` draws the shapes in one numba call and the text in one more per font size, so a frame costs a few
+Python-to-compiled crossings however much it holds. Glyphs come from Pillow's built-in scalable font,
+rasterised once per pixel size into an atlas that the compiled blitter copies from.
 """
 
 from __future__ import annotations
 
+from functools import cache
+from typing import Any
+
 import numpy as np
 from numba import njit
 
-RECT, DISC = 0, 1
+RECT, DISC, RING, DIAMOND, TRIANGLE, HEXAGON, CHECKER = range(7)
+FIELDS = 7  # a shape row: kind, five numbers, and a shade (CHECKER's second colour as a factor)
+OUTLINE = (24, 24, 30)
+HUD_PLATE = (16, 18, 26)
+HUD_INK = (255, 255, 255)
+LABEL_PLATE = (250, 250, 240)
+LABEL_INK = (10, 10, 10)
+HUD_FONT, LABEL_FONT = 0.036, 0.028  # font sizes as shares of the image's side (18 and 14 px at 512)
 
 
 @njit(cache=True, nogil=True)
 def _paint(img, shapes, colors, background, fill):
-    """Shapes: rows (kind, x0, y0, x1, y1) in pixels (a disc: centre x0, y0 and radius x1)."""
+    """Shapes: rows (kind, a, b, c, d, e, shade) in pixels (see `Canvas` for each kind's numbers)."""
     h, w = img.shape[0], img.shape[1]
     if fill:
         for y in range(h):
@@ -26,43 +41,190 @@ def _paint(img, shapes, colors, background, fill):
     for i in range(shapes.shape[0]):
         kind = int(shapes[i, 0])
         r, g, b = colors[i, 0], colors[i, 1], colors[i, 2]
-        if kind == 0:
+        if kind == 0 or kind == 6:  # a rectangle x0, y0, x1, y1 (a checker: cells of `e` px, `shade` darker)
             xa = max(int(np.floor(shapes[i, 1])), 0)
             ya = max(int(np.floor(shapes[i, 2])), 0)
             xb = min(int(np.ceil(shapes[i, 3])), w)
             yb = min(int(np.ceil(shapes[i, 4])), h)
+            cell = max(shapes[i, 5], 1.0)
+            shade = shapes[i, 6]
             for y in range(ya, yb):
                 for x in range(xa, xb):
-                    img[y, x, 0] = r
-                    img[y, x, 1] = g
-                    img[y, x, 2] = b
-        else:
-            cx, cy, rad = shapes[i, 1], shapes[i, 2], shapes[i, 3]
-            ya = max(int(np.floor(cy - rad)), 0)
-            yb = min(int(np.ceil(cy + rad)) + 1, h)
-            xa = max(int(np.floor(cx - rad)), 0)
-            xb = min(int(np.ceil(cx + rad)) + 1, w)
-            for y in range(ya, yb):
-                for x in range(xa, xb):
-                    dx = x + 0.5 - cx
-                    dy = y + 0.5 - cy
-                    if dx * dx + dy * dy <= rad * rad:
+                    if kind == 6 and (int((x - shapes[i, 1]) // cell) + int((y - shapes[i, 2]) // cell)) % 2 == 1:
+                        img[y, x, 0] = int(r * shade)
+                        img[y, x, 1] = int(g * shade)
+                        img[y, x, 2] = int(b * shade)
+                    else:
                         img[y, x, 0] = r
                         img[y, x, 1] = g
                         img[y, x, 2] = b
+            continue
+        cx, cy, rad, inner = shapes[i, 1], shapes[i, 2], shapes[i, 3], shapes[i, 4]
+        ya = max(int(np.floor(cy - rad)), 0)
+        yb = min(int(np.ceil(cy + rad)) + 1, h)
+        xa = max(int(np.floor(cx - rad)), 0)
+        xb = min(int(np.ceil(cx + rad)) + 1, w)
+        for y in range(ya, yb):
+            for x in range(xa, xb):
+                dx = x + 0.5 - cx
+                dy = y + 0.5 - cy
+                if kind == 1:
+                    inside = dx * dx + dy * dy <= rad * rad
+                elif kind == 2:
+                    d2 = dx * dx + dy * dy
+                    inside = d2 <= rad * rad and d2 >= inner * inner
+                elif kind == 3:
+                    inside = abs(dx) + abs(dy) <= rad
+                elif kind == 4:  # pointing up: apex at cy - rad, base at cy + rad
+                    inside = dy <= rad and abs(dx) <= (dy + rad) * 0.5
+                else:
+                    ax, ay = abs(dx), abs(dy)
+                    inside = ay <= rad * 0.866 and ax * 0.866 + ay * 0.5 <= rad * 0.866
+                if inside:
+                    img[y, x, 0] = r
+                    img[y, x, 1] = g
+                    img[y, x, 2] = b
+
+
+@njit(cache=True, nogil=True)
+def _texts(img, atlas, advances, codes, starts, xs, ys, inks, plates, plated, pad):
+    """Each text t: codes[starts[t]:starts[t + 1]] from (xs[t], ys[t]) (top left), on a plate when `plated`."""
+    h, w = img.shape[0], img.shape[1]
+    gh, gw = atlas.shape[1], atlas.shape[2]
+    for t in range(xs.shape[0]):
+        width = 0
+        for k in range(starts[t], starts[t + 1]):
+            width += advances[codes[k]]
+        x0, y0 = int(xs[t]), int(ys[t])
+        if plated[t]:
+            for y in range(max(y0 - pad, 0), min(y0 + gh + pad, h)):
+                for x in range(max(x0 - pad, 0), min(x0 + width + pad, w)):
+                    img[y, x, 0] = plates[t, 0]
+                    img[y, x, 1] = plates[t, 1]
+                    img[y, x, 2] = plates[t, 2]
+        x = x0
+        for k in range(starts[t], starts[t + 1]):
+            code = codes[k]
+            for gy in range(gh):
+                py = y0 + gy
+                if py < 0 or py >= h:
+                    continue
+                for gx in range(gw):
+                    a = atlas[code, gy, gx]
+                    px = x + gx
+                    if a == 0 or px < 0 or px >= w:
+                        continue
+                    for ch in range(3):
+                        img[py, px, ch] = (a * inks[t, ch] + (255 - a) * img[py, px, ch]) // 255
+            x += advances[code]
+
+
+@cache
+def font_atlas(px: int) -> tuple[np.ndarray, np.ndarray]:
+    """Printable ASCII rasterised at `px` pixels: masks `(95, height, width)` and advances, from Pillow's
+    built-in scalable font (one rasterisation per size; the blitter is compiled)."""
+    from PIL import Image, ImageDraw, ImageFont
+
+    font = ImageFont.load_default(size=px)
+    ascent, descent = font.getmetrics()
+    chars = [chr(c) for c in range(32, 127)]
+    advances = np.array([max(1, round(font.getlength(c))) for c in chars], dtype=np.int64)
+    width = int(max(font.getbbox(c)[2] for c in chars)) + 1
+    atlas = np.zeros((len(chars), ascent + descent, width), dtype=np.uint8)
+    for i, c in enumerate(chars):
+        mask = Image.new("L", (width, ascent + descent), 0)
+        ImageDraw.Draw(mask).text((0, 0), c, font=font, fill=255)
+        atlas[i] = np.asarray(mask)
+    return atlas, advances
+
+
+def text_width(text: str, px: int) -> int:
+    _, advances = font_atlas(px)
+    return int(sum(advances[min(max(ord(c) - 32, 0), 94)] for c in text))
+
+
+def _codes(text: str) -> list[int]:
+    return [min(max(ord(c) - 32, 0), 94) for c in text]
+
+
+def darker(color, factor: float = 0.6) -> tuple[int, int, int]:
+    return tuple(int(c * factor) for c in color)
+
+
+def _icon_parts(shape: str, r: float) -> list[tuple[int, float, float, float, float, float]]:
+    """An icon as primitives around its centre, in pixels (y down): (kind, dx, dy, a, b, shade); shade scales
+    the icon's colour for a detail (0 = the outline's dark)."""
+    parts = {
+        "square": [(RECT, -r, -r, r, r, 1.0)],
+        "disc": [(DISC, 0, 0, r, 0, 1.0)],
+        "ring": [(RING, 0, 0, r, r * 0.55, 1.0)],
+        "diamond": [(DIAMOND, 0, 0, r * 1.2, 0, 1.0)],
+        "triangle": [(TRIANGLE, 0, 0, r * 1.1, 0, 1.0)],
+        "hexagon": [(HEXAGON, 0, 0, r, 0, 1.0)],
+        "gear": [*[(DISC, r * 0.8 * np.cos(a), r * 0.8 * np.sin(a), r * 0.3, 0, 1.0)
+                   for a in np.linspace(0, 2 * np.pi, 8, endpoint=False)],
+                 (DISC, 0, 0, r * 0.8, 0, 1.0), (DISC, 0, 0, r * 0.3, 0, 0.0)],
+        "spring": [(RING, 0, dy, r * 0.55, r * 0.3, 1.0) for dy in (-r * 0.55, 0.0, r * 0.55)],
+        "bolt": [(HEXAGON, 0, 0, r, 0, 1.0), (DISC, 0, 0, r * 0.4, 0, 0.45)],
+        "valve": [(RING, 0, 0, r, r * 0.7, 1.0), (RECT, -r * 0.8, -r * 0.12, r * 0.8, r * 0.12, 1.0),
+                  (RECT, -r * 0.12, -r * 0.8, r * 0.12, r * 0.8, 1.0)],
+        "cross": [(RECT, -r, -r * 0.3, r, r * 0.3, 1.0), (RECT, -r * 0.3, -r, r * 0.3, r, 1.0)],
+        "crate": [(RECT, -r, -r, r, r, 1.0), (RECT, -r * 0.7, -r * 0.7, r * 0.7, r * 0.7, 0.75),
+                  (RECT, -r * 0.7, -r * 0.1, r * 0.7, r * 0.1, 1.0)],
+        "bin": [(RECT, -r, -r * 0.7, r, r, 1.0), (RECT, -r * 1.1, -r, r * 1.1, -r * 0.6, 0.6)],
+        "bench": [(RECT, -r * 1.2, -r * 0.7, r * 1.2, r * 0.7, 1.0), (RECT, -r * 1.0, -r * 0.5, r * 1.0, r * 0.5, 0.8)],
+        "counter": [(RECT, -r * 1.2, -r * 0.8, r * 1.2, r * 0.8, 1.0),
+                    *[(RECT, -r * 1.2, y - r * 0.08, r * 1.2, y + r * 0.08, 0.6) for y in (-r * 0.4, 0.0, r * 0.4)]],
+        "trash": [(RECT, -r * 0.8, -r * 0.6, r * 0.8, r, 1.0), (RECT, -r, -r * 0.9, r, -r * 0.6, 0.7),
+                  *[(RECT, x - r * 0.07, -r * 0.4, x + r * 0.07, r * 0.8, 0.5) for x in (-r * 0.4, 0.0, r * 0.4)]],
+        "person": [(DISC, 0, -r * 0.55, r * 0.45, 0, 1.0), (RECT, -r * 0.6, -r * 0.1, r * 0.6, r, 1.0)],
+        "key": [(RING, -r * 0.5, 0, r * 0.5, r * 0.25, 1.0), (RECT, -r * 0.05, -r * 0.12, r, r * 0.12, 1.0),
+                (RECT, r * 0.55, 0, r * 0.7, r * 0.4, 1.0), (RECT, r * 0.85, 0, r, r * 0.4, 1.0)],
+        "lever": [(RECT, -r, r * 0.4, r, r, 0.6), (RECT, -r * 0.12, -r, r * 0.12, r * 0.5, 1.0),
+                  (DISC, 0, -r, r * 0.3, 0, 1.0)],
+        "book": [(RECT, -r * 0.8, -r, r * 0.8, r, 1.0), (RECT, -r * 0.8, -r, -r * 0.5, r, 0.6)],
+        "lamp": [(TRIANGLE, 0, -r * 0.3, r * 0.7, 0, 1.0), (RECT, -r * 0.1, r * 0.2, r * 0.1, r * 0.8, 0.6),
+                 (RECT, -r * 0.5, r * 0.8, r * 0.5, r, 0.6)],
+        "gem": [(DIAMOND, 0, 0, r, 0, 1.0), (DIAMOND, 0, 0, r * 0.45, 0, 1.3)],
+        "map": [(RECT, -r, -r * 0.7, r, r * 0.7, 1.0), (RECT, -r * 0.5, -r * 0.7, -r * 0.35, r * 0.7, 0.7),
+                (RECT, r * 0.35, -r * 0.7, r * 0.5, r * 0.7, 0.7)],
+        "clock": [(DISC, 0, 0, r, 0, 1.0), (DISC, 0, 0, r * 0.75, 0, 1.8), (RECT, -r * 0.06, -r * 0.6, r * 0.06, 0, 0.0),
+                  (RECT, 0, -r * 0.06, r * 0.45, r * 0.06, 0.0)],
+        "vase": [(DISC, 0, r * 0.25, r * 0.7, 0, 1.0), (RECT, -r * 0.3, -r, r * 0.3, 0, 1.0)],
+        "chest": [(RECT, -r, -r * 0.6, r, r * 0.8, 1.0), (RECT, -r, -r * 0.8, r, -r * 0.3, 0.7),
+                  (RECT, -r * 0.15, -r * 0.3, r * 0.15, r * 0.1, 1.6)],
+        "flag": [(RECT, -r * 0.08, -r, r * 0.08, r, 0.0), (RECT, r * 0.08, -r, r, -r * 0.3, 1.0)],
+        "window": [(RECT, -r * 0.35, -r, r * 0.35, r, 1.0), (RECT, -r * 0.35, -r * 0.05, r * 0.35, r * 0.05, 0.5)],
+        "plant": [*[(DISC, r * 0.5 * np.cos(a), r * 0.5 * np.sin(a), r * 0.5, 0, 1.0)
+                    for a in np.linspace(0, 2 * np.pi, 5, endpoint=False)], (DISC, 0, 0, r * 0.35, 0, 0.7)],
+        "stain": [(DISC, 0, 0, r, 0, 1.0), (DISC, r * 0.6, r * 0.3, r * 0.6, 0, 1.0)],
+    }
+    return parts[shape]
+
+
+SHAPES = ("square", "disc", "ring", "diamond", "triangle", "hexagon", "gear", "spring", "bolt", "valve", "cross",
+          "crate", "bin", "bench", "counter", "trash", "person", "key", "lever", "book", "lamp", "gem", "map",
+          "clock", "vase", "chest", "flag", "window", "plant", "stain")
 
 
 class Canvas:
-    """Shapes in world coordinates for one frame; `paint()` returns the image."""
+    """Shapes, icons and text in world coordinates for one frame; `paint()` returns the image."""
 
-    def __init__(self, size: int, x0: float, y0: float, x1: float, y1: float, background=(20, 20, 28)) -> None:
+    def __init__(self, size: int, x0: float, y0: float, x1: float, y1: float, background=(20, 20, 28),
+                 top: int = 0) -> None:
         self.size = size
-        self.x0, self.y0 = x0, y0
-        self.scale_x = size / (x1 - x0)
-        self.scale_y = size / (y1 - y0)
+        self.top = top  # pixels at the top left to the HUD strip
+        span_x, span_y = x1 - x0, y1 - y0
+        self.scale = min(size / span_x, (size - top) / span_y)
+        self.scale_x = self.scale_y = self.scale
+        self.x0, self.y1 = x0, y1
+        self.ox = (size - span_x * self.scale) / 2
+        self.oy = top + (size - top - span_y * self.scale) / 2
         self.background = np.array(background, dtype=np.uint8)
-        self.shapes: list[tuple[float, float, float, float, float]] = []
+        self.shapes: list[tuple[float, ...]] = []
         self.colors: list[tuple[int, int, int]] = []
+        self.texts: dict[int, list[tuple[float, float, str, Any, Any]]] = {}
+        self.plates: list[tuple[float, float, float, float]] = []  # label boxes placed so far (pixels)
         self.image: np.ndarray | None = None
 
     @classmethod
@@ -73,30 +235,100 @@ class Canvas:
         canvas.image = image
         return canvas
 
-    def _px(self, x: float, y: float) -> tuple[float, float]:
-        return (x - self.x0) * self.scale_x, self.size - (y - self.y0) * self.scale_y
+    # -- coordinates -------------------------------------------------------------------------------
+    def px(self, x: float, y: float) -> tuple[float, float]:
+        return self.ox + (x - self.x0) * self.scale, self.oy + (self.y1 - y) * self.scale
+
+    def font(self, share: float) -> int:
+        return max(6, round(self.size * share))
+
+    # -- primitives --------------------------------------------------------------------------------
+    def _add(self, row: tuple[float, ...], color) -> None:
+        self.shapes.append(row)
+        self.colors.append(tuple(int(min(255, max(0, c))) for c in color))
 
     def rect(self, x0: float, y0: float, x1: float, y1: float, color) -> None:
         """A filled rectangle between world corners (any order)."""
-        ax, ay = self._px(x0, y0)
-        bx, by = self._px(x1, y1)
-        self.shapes.append((RECT, min(ax, bx), min(ay, by), max(ax, bx), max(ay, by)))
-        self.colors.append(tuple(color))
+        ax, ay = self.px(x0, y0)
+        bx, by = self.px(x1, y1)
+        self._add((RECT, min(ax, bx), min(ay, by), max(ax, bx), max(ay, by), 0.0, 1.0), color)
+
+    def checker(self, x0: float, y0: float, x1: float, y1: float, color, cell_m: float, shade: float = 0.92) -> None:
+        """A floor of `cell_m` squares (world metres), every other one `shade` darker: texture to look past."""
+        ax, ay = self.px(x0, y0)
+        bx, by = self.px(x1, y1)
+        self._add((CHECKER, min(ax, bx), min(ay, by), max(ax, bx), max(ay, by), cell_m * self.scale, shade), color)
 
     def disc(self, x: float, y: float, radius: float, color) -> None:
-        cx, cy = self._px(x, y)
-        self.shapes.append((DISC, cx, cy, max(radius * self.scale_x, 1.0), 0.0))
-        self.colors.append(tuple(color))
+        cx, cy = self.px(x, y)
+        self._add((DISC, cx, cy, max(radius * self.scale, 1.0), 0.0, 0.0, 1.0), color)
+
+    def rect_px(self, x0: float, y0: float, x1: float, y1: float, color) -> None:
+        """A rectangle in image pixels (y down): HUD furniture."""
+        self._add((RECT, x0, y0, x1, y1, 0.0, 1.0), color)
+
+    # -- icons and text ----------------------------------------------------------------------------
+    def icon(self, look: Any, x: float, y: float, radius_m: float, color=None, outline: bool = True) -> None:
+        """A drawable kind (`look`: shape and colour from the level file's table) centred at a world point,
+        `radius_m` its half size; every part outlined first, then filled."""
+        cx, cy = self.px(x, y)
+        r = max(radius_m * self.scale, 2.0)
+        fill = tuple(color if color is not None else look.color)
+        parts = _icon_parts(look.shape, r)
+        edge = max(1.0, r * 0.12) if outline else 0.0
+        for fills in ((False, True) if outline else (True,)):
+            for kind, dx, dy, a, b, shade in parts:
+                tone = fill if shade == 1.0 else darker(fill, shade) if shade else OUTLINE
+                tone = tone if fills else OUTLINE
+                grow = 0.0 if fills else edge
+                if kind == RECT:
+                    self._add((RECT, cx + dx - grow, cy + dy - grow, cx + a + grow, cy + b + grow, 0.0, 1.0), tone)
+                else:
+                    inner = max(b - grow, 0.0) if kind == RING else b
+                    self._add((kind, cx + dx, cy + dy, a + grow, inner, 0.0, 1.0), tone)
+
+    def text_px(self, x: float, y: float, text: str, share: float = LABEL_FONT, ink=LABEL_INK,
+                plate=LABEL_PLATE) -> None:
+        """Text with its top left at image pixel (x, y), on a plate unless `plate` is None."""
+        self.texts.setdefault(self.font(share), []).append((x, y, text, ink, plate))
+
+    def label(self, text: str, x: float, y: float, share: float = LABEL_FONT, ink=LABEL_INK,
+              plate=LABEL_PLATE, below_m: float = 0.9) -> None:
+        """A name plate centred on a world point's column, its bottom just above the point, kept inside the
+        image; where an earlier plate is in the way it goes `below_m` lower (under the object) instead."""
+        px = self.font(share)
+        width = text_width(text, px)
+        height = font_atlas(px)[0].shape[1]
+        for dy in (0.0, -below_m):
+            cx, cy = self.px(x, y + dy)
+            left = min(max(cx - width / 2, 2.0), self.size - width - 2.0)
+            top = min(max(cy - height - 2.0, self.top + 2.0), self.size - height - 2.0)
+            box = (left - 2, top - 2, left + width + 2, top + height + 2)
+            if not any(box[0] < b[2] and b[0] < box[2] and box[1] < b[3] and b[1] < box[3] for b in self.plates):
+                break
+        self.plates.append(box)
+        self.text_px(left, top, text, share, ink, plate)
 
     def bar(self, fraction: float, color, row: int = 0) -> None:
-        """A HUD bar across the top of the image (row 0, 1 ...), `fraction` of the width filled."""
+        """A bar across the top of the image (row 0, 1 ...), `fraction` of the width filled."""
         h = max(2, self.size // 48)
-        self.shapes.append((RECT, 0, row * (h + 1), self.size * min(max(fraction, 0.0), 1.0), row * (h + 1) + h))
-        self.colors.append(tuple(color))
+        top = self.top + row * (h + 1)
+        self.rect_px(0, top, self.size * min(max(fraction, 0.0), 1.0), top + h, color)
 
     def paint(self) -> np.ndarray:
         img = self.image if self.image is not None else np.empty((self.size, self.size, 3), dtype=np.uint8)
-        shapes = np.array(self.shapes, dtype=np.float64).reshape(-1, 5)
+        shapes = np.array(self.shapes, dtype=np.float64).reshape(-1, FIELDS)
         colors = np.array(self.colors, dtype=np.uint8).reshape(-1, 3)
         _paint(img, shapes, colors, self.background, self.image is None)
+        for px, items in sorted(self.texts.items()):
+            atlas, advances = font_atlas(px)
+            codes = [_codes(text) for _, _, text, _, _ in items]
+            starts = np.cumsum([0] + [len(c) for c in codes]).astype(np.int64)
+            flat = np.array([c for cs in codes for c in cs], dtype=np.int64)
+            xs = np.array([i[0] for i in items], dtype=np.float64)
+            ys = np.array([i[1] for i in items], dtype=np.float64)
+            inks = np.array([i[3] for i in items], dtype=np.int64).reshape(-1, 3)
+            plates = np.array([i[4] or (0, 0, 0) for i in items], dtype=np.int64).reshape(-1, 3)
+            plated = np.array([i[4] is not None for i in items], dtype=np.bool_)
+            _texts(img, atlas, advances, flat, starts, xs, ys, inks, plates, plated, max(1, px // 6))
         return img

@@ -10,8 +10,6 @@ from rtarena.envs.games.rules import Section
 from rtarena.envs.games.walker import bearing
 from rtarena.envs.games.workshop import Workshop, WorkshopRules
 
-WINDOW_COLOR = (235, 235, 245)
-
 
 class Windows(Section):
     count: int = Field(ge=1, le=4)
@@ -125,10 +123,12 @@ class Handoff(Workshop):
 
     def _draw(self, agent: str | None) -> Canvas:
         canvas = super()._draw(agent)
+        window = self.look("window")
         for name, pos in self.window_pos.items():
-            canvas.rect(pos[0] - 0.15, pos[1] - 0.4, pos[0] + 0.15, pos[1] + 0.4, WINDOW_COLOR)
+            canvas.icon(window, pos[0], pos[1], 0.42)
             if self.windows[name] is not None:
-                canvas.disc(*pos, 0.15, self._color(self.windows[name][0]))
+                self.draw_part(canvas, self.windows[name][0], pos[0], pos[1], 0.17)
+            canvas.label(window.label, pos[0], pos[1] + 0.45)
         return canvas
 
     def _report(self, agent: str) -> str:

@@ -10,6 +10,7 @@ from pydantic import Field
 from rtarena.envs.games.base import Input, SuiteGame
 from rtarena.envs.games.canvas import Canvas
 from rtarena.envs.games.firstperson import (
+    crosshair,
     MAT_BOUNDARY,
     MAT_CRATE,
     PLAYER,
@@ -23,7 +24,6 @@ from rtarena.envs.games.firstperson import (
 from rtarena.envs.games.rules import GameRules, Section
 from rtarena.envs.games.walker import border, walk
 
-MONSTER_COLOR = (90, 200, 60)
 
 
 class Arena(Section):
@@ -254,17 +254,15 @@ class Monsters(SuiteGame):
         viewer = agent or self.possible_agents[0]
         alive = np.flatnonzero(self.alive)
         xyz = np.column_stack([self.mpos[alive], np.zeros(len(alive))])
-        sprites = sprite_rows(PLAYER, xyz, 0.8, 1.4, MONSTER_COLOR)
+        monster = self.look("monster").color
+        sprites = sprite_rows(PLAYER, xyz, 0.8, 1.4, monster)
         eye = self.rules.player.eye_m
         image = self.view.draw(*self.pos[viewer], eye, self.yaw[viewer], self.pitch[viewer], sprites)
         canvas = Canvas.over(image)
-        mid, arm = self.size / 2, max(2, self.size // 32)
-        canvas.rect(mid - arm, mid - 0.5, mid + arm, mid + 0.5, (255, 255, 255))
-        canvas.rect(mid - 0.5, mid - arm, mid + 0.5, mid + arm, (255, 255, 255))
-        canvas.bar(self.health[viewer] / self.rules.player.health, (230, 40, 40), row=2)
+        crosshair(canvas, self.size, self.look("crosshair"))
         size_m = self.rules.arena.size_m  # the radar: the monsters out of sight the text view counts too
-        radar(canvas, self.size, (size_m, size_m), [], [(self.mpos[i], 1.2, MONSTER_COLOR) for i in alive],
-              self.pos[viewer], self.yaw[viewer])
+        radar(canvas, self.size, (size_m, size_m), [], [(self.mpos[i], self.size / 110, monster) for i in alive],
+              self.pos[viewer], self.yaw[viewer], self.look("radar").label)
         return canvas
 
     def _hud(self, agent: str) -> str:

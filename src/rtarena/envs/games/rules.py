@@ -7,6 +7,8 @@ level reader, `rtarena.envs.level_files.read_level` (as the arena's are). Its ke
 - `[game]` (`GameSection`): title, players, `dt`, `time_limit_s`, keys, mouse, view;
 - `[capabilities]` (`Capabilities`): the 0-3 ratings of the seven capabilities;
 - `[probe]` (`Probe`): the mechanics list the identification probe scores descriptions against;
+- `[drawables.<kind>]` (`Drawable`): every kind the frame draws: its shape (`canvas.SHAPES`), colour, the
+  label drawn over it and its meaning; the renderer draws from it and the prompt's legend is written from it;
 - the game's own tables (a `GameRules` subclass declares them);
 - `[variants.var1]` ... : `about = "..."` plus overrides of any table above, e.g.
   `drops = { pattern = "cluster" }` (converted to the dotted `drops.pattern`). A variant is the base file
@@ -23,17 +25,19 @@ one-line `UserError` naming the file, the field and the value (`tilefall.toml: d
 from __future__ import annotations
 
 from pathlib import Path
-from typing import ClassVar
+from typing import Annotated, ClassVar, Literal
 
 from pydantic import Field
 
 from rtarena.envs.capabilities import GAME_ABBREV, GAME_CAPABILITIES
+from rtarena.envs.games.canvas import SHAPES
 from rtarena.envs.level_files import LevelFile, read_tables
 from rtarena.schema import Section
 
 LEVELS = Path(__file__).parent / "levels"
 CAPABILITIES, CAPABILITY_ABBREV = GAME_CAPABILITIES, GAME_ABBREV  # the names the suite's callers use
 Rating = Field(ge=0, le=3)
+Channel = Annotated[int, Field(ge=0, le=255)]
 
 
 class GameSection(Section):
@@ -67,6 +71,18 @@ class Probe(Section):
     mechanics: tuple[str, ...] = Field(min_length=2, description="the game's mechanics, one short line each")
 
 
+class Drawable(Section):
+    """One drawable kind of a game's frame (`[drawables.<kind>]`): how it is drawn and what it means. The
+    renderer draws the kind from this row and the prompt's legend ("What you see") is written from it, so
+    the two cannot disagree."""
+
+    shape: Literal[SHAPES]  # type: ignore[valid-type]
+    color: tuple[Channel, Channel, Channel] = Field(description="RGB, each 0-255")
+    label: str = Field(max_length=24, description="the text drawn over it ('' for none)")
+    meaning: str = Field(min_length=1, description="what it is, for the legend")
+    scatter: int = Field(0, ge=0, le=40, description="decoration: this many copies scattered over the floor")
+
+
 class GameRules(LevelFile):
     """The common tables; each game subclasses this with its own tables."""
 
@@ -74,6 +90,7 @@ class GameRules(LevelFile):
     game: GameSection
     capabilities: Capabilities
     probe: Probe
+    drawables: dict[str, Drawable] = Field(min_length=1)
 
 
 def read_capabilities(file: str) -> Capabilities:

@@ -187,24 +187,32 @@ class Tilefall(SuiteGame):
     # -- senses ------------------------------------------------------------------------------------
     def _draw(self, agent: str | None) -> Canvas:
         n, tile = self.rules.floor.size, self.rules.floor.tile_m
-        canvas = self.canvas(-0.3 * tile, -0.3 * tile, (n + 0.3) * tile, (n + 0.3) * tile)
+        canvas = self.canvas(-0.3 * tile, -0.3 * tile, (n + 0.3) * tile, (n + 0.3) * tile,
+                             background=self.look("hole").color)
         gap = 0.06 * tile
         warning = self.rules.drops.warning_s
+        solid, warned = self.look("tile"), self.look("warned")
         for c in range(n):
             for r in range(n):
                 if self.gone[c, r]:
                     continue
                 left = self.warn_left[c, r]
-                if np.isfinite(left):
+                if np.isfinite(left):  # redder as the drop nears, the seconds left written on it
                     heat = 1.0 - left / warning
-                    color = (230, int(120 - 100 * heat), int(90 - 80 * heat))
+                    color = tuple(int(v * (1.0 - 0.45 * heat)) for v in warned.color)
+                    canvas.rect(c * tile + gap, r * tile + gap, (c + 1) * tile - gap, (r + 1) * tile - gap, color)
+                    x, y = canvas.px((c + 0.12) * tile, (r + 0.75) * tile)
+                    canvas.text_px(x, y, f"{left:.1f}")
                 else:
-                    color = (150, 150, 160)
-                canvas.rect(c * tile + gap, r * tile + gap, (c + 1) * tile - gap, (r + 1) * tile - gap, color)
+                    canvas.checker(c * tile + gap, r * tile + gap, (c + 1) * tile - gap, (r + 1) * tile - gap,
+                                   solid.color, tile / 4, 0.94)
+        self.decorate(canvas, 0.0, 0.0, n * tile, n * tile, radius_m=0.12 * tile)
+        viewer = agent or self.possible_agents[0]
         for other in self.possible_agents:
             if self.fell_at[other] is None:
-                color = (60, 140, 255) if other == agent or agent is None else (80, 220, 120)
-                canvas.disc(*self.pos[other], self.rules.player.radius_m, color)
+                look = self.look("you" if other == viewer else "other")
+                canvas.icon(look, *self.pos[other], self.rules.player.radius_m * 1.2)
+                canvas.label(look.label, self.pos[other][0], self.pos[other][1] + 0.45 * tile)
         return canvas
 
     def ascii_map(self, agent: str) -> str:
