@@ -21,11 +21,11 @@ from numba import njit
 RECT, DISC, RING, DIAMOND, TRIANGLE, HEXAGON, CHECKER = range(7)
 FIELDS = 7  # a shape row: kind, five numbers, and a shade (CHECKER's second colour as a factor)
 OUTLINE = (24, 24, 30)
-HUD_PLATE = (16, 18, 26)
-HUD_INK = (255, 255, 255)
-LABEL_PLATE = (250, 250, 240)
+HUD_PLATE = (238, 238, 230)
+HUD_INK = (12, 12, 16)
+LABEL_PLATE = (255, 236, 150)
 LABEL_INK = (10, 10, 10)
-HUD_FONT, LABEL_FONT = 0.036, 0.028  # font sizes as shares of the image's side (18 and 14 px at 512)
+HUD_FONT, LABEL_FONT = 0.036, 0.036  # font sizes as shares of the image's side (18 px at 512)
 
 
 @njit(cache=True, nogil=True)
@@ -121,20 +121,22 @@ def _texts(img, atlas, advances, codes, starts, xs, ys, inks, plates, plated, pa
 
 @cache
 def font_atlas(px: int) -> tuple[np.ndarray, np.ndarray]:
-    """Printable ASCII rasterised at `px` pixels: masks `(95, height, width)` and advances, from Pillow's
-    built-in scalable font (one rasterisation per size; the blitter is compiled)."""
+    """Printable ASCII rasterised at `px` pixels, emboldened: masks `(95, height, width)` and advances, from
+    Pillow's built-in scalable font (one rasterisation per size; the blitter is compiled)."""
     from PIL import Image, ImageDraw, ImageFont
 
     font = ImageFont.load_default(size=px)
     ascent, descent = font.getmetrics()
     chars = [chr(c) for c in range(32, 127)]
-    advances = np.array([max(1, round(font.getlength(c))) for c in chars], dtype=np.int64)
-    width = int(max(font.getbbox(c)[2] for c in chars)) + 1
+    bold = max(1, px // 14)  # strokes thickened by this many pixels: thin strokes blur when a frame shrinks
+    advances = np.array([max(1, round(font.getlength(c))) + bold for c in chars], dtype=np.int64)
+    width = int(max(font.getbbox(c)[2] for c in chars)) + 1 + bold
     atlas = np.zeros((len(chars), ascent + descent, width), dtype=np.uint8)
     for i, c in enumerate(chars):
         mask = Image.new("L", (width, ascent + descent), 0)
         ImageDraw.Draw(mask).text((0, 0), c, font=font, fill=255)
-        atlas[i] = np.asarray(mask)
+        glyph = np.asarray(mask)
+        atlas[i] = np.max([np.roll(glyph, k, axis=1) for k in range(bold + 1)], axis=0)
     return atlas, advances
 
 
@@ -330,5 +332,5 @@ class Canvas:
             inks = np.array([i[3] for i in items], dtype=np.int64).reshape(-1, 3)
             plates = np.array([i[4] or (0, 0, 0) for i in items], dtype=np.int64).reshape(-1, 3)
             plated = np.array([i[4] is not None for i in items], dtype=np.bool_)
-            _texts(img, atlas, advances, flat, starts, xs, ys, inks, plates, plated, max(1, px // 6))
+            _texts(img, atlas, advances, flat, starts, xs, ys, inks, plates, plated, max(2, px // 4))
         return img

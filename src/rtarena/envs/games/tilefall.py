@@ -187,14 +187,16 @@ class Tilefall(SuiteGame):
     # -- senses ------------------------------------------------------------------------------------
     def _draw(self, agent: str | None) -> Canvas:
         n, tile = self.rules.floor.size, self.rules.floor.tile_m
-        canvas = self.canvas(-0.3 * tile, -0.3 * tile, (n + 0.3) * tile, (n + 0.3) * tile,
-                             background=self.look("hole").color)
+        hole = self.look("hole").color
+        canvas = self.canvas(-0.3 * tile, -0.3 * tile, (n + 0.3) * tile, (n + 0.3) * tile, background=hole)
+        canvas.rect(0, 0, n * tile, n * tile, self.look("grout").color)
         gap = 0.06 * tile
         warning = self.rules.drops.warning_s
         solid, warned = self.look("tile"), self.look("warned")
         for c in range(n):
             for r in range(n):
                 if self.gone[c, r]:
+                    canvas.rect(c * tile, r * tile, (c + 1) * tile, (r + 1) * tile, hole)
                     continue
                 left = self.warn_left[c, r]
                 if np.isfinite(left):  # redder as the drop nears, the seconds left written on it

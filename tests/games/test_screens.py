@@ -1,0 +1,71 @@
+"""A real reader checks the screens: Tesseract OCR (Debian's `tesseract-ocr`, installed by `make test`) reads
+every game and variant at the default frame size (one process over all frames), and must find on each frame the HUD words
+(time, score) and at least one label the prompt's legend names. The same frames drawn at 96 px (what a model
+was given before) are read too, as the negative control: the reader must fail on them, so the pass
+rule depends on the frames being legible, not on the reader being lenient.
+"""
+
+from __future__ import annotations
+
+import re
+import subprocess
+from collections import defaultdict
+
+import numpy as np
+
+from rtarena.envs.games.base import DEFAULT_SIZE
+from rtarena.envs.games.sheet import save_png
+from rtarena.envs.registry import ENV_TABLE, make
+
+GAME_IDS = [spec.id for spec in ENV_TABLE if spec.family == "games"]
+SMALL = 96  # the control: frames drawn this small are not legible
+CONTROLS = 8
+# Sparse text (labels anywhere), a screen's resolution (PNGs carry none; Tesseract otherwise guesses from the
+# texture), and local (Sauvola) thresholds in small windows: a global threshold splits a two-tone floor into
+# black and white squares and the words on it are lost.
+READER = ("--psm", "11", "--dpi", "150", "-c", "thresholding_method=2", "-c", "thresholding_window_size=0.2")
+
+
+def frame(env_id: str, size: int) -> tuple[np.ndarray, set[str]]:
+    """A frame after a few no-op steps of a seeded episode, and the labels its legend names."""
+    env = make(env_id, obs=("rgb",), size=size)
+    observations, _ = env.reset(seed=0)
+    for _ in range(3):
+        observations, *_ = env.step({a: env.action_space(a).action([]) for a in env.agents})
+    labels = {look.label for look in env.rules.drawables.values() if look.label}
+    return observations["p0"]["rgb"], labels
+
+
+def words_by_frame(frames: list[np.ndarray], tmp_path) -> dict[int, set[str]]:
+    """One Tesseract process over all frames (a list file: one page per frame); every word read (letters only,
+    lower case), by frame."""
+    paths = []
+    for i, image in enumerate(frames):
+        paths.append(tmp_path / f"frame-{i:03d}.png")
+        save_png(image, paths[-1])
+    (tmp_path / "frames.txt").write_text("\n".join(map(str, paths)) + "\n")
+    done = subprocess.run(["tesseract", str(tmp_path / "frames.txt"), "-", *READER, "tsv"],
+                          capture_output=True, text=True, env={"OMP_THREAD_LIMIT": "1", "PATH": "/usr/bin:/bin"},
+                          check=True, timeout=300)
+    out: dict[int, set[str]] = defaultdict(set)
+    for line in done.stdout.splitlines()[1:]:
+        cols = line.split("\t")
+        if len(cols) >= 12 and cols[11].strip():
+            out[int(cols[1]) - 1].update(re.findall(r"[a-z]+", cols[11].lower()))
+    return out
+
+
+def test_a_reader_finds_the_hud_and_a_legend_label_on_every_frame(tmp_path):
+    shown = [frame(env_id, DEFAULT_SIZE) for env_id in GAME_IDS]
+    controls = [frame(env_id, SMALL) for env_id in GAME_IDS[:CONTROLS]]
+    read = words_by_frame([f for f, _ in shown] + [f for f, _ in controls], tmp_path)
+    missing = []
+    for i, (env_id, (_, labels)) in enumerate(zip(GAME_IDS, shown, strict=True)):
+        words = read.get(i, set())
+        wanted = {w for label in labels for w in re.findall(r"[a-z]+", label.lower())}
+        lacks = [w for w in ("time", "score") if w not in words] + ([] if words & wanted else [f"a label of {labels}"])
+        if lacks:
+            missing.append(f"{env_id}: {', '.join(lacks)} (read: {' '.join(sorted(words))[:120]})")
+    assert not missing, "the reader missed on: " + "; ".join(missing)
+    legible = [GAME_IDS[i] for i in range(CONTROLS) if {"time", "score"} <= read.get(len(shown) + i, set())]
+    assert not legible, f"the {SMALL} px control frames were read, so the rule proves nothing: {legible}"
