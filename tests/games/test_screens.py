@@ -1,8 +1,8 @@
 """A real reader checks the screens: Tesseract OCR (Debian's `tesseract-ocr`, installed by `make test`) reads
-every game and variant at the default frame size (one process over all frames), and must find on each frame the HUD words
-(time, score) and at least one label the prompt's legend names. The same frames drawn at 96 px (what a model
-was given before) are read too, as the negative control: the reader must fail on them, so the pass
-rule depends on the frames being legible, not on the reader being lenient.
+every game and variant at the default frame size (one process over all frames), and must find on each frame
+the HUD words (time, score) and at least one label the prompt's legend names. The same frames drawn at 96 px
+(near the 128 px a model was given before) are read too, as the negative control: the reader must fail on
+them, so the pass rule depends on the frames being legible, not on the reader being lenient.
 """
 
 from __future__ import annotations

@@ -13,7 +13,7 @@ declares `level_file` and `rules_schema` and fills in these hooks:
 | `_step_world(inputs)` | `{agent: [event dicts]}` | each step; `inputs[agent]`: an `Input` per living agent |
 | `_score(agent)` | float in [0, 1] | after each step |
 | `_finished(agent)` | bool: the agent's run is over (fell, reached the flag) | after each step |
-| `_draw(agent)` | a `Canvas`: the agent's view (`None`: the spectator's); kinds from `look(kind)` | when `rgb` is observed or rendered |
+| `_draw(agent)` | a `Canvas`: the agent's view (`None`: the spectator's), kinds by `look` | when `rgb` is observed |
 | `_hud(agent)` / `_report(agent)` | text the player reads on screen / a fuller text report | when `text` is observed |
 | `_state(agent)` | float vector of length `state_size()` | when `state` is observed |
 | `privileged_state(agent)` | dict of world facts for privileged scripted players | by those players only |
@@ -73,7 +73,7 @@ def wrap_hud(line: str, width: int, px: int, lines: int = HUD_LINES) -> list[str
             current = word
     rows.append(current)
     if len(rows) > lines:
-        rows = rows[: lines - 1] + [" ".join(rows[lines - 1:])]
+        rows = [*rows[: lines - 1], " ".join(rows[lines - 1:])]
     return [row.rstrip(" |").lstrip("| ") for row in rows]
 
 

@@ -10,13 +10,13 @@ from pydantic import Field
 from rtarena.envs.games.base import Input, SuiteGame
 from rtarena.envs.games.canvas import Canvas
 from rtarena.envs.games.firstperson import (
-    crosshair,
     COIN,
     MAT_BOUNDARY,
     MAT_CRATE,
     MAT_WALL,
     PLAYER,
     FirstPersonView,
+    crosshair,
     heading_move,
     look,
     radar,
@@ -288,7 +288,8 @@ class Crystal(SuiteGame):
         cr = self.rules.crystal
         sprites = [sprite_rows(PLAYER, [[*c, 0.0]], cr.radius_m * 2, 2.0 * max(self.crystal_hp[s], 1) / cr.health + 0.3,
                                self.side_look(viewer, s, "crystal").color) for s, c in enumerate(self.crystals)]
-        sprites += [sprite_rows(PLAYER, [[*self.pos[a], 0.0]], 0.8, 1.7, self.side_look(viewer, side_of(a), "player").color)
+        sprites += [sprite_rows(PLAYER, [[*self.pos[a], 0.0]], 0.8, 1.7,
+                                self.side_look(viewer, side_of(a), "player").color)
                     for a in self.possible_agents if a != viewer and self.up(a)]
         if self.balls:
             sprites.append(sprite_rows(COIN, [[*b["pos"], 1.0] for b in self.balls], 0.3, 0.3, self.look("ball").color))

@@ -15,7 +15,6 @@ from rtarena.envs.games.walker import bearing
 from rtarena.errors import UserError
 
 
-
 class Platform(Section):
     size_m: tuple[float, float]
     holes: int = Field(ge=0, le=6)

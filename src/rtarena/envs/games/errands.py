@@ -13,7 +13,6 @@ from rtarena.envs.games.rules import GameRules, Section
 from rtarena.envs.games.walker import WalkerRules, bearing, blocked, border, draw_walls, nearest_in_reach, walk
 
 
-
 class Area(Section):
     size_m: float = Field(ge=8)
     layout: Literal["open", "village"]

@@ -10,11 +10,11 @@ from pydantic import Field
 from rtarena.envs.games.base import Input, SuiteGame
 from rtarena.envs.games.canvas import Canvas
 from rtarena.envs.games.firstperson import (
-    crosshair,
     MAT_BOUNDARY,
     MAT_CRATE,
     PLAYER,
     FirstPersonView,
+    crosshair,
     heading_move,
     look,
     radar,
@@ -23,7 +23,6 @@ from rtarena.envs.games.firstperson import (
 )
 from rtarena.envs.games.rules import GameRules, Section
 from rtarena.envs.games.walker import border, walk
-
 
 
 class Arena(Section):
