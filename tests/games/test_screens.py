@@ -12,9 +12,9 @@ import subprocess
 from collections import defaultdict
 
 import numpy as np
+from PIL import Image
 
 from rtarena.envs.games.base import DEFAULT_SIZE
-from rtarena.envs.games.sheet import save_png
 from rtarena.envs.registry import ENV_TABLE, make
 
 GAME_IDS = [spec.id for spec in ENV_TABLE if spec.family == "games"]
@@ -42,7 +42,7 @@ def words_by_frame(frames: list[np.ndarray], tmp_path) -> dict[int, set[str]]:
     paths = []
     for i, image in enumerate(frames):
         paths.append(tmp_path / f"frame-{i:03d}.png")
-        save_png(image, paths[-1])
+        Image.fromarray(image).save(paths[-1])
     (tmp_path / "frames.txt").write_text("\n".join(map(str, paths)) + "\n")
     done = subprocess.run(["tesseract", str(tmp_path / "frames.txt"), "-", *READER, "tsv"],
                           capture_output=True, text=True, env={"OMP_THREAD_LIMIT": "1", "PATH": "/usr/bin:/bin"},

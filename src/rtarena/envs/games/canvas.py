@@ -297,13 +297,14 @@ class Canvas:
     def label(self, text: str, x: float, y: float, share: float = LABEL_FONT, ink=LABEL_INK,
               plate=LABEL_PLATE, below_m: float = 0.9) -> None:
         """A name plate centred on a world point's column, its bottom just above the point, kept inside the
-        image; where an earlier plate is in the way it goes `below_m` lower (under the object) instead."""
+        image; where an earlier plate is in the way it goes `below_m` lower (under the object), then sideways
+        (the last place tried is kept if all are taken)."""
         px = self.font(share)
         width = text_width(text, px)
         height = font_atlas(px)[0].shape[1]
-        for dy in (0.0, -below_m):
+        for dy, shift in ((0.0, 0.0), (-below_m, 0.0), (0.0, 0.6), (0.0, -0.6), (-below_m, 0.6), (-below_m, -0.6)):
             cx, cy = self.px(x, y + dy)
-            left = min(max(cx - width / 2, 2.0), self.size - width - 2.0)
+            left = min(max(cx - width / 2 + shift * width, 2.0), self.size - width - 2.0)
             top = min(max(cy - height - 2.0, self.top + 2.0), self.size - height - 2.0)
             box = (left - 2, top - 2, left + width + 2, top + height + 2)
             if not any(box[0] < b[2] and b[0] < box[2] and box[1] < b[3] and b[1] < box[3] for b in self.plates):

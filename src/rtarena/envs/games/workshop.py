@@ -14,6 +14,7 @@ from rtarena.envs.games.walker import Carry, WalkerRules, bearing, border, draw_
 
 UPGRADED = "+"  # an upgraded part is named `gear+`
 FULL = "Hands full: drop first (Space)"
+ORDER_FONT = 0.028  # the order board's entries, smaller than the name plates so four fit across
 
 
 class Room(Section):
@@ -283,12 +284,12 @@ class Workshop(SuiteGame):
         canvas.rect(-0.4, top, self.rules.room.width_m + 0.4, top + 0.9, board.color)
         x, y = canvas.px(-0.3, top + 0.75)
         canvas.text_px(x, y, board.label)
-        step = (self.rules.room.width_m - 1.5) / max(self.rules.orders.max_open, 1)
+        step = (self.rules.room.width_m - 2.4) / max(self.rules.orders.max_open, 1)
         for i, order in enumerate(self.orders):
-            x = 1.8 + i * step
+            x = 2.6 + i * step
             self.draw_part(canvas, order["item"], x, top + 0.45, 0.22)
-            px, py = canvas.px(x + 0.4, top + 0.7)
-            canvas.text_px(px, py, f"{order['item']} {order['expires_s'] - self.t:.0f}s")
+            px, py = canvas.px(x + 0.35, top + 0.66)
+            canvas.text_px(px, py, f"{order['item']} {order['expires_s'] - self.t:.0f}s", ORDER_FONT)
 
     def _draw(self, agent: str | None) -> Canvas:
         room = self.rules.room

@@ -1,13 +1,21 @@
-"""Sample frames of the suite and a contact sheet of them: what a model is shown, at the size it is shown.
+"""A contact sheet of the game suite for docs/games.md: what a model is shown, at the size it is shown.
 
-`sample_frame` plays a game's privileged scripted players for a few seconds of a seeded episode (so stations
-are busy, items held, orders open) and returns the first player's frame; `contact_sheet` tiles frames into one
-image. The docs' contact sheet (`docs/images/games/sheet.png`) and the OCR test's montage come from here.
+    PYTHONPATH=src python bench/games_sheet.py [--out docs/images/games/sheet.png] [--size 512]
+
+Each game plays its privileged scripted players for six seconds of seed 0 (so stations are busy, items held,
+orders open); the first player's frame is taken, and the twelve frames are tiled four to a row.
 """
 
 from __future__ import annotations
 
+import argparse
+from pathlib import Path
+
 import numpy as np
+
+from rtarena.agents.specs import build_agent
+from rtarena.envs.registry import make
+from rtarena.runtime.match import run_match
 
 SUITE = ("runner2d", "parkour3d", "tilefall", "monsters", "escape", "errands", "workshop", "duel", "kitchen",
          "handoff", "midline", "crystal")
@@ -15,10 +23,6 @@ SUITE = ("runner2d", "parkour3d", "tilefall", "monsters", "escape", "errands", "
 
 def sample_frame(env_id: str, seconds: float = 6.0, seed: int = 0, **kwargs) -> np.ndarray:
     """The first player's `rgb` after `seconds` of seeded privileged play."""
-    from rtarena.agents.specs import build_agent
-    from rtarena.envs.registry import make
-    from rtarena.runtime.match import run_match
-
     env = make(env_id, obs=("rgb",), **kwargs)
     steps = max(1, round(seconds / env.dt))
     run_match(env, [build_agent("heuristic", "games") for _ in env.possible_agents], clock="paused", seed=seed,
@@ -39,7 +43,19 @@ def contact_sheet(frames: list[np.ndarray], columns: int = 4, gap: int = 8, back
     return sheet
 
 
-def save_png(image: np.ndarray, path) -> None:
+def main() -> None:
     from PIL import Image
 
-    Image.fromarray(image).save(path)
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--out", type=Path, default=Path("docs/images/games/sheet.png"))
+    parser.add_argument("--size", type=int, default=None, help="frame side in pixels (default: the games' own)")
+    args = parser.parse_args()
+    extra = {"size": args.size} if args.size else {}
+    sheet = contact_sheet([sample_frame(f"games/{game}-v0", **extra) for game in SUITE])
+    args.out.parent.mkdir(parents=True, exist_ok=True)
+    Image.fromarray(sheet).save(args.out, optimize=True)
+    print(f"{args.out}: {sheet.shape[1]} x {sheet.shape[0]}")
+
+
+if __name__ == "__main__":
+    main()
