@@ -26,6 +26,7 @@ prompt's legend ("What you see", in `documentation()`) is written from the same 
 
 from __future__ import annotations
 
+import colorsys
 import inspect
 import string
 from dataclasses import dataclass
@@ -49,15 +50,23 @@ MAX_TEXT = 4000
 # is given"). `size` only shrinks or grows what is drawn; every element scales with it.
 DEFAULT_SIZE = 512
 HUD_LINES = 3  # the HUD strip's height in lines of its font
-COLOR_NAMES = {"black": (20, 20, 20), "white": (245, 245, 245), "grey": (128, 128, 128), "red": (220, 40, 40),
-               "orange": (245, 150, 40), "yellow": (240, 215, 50), "green": (60, 170, 70), "teal": (40, 170, 160),
-               "light blue": (110, 190, 235), "blue": (50, 80, 225), "purple": (150, 70, 200),
-               "pink": (245, 140, 200), "brown": (140, 90, 45), "beige": (215, 200, 170)}
+HUES = ((15, "red"), (40, "orange"), (68, "yellow"), (165, "green"), (195, "teal"), (255, "blue"),
+        (290, "purple"), (340, "pink"), (360, "red"))
 
 
 def color_name(rgb: tuple[int, int, int]) -> str:
-    """The nearest plain colour word, for the legend."""
-    return min(COLOR_NAMES, key=lambda n: sum((a - b) ** 2 for a, b in zip(COLOR_NAMES[n], rgb, strict=True)))
+    """A plain colour word for the legend, by hue (grey shades and brown by brightness)."""
+    hue, saturation, value = colorsys.rgb_to_hsv(*(c / 255 for c in rgb))
+    if 0.1 <= saturation < 0.2 and 20 <= hue * 360 < 60 and value > 0.6:
+        return "beige"
+    if saturation < 0.2 or value < 0.15 or (value < 0.3 and saturation < 0.5):
+        return "black" if value < 0.2 else "dark grey" if value < 0.45 else "grey" if value < 0.8 else "white"
+    name = next(word for bound, word in HUES if hue * 360 < bound)
+    if name in ("orange", "red", "yellow") and value < 0.65 and saturation < 0.85:
+        return "brown"
+    if name == "blue" and saturation < 0.6:
+        return "light blue"
+    return ("dark " if value < 0.45 else "") + name
 
 
 def wrap_hud(line: str, width: int, px: int, lines: int = HUD_LINES) -> list[str]:
@@ -252,7 +261,7 @@ class SuiteGame(RealtimeParallelEnv):
         for look in self.rules.drawables.values():
             label = f' labelled "{look.label}"' if look.label else ""
             lines.append(f"- {color_name(look.color)} {look.shape}{label}: {look.meaning}")
-        lines.append("- the dark strip at the top: the HUD line (time left, score and the game's own facts)")
+        lines.append("- the strip at the top: the HUD line (time left, score and the game's own facts)")
         return "\n".join(lines)
 
     def documentation(self) -> str:

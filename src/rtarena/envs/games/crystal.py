@@ -90,11 +90,11 @@ class Crystal(SuiteGame):
     your own side's crystal and players. 1v1 (`num_agents=2`) or 2v2 (`num_agents=4`).
 
     ## Observation
-    `rgb`: the first-person view (crystals in their side's colour, players, balls in flight;
-    crosshair; bars on top: time left, score, your crystal's health, theirs). `text`: HUD (both
-    crystals' health, throw ready or knocked out) and where the crystals and the other side's players
-    in view are. `state`: x, y, yaw, your crystal's and theirs health fractions, their crystal's offset
-    x, y, throw ready, knocked out, then the offsets x, y of up to two players of the other side.
+    `rgb`: the first-person view under the HUD strip (your side blue, theirs red; the radar bottom right;
+    what each thing is: the legend below). `text`: HUD (both crystals' health, throw ready or knocked out)
+    and where the crystals and the other side's players in view are. `state`: x, y, yaw, your crystal's and
+    theirs health fractions, their crystal's offset x, y, throw ready, knocked out, then the offsets x, y of
+    up to two players of the other side.
 
     ## Action Space
     Keys `W A S D LMB` (forward, strafe left, back, strafe right, throw); mouse dx turns (degrees,

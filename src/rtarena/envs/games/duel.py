@@ -51,10 +51,10 @@ class Duel(SuiteGame):
     falls and loses at once; one at zero health loses too. Both falling on the same step is a draw.
 
     ## Observation
-    `rgb`: the platform from above (you blue or red as your side, with a white ring; the other in the
-    other colour; holes and the void dark). `text`: HUD (both healths, strike ready) and where the other
-    fighter and the nearest edge are. `state`: x, y, health fraction, other's offset x, y, other's health
-    fraction, platform inset (m), strike ready.
+    `rgb`: the platform from above under the HUD strip (you blue, labelled YOU; the rival red; the legend
+    below). `text`: HUD (both healths, strike ready) and where the other fighter and the nearest edge are.
+    `state`: x, y, health fraction, other's offset x, y, other's health fraction, platform inset (m), strike
+    ready.
 
     ## Action Space
     Keys `W A S D Space`; no mouse. Text form: `0 0 ; W D ; W ; Space`.

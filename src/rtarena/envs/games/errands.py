@@ -57,10 +57,10 @@ class Errands(SuiteGame):
     oldest). You see `area.view_m` around you: finding and remembering who has what is the game.
 
     ## Observation
-    `rgb`: the area around you from above (characters as discs with their item's colour inside; you
-    blue). `text`: HUD (hint, inventory, prompt) and the characters within view, with what they give
-    and where they are. `state`: x, y, exchanges done, then per character their offset from you
-    (zeros when out of view), then the wanted item's index and the items carried.
+    `rgb`: the area around you from above under the HUD strip (characters named, in the colour of the item
+    they give; the legend below). `text`: HUD (hint, inventory, prompt) and the characters within view, with
+    what they give and where they are. `state`: x, y, exchanges done, then per character their offset from
+    you (zeros when out of view), then the wanted item's index and the items carried.
 
     ## Action Space
     Keys `W A S D F Space`; no mouse. Text form: `0 0 ; W*5 ; F ; - ; S D*3`.

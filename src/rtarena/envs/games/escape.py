@@ -46,9 +46,9 @@ class Escape(SuiteGame):
     remembering where things were is part of the game.
 
     ## Observation
-    `rgb`: the current room from above (objects in their colours, you blue). `text`: HUD (task,
-    prompt), your room and position in it, its doorways and what lies in it. `state`: x, y, room
-    column and row, tasks done, then the current task's object as an index.
+    `rgb`: the current room from above under the HUD strip (each object its own icon and colour; the legend
+    below). `text`: HUD (task, prompt), your room and position in it, its doorways and what lies in it.
+    `state`: x, y, room column and row, tasks done, then the current task's object as an index.
 
     ## Action Space
     Keys `W A S D F`; no mouse. Text form: `0 0 ; W*6 ; D*2 ; F`.

@@ -32,8 +32,9 @@ class Handoff(Workshop):
     was put in). Items dropped on the floor stay on their side.
 
     ## Observation
-    As the workshop's, plus the windows: `rgb` shows them white on the wall with their item as a dot;
-    `text` says what each window holds and where it is; `state` appends per window: kind, upgraded flag.
+    As the workshop's, plus the windows: `rgb` shows them on the wall with what they hold (the legend
+    below); `text` says what each window holds and where it is; `state` appends per window: kind, upgraded
+    flag.
 
     ## Action Space
     Keys `W A S D E Space`; no mouse. Text form: `0 0 ; W*4 ; E ; - ; D*3`.

@@ -11,6 +11,7 @@ import numpy as np
 from gymnasium import spaces
 
 from rtarena.envs.base import AgentID, RealtimeParallelEnv
+from rtarena.envs.games.base import DEFAULT_SIZE
 from rtarena.errors import UserError
 
 QUESTION = ("These are three frames, left to right in time, from a video game. Name the game if you know "
@@ -29,7 +30,8 @@ class IdentifyProbe(RealtimeParallelEnv):
     ## Description
     A one-question episode for the contamination check (docs/games.md). At reset the probe plays the
     game named by `game` (any suite env id) with seeded random keys, takes player p0's view after
-    0, 5 and 10 steps (the first frames of a fresh episode: no title, and the frame draws no text), and
+    0, 5 and 10 steps (the first frames of a fresh episode; no title: the frames show the HUD line and
+    name plates, never the game's name), and
     shows the three frames side by side with a question: name the game and
     describe its mechanics. The answer is recorded with the run (the decision's raw text, and an
     `answer` event); with `frames_dir` (set by the runner) the frames are saved as PNGs beside it.
@@ -61,7 +63,7 @@ class IdentifyProbe(RealtimeParallelEnv):
 
     metadata: ClassVar[dict[str, Any]] = {"render_modes": [], "name": "identify_probe", "is_parallelizable": True}
 
-    def __init__(self, game: str = "games/duel-v0", size: int = 96, frames_dir: str | None = None,
+    def __init__(self, game: str = "games/duel-v0", size: int = DEFAULT_SIZE, frames_dir: str | None = None,
                  judge: bool = False) -> None:
         super().__init__()
         if not game.startswith("games/"):

@@ -41,10 +41,10 @@ class MidlineRace(Workshop):
     where they fall and anyone may pick them up.
 
     ## Observation
-    As the workshop's, from your side: `rgb` the floor (you and your stations' dots in your colour,
-    blue west or red east, the rival's in the other), `text` HUD (your points and the rival's, orders,
-    hands, prompt) and your stations' and the parts' bearings, `state` the workshop's vector plus your
-    points, the rival's points, and the rival's x, y.
+    As the workshop's, from your side: `rgb` the floor (you blue, the rival red; each station flagged in its
+    side's colour, whichever seat you play; the legend below), `text` HUD (your points and the rival's,
+    orders, hands, prompt) and your stations' and the parts' bearings, `state` the workshop's vector plus
+    your points, the rival's points, and the rival's x, y.
 
     ## Action Space
     Keys `W A S D E Space`; no mouse. Text form: `0 0 ; W*4 ; E ; - ; D*3`.

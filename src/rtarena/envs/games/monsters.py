@@ -99,10 +99,10 @@ class Monsters(SuiteGame):
     (`player.shot_damage`, at most once per `cooldown_s`; each press fires once); pillars stop shots.
 
     ## Observation
-    `rgb`: the first-person view (the arena's raycaster; crosshair in the middle; bars on top: time
-    left, score, health). `text`: HUD (health, monsters left, gun) and the monsters in view with distance
-    and bearing, and how many are out of view. `state`: x, y, yaw (rad), health fraction, then per
-    monster slot: offset x, offset y, health fraction (zeros when not alive).
+    `rgb`: the first-person view (the arena's raycaster) under the HUD strip; crosshair in the middle, the
+    radar bottom right (the legend below). `text`: HUD (health, monsters left, gun) and the monsters in view
+    with distance and bearing, and how many are out of view. `state`: x, y, yaw (rad), health fraction, then
+    per monster slot: offset x, offset y, health fraction (zeros when not alive).
 
     ## Action Space
     Keys `W A S D LMB` (forward, strafe left, back, strafe right, fire); mouse dx turns (degrees, +

@@ -64,10 +64,10 @@ class Parkour3D(SuiteGame):
     (the floor far below) puts you back on the last checkpoint you reached.
 
     ## Observation
-    `rgb`: the first-person view (the arena's raycaster: platforms as wooden pillars, checkpoints brick;
-    bars on top: time left, score). `text`: HUD (platform, checkpoint, falls) and where the next
-    platforms are (bearing, gap, height). `state`: x, y, z, yaw, vz, standing, then for the next 2
-    platforms their centre offset, top height difference, width and depth.
+    `rgb`: the first-person view (the arena's raycaster) under the HUD strip, the course map bottom right
+    (the legend below). `text`: HUD (platform, checkpoint, falls) and where the next platforms are (bearing,
+    gap, height). `state`: x, y, z, yaw, vz, standing, then for the next 2 platforms their centre offset,
+    top height difference, width and depth.
 
     ## Action Space
     Keys `W A S D Space`; mouse dx turns (degrees, + right), dy looks up. Text form:

@@ -49,10 +49,9 @@ class Runner2D(SuiteGame):
     Falling below `player.fall_below_m` ends the run.
 
     ## Observation
-    `rgb`: the side view around the runner (blue), platforms grey (orange once crumbling), the flag
-    green; bars on top: time left, score. `text`: HUD, position, and the next platforms (gap, length,
-    height change). `state`: x / flag x, height, vx, vy, standing, then for the next 3 platforms their
-    start and end relative to you and their height relative to yours.
+    `rgb`: the side view around the runner under the HUD strip (the legend below). `text`: HUD, position,
+    and the next platforms (gap, length, height change). `state`: x / flag x, height, vx, vy, standing, then
+    for the next 3 platforms their start and end relative to you and their height relative to yours.
 
     ## Action Space
     Keys `A D Space`; no mouse. Text form: `0 0 ; D*5 ; D Space ; D*6`.

@@ -57,10 +57,10 @@ class Tilefall(SuiteGame):
     is over a dropped tile or off the floor falls. Layouts (start tile, holes) come from the seed.
 
     ## Observation
-    `rgb`: the floor from above (red = warned, darker red = about to drop; the blue disc is you; bars
-    at the top: time left, score). `text`: HUD line and an ASCII map, north up (`P` you, `.` solid,
-    `!` warned, `_` gone). `state`: x, y (fraction of the floor), time left fraction, then one value
-    per tile, column-major from the south-west (0 solid, 1 gone, in between: how far its warning ran).
+    `rgb`: the floor from above under the HUD strip (a warned tile shows its seconds left; the legend
+    below). `text`: HUD line and an ASCII map, north up (`P` you, `.` solid, `!` warned, `_` gone). `state`:
+    x, y (fraction of the floor), time left fraction, then one value per tile, column-major from the
+    south-west (0 solid, 1 gone, in between: how far its warning ran).
 
     ## Action Space
     Keys `W A S D` (north, west, south, east; two keys move diagonally) at `player.speed_m_s`; no

@@ -65,10 +65,9 @@ class Workshop(SuiteGame):
     the floor) or use it. The HUD shows the interact prompt only within reach.
 
     ## Observation
-    `rgb`: the workshop from above (bins in their part's colour, bench brown, counter green, trash
-    black; you blue, what you carry as a dot on you). `text`: HUD (orders, hands, prompt) and where
-    each station is from you. `state`: x, y, carried kind and upgraded flag, bench state, then per
-    order slot kind, upgraded, time left.
+    `rgb`: the workshop from above under the HUD strip, stations named, the order board on top (the legend
+    below). `text`: HUD (orders, hands, prompt) and where each station is from you. `state`: x, y, carried
+    kind and upgraded flag, bench state, then per order slot kind, upgraded, time left.
 
     ## Action Space
     Keys `W A S D E Space`; no mouse. Text form: `0 0 ; W*4 ; E ; - ; D*3`.
