@@ -102,14 +102,14 @@ def main() -> None:
     args = parser.parse_args()
     side = f"{args.size}x{args.size}"
     print(f"{'game':22s} {'rgb+text+state':>15s} {'rgb only':>10s}   (steps/s, {side}, one core)")
-    for name, _, _ in GAMES:
+    for name, *_ in GAMES:
         env_id = f"games/{name}-v0"
         full = steps_per_second(env_id, args.steps, ("rgb", "text", "state"), args.size)
         rgb = steps_per_second(env_id, args.steps, ("rgb",), args.size)
         print(f"{env_id:22s} {full:15.0f} {rgb:10.0f}")
     print(f"\n{'multiplayer game':22s} {'rgb+text+state':>15s} {'rgb only':>10s}   (env steps/s, every player's "
           f"{side} view each step, one core)")
-    for name, _, _ in MP_GAMES:
+    for name, *_ in MP_GAMES:
         env_id = f"games/{name}-v0"
         full = steps_per_second(env_id, args.steps, ("rgb", "text", "state"), args.size)
         rgb = steps_per_second(env_id, args.steps, ("rgb",), args.size)

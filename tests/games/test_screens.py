@@ -32,7 +32,7 @@ def frame(env_id: str, size: int) -> tuple[np.ndarray, set[str]]:
     observations, _ = env.reset(seed=0)
     for _ in range(3):
         observations, *_ = env.step({a: env.action_space(a).action([]) for a in env.agents})
-    labels = {look.label for look in env.rules.drawables.values() if look.label}
+    labels = {look.label for look in env.looks().values() if look.label}
     return observations["p0"]["rgb"], labels
 
 

@@ -18,10 +18,10 @@ declares `level_file` and `rules_schema` and fills in these hooks:
 | `_state(agent)` | float vector of length `state_size()` | when `state` is observed |
 | `privileged_state(agent)` | dict of world facts for privileged scripted players | by those players only |
 
-What the frame shows is data: the level file's `[drawables]` table names every kind the renderer draws (its
-shape, colour, label and meaning); `_draw` asks `look(kind)` for each, `decorate` scatters the table's
-decoration over a floor, and the base class writes the HUD line on a strip at the top of every frame. The
-prompt's legend ("What you see", in `documentation()`) is written from the same table.
+What the frame shows is data: the game's drawables table (`levels/drawables/<game>.toml`) names every
+kind the renderer draws (its shape, colour, label and meaning); `_draw` asks `look(kind)` for each,
+`decorate` scatters the table's decoration over a floor, and the base class writes the HUD line on a strip
+at the top of every frame. The prompt's legend ("What you see", in `documentation()`) is written from the same table.
 """
 
 from __future__ import annotations
@@ -38,7 +38,7 @@ from gymnasium import spaces
 from rtarena.envs.base import AgentID, RealtimeParallelEnv
 from rtarena.envs.games.canvas import HUD_FONT, HUD_INK, HUD_PLATE, Canvas, font_atlas, text_width
 from rtarena.envs.games.keys import KeyMouseSpace, describe_keys
-from rtarena.envs.games.rules import Drawable, GameRules
+from rtarena.envs.games.rules import Drawable, GameRules, read_drawables
 from rtarena.envs.level_files import META, read_level
 from rtarena.envs.modalities import GAME_MODALITIES
 from rtarena.errors import UserError
@@ -124,6 +124,7 @@ class SuiteGame(RealtimeParallelEnv):
                  render_mode: str | None = None, overrides: dict[str, Any] | None = None) -> None:
         super().__init__()
         self.rules = read_level(self.level_file, self.rules_schema, variant, overrides)
+        self._looks = read_drawables(self.level_file)
         self.variant = variant or "base"
         game = self.rules.game
         self.dt = float(game.dt)
@@ -244,21 +245,25 @@ class SuiteGame(RealtimeParallelEnv):
         return Canvas(self.size, x0, y0, x1, y1, background, top=self.hud_px())
 
     def look(self, kind: str) -> Drawable:
-        """How the frame draws `kind`: its row of the level file's `[drawables]` table."""
-        return self.rules.drawables[kind]
+        """How the frame draws `kind`: its row of the game's drawables table."""
+        return self._looks[kind]
+
+    def looks(self) -> dict[str, Drawable]:
+        """The game's drawables table (`levels/drawables/<game>.toml`), kind by kind."""
+        return dict(self._looks)
 
     def decorate(self, canvas: Canvas, x0: float, y0: float, x1: float, y1: float, radius_m: float = 0.25) -> None:
         """The table's decoration (rows with `scatter` > 0) scattered over a floor at places fixed per episode:
         clutter a reader looks past (the VP rating's point)."""
         rng = np.random.default_rng(self._decor_seed)
-        for look in self.rules.drawables.values():
+        for look in self._looks.values():
             for x, y in rng.uniform((x0, y0), (x1, y1), size=(look.scatter, 2)):
                 canvas.icon(look, x, y, radius_m, outline=False)
 
     def legend(self) -> str:
         """What you see: each drawable kind of the level file's table in words, then the HUD strip."""
         lines = ["What you see on the frame (each kind as drawn):"]
-        for look in self.rules.drawables.values():
+        for look in self._looks.values():
             label = f' labelled "{look.label}"' if look.label else ""
             lines.append(f"- {color_name(look.color)} {look.shape}{label}: {look.meaning}")
         lines.append("- the strip at the top: the HUD line (time left, score and the game's own facts)")
@@ -295,7 +300,7 @@ class SuiteGame(RealtimeParallelEnv):
 
     def rules_text(self) -> str:
         """The level's numbers for prompts (variants and ratings left out)."""
-        data = self.rules.model_dump(exclude={*META, "capabilities", "probe", "drawables"})
+        data = self.rules.model_dump(exclude={*META, "capabilities", "probe"})
         lines = [f"(from {self.level_file}, variant {self.variant}; {describe_keys(self.keyspace)})"]
         lines += [f"- {name}: " + ", ".join(f"{k} = {v}" for k, v in table.items()) for name, table in data.items()]
         return "\n".join(lines)
