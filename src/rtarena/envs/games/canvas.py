@@ -1,10 +1,10 @@
 """The suite's compiled 2D renderer: a game lists shapes, icons and text in world units, compiled calls paint them.
 
-A `Canvas` maps a world rectangle (metres or tiles, y up) onto the part of an `(H, W, 3)` image below the
-HUD strip, one scale for both axes (centred), so a square stays square. Games add primitives in painting
-order (filled rectangles, discs, rings, diamonds, triangles, hexagons, checkered floors), icons (a row of
-the game's drawables table, `levels/drawables/<game>.toml`: `icon()` composes its shape from primitives,
-each outlined in dark so it stands out from a textured floor) and text (labels anchored in the world, the HUD strip's lines).
+A `Canvas` maps a world rectangle (metres or tiles, y up) onto the part of an `(H, W, 3)` image below the HUD
+strip, one scale for both axes (centred), so a square stays square. Games add primitives in painting order
+(filled rectangles, discs, rings, diamonds, triangles, hexagons, checkered floors), icons (a row of the game's
+drawables table, `levels/drawables/<game>.toml`: `icon()` composes its shape from primitives, each outlined in
+dark so it stands out from a textured floor) and text (labels anchored in the world, the HUD strip's lines).
 `paint()` draws the shapes in one numba call and the text in one more per font size, so a frame costs a few
 Python-to-compiled crossings however much it holds. Glyphs come from Pillow's built-in scalable font,
 rasterised once per pixel size into an atlas that the compiled blitter copies from.
