@@ -12,6 +12,7 @@ import subprocess
 from collections import defaultdict
 
 import numpy as np
+import pytest
 from PIL import Image
 
 from rtarena.envs.games.base import DEFAULT_SIZE
@@ -69,3 +70,32 @@ def test_a_reader_finds_the_hud_and_a_legend_label_on_every_frame(tmp_path):
     assert not missing, "the reader missed on: " + "; ".join(missing)
     legible = [GAME_IDS[i] for i in range(CONTROLS) if {"time", "score"} <= read.get(len(shown) + i, set())]
     assert not legible, f"the {SMALL} px control frames were read, so the rule proves nothing: {legible}"
+
+
+def test_the_prompt_legend_is_written_from_the_drawables_table():
+    """What a model agent is told it sees is the table the renderer draws from: every row, in words."""
+    from types import SimpleNamespace
+
+    from rtarena.agents.llm.prompts import domain_text
+    from rtarena.runtime.documentation import env_docs
+
+    for env_id in [spec.id for spec in ENV_TABLE if spec.family == "games" and "-var" not in spec.id]:
+        env = make(env_id, obs=("rgb", "hud"))
+        text = domain_text(SimpleNamespace(env_id=env_id, docs=env_docs(env, ["p0"])))  # the prompt's game text
+        rows = env.looks().values()
+        assert "What you see on the frame" in text, env_id
+        assert all(look.meaning in text for look in rows), env_id
+        assert all(f'labelled "{look.label}"' in text for look in rows if look.label), env_id
+
+
+def test_a_bad_drawables_row_is_one_line_naming_the_field():
+    from rtarena.envs.games.rules import DrawablesFile
+    from rtarena.errors import UserError
+    from rtarena.schema import validate
+
+    row = {"shape": "gear", "color": [1, 2, 3], "label": "", "meaning": "a gear"}
+    assert validate(DrawablesFile, {"drawables": {"gear": row}}).drawables["gear"].shape == "gear"
+    for bad, field in (({"shape": "teapot"}, "shape"), ({"color": [1, 2, 300]}, "color")):
+        with pytest.raises(UserError) as caught:
+            validate(DrawablesFile, {"drawables": {"gear": {**row, **bad}}}, source="duel.toml")
+        assert "\n" not in str(caught.value) and field in str(caught.value) and "duel.toml" in str(caught.value)
