@@ -256,9 +256,11 @@ class SuiteGame(RealtimeParallelEnv):
         """The table's decoration (rows with `scatter` > 0) scattered over a floor at places fixed per episode:
         clutter a reader looks past (the VP rating's point)."""
         rng = np.random.default_rng(self._decor_seed)
+        vx0, vy0, vx1, vy1 = canvas.visible(radius_m)
         for look in self._looks.values():
             for x, y in rng.uniform((x0, y0), (x1, y1), size=(look.scatter, 2)):
-                canvas.icon(look, x, y, radius_m, outline=False)
+                if vx0 <= x <= vx1 and vy0 <= y <= vy1:  # only what the view shows is drawn
+                    canvas.icon(look, x, y, radius_m, outline=False)
 
     def legend(self) -> str:
         """What you see: each drawable kind of the level file's table in words, then the HUD strip."""

@@ -48,9 +48,14 @@ def _paint(img, shapes, colors, background, fill):
             yb = min(int(np.ceil(shapes[i, 4])), h)
             cell = max(shapes[i, 5], 1.0)
             shade = shapes[i, 6]
-            for y in range(ya, yb):
+            odd = np.zeros(max(xb - xa, 0), dtype=np.int64)  # each column's checker parity, once per shape
+            if kind == 6:
                 for x in range(xa, xb):
-                    if kind == 6 and (int((x - shapes[i, 1]) // cell) + int((y - shapes[i, 2]) // cell)) % 2 == 1:
+                    odd[x - xa] = int((x - shapes[i, 1]) // cell) % 2
+            for y in range(ya, yb):
+                row = int((y - shapes[i, 2]) // cell) % 2 if kind == 6 else 0
+                for x in range(xa, xb):
+                    if kind == 6 and (row + odd[x - xa]) % 2 == 1:
                         img[y, x, 0] = int(r * shade)
                         img[y, x, 1] = int(g * shade)
                         img[y, x, 2] = int(b * shade)
@@ -140,23 +145,27 @@ def font_atlas(px: int) -> tuple[np.ndarray, np.ndarray]:
     return atlas, advances
 
 
+ATLAS_ROW = np.clip(np.arange(256) - 32, 0, 94)  # byte -> atlas row (outside printable ASCII: space or `~`)
+
+
+def _codes(text: str) -> np.ndarray:
+    """Atlas rows of a text's characters."""
+    return ATLAS_ROW[np.frombuffer(text.encode("ascii", "replace"), dtype=np.uint8)]
+
+
 def text_width(text: str, px: int) -> int:
-    _, advances = font_atlas(px)
-    return int(sum(advances[min(max(ord(c) - 32, 0), 94)] for c in text))
-
-
-def _codes(text: str) -> list[int]:
-    return [min(max(ord(c) - 32, 0), 94) for c in text]
+    return int(font_atlas(px)[1][_codes(text)].sum())
 
 
 def darker(color, factor: float = 0.6) -> tuple[int, int, int]:
     return tuple(int(c * factor) for c in color)
 
 
-def _icon_parts(shape: str, r: float) -> list[tuple[int, float, float, float, float, float]]:
-    """An icon as primitives around its centre, in pixels (y down): (kind, dx, dy, a, b, shade); shade scales
-    the icon's colour for a detail (0 = the outline's dark)."""
-    parts = {
+def _icon_table(r: float = 1.0) -> dict[str, list[tuple[float, ...]]]:
+    """Each icon as primitives around its centre for a half size of `r` pixels (y down): (kind, dx, dy, a, b,
+    shade); shade scales the icon's colour for a detail (0 = the outline's dark). Every number is linear in
+    `r`, so the table is built once at r = 1 and scaled per icon."""
+    return {
         "square": [(RECT, -r, -r, r, r, 1.0)],
         "disc": [(DISC, 0, 0, r, 0, 1.0)],
         "ring": [(RING, 0, 0, r, r * 0.55, 1.0)],
@@ -201,7 +210,9 @@ def _icon_parts(shape: str, r: float) -> list[tuple[int, float, float, float, fl
                     for a in np.linspace(0, 2 * np.pi, 5, endpoint=False)], (DISC, 0, 0, r * 0.35, 0, 0.7)],
         "stain": [(DISC, 0, 0, r, 0, 1.0), (DISC, r * 0.6, r * 0.3, r * 0.6, 0, 1.0)],
     }
-    return parts[shape]
+
+
+ICONS = {name: np.array(parts, dtype=np.float64) for name, parts in _icon_table().items()}
 
 
 SHAPES = ("square", "disc", "ring", "diamond", "triangle", "hexagon", "gear", "spring", "bolt", "valve", "cross",
@@ -241,13 +252,21 @@ class Canvas:
     def px(self, x: float, y: float) -> tuple[float, float]:
         return self.ox + (x - self.x0) * self.scale, self.oy + (self.y1 - y) * self.scale
 
+    def visible(self, margin: float = 0.0) -> tuple[float, float, float, float]:
+        """The world rectangle the image shows (x0, y0, x1, y1), grown by `margin` world units."""
+        x1 = self.x0 + (self.size - self.ox) / self.scale
+        y0 = self.y1 - (self.size - self.oy) / self.scale
+        x0 = self.x0 - self.ox / self.scale
+        y1 = self.y1 + (self.oy - self.top) / self.scale
+        return x0 - margin, y0 - margin, x1 + margin, y1 + margin
+
     def font(self, share: float) -> int:
         return max(6, round(self.size * share))
 
     # -- primitives --------------------------------------------------------------------------------
     def _add(self, row: tuple[float, ...], color) -> None:
         self.shapes.append(row)
-        self.colors.append(tuple(int(min(255, max(0, c))) for c in color))
+        self.colors.append(tuple(color))
 
     def rect(self, x0: float, y0: float, x1: float, y1: float, color) -> None:
         """A filled rectangle between world corners (any order)."""
@@ -271,23 +290,27 @@ class Canvas:
 
     # -- icons and text ----------------------------------------------------------------------------
     def icon(self, look: Any, x: float, y: float, radius_m: float, color=None, outline: bool = True) -> None:
-        """A drawable kind (`look`: shape and colour from the level file's table) centred at a world point,
-        `radius_m` its half size; every part outlined first, then filled."""
+        """A drawable kind (`look`: shape and colour from the game's table) centred at a world point,
+        `radius_m` its half size; every part outlined first, then filled (one array pass per icon)."""
         cx, cy = self.px(x, y)
         r = max(radius_m * self.scale, 2.0)
-        fill = tuple(color if color is not None else look.color)
-        parts = _icon_parts(look.shape, r)
-        edge = max(1.0, r * 0.12) if outline else 0.0
-        for fills in ((False, True) if outline else (True,)):
-            for kind, dx, dy, a, b, shade in parts:
-                tone = fill if shade == 1.0 else darker(fill, shade) if shade else OUTLINE
-                tone = tone if fills else OUTLINE
-                grow = 0.0 if fills else edge
-                if kind == RECT:
-                    self._add((RECT, cx + dx - grow, cy + dy - grow, cx + a + grow, cy + b + grow, 0.0, 1.0), tone)
-                else:
-                    inner = max(b - grow, 0.0) if kind == RING else b
-                    self._add((kind, cx + dx, cy + dy, a + grow, inner, 0.0, 1.0), tone)
+        parts = ICONS[look.shape]
+        kind, shade = parts[:, 0], parts[:, 5]
+        dx, dy, a, b = (parts[:, i] * r for i in range(1, 5))
+        fill = np.array(color if color is not None else look.color, dtype=np.float64)
+        tones = np.where(shade[:, None] == 0.0, np.array(OUTLINE, dtype=np.float64), fill * shade[:, None])
+        rect = kind == RECT
+        for grow, tone in (((max(1.0, r * 0.12), OUTLINE), (0.0, None)) if outline else ((0.0, None),)):
+            rows = np.empty((len(parts), FIELDS))
+            rows[:, 0] = kind
+            rows[:, 1] = cx + dx - grow * rect
+            rows[:, 2] = cy + dy - grow * rect
+            rows[:, 3] = np.where(rect, cx + a + grow, a + grow)
+            rows[:, 4] = np.where(rect, cy + b + grow, np.where(kind == RING, np.maximum(b - grow, 0.0), b))
+            rows[:, 5], rows[:, 6] = 0.0, 1.0
+            self.shapes.extend(map(tuple, rows.tolist()))
+            colors = np.broadcast_to(np.array(tone, dtype=np.float64), tones.shape) if tone else tones
+            self.colors.extend(map(tuple, np.minimum(colors, 255.0).astype(np.int64).tolist()))
 
     def text_px(self, x: float, y: float, text: str, share: float = LABEL_FONT, ink=LABEL_INK,
                 plate=LABEL_PLATE) -> None:
@@ -321,13 +344,13 @@ class Canvas:
     def paint(self) -> np.ndarray:
         img = self.image if self.image is not None else np.empty((self.size, self.size, 3), dtype=np.uint8)
         shapes = np.array(self.shapes, dtype=np.float64).reshape(-1, FIELDS)
-        colors = np.array(self.colors, dtype=np.uint8).reshape(-1, 3)
+        colors = np.clip(np.array(self.colors, dtype=np.int64).reshape(-1, 3), 0, 255).astype(np.uint8)
         _paint(img, shapes, colors, self.background, self.image is None)
         for px, items in sorted(self.texts.items()):
             atlas, advances = font_atlas(px)
             codes = [_codes(text) for _, _, text, _, _ in items]
             starts = np.cumsum([0] + [len(c) for c in codes]).astype(np.int64)
-            flat = np.array([c for cs in codes for c in cs], dtype=np.int64)
+            flat = np.concatenate(codes) if codes else np.zeros(0, dtype=np.int64)
             xs = np.array([i[0] for i in items], dtype=np.float64)
             ys = np.array([i[1] for i in items], dtype=np.float64)
             inks = np.array([i[3] for i in items], dtype=np.int64).reshape(-1, 3)
