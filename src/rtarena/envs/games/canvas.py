@@ -18,7 +18,7 @@ from typing import Any
 import numpy as np
 from numba import njit
 
-RECT, DISC, RING, DIAMOND, TRIANGLE, HEXAGON, CHECKER = range(7)
+RECT, DISC, RING, DIAMOND, TRIANGLE, HEXAGON, CHECKER, ICON = range(8)
 FIELDS = 7  # a shape row: kind, five numbers, and a shade (CHECKER's second colour as a factor)
 OUTLINE = (24, 24, 30)
 HUD_PLATE = (238, 238, 230)
@@ -29,66 +29,83 @@ HUD_FONT, LABEL_FONT = 0.036, 0.036  # font sizes as shares of the image's side 
 
 
 @njit(cache=True, nogil=True)
-def _paint(img, shapes, colors, background, fill):
-    """Shapes: rows (kind, a, b, c, d, e, shade) in pixels (see `Canvas` for each kind's numbers)."""
+def _primitive(img, kind, a, b, c, d, e, shade, r, g, bl):
+    """One primitive in pixels: a rectangle or checker (a, b)-(c, d) (checker cells `e` px, every other one
+    `shade` darker), else a disc, ring (inner radius d), diamond, triangle or hexagon centred (a, b) of
+    radius c."""
+    h, w = img.shape[0], img.shape[1]
+    if kind == 0 or kind == 6:
+        xa, ya = max(int(np.floor(a)), 0), max(int(np.floor(b)), 0)
+        xb, yb = min(int(np.ceil(c)), w), min(int(np.ceil(d)), h)
+        cell = max(e, 1.0)
+        odd = np.zeros(max(xb - xa, 0), dtype=np.int64)  # each column's checker parity, once per shape
+        if kind == 6:
+            for x in range(xa, xb):
+                odd[x - xa] = int((x - a) // cell) % 2
+        for y in range(ya, yb):
+            row = int((y - b) // cell) % 2 if kind == 6 else 0
+            for x in range(xa, xb):
+                if kind == 6 and (row + odd[x - xa]) % 2 == 1:
+                    img[y, x, 0], img[y, x, 1], img[y, x, 2] = int(r * shade), int(g * shade), int(bl * shade)
+                else:
+                    img[y, x, 0], img[y, x, 1], img[y, x, 2] = r, g, bl
+        return
+    ya, yb = max(int(np.floor(b - c)), 0), min(int(np.ceil(b + c)) + 1, h)
+    xa, xb = max(int(np.floor(a - c)), 0), min(int(np.ceil(a + c)) + 1, w)
+    for y in range(ya, yb):
+        for x in range(xa, xb):
+            dx, dy = x + 0.5 - a, y + 0.5 - b
+            if kind == 1:
+                inside = dx * dx + dy * dy <= c * c
+            elif kind == 2:
+                d2 = dx * dx + dy * dy
+                inside = d2 <= c * c and d2 >= d * d
+            elif kind == 3:
+                inside = abs(dx) + abs(dy) <= c
+            elif kind == 4:  # pointing up: apex at b - c, base at b + c
+                inside = dy <= c and abs(dx) <= (dy + c) * 0.5
+            else:
+                ax, ay = abs(dx), abs(dy)
+                inside = ay <= c * 0.866 and ax * 0.866 + ay * 0.5 <= c * 0.866
+            if inside:
+                img[y, x, 0], img[y, x, 1], img[y, x, 2] = r, g, bl
+
+
+@njit(cache=True, nogil=True)
+def _paint(img, shapes, colors, background, fill, icons, parts_of, outline):
+    """Shapes: rows (kind, a, b, c, d, e, shade) in pixels. An ICON row (kind 7, centre a, b, half size c,
+    icon d, outlined when e) is expanded here from the icon table (`icons[d, :parts_of[d]]`: kind, dx, dy,
+    p, q, shade per part, at unit size): every part outlined in `outline` first, then filled."""
     h, w = img.shape[0], img.shape[1]
     if fill:
         for y in range(h):
             for x in range(w):
-                img[y, x, 0] = background[0]
-                img[y, x, 1] = background[1]
-                img[y, x, 2] = background[2]
+                img[y, x, 0], img[y, x, 1], img[y, x, 2] = background[0], background[1], background[2]
     for i in range(shapes.shape[0]):
         kind = int(shapes[i, 0])
         r, g, b = colors[i, 0], colors[i, 1], colors[i, 2]
-        if kind == 0 or kind == 6:  # a rectangle x0, y0, x1, y1 (a checker: cells of `e` px, `shade` darker)
-            xa = max(int(np.floor(shapes[i, 1])), 0)
-            ya = max(int(np.floor(shapes[i, 2])), 0)
-            xb = min(int(np.ceil(shapes[i, 3])), w)
-            yb = min(int(np.ceil(shapes[i, 4])), h)
-            cell = max(shapes[i, 5], 1.0)
-            shade = shapes[i, 6]
-            odd = np.zeros(max(xb - xa, 0), dtype=np.int64)  # each column's checker parity, once per shape
-            if kind == 6:
-                for x in range(xa, xb):
-                    odd[x - xa] = int((x - shapes[i, 1]) // cell) % 2
-            for y in range(ya, yb):
-                row = int((y - shapes[i, 2]) // cell) % 2 if kind == 6 else 0
-                for x in range(xa, xb):
-                    if kind == 6 and (row + odd[x - xa]) % 2 == 1:
-                        img[y, x, 0] = int(r * shade)
-                        img[y, x, 1] = int(g * shade)
-                        img[y, x, 2] = int(b * shade)
-                    else:
-                        img[y, x, 0] = r
-                        img[y, x, 1] = g
-                        img[y, x, 2] = b
+        if kind != 7:
+            _primitive(img, kind, shapes[i, 1], shapes[i, 2], shapes[i, 3], shapes[i, 4], shapes[i, 5],
+                       shapes[i, 6], r, g, b)
             continue
-        cx, cy, rad, inner = shapes[i, 1], shapes[i, 2], shapes[i, 3], shapes[i, 4]
-        ya = max(int(np.floor(cy - rad)), 0)
-        yb = min(int(np.ceil(cy + rad)) + 1, h)
-        xa = max(int(np.floor(cx - rad)), 0)
-        xb = min(int(np.ceil(cx + rad)) + 1, w)
-        for y in range(ya, yb):
-            for x in range(xa, xb):
-                dx = x + 0.5 - cx
-                dy = y + 0.5 - cy
-                if kind == 1:
-                    inside = dx * dx + dy * dy <= rad * rad
-                elif kind == 2:
-                    d2 = dx * dx + dy * dy
-                    inside = d2 <= rad * rad and d2 >= inner * inner
-                elif kind == 3:
-                    inside = abs(dx) + abs(dy) <= rad
-                elif kind == 4:  # pointing up: apex at cy - rad, base at cy + rad
-                    inside = dy <= rad and abs(dx) <= (dy + rad) * 0.5
+        cx, cy, rad, icon = shapes[i, 1], shapes[i, 2], shapes[i, 3], int(shapes[i, 4])
+        edge = max(1.0, rad * 0.12)
+        for fills in range(0 if shapes[i, 5] > 0 else 1, 2):
+            grow = 0.0 if fills else edge
+            for k in range(parts_of[icon]):
+                part = int(icons[icon, k, 0])
+                dx, dy = icons[icon, k, 1] * rad, icons[icon, k, 2] * rad
+                p, q, shade = icons[icon, k, 3] * rad, icons[icon, k, 4] * rad, icons[icon, k, 5]
+                if not fills or shade == 0.0:
+                    tr, tg, tb = outline[0], outline[1], outline[2]
                 else:
-                    ax, ay = abs(dx), abs(dy)
-                    inside = ay <= rad * 0.866 and ax * 0.866 + ay * 0.5 <= rad * 0.866
-                if inside:
-                    img[y, x, 0] = r
-                    img[y, x, 1] = g
-                    img[y, x, 2] = b
+                    tr, tg, tb = min(int(r * shade), 255), min(int(g * shade), 255), min(int(b * shade), 255)
+                if part == 0:
+                    _primitive(img, 0, cx + dx - grow, cy + dy - grow, cx + p + grow, cy + q + grow, 0.0, 1.0,
+                               tr, tg, tb)
+                else:
+                    inner = max(q - grow, 0.0) if part == 2 else q
+                    _primitive(img, part, cx + dx, cy + dy, p + grow, inner, 0.0, 1.0, tr, tg, tb)
 
 
 @njit(cache=True, nogil=True)
@@ -212,12 +229,16 @@ def _icon_table(r: float = 1.0) -> dict[str, list[tuple[float, ...]]]:
     }
 
 
-ICONS = {name: np.array(parts, dtype=np.float64) for name, parts in _icon_table().items()}
+_TABLE = _icon_table()
+SHAPES = tuple(_TABLE)  # the shapes a drawables row may name
+ICON_INDEX = {name: i for i, name in enumerate(SHAPES)}
+ICON_PARTS = np.array([len(parts) for parts in _TABLE.values()], dtype=np.int64)
+ICONS = np.zeros((len(SHAPES), int(ICON_PARTS.max()), 6), dtype=np.float64)  # unit-size parts, padded
+for _i, _parts in enumerate(_TABLE.values()):
+    ICONS[_i, : len(_parts)] = _parts
+OUTLINE_RGB = np.array(OUTLINE, dtype=np.int64)
 
 
-SHAPES = ("square", "disc", "ring", "diamond", "triangle", "hexagon", "gear", "spring", "bolt", "valve", "cross",
-          "crate", "bin", "bench", "counter", "trash", "person", "key", "lever", "book", "lamp", "gem", "map",
-          "clock", "vase", "chest", "flag", "window", "plant", "stain")
 
 
 class Canvas:
@@ -291,26 +312,10 @@ class Canvas:
     # -- icons and text ----------------------------------------------------------------------------
     def icon(self, look: Any, x: float, y: float, radius_m: float, color=None, outline: bool = True) -> None:
         """A drawable kind (`look`: shape and colour from the game's table) centred at a world point,
-        `radius_m` its half size; every part outlined first, then filled (one array pass per icon)."""
+        `radius_m` its half size: one row, expanded into its parts (outlined, then filled) when painted."""
         cx, cy = self.px(x, y)
-        r = max(radius_m * self.scale, 2.0)
-        parts = ICONS[look.shape]
-        kind, shade = parts[:, 0], parts[:, 5]
-        dx, dy, a, b = (parts[:, i] * r for i in range(1, 5))
-        fill = np.array(color if color is not None else look.color, dtype=np.float64)
-        tones = np.where(shade[:, None] == 0.0, np.array(OUTLINE, dtype=np.float64), fill * shade[:, None])
-        rect = kind == RECT
-        for grow, tone in (((max(1.0, r * 0.12), OUTLINE), (0.0, None)) if outline else ((0.0, None),)):
-            rows = np.empty((len(parts), FIELDS))
-            rows[:, 0] = kind
-            rows[:, 1] = cx + dx - grow * rect
-            rows[:, 2] = cy + dy - grow * rect
-            rows[:, 3] = np.where(rect, cx + a + grow, a + grow)
-            rows[:, 4] = np.where(rect, cy + b + grow, np.where(kind == RING, np.maximum(b - grow, 0.0), b))
-            rows[:, 5], rows[:, 6] = 0.0, 1.0
-            self.shapes.extend(map(tuple, rows.tolist()))
-            colors = np.broadcast_to(np.array(tone, dtype=np.float64), tones.shape) if tone else tones
-            self.colors.extend(map(tuple, np.minimum(colors, 255.0).astype(np.int64).tolist()))
+        self._add((ICON, cx, cy, max(radius_m * self.scale, 2.0), ICON_INDEX[look.shape], float(outline), 1.0),
+                  color if color is not None else look.color)
 
     def text_px(self, x: float, y: float, text: str, share: float = LABEL_FONT, ink=LABEL_INK,
                 plate=LABEL_PLATE) -> None:
@@ -345,7 +350,7 @@ class Canvas:
         img = self.image if self.image is not None else np.empty((self.size, self.size, 3), dtype=np.uint8)
         shapes = np.array(self.shapes, dtype=np.float64).reshape(-1, FIELDS)
         colors = np.clip(np.array(self.colors, dtype=np.int64).reshape(-1, 3), 0, 255).astype(np.uint8)
-        _paint(img, shapes, colors, self.background, self.image is None)
+        _paint(img, shapes, colors, self.background, self.image is None, ICONS, ICON_PARTS, OUTLINE_RGB)
         for px, items in sorted(self.texts.items()):
             atlas, advances = font_atlas(px)
             codes = [_codes(text) for _, _, text, _, _ in items]
