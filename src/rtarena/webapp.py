@@ -347,6 +347,7 @@ class Served:
         return self
 
     def stop(self) -> None:
+        """Stop serving and release the socket (also of an app that was never started)."""
         self.uvicorn.should_exit = True
         if self.thread is not None:
             self.thread.join(10)

@@ -6,7 +6,7 @@ const POINTS = ["spawns", "coins", "turrets", "ammo", "chickens"];
 const AREAS = ["ammo_areas", "chicken_areas"];
 // The arena's one top-down palette (render/palette.py, as `rtarena map render` and the minimap draw),
 // from the server's /api/state.
-let COLOURS = null, TEAMS = null, RADII = null;
+let PALETTE = null, COLOURS = null, TEAMS = null, RADII = null;
 const editor = {map: null, tool: "wall", drag: null, problems: [], heights: {wall: 3.0, crate: 0.9}, busy: 0};
 window.editor = editor;
 
@@ -138,7 +138,7 @@ $("level").addEventListener("change", async () => { const s = await api("/api/le
 
 (async () => {
   const s = await api("/api/state");
-  COLOURS = s.palette.colours; TEAMS = s.palette.teams; RADII = s.palette.radii_m;
+  PALETTE = s.palette; COLOURS = PALETTE.colours; TEAMS = PALETTE.teams; RADII = PALETTE.radii_m;
   editor.map = s.map; editor.heights = {wall: s.wall_height_m, crate: s.crate_height_m};
   for (const l of s.levels) { const o = document.createElement("option"); o.value = o.textContent = l; $("level").appendChild(o); }
   for (const st of s.styles) { const o = document.createElement("option"); o.value = o.textContent = st; $("style").appendChild(o); }
