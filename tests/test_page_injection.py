@@ -30,9 +30,10 @@ def poison(value):
     return value
 
 
-def poison_table(path: Path, keep: tuple[str, ...] = ()) -> None:
+def poison_table(path: Path, keep: tuple[str, ...] = (), **fixed: str) -> None:
     table = pq.read_table(path)
-    columns = {name: (table[name] if name in keep else pa.array([MARK] * table.num_rows, pa.string()))
+    columns = {name: (table[name] if name in keep else pa.array([fixed.get(name, MARK)] * table.num_rows,
+                                                                pa.string()))
                for name in table.column_names}
     pq.write_table(pa.table(columns), path)
 
@@ -106,10 +107,15 @@ def test_the_dashboard_shows_a_poisoned_run_as_text(root, new_page):
                 assert_inert(page)
 
 
-def test_the_review_page_shows_poisoned_annotations_as_text(root, new_page):
+def test_the_review_page_shows_poisoned_annotations_as_text(root, new_page, tmp_path):
     from rtarena.annotate.review import make_app
 
-    app, _ = make_app(next(root.iterdir()))
+    run = tmp_path / "review"
+    shutil.copytree(root.parent / "cart", run)  # the episodes as recorded: the review shows judged ones
+    for file in (run / "annotations").glob("*.parquet"):  # a proposed code, with markup in all it shows
+        poison_table(file, keep=("episode", "controller", "run_id", "env_id", "condition", "agent_label"),
+                     code="missed_change", original_code="missed_change", quote_found="")
+    app, _ = make_app(run)
     with app:
         page = new_page()
         page.goto(app.url)
