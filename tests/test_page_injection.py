@@ -12,7 +12,6 @@ from pathlib import Path
 import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
-
 from tests.helpers import rtarena_cli
 
 MARK = "<img src=x onerror=window.__xss=(window.__xss||0)+1><script>window.__xss=9</script>"

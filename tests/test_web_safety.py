@@ -13,12 +13,12 @@ import urllib.error
 import urllib.request
 
 import pytest
+from tests.helpers import rtarena_cli
 from websockets.exceptions import InvalidStatus
 from websockets.sync.client import connect
 
 from rtarena.errors import UserError
 from rtarena.policy_server import PolicyServer
-from tests.helpers import rtarena_cli
 
 CHAT = json.dumps({"messages": [{"role": "user", "content": "hi"}]}).encode()
 
@@ -147,7 +147,7 @@ def test_a_request_for_a_billion_filler_tokens_is_refused(server):
     assert status == 400 and "policy.delay_s" in body["error"]["message"]
     status, body = post(f"http://127.0.0.1:{server.port}/s/reasoning_model=true/effort_scale=1e9/v1/chat/completions")
     assert status == 400 and "policy.tokens" in body["error"]["message"]
-    with pytest.raises(UserError, match="policy.tokens"):
+    with pytest.raises(UserError, match=r"policy\.tokens"):
         server.url(filler_tokens=10**9)
 
 
