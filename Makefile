@@ -9,7 +9,7 @@ export PIP_DISABLE_PIP_VERSION_CHECK := 1
 # compiles the package from source again, and pytest rewrites every test module's asserts again.
 unexport PYTHONDONTWRITEBYTECODE
 
-.PHONY: demo test findings lint bench system-deps clean
+.PHONY: demo test findings lint docs bench system-deps clean
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -57,6 +57,11 @@ findings: $(STAMP) system-deps
 	@start=$$(date +%s); $(BIN)/rtarena findings --quick --out findings-out; status=$$?; \
 		echo "make findings: took $$(( $$(date +%s) - start )) s"; exit $$status
 
+# The documentation site (MkDocs, Material theme; the API reference from the docstrings, mkdocstrings) into
+# site/, offline and strict: a broken link or reference fails the build.
+docs: $(STAMP)
+	NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs build --strict
+
 lint: $(STAMP)
 	$(BIN)/ruff check src tests bench
 	$(BIN)/lint-imports
@@ -66,4 +71,4 @@ bench: $(STAMP)
 	$(BIN)/python bench/run_all.py
 
 clean:
-	rm -rf $(VENV) demo-out findings-out .pytest_cache
+	rm -rf $(VENV) demo-out findings-out site .pytest_cache
