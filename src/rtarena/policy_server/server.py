@@ -157,10 +157,22 @@ def check_request(request: dict[str, Any]) -> None:
             raise RequestError(400, f"field {name!r} must be >= 0")
 
 
-def _read(raw: bytes) -> dict[str, Any]:
+INLINE_BYTES = 64 << 10  # a request body below this is answered on the event loop, a larger one in a thread
+
+
+def _prepare(raw: bytes, settings: ServerSettings, ledger: Ledger) -> tuple[dict[str, Any], str, Any]:
+    """The request read and checked, counted (its fault decided), and its answer worked out: a `_Reply`, or
+    for a request with tools the `tool_calls` answer (a body, or its events)."""
     request = parse_json_body(raw)
     check_request(request)
-    return request
+    ledger.inputs.append(input_shape(request.get("messages") or []))
+    ledger.bodies.append(request)
+    fault = ledger.fault(settings)
+    if reasoning_mode.rejection(settings, request) is not None or fault in ("http_500", "http_429", "html"):
+        return request, fault, None
+    if request.get("tools"):  # tool calling (the reflector of `rtarena improve`): tool_calls.py
+        return request, fault, tool_calls.respond(request, settings.model_name)
+    return request, fault, _Reply(request, settings, fault)
 
 
 def _sse(chunk: dict[str, Any]) -> bytes:
@@ -204,15 +216,18 @@ async def completions(request: Any) -> Any:
     received = time.monotonic()
     settings: ServerSettings = request.scope["rtarena.settings"]
     ledger: Ledger = request.app.state.ledger
+    raw = await request.body()
     try:
-        body = await run_in_threadpool(_read, await request.body())
+        # a text prompt is read and answered on the event loop (a fraction of a millisecond: a thread's
+        # hand-offs would cost more under load); a prompt with images in a worker thread, so the streams
+        # being paced meanwhile are not held up
+        prepared = _prepare(raw, settings, ledger) if len(raw) < INLINE_BYTES else await run_in_threadpool(
+            _prepare, raw, settings, ledger)
     except RequestError as error:
         return _json(error.status, openai_error(error.status, str(error)))
     except (UserError, ValueError) as error:
         return _json(400, openai_error(400, str(error)))
-    ledger.inputs.append(input_shape(body.get("messages") or []))
-    ledger.bodies.append(body)
-    fault = ledger.fault(settings)
+    body, fault, reply = prepared
     refused = reasoning_mode.rejection(settings, body)
     if refused is not None:
         return _json(400, refused)
@@ -225,12 +240,10 @@ async def completions(request: Any) -> Any:
         return Response(HTML_PAGE, headers={"content-type": "text/html; charset=utf-8"})
     if fault == "slow":
         await asyncio.sleep(settings.slow_s)
-    if body.get("tools"):  # tool calling (the reflector of `rtarena improve`): tool_calls.py
-        answered = await run_in_threadpool(tool_calls.respond, body, settings.model_name)
-        if isinstance(answered, dict):
-            return _json(200, answered)
-        return StreamingResponse(_chunks(answered), headers=SSE_HEADERS)
-    reply = await run_in_threadpool(_Reply, body, settings, fault)
+    if isinstance(reply, dict):  # tool calling, whole
+        return _json(200, reply)
+    if isinstance(reply, list):  # tool calling, streamed
+        return StreamingResponse(_chunks(reply), headers=SSE_HEADERS)
     refused_tokens = too_many_tokens(reply.filler)
     if refused_tokens is not None:
         return _json(400, openai_error(400, refused_tokens))
