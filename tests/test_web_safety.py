@@ -190,3 +190,20 @@ def test_port_0_picks_a_free_port_and_prints_it(tmp_path):
     finally:
         child.terminate()
         child.wait(10)
+
+
+def test_an_idle_realtime_session_is_closed(monkeypatch):
+    from websockets.exceptions import ConnectionClosed
+
+    from rtarena.policy_server import realtime
+
+    monkeypatch.setattr(realtime, "IDLE_S", 0.5)  # websocket.idle_s, shortened for the test
+    with PolicyServer() as served, connect(f"ws://127.0.0.1:{served.port}/v1/realtime") as session:
+        assert json.loads(session.recv(timeout=10))["type"] == "session.created"
+        session.send(json.dumps({"type": "session.update", "session": {}}))  # the control: a live session answers
+        assert json.loads(session.recv(timeout=10))["type"] == "session.updated"
+        started = time.monotonic()
+        with pytest.raises(ConnectionClosed) as closed:
+            session.recv(timeout=10)
+        assert closed.value.rcvd.code == 1000 and closed.value.rcvd.reason == "idle"
+        assert 0.4 < time.monotonic() - started < 5
