@@ -326,7 +326,7 @@ class Served:
         self.socket = listen(port, flag, self.host)
         self.port: int = self.socket.getsockname()[1]
         config = uvicorn.Config(app, log_config=None, log_level="warning", access_log=False, server_header=False,
-                                lifespan="on", ws="websockets-sansio", ws_max_size=WS_MAX_BYTES,
+                                lifespan="on", http="httptools", ws="websockets-sansio", ws_max_size=WS_MAX_BYTES,
                                 ws_ping_interval=None, ws_per_message_deflate=False,
                                 timeout_keep_alive=IDLE_TIMEOUT_S,
                                 timeout_graceful_shutdown=2, backlog=1024)
