@@ -171,7 +171,7 @@ def apps(tmp_path_factory):
     finally:
         sys.argv = old
     review, _session = review_app(root / "cart")
-    review.server.server_close()
+    review.stop()  # never started: its socket is released
     editor = {k: v for k, v in editor_routes(EditorSession(root / "m.toml", root=root)).items()
               if k[1] != "/api/preview"}  # the preview renders a 3D view: a valid one is slow, not unsafe
     return {**dashboard_routes(Store(root)), **editor, **review.routes}

@@ -559,7 +559,7 @@ def map_render(
 def edit(
     map_file: Annotated[Path | None, typer.Argument(help="the map to edit (created on save if missing)")] = None,
     level: Annotated[str, typer.Option(help="arena level the map is checked against")] = "arena/coop-v0",
-    port: Annotated[int, typer.Option(help="port on 127.0.0.1 (0: any free port)")] = 8765,
+    port: Annotated[int, typer.Option(help="port on 127.0.0.1 (0: any free port)")] = 8768,
     open_browser: Annotated[bool, typer.Option("--open/--no-open", help="open the page in a browser")] = True,
     root: Annotated[Path | None, typer.Option(help="the folder saves may write to (default: the map's folder)")]
     = None,
@@ -575,7 +575,7 @@ def edit(
 @app.command()
 def dashboard(
     root: Annotated[Path, typer.Option(help="folder whose sub-folders are runs")] = Path("runs"),
-    port: Annotated[int, typer.Option(help="port on 127.0.0.1 (0: any free port)", min=0, max=65535)] = 8766,
+    port: Annotated[int, typer.Option(help="port on 127.0.0.1 (0: any free port)", min=0, max=65535)] = 8765,
     open_browser: Annotated[bool, typer.Option("--open/--no-open", help="open the page in a browser")] = True,
 ) -> None:
     """Browse runs, compare agents and replay any episode against its decision timeline (127.0.0.1 only)."""

@@ -60,6 +60,13 @@ _TABLE = (
     Limit("model_request.bytes", 64 << 20, "bytes", "body of one chat request to the policy server (a screenshot "
           "history: Realtime-Bench's 21 retained images)"),
     Limit("nesting.depth", 64, "levels", "nesting of tables and lists in one TOML or JSON document"),
+    Limit("policy.tokens", 1_000_000, "tokens", "tokens the policy server writes for one reply (`filler_tokens`, "
+          "`plan_tokens`, `after_tokens`, a reasoning effort's tokens)"),
+    Limit("policy.delay_s", 3_600, "seconds", "a wait the policy server is asked for (`ttft_s`, `media_prefill_s`, "
+          "`slow_s`, `retry_after_s`)"),
+    Limit("websocket.bytes", 16 << 20, "bytes", "one WebSocket message to a local server (a Realtime event with "
+          "its screenshot)"),
+    Limit("websocket.idle_s", 300, "seconds", "a Realtime session with no event for this long is closed"),
 )
 LIMITS: dict[str, Limit] = {limit.name: limit for limit in _TABLE}
 

@@ -15,7 +15,7 @@ from rtarena.envs.arena.maps.topdown import palette_css
 
 @pytest.fixture
 def page(new_page):
-    return new_page(viewport={"width": 1200, "height": 800})
+    return new_page(viewport={"width": 1200, "height": 800}, bypass_csp=True)  # wait_for_function uses eval
 
 
 def test_editor_builds_saves_and_the_map_plays(page, tmp_path):
@@ -60,7 +60,7 @@ def test_editor_builds_saves_and_the_map_plays(page, tmp_path):
         page.click("#save")
         page.wait_for_function("document.querySelector('#status').textContent.startsWith('saved')")
     finally:
-        server.shutdown()
+        server.stop()
     table = read_map_file(path)
     assert table["size_m"] == 30
     assert table["obstacles"] == [[14, 4, 15, 22, 3, "wall"], [20, 20, 21.5, 21.5, 0.9, "crate"]]
