@@ -27,7 +27,7 @@ SLOW_FIRST = (
     "tests/maps/test_maps.py", "tests/dashboard/", "tests/llm/test_skill_rulebooks.py",
     "tests/improve/test_games_idc.py", "tests/eval/test_runner.py", "tests/eval/test_presets_run.py",
     "tests/play/test_play_web.py", "tests/test_demo.py", "tests/test_reliability.py", "tests/games/test_catalog.py",
-    "tests/games/test_parity.py", "tests/train/test_vlm.py",
+    "tests/games/test_parity.py", "tests/train/test_vlm.py", "tests/eval/test_endpoints.py",
 )
 
 

@@ -134,6 +134,11 @@ def run(
     video: Annotated[bool, typer.Option("--video", help="write an MP4 per episode (needs rtarena\\[video])")] = False,
     run_id: Annotated[str | None, typer.Option("--run-id", help="name of the run folder under the experiment's out")]
     = None,
+    max_cost: Annotated[float | None, typer.Option(
+        "--max-cost", help="USD: stop starting episodes when the run would pass it", show_default=False)] = None,
+    max_errors: Annotated[float | None, typer.Option(
+        "--max-errors", help="share of episodes (0-1): fail the run once more have errored", show_default=False)]
+    = None,
 ) -> None:
     """Run episodes: of one env with the flags below, or of an experiment file or preset, on a local
     process pool or Ray. Writes episodes.jsonl and Parquet records; `--resume` finishes a killed run."""
@@ -145,7 +150,7 @@ def run(
              "latency_trace": latency_trace, "latency_model": latency_model}
     from rtarena.schema import run_name
 
-    options = RunOptions(preset, tuple(set_ or ()), ray, resume, workers, video, run_name(run_id))
+    options = RunOptions(preset, tuple(set_ or ()), ray, resume, workers, video, run_name(run_id), max_cost, max_errors)
     result = run_command(target, flags, given_options(ctx, RUN_FLAGS), options, console)
     if result.exit_code:  # exit codes: docs/evaluation.md
         raise typer.Exit(result.exit_code)

@@ -1,0 +1,111 @@
+"""Endpoint limits shared by every worker, queue wait apart from latency, cost and error budgets, pools.
+
+The model endpoint is `counting_server.CountingServer` on 127.0.0.1: it answers and counts the requests
+in flight at once, which is what a provider's connection limit sees.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+
+import duckdb
+import pytest
+from tests.eval.counting_server import CountingServer
+from tests.eval.helpers import lines
+
+from rtarena.agents.llm.client import ChatClient
+from rtarena.agents.llm.options import parse_llm_options
+from rtarena.errors import UserError
+from rtarena.eval.episodes import EpisodeJob
+from rtarena.eval.runner import EXIT_AGENT_FAILED, EXIT_MAX_COST, EXIT_MAX_ERRORS, EXIT_OK, RunLimits, run_jobs
+from rtarena.policy_server import closed_port_url
+
+HI = [{"role": "user", "content": "hi"}]
+
+
+def cartpole_jobs(spec: str, n: int, clock: str = "paused", steps: int = 3, slots: int = 1) -> list[EpisodeJob]:
+    return [EpisodeJob("classic/cartpole-v0", (spec,) * slots, clock, seed, steps) for seed in range(n)]
+
+
+def test_a_limit_of_2_holds_across_4_worker_processes_and_queue_wait_and_cost_are_recorded(tmp_path):
+    with CountingServer(hold_s=0.25, tokens_in=100, tokens_out=10) as server:
+        spec = f"llm:m@{server.url},max_connections=2,price_in=1,price_out=2,timeout=60"
+        result = run_jobs(cartpole_jobs(spec, 4, steps=8), tmp_path / "r", "r", {"name": "t"}, workers=4)
+        assert result.exit_code == EXIT_OK
+        assert server.most == 2  # 4 worker processes asked at once (they waited, below); 2 were let through
+    decisions = duckdb.sql(f"SELECT queue_wait_s, cost_usd, extra FROM '{tmp_path}/r/decisions/*.parquet'").fetchall()
+    assert len(decisions) == 4 * 8
+    assert all(cost == pytest.approx((100 * 1 + 10 * 2) / 1e6) for _, cost, _ in decisions)
+    assert max(wait for wait, _, _ in decisions) > 0.1  # decisions waited for a slot: the limit was pressed
+    for wait, _, extra in decisions:  # the latency is the request's own, the wait apart
+        assert json.loads(extra)["queue_wait_s"] == wait and json.loads(extra)["latency_s"] >= 0.25
+    for line in lines(tmp_path / "r"):
+        assert line["cost_usd"] == pytest.approx(8 * 120 / 1e6)
+        assert line["agents"]["agent_0"]["cost_usd"] == pytest.approx(8 * 120 / 1e6)
+
+
+def test_without_a_limit_the_counting_server_sees_every_request_at_once():
+    """The negative control of the test above: the server counts more than 2 when nothing limits them."""
+    barrier = threading.Barrier(4)
+    with CountingServer(hold_s=0.5) as server:
+        client = parse_llm_options(f"m@{server.url},timeout=30")
+
+        def ask() -> None:
+            barrier.wait()
+            ChatClient(client).complete(HI)
+
+        threads = [threading.Thread(target=ask) for _ in range(4)]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join()
+    assert server.most == 4
+
+
+def test_a_wall_clock_run_the_limits_cannot_serve_is_refused_in_one_line(tmp_path):
+    spec = "llm:m@http://127.0.0.1:9/v1,max_connections=1"
+    with pytest.raises(UserError, match=r"puts 2 controllers at once on http://127.0.0.1:9/v1, whose limits serve 1"):
+        run_jobs(cartpole_jobs(spec, 1, clock="wall", slots=2), tmp_path / "w", "w", {"name": "t"})
+    # the same line-up under a clock that waits queues instead, and a pool of two serves it without queueing
+    from rtarena.eval.endpoints import check_wall_capacity, run_limits, wall_caps
+
+    jobs = cartpole_jobs(spec, 1, clock="paused", slots=2)
+    check_wall_capacity(jobs, wall_caps(run_limits(jobs)))
+    pooled = cartpole_jobs("llm:m@http://127.0.0.1:9/v1|http://127.0.0.1:10/v1,max_connections=1", 1, "wall", 2)
+    check_wall_capacity(pooled, wall_caps(run_limits(pooled)))
+
+
+def test_max_cost_stops_starting_episodes_and_says_so(tmp_path):
+    with CountingServer(hold_s=0.0, tokens_in=1000, tokens_out=0) as server:
+        spec = f"llm:m@{server.url},price_in=1000"  # 1 USD per decision, 3 per episode
+        stopped = run_jobs(cartpole_jobs(spec, 4), tmp_path / "c", "c", {"name": "t"}, workers=1,
+                           limits=RunLimits(max_cost=7.0))
+        assert len(stopped.lines) == 2  # 3 + 3 spent; a third (3 more) would pass 7
+        assert stopped.exit_code == EXIT_MAX_COST and "--max-cost 7" in stopped.stopped
+        whole = run_jobs(cartpole_jobs(spec, 4), tmp_path / "d", "d", {"name": "t"}, workers=1,
+                         limits=RunLimits(max_cost=12.0))
+        assert len(whole.lines) == 4 and whole.exit_code == EXIT_OK and whole.stopped is None
+
+
+def test_max_errors_fails_a_run_past_its_error_share(tmp_path):
+    dead = f"llm:m@{closed_port_url()},retries=0"  # every decision fails: each episode errored
+    failed = run_jobs(cartpole_jobs(dead, 4), tmp_path / "e", "e", {"name": "t"}, workers=1,
+                      limits=RunLimits(max_errors=0.5))
+    assert len(failed.lines) == 3  # the third errored episode is past half of four
+    assert failed.exit_code == EXIT_MAX_ERRORS and "3 of 4 episodes errored" in failed.failed_run
+    tolerated = run_jobs(cartpole_jobs(dead, 4), tmp_path / "f", "f", {"name": "t"}, workers=1,
+                         limits=RunLimits(max_errors=1.0))
+    assert len(tolerated.lines) == 4 and tolerated.exit_code == EXIT_AGENT_FAILED
+
+
+def test_a_pool_drains_a_dead_replica_and_the_decisions_go_on():
+    with CountingServer(hold_s=0.0) as live:
+        options = parse_llm_options(f"m@{closed_port_url()}|{live.url},max_connections=4,retries=2,timeout=20")
+        client = ChatClient(options)
+        done = [client.complete(HI) for _ in range(12)]
+    assert all(c.ok for c in done)  # every decision answered, by the live replica
+    assert {c.base_url for c in done} == {live.url}
+    failed = sum(len(c.failed_attempts) for c in done)
+    assert 1 <= failed <= 3  # the dead one was tried until drained, then left alone
+    assert live.requests == 12
