@@ -18,6 +18,8 @@ from rtarena.agents.llm.client import ChatClient
 from rtarena.agents.llm.options import parse_llm_options
 from rtarena.errors import UserError
 from rtarena.eval.episodes import EpisodeJob
+from rtarena.eval.leaderboard import leaderboard, to_markdown
+from rtarena.eval.report import build_report
 from rtarena.eval.runner import EXIT_AGENT_FAILED, EXIT_MAX_COST, EXIT_MAX_ERRORS, EXIT_OK, RunLimits, run_jobs
 from rtarena.policy_server import closed_port_url
 
@@ -86,6 +88,21 @@ def test_max_cost_stops_starting_episodes_and_says_so(tmp_path):
         whole = run_jobs(cartpole_jobs(spec, 4), tmp_path / "d", "d", {"name": "t"}, workers=1,
                          limits=RunLimits(max_cost=12.0))
         assert len(whole.lines) == 4 and whole.exit_code == EXIT_OK and whole.stopped is None
+    metric, rows = leaderboard([tmp_path / "d"], root=tmp_path)  # the cost column: USD per episode
+    assert rows[0].cost_usd == pytest.approx(3.0) and "| USD / episode |" in to_markdown(metric, rows)
+
+
+def test_a_measured_run_whose_decisions_waited_says_so_in_its_report(tmp_path):
+    with CountingServer(hold_s=0.1) as server:  # adaptive: the limit starts at 1 of its ceiling of 2
+        spec = f"llm:m@{server.url},max_connections=2,adaptive=true,price_in=1"
+        for clock in ("measured", "paused"):
+            run_jobs([EpisodeJob("games/duel-v0", (spec, spec), clock, 0, 4)], tmp_path / clock, clock, {"name": "t"},
+                     workers=1)
+    waited = (build_report([tmp_path / "measured"], root=tmp_path).parent / "report.md").read_text()
+    assert "decisions waited for an endpoint slot under a clock that charges measured time" in waited
+    assert "## cost and endpoint queueing" in waited
+    paused = (build_report([tmp_path / "paused"], root=tmp_path).parent / "report.md").read_text()
+    assert "## cost and endpoint queueing" in paused and "decisions waited" not in paused  # no game time lost
 
 
 def test_max_errors_fails_a_run_past_its_error_share(tmp_path):

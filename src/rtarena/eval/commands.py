@@ -289,11 +289,14 @@ def leaderboard_command(runs: list[str], root: str, metric: str | None, clock: s
     for setting in settings:
         name, rows = leaderboard(runs, root, metric, setting, games)
         levels = list(dict.fromkeys(lv for r in rows for lv in r.levels))
-        table = Table("rank", "agent", f"{name} (mean over levels)", "episodes", *levels,
+        priced = any(r.cost_usd is not None for r in rows)
+        table = Table("rank", "agent", f"{name} (mean over levels)", "episodes",
+                      *(["USD / episode"] if priced else []), *levels,
                       title="leaderboard" + (f" (clock setting: {setting})" if setting else ""))
         for r in rows:
             rating = f"{r.rating:.4g}" + (f" ± {r.se:.2g}" if r.se is not None else "")
-            table.add_row(str(r.rank), r.agent, rating, str(r.episodes),
+            cost = ["—" if r.cost_usd is None else f"{r.cost_usd:.4g}"] if priced else []
+            table.add_row(str(r.rank), r.agent, rating, str(r.episodes), *cost,
                           *(f"{r.levels[lv]:.4g}" if lv in r.levels else "—" for lv in levels))
         console.print(table)
         pages.append((f"## clock setting: {setting}\n\n" if len(settings) > 1 else "") + to_markdown(name, rows))
