@@ -2,7 +2,7 @@
 
 Each chat completion waits `hold_s`, then streams `reply` and a usage chunk (`tokens_in`, `tokens_out`,
 `cached`). `status` answers every request with that HTTP status instead (`retry_after` on a 429), and
-`stream_error` sends an error event inside the stream, as vLLM and `transformers serve` do. Not a policy:
+`stream_error` sends an error event inside the stream, as `transformers serve` does. Not a policy:
 the tests of endpoint limits need only to count and to answer.
 """
 
@@ -63,7 +63,7 @@ class CountingServer:
         events = [{**chunk, "choices": [{"index": 0, "delta": {"role": "assistant", "content": self.reply},
                                          "finish_reason": None}]}]
         if self.stream_error:
-            events.append({"error": {"message": self.stream_error, "type": "invalid_request_error"}})
+            events.append({"error": self.stream_error})  # as `transformers serve` sends it (vLLM: an object)
         else:
             events += [{**chunk, "choices": [{"index": 0, "delta": {}, "finish_reason": "stop"}]},
                        {**chunk, "choices": [], "usage": self.usage}]

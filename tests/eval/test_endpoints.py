@@ -126,3 +126,9 @@ def test_a_pool_drains_a_dead_replica_and_the_decisions_go_on():
     failed = sum(len(c.failed_attempts) for c in done)
     assert 1 <= failed <= 3  # the dead one was tried until drained, then left alone
     assert live.requests == 12
+
+
+def test_an_error_event_inside_a_stream_is_recorded_with_the_servers_message():
+    with CountingServer(hold_s=0.0, stream_error="index out of range in self") as server:
+        done = ChatClient(parse_llm_options(f"m@{server.url},retries=0")).complete(HI)
+    assert done.error.startswith("stream_cut:") and "index out of range in self" in done.error

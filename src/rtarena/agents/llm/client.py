@@ -150,6 +150,17 @@ def _as_failure(error: Exception) -> Failure:
     return Failure("error", f"{type(error).__name__}: {error}"[:160])
 
 
+def stream_error(error: Exception) -> str:
+    """What broke a stream, in the server's words where it sent an error event (`data: {"error": ...}`: a
+    context overflow, an out-of-memory); the SDK keeps the event's text in `body`, its `message` only when
+    the error is an object."""
+    body = getattr(error, "body", None)
+    if isinstance(body, dict):
+        body = body.get("message") or body
+    said = str(body if body else getattr(error, "message", "") or "").strip()
+    return f"{type(error).__name__}: {said[:200]}" if said else type(error).__name__
+
+
 def endpoint_latency(timings: Any) -> float | None:
     """Seconds of inference an endpoint reported in its stream (llama.cpp's `timings`: prompt_ms +
     predicted_ms), or None."""
@@ -426,7 +437,7 @@ class ChatClient(ModelClient):
         except Exception as error:  # the connection broke mid-stream
             failure = _as_failure(error)
             kind = failure.kind if failure.kind in ("timeout", "garbage") else "stream_cut"
-            raise Failure(kind, f"the stream broke after {len(text)} pieces ({type(error).__name__})",
+            raise Failure(kind, f"the stream broke after {len(text)} pieces ({stream_error(error)})",
                           partial=("".join(text), "".join(reasoning))) from None
         finally:
             stream.close()
