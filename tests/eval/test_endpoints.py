@@ -132,3 +132,31 @@ def test_an_error_event_inside_a_stream_is_recorded_with_the_servers_message():
     with CountingServer(hold_s=0.0, stream_error="index out of range in self") as server:
         done = ChatClient(parse_llm_options(f"m@{server.url},retries=0")).complete(HI)
     assert done.error.startswith("stream_cut:") and "index out of range in self" in done.error
+
+
+class CountingBackend:
+    """A backend that runs nothing: it records how many jobs the driver keeps in flight at once."""
+
+    name, workers = "count", 4
+
+    def __init__(self) -> None:
+        self.running: list[EpisodeJob] = []
+        self.most = 0
+
+    def submit(self, job: EpisodeJob) -> None:
+        self.running.append(job)
+        self.most = max(self.most, len(self.running))
+
+    def poll(self, timeout: float) -> list:
+        return [(self.running.pop(0), {})] if self.running else []
+
+
+@pytest.mark.parametrize("clock, most", [("wall", 2), ("paused", 4)])
+def test_the_driver_runs_no_more_wall_clock_episodes_than_the_connections_serve(clock, most):
+    from rtarena.eval.endpoints import run_limits, wall_caps
+    from rtarena.eval.runner import drive
+
+    jobs = cartpole_jobs("llm:m@http://127.0.0.1:9/v1,max_connections=2", 6, clock=clock)
+    backend = CountingBackend()
+    drive(backend, list(jobs), {}, lambda job, payload: None, lambda key: None, wall_caps(run_limits(jobs)))
+    assert backend.most == most  # paused: a queued decision loses no game time, so all four workers run
