@@ -160,3 +160,20 @@ def test_the_driver_runs_no_more_wall_clock_episodes_than_the_connections_serve(
     backend = CountingBackend()
     drive(backend, list(jobs), {}, lambda job, payload: None, lambda key: None, wall_caps(run_limits(jobs)))
     assert backend.most == most  # paused: a queued decision loses no game time, so all four workers run
+
+
+def test_adaptive_connections_back_off_on_429_and_grow_while_the_endpoint_keeps_up_and_rpm_holds():
+    from rtarena.agents.llm.limiter import EndpointLimits, Limiter
+
+    limiter, limits = Limiter(), EndpointLimits(max_connections=4, adaptive=True)
+    first = [limiter.acquire("e", ("u",), limits, timeout=0.05) for _ in range(3)]
+    assert first[2] is None and limiter.stats()["e"]["replicas"]["u"]["limit"] == 2  # starts at half its ceiling
+    limiter.release(first[0].ticket, "http_429")
+    assert limiter.stats()["e"]["replicas"]["u"]["limit"] == 1  # halved on a 429
+    limiter.release(first[1].ticket, "ok")
+    assert limiter.stats()["e"]["replicas"]["u"]["limit"] == 2  # a limit's worth of successes: one more
+    for _ in range(10):
+        limiter.release(limiter.acquire("e", ("u",), limits).ticket, "ok")
+    assert limiter.stats()["e"]["replicas"]["u"]["limit"] == 4  # grown to its ceiling, never past it
+    budget = EndpointLimits(rpm=2)
+    assert [limiter.acquire("r", ("u",), budget, timeout=0.05) is not None for _ in range(3)] == [True, True, False]
