@@ -289,7 +289,8 @@ class ChatClient(ModelClient):
             attempt_start = time.monotonic()
             queued += attempt_start - waiting
             try:
-                completion = self._attempt(messages, deadline, extra, grant.url if grant else self._url())
+                # the grant names the replica; without a base URL (the SDK's default) there is only that one
+                completion = self._attempt(messages, deadline, extra, grant.url if grant and self.urls else self._url())
                 self._release(grant, "ok", completion)
                 return self._finish(completion, messages, start, len(failures) + 1, failures, queued, grant)
             except Exception as error:  # every failure is classified, none escapes
