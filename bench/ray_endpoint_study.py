@@ -20,6 +20,7 @@ import os
 import signal
 import subprocess
 import sys
+import tempfile
 import time
 import urllib.request
 from pathlib import Path
@@ -78,10 +79,12 @@ def main() -> None:
     common = ["--num-cpus=1", "--object-store-memory=80000000", "--node-ip-address=127.0.0.1", "--disable-usage-stats"]
     servers = []
     try:
-        subprocess.run([ray, "start", "--head", f"--port={RAY_PORT}", "--temp-dir=/tmp/rtr-study",
-                        "--include-dashboard=false", *common], check=True, env=env, capture_output=True)
-        subprocess.run([ray, "start", f"--address=127.0.0.1:{RAY_PORT}", *common], check=True, env=env,
-                       capture_output=True)
+        temp = tempfile.mkdtemp(prefix="rtr-", dir="/tmp")  # Ray's socket paths must stay short
+        for argv in ([ray, "start", "--head", f"--port={RAY_PORT}", f"--temp-dir={temp}", "--include-dashboard=false",
+                      *common], [ray, "start", f"--address=127.0.0.1:{RAY_PORT}", *common]):
+            started = subprocess.run(argv, env=env, capture_output=True, text=True)
+            if started.returncode:
+                sys.exit(f"{' '.join(argv[:2])} failed: {started.stderr[-2000:]}")
         for port in PORTS:
             servers.append(subprocess.Popen([str(BIN / "rtarena"), "serve-policy", "--port", str(port)], env=env,
                                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL))

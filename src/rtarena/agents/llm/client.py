@@ -54,7 +54,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from rtarena.agents.llm.commit import commit_point
-from rtarena.agents.llm.limiter import SLICE_S, Grant, run_limits_for, shared_limiter
+from rtarena.agents.llm.limiter import LEASE_MARGIN_S, SLICE_S, Grant, run_limits_for, shared_limiter
 from rtarena.agents.llm.options import LLMOptions
 from rtarena.agents.llm.tokens import count_messages, count_tokens
 from rtarena.contract import ClockView
@@ -258,8 +258,9 @@ class ChatClient(ModelClient):
             remaining = deadline - time.monotonic()
             if remaining <= 0:
                 raise Failure("timeout", "no connection slot or rate budget came free within the decision's budget")
+            lease = remaining + LEASE_MARGIN_S if math.isfinite(remaining) else None  # the request ends by then
             grant = limiter.acquire(self.options.base_url or "default", self.urls or ("default",), self.limits,
-                                    tokens, min(SLICE_S, remaining))
+                                    tokens, min(SLICE_S, remaining), lease)
             if grant is not None:
                 return grant
 

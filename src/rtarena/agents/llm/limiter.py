@@ -56,6 +56,7 @@ ADAPTIVE_CEILING = 10  # Inspect's default max_connections: adaptive's ceiling w
 DRAIN_AFTER = 3  # failures in a row that drain a replica
 DRAIN_S, DRAIN_MAX_S = 5.0, 120.0
 SLICE_S = 0.5  # a remote acquire waits at most this long per round trip (so abandonment is seen)
+LEASE_MARGIN_S = 30.0  # a slot unreleased this long past its request's deadline is taken back (Ray: a lost task)
 FAILING = ("http_5", "connection", "timeout", "garbage", "stream_cut", "lost")
 
 
@@ -133,6 +134,7 @@ class Limiter:
         self.configured = dict(configured or {})
         self.endpoints: dict[str, Endpoint] = {}
         self.tickets: dict[int, tuple[str, str, int]] = {}  # ticket -> endpoint, url, tokens estimated
+        self.leases: dict[int, float] = {}  # ticket -> when it is taken back unreleased (its holder is gone)
         self.next_ticket = 1
         self.cond = threading.Condition()
 
@@ -148,8 +150,10 @@ class Limiter:
         return found
 
     def acquire(self, key: str, urls: tuple[str, ...], limits: EndpointLimits, tokens: int = 0,
-                timeout: float | None = None) -> Grant | None:
-        """Wait for a slot (at most `timeout` seconds; None: as long as it takes); None when none came."""
+                timeout: float | None = None, lease_s: float | None = None) -> Grant | None:
+        """Wait for a slot (at most `timeout` seconds; None: as long as it takes); None when none came. A slot
+        not released within `lease_s` (the request's own deadline, with a margin) is taken back: its holder
+        died (a Ray node lost with its task)."""
         start = time.monotonic()
         deadline = start + timeout if timeout is not None else None
         with self.cond:
@@ -158,9 +162,14 @@ class Limiter:
             try:
                 while True:
                     now = time.monotonic()
+                    for ticket in [t for t, until in self.leases.items() if until < now]:
+                        self.release(ticket, "lost")
                     replica, wait = self._choose(endpoint, tokens, now)
                     if replica is not None:
-                        return self._grant(key, endpoint, replica, tokens, start, now)
+                        grant = self._grant(key, endpoint, replica, tokens, start, now)
+                        if lease_s is not None:
+                            self.leases[grant.ticket] = now + lease_s
+                        return grant
                     if deadline is not None:
                         if now >= deadline:
                             return None
@@ -204,6 +213,7 @@ class Limiter:
         """Hand a slot back with the request's outcome (`ok` or its failure kind) and its actual tokens."""
         with self.cond:
             held = self.tickets.pop(ticket, None)
+            self.leases.pop(ticket, None)
             if held is None:
                 return
             key, url, estimated = held
@@ -261,7 +271,7 @@ class _Handler(socketserver.StreamRequestHandler):
             self._send(limiter.stats())
             return
         grant = limiter.acquire(ask["key"], tuple(ask["urls"]), EndpointLimits(**ask["limits"]),
-                                int(ask.get("tokens") or 0), ask.get("timeout"))
+                                int(ask.get("tokens") or 0), ask.get("timeout"))  # held by the connection
         if grant is None:
             self._send({"grant": None})
             return
@@ -310,7 +320,7 @@ class RemoteLimiter:
         self.where = (host, int(port))
 
     def acquire(self, key: str, urls: tuple[str, ...], limits: EndpointLimits, tokens: int = 0,
-                timeout: float | None = None) -> Grant | None:
+                timeout: float | None = None, lease_s: float | None = None) -> Grant | None:
         conn = socket.create_connection(self.where)
         try:
             ask = {"op": "acquire", "key": key, "urls": list(urls), "limits": limits.model_dump(exclude_unset=True),
@@ -347,9 +357,9 @@ class RayLimiter:
         self.actor = ray.get_actor(name)
 
     def acquire(self, key: str, urls: tuple[str, ...], limits: EndpointLimits, tokens: int = 0,
-                timeout: float | None = None) -> Grant | None:
+                timeout: float | None = None, lease_s: float | None = None) -> Grant | None:
         reply = self.ray.get(self.actor.acquire.remote(key, urls, limits.model_dump(exclude_unset=True), tokens,
-                                                       timeout))
+                                                       timeout, lease_s))
         return None if reply is None else Grant(reply[0], reply[1], reply[2], key)
 
     def release_grant(self, grant: Grant, outcome: str, tokens: int | None) -> None:
@@ -366,8 +376,8 @@ class LimiterActor:
         self.limiter = Limiter({k: EndpointLimits(**v) for k, v in configured.items()})
 
     def acquire(self, key: str, urls: tuple[str, ...], limits: dict[str, Any], tokens: int,
-                timeout: float | None) -> tuple[str, float, int] | None:
-        grant = self.limiter.acquire(key, tuple(urls), EndpointLimits(**limits), tokens, timeout)
+                timeout: float | None, lease_s: float | None = None) -> tuple[str, float, int] | None:
+        grant = self.limiter.acquire(key, tuple(urls), EndpointLimits(**limits), tokens, timeout, lease_s)
         return None if grant is None else (grant.url, grant.waited_s, grant.ticket)
 
     def release(self, ticket: int, outcome: str, tokens: int | None) -> None:
