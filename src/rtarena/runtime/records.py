@@ -165,15 +165,16 @@ class MatchResult:
             "decisions": len(self.decisions),
             "period_error_p50_s": self.period_error_p50_s,
             "period_error_p99_s": self.period_error_p99_s,
-            # each decision once (a team decision drives several agents): None when none had a price / a limit
-            "cost_usd": _total(d.cost_usd for d in self.decisions),
-            "queue_wait_s": _total(d.queue_wait_s for d in self.decisions),
+            # each decision once (a team decision drives several agents); only where a decision had a price /
+            # a limited endpoint, so the records of other runs stay as they were
+            **_total("cost_usd", [d.cost_usd for d in self.decisions]),
+            **_total("queue_wait_s", [d.queue_wait_s for d in self.decisions]),
         })
 
 
-def _total(values: Any) -> float | None:
+def _total(name: str, values: list[float | None]) -> dict[str, float]:
     given = [v for v in values if v is not None]
-    return float(sum(given)) if given else None
+    return {name: float(sum(given))} if given else {}
 
 
 def failure_counts(decisions: list[DecisionRecord]) -> dict[str, int]:
@@ -220,9 +221,9 @@ def summarise_agents(
             "decision_delay_p90_s": percentile(delays, 90),
             "wall_latency_p50_s": percentile(latencies, 50),
             "wall_latency_p90_s": percentile(latencies, 90),
-            "cost_usd": sum(costs) if costs else None,  # None: no decision had a price
-            "queue_wait_s": sum(waits) if waits else None,  # None: no limited endpoint
-            "queue_wait_p90_s": percentile(waits, 90) if waits else None,
+            # only where a decision had a price / a limited endpoint (records of other runs stay as they were)
+            **({"cost_usd": sum(costs)} if costs else {}),
+            **({"queue_wait_s": sum(waits), "queue_wait_p90_s": percentile(waits, 90)} if waits else {}),
             **env_metrics.get(agent, {}),
         }
     return out
