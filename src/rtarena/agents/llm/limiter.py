@@ -57,7 +57,8 @@ DRAIN_AFTER = 3  # failures in a row that drain a replica
 DRAIN_S, DRAIN_MAX_S = 5.0, 120.0
 SLICE_S = 0.5  # a remote acquire waits at most this long per round trip (so abandonment is seen)
 LEASE_MARGIN_S = 30.0  # a slot unreleased this long past its request's deadline is taken back (Ray: a lost task)
-FAILING = ("http_5", "connection", "timeout", "garbage", "stream_cut", "lost")
+FAILING = ("http_5", "connection", "timeout", "garbage", "stream_cut")  # the replica's fault; "lost" (its holder
+# died) is not
 
 
 class EndpointLimits(Section):
@@ -113,7 +114,8 @@ class Endpoint:
     replicas: dict[str, Replica]
     window: deque = field(default_factory=deque)  # (started_at, ticket, tokens)
     waiting: int = 0
-    waited_s: list[float] = field(default_factory=list)
+    grants: int = 0
+    waited_s: float = 0.0  # summed over its grants
 
 
 @dataclass(frozen=True)
@@ -206,7 +208,8 @@ class Limiter:
         endpoint.window.append((now, ticket, tokens))
         self.tickets[ticket] = (key, replica.url, tokens)
         waited = now - start
-        endpoint.waited_s.append(waited)
+        endpoint.grants += 1
+        endpoint.waited_s += waited
         return Grant(replica.url, waited, ticket, key)
 
     def release(self, ticket: int, outcome: str = "ok", tokens: int | None = None) -> None:
@@ -252,7 +255,7 @@ class Limiter:
         with self.cond:
             return {key: {"replicas": {u: {"limit": r.limit, "in_flight": r.in_flight, "served": r.served,
                                            "drains": r.drains} for u, r in e.replicas.items()},
-                          "waits": len(e.waited_s), "waited_s": sum(e.waited_s)}
+                          "grants": e.grants, "waited_s": e.waited_s}
                     for key, e in self.endpoints.items()}
 
 
