@@ -57,8 +57,8 @@ DRAIN_AFTER = 3  # failures in a row that drain a replica
 DRAIN_S, DRAIN_MAX_S = 5.0, 120.0
 SLICE_S = 0.5  # a remote acquire waits at most this long per round trip (so abandonment is seen)
 LEASE_MARGIN_S = 30.0  # a slot unreleased this long past its request's deadline is taken back (Ray: a lost task)
-FAILING = ("http_5", "connection", "timeout", "garbage", "stream_cut")  # the replica's fault; "lost" (its holder
-# died) is not
+# Outcomes that count against a replica; `lost` (the slot's holder died) says nothing about it.
+FAILING = ("http_5", "connection", "timeout", "garbage", "stream_cut")
 
 
 class EndpointLimits(Section):
