@@ -69,6 +69,7 @@ def experiment(old: str | None = None, new: str = "") -> str:
 # Experiment files: (file text, words the line must hold). Each is run as `rtarena run FILE`.
 EXPERIMENTS = [
     (experiment("seeds = 1", "seeds = 0"), ["seeds", "0"]),
+    (experiment(None, '[endpoints."http://127.0.0.1:9/v1"]\nmax_connections = 0'), ["max_connections", "0"]),
     (experiment("seeds = 1", "seeds = -3"), ["seeds", "-3"]),
     (experiment("seeds = 1", "seeds = [1, 1]"), ["seeds", "[1, 1]"]),
     (experiment("seeds = 1", "seeds = [-1]"), ["seeds", "-1"]),
@@ -182,6 +183,10 @@ CLI = [
     (["run", CART, "--agent", f"{LLM},modalities=text+smell"], ["modalities", "smell"]),
     (["run", CART, "--agent", f"{LLM},api_key_env=1BAD"], ["api_key_env", "1BAD"]),
     (["run", CART, "--agent", f"{LLM},price_in=-1"], ["price_in", "-1"]),
+    (["run", CART, "--agent", f"{LLM},max_connections=0"], ["max_connections", "0"]),
+    (["run", CART, "--agent", f"{LLM}|ftp://x/v1"], ["base URL", "ftp://x/v1"]),
+    (["run", CART, "--agent", "random", "--max-errors", "2"], ["--max-errors", "2"]),
+    (["run", CART, "--agent", "random", "--max-cost", "-1"], ["--max-cost", "-1"]),
     (["run", CART, "--agent", f"{LLM},colour=red"], ["colour"]),
     (["run", CART, "--agent", f"{LLM},history=5,history=6"], ["history"]),
     (["run", CART, "--agent", f"{LLM},seed=x"], ["seed", "x"]),

@@ -166,6 +166,11 @@ def run(
     video: Annotated[bool, typer.Option("--video", help="write an MP4 per episode (needs rtarena\\[video])")] = False,
     run_id: Annotated[str | None, typer.Option("--run-id", help="name of the run folder under the experiment's out")]
     = None,
+    max_cost: Annotated[float | None, typer.Option(
+        "--max-cost", help="USD: stop starting episodes when the run would pass it", show_default=False)] = None,
+    max_errors: Annotated[float | None, typer.Option(
+        "--max-errors", help="share of episodes (0-1): fail the run once more have errored", show_default=False)]
+    = None,
 ) -> None:
     """Run episodes: of one env with the flags below, or of an experiment file or preset, on a local
     process pool or Ray. Writes episodes.jsonl and Parquet records; `--resume` finishes a killed run."""
@@ -177,7 +182,7 @@ def run(
     # next to an experiment file or a preset, those the user typed are refused
     names = tuple(RunFlags.model_fields)
     flags = {name: ctx.params[name if name in ctx.params else name + "_"] for name in names}
-    options = RunOptions(preset, tuple(set_ or ()), ray, resume, workers, video, run_name(run_id))
+    options = RunOptions(preset, tuple(set_ or ()), ray, resume, workers, video, run_name(run_id), max_cost, max_errors)
     result = run_command(target, flags, given_options(ctx, names), options, console)
     if result.exit_code:  # exit codes: docs/evaluation.md
         raise typer.Exit(result.exit_code)

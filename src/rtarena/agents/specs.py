@@ -31,6 +31,7 @@ class AgentKind:
     privileged: bool = False  # may read world state: its agents set `privileged = True` on their class
     interactive: bool = False  # a person at a window: `rtarena play` only, never `run` or an experiment
     connects: bool = False  # holds a session with a server: one is opened before any episode (check_connections)
+    chat: bool = False  # its option is an LLMOptions spec sent through the chat client (endpoint limits apply)
 
 
 AGENT_KINDS: list[AgentKind] = [
@@ -57,6 +58,7 @@ AGENT_KINDS: list[AgentKind] = [
         "llm",
         "a model over an OpenAI-compatible API: `llm:MODEL@BASE_URL[,key=value...]` (rtarena.agents.llm.options)",
         "rtarena.agents.llm.agent:LLMAgent",
+        chat=True,
     ),
     AgentKind(
         "live",
@@ -70,11 +72,13 @@ AGENT_KINDS: list[AgentKind] = [
         "one controller for consecutive slots with the same spec: `team:llm:MODEL@BASE_URL[,key=value...]`",
         "rtarena.agents.llm.team:build_team",
         team=True,
+        chat=True,
     ),
     AgentKind(
         "agentic",
         "the agentic framework (several reasoning rounds per step): `agentic:MODEL@BASE_URL[,rounds=3,...]`",
         "rtarena.agents.llm.agentic.agent:AgenticAgent",
+        chat=True,
     ),
     AgentKind("sb3", "a Stable-Baselines3 policy on the arena's state vector or 84x84 pixels: `sb3:PATH` "
               "(`rtarena train sb3`)", "rtarena.agents.sb3:SB3Agent"),

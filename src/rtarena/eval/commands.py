@@ -23,7 +23,7 @@ from rtarena.eval.experiment_file import load_experiment, refuse_people
 from rtarena.eval.flags import RunFlags, flags_given_with_experiment
 from rtarena.eval.flags import run_flags as typed_flags
 from rtarena.eval.presets import load_preset, preset_names, preset_summary
-from rtarena.eval.runner import RunResult, resume_run_dir, run_experiment, run_jobs
+from rtarena.eval.runner import RunLimits, RunResult, resume_run_dir, run_experiment, run_jobs
 from rtarena.schema import writable_folder
 
 
@@ -38,6 +38,8 @@ class RunOptions:
     workers: int = 0
     video: bool = False
     run_id: str | None = None
+    max_cost: float | None = None  # USD: stop starting episodes before the run would pass it
+    max_errors: float | None = None  # share of episodes: fail the run past it
 
 
 def normalise_argv(argv: list[str]) -> list[str]:
@@ -73,6 +75,11 @@ def run_command(target: str | None, flags: dict[str, Any], given: dict[str, Any]
     err = Console(stderr=True)
     if options.workers < 0:
         raise UserError(f"must be >= 0 (0: one per CPU), got {options.workers}", field="--workers")
+    if options.max_cost is not None and not 0 <= options.max_cost < float("inf"):
+        raise UserError(f"must be a number of USD >= 0, got {options.max_cost}", field="--max-cost")
+    if options.max_errors is not None and not 0 <= options.max_errors <= 1:
+        raise UserError(f"must be a share between 0 and 1, got {options.max_errors}", field="--max-errors")
+    budgets = {"max_cost": options.max_cost, "max_errors": options.max_errors}
     if options.preset or (target and (is_experiment_file(target) or (Path(target) / "config.json").exists())):
         flags_given_with_experiment(given)
         if options.preset and target:
@@ -80,14 +87,15 @@ def run_command(target: str | None, flags: dict[str, Any], given: dict[str, Any]
         if target and (Path(target) / "config.json").exists() and not is_experiment_file(target):
             if not options.resume:
                 raise UserError(f"{target} is a run folder; add --resume to finish it", field="--resume")
-            result = resume_run_dir(Path(target), workers=options.workers, ray=options.ray, console=err)
+            result = resume_run_dir(Path(target), workers=options.workers, ray=options.ray, console=err, **budgets)
         else:
             params = parse_params(options.params)
             experiment = load_preset(options.preset, params) if options.preset else load_experiment(target, params)
             refuse_people(experiment)
             writable_folder(experiment.out, f"{experiment.source}: out")
             result = run_experiment(experiment, run_id=options.run_id, resume=options.resume,
-                                    workers=options.workers, ray=options.ray, video=options.video or None, console=err)
+                                    workers=options.workers, ray=options.ray, video=options.video or None, console=err,
+                                    **budgets)
         print_run(result, console)
         return result
     if target is None:
@@ -157,7 +165,8 @@ def run_flags(env_id: str, flags: RunFlags, options: RunOptions, console: Consol
         jobs = [replace(job, video=True) for job in jobs]
     config = experiment.to_dict()
     result = run_jobs(jobs, out, out.name, config, workers=options.workers or 1, ray=options.ray,
-                      resume=options.resume, console=err, connections_checked=True)
+                      resume=options.resume, console=err, connections_checked=True,
+                      limits=RunLimits(max_cost=options.max_cost, max_errors=options.max_errors))
     table = Table("seed", "steps", "sim s", "wall s", "decisions", "return (per agent)")
     for line in sorted(result.lines, key=lambda ln: ln.get("seed", 0)):
         if line.get("status") != "ok":
@@ -349,11 +358,14 @@ def leaderboard_command(runs: list[str], root: str, metric: str | None, clock: s
     for setting in settings:
         name, rows = leaderboard(runs, root, metric, setting, games)
         levels = list(dict.fromkeys(lv for r in rows for lv in r.levels))
-        table = Table("rank", "agent", f"{name} (mean over levels)", "episodes", *levels,
+        priced = any(r.cost_usd is not None for r in rows)
+        table = Table("rank", "agent", f"{name} (mean over levels)", "episodes",
+                      *(["USD / episode"] if priced else []), *levels,
                       title="leaderboard" + (f" (clock setting: {setting})" if setting else ""))
         for r in rows:
             rating = f"{r.rating:.4g}" + (f" ± {r.se:.2g}" if r.se is not None else "")
-            table.add_row(str(r.rank), r.agent, rating, str(r.episodes),
+            cost = ["—" if r.cost_usd is None else f"{r.cost_usd:.4g}"] if priced else []
+            table.add_row(str(r.rank), r.agent, rating, str(r.episodes), *cost,
                           *(f"{r.levels[lv]:.4g}" if lv in r.levels else "—" for lv in levels))
         console.print(table)
         pages.append((f"## clock setting: {setting}\n\n" if len(settings) > 1 else "") + to_markdown(name, rows))

@@ -107,6 +107,7 @@ class Experiment:
     workers: int | None = None
     video: bool | int = False
     concurrency: dict[str, int] = field(default_factory=dict)
+    endpoints: dict[str, dict[str, Any]] = field(default_factory=dict)  # limits per endpoint (agents/llm/limiter.py)
     params: dict[str, Any] = field(default_factory=dict)
     description: str = ""
     source: str = "<experiment>"
@@ -145,6 +146,7 @@ class Experiment:
             "name": self.name, "description": self.description, "source": self.source,
             "seeds": list(self.seeds), "max_steps": self.max_steps, "out": self.out, "workers": self.workers,
             "video": self.video, "params": self.params, "concurrency": self.concurrency,
+            "endpoints": self.endpoints,
             "envs": [{"name": e.name, "id": e.id, "kwargs": e.kwargs, "overrides": e.overrides,
                       "lineups": list(e.lineups)}
                      for e in self.envs],

@@ -27,6 +27,10 @@ dt = 0.25                           # and delay_ms, kappa, overhead_s, obs_every
 
 observations = [["text"], ["rgb", "text"]]   # the env's `obs` argument, one cell each
 concurrency = { "{base_url}" = 4 }           # at most 4 controllers at once on this endpoint
+[endpoints."{base_url}"]                      # limits shared by every worker (agents/llm/limiter.py)
+max_connections = 2                          # requests in flight per base URL; adaptive = true: a ceiling
+rpm = 500                                    # requests and tokens per minute, whole endpoint
+replicas = ["http://gpu-2:8000/v1"]          # more base URLs serving the model, least-loaded first
 ```
 
 Short forms: `envs = ["classic/cartpole-v0"]`, `agents = ["random", "heuristic"]`, `clocks = ["paused"]`.
@@ -57,6 +61,7 @@ from pydantic import (
     model_validator,
 )
 
+from rtarena.agents.llm.limiter import EndpointLimits
 from rtarena.errors import UserError
 from rtarena.eval.experiment import (
     CELL_OBS,
@@ -285,6 +290,8 @@ class ExperimentFile(Section):
             data = {"agents": ["random"], "clocks": ["token"], **data}
         return data
     concurrency: dict[str, PosInt] = Field(default_factory=dict, description="controllers at once per endpoint")
+    endpoints: dict[str, EndpointLimits] = Field(default_factory=dict, description="limits per endpoint: "
+                                                 "max_connections, adaptive, rpm, tpm, replicas")
 
     @field_validator("envs", mode="before")
     @classmethod
@@ -358,6 +365,7 @@ def parse_experiment(data: dict[str, Any], source: str = "<experiment>", params:
         observations=tuple(Modality("+".join(obs), tuple(obs)) for obs in typed.observations),
         max_steps=typed.max_steps, out=typed.out, workers=typed.workers, video=typed.video,
         concurrency=dict(typed.concurrency), params=merged, source=source,
+        endpoints={k: v.model_dump(exclude_unset=True) for k, v in typed.endpoints.items()},
     )
     for what in ("envs", "lineups", "clocks", "observations"):
         entries = [e.name for e in getattr(experiment, what)]

@@ -234,7 +234,9 @@ class Episode:
     def result(self, wall_seconds: float) -> MatchResult:
         frame_s = self.dt * self.clock.obs_every
         decisions = [DecisionRecord(**d, late=None if d["committed_sim_s"] is None
-                                    else d["committed_sim_s"] > sim_round(d["obs_sim_s"] + frame_s) + 1e-9)
+                                    else d["committed_sim_s"] > sim_round(d["obs_sim_s"] + frame_s) + 1e-9,
+                                    queue_wait_s=(d.get("extra") or {}).get("queue_wait_s"),
+                                    cost_usd=(d.get("extra") or {}).get("cost_usd"))
                      for d in self.drafts]
         errors = [s.period_error_s for s in self.steps if s.period_error_s is not None]
         env_metrics = self.env.episode_metrics()

@@ -58,16 +58,24 @@ def completion_extra(completion: Completion) -> dict[str, Any]:
         extra["failed_attempts"] = list(completion.failed_attempts)
     if completion.cost_usd is not None:
         extra["cost_usd"] = completion.cost_usd
+    if completion.queue_wait_s is not None:
+        extra["queue_wait_s"] = completion.queue_wait_s
+    if completion.base_url is not None:
+        extra["base_url"] = completion.base_url
     return {k: v for k, v in extra.items() if v is not None}
 
 
 def decision_from(completions: list[Completion], action: Any, valid: bool, error: str | None,
                   extra: dict[str, Any] | None = None, chunk: tuple[Any, ...] | None = None) -> Decision:
-    """A `Decision` from the calls of one step: their tokens summed (each to its commit, `commit.py`), their
-    texts joined, and the last call's details (`completion_extra`) with `extra` on top; `chunk` the
-    per-step actions of a reply that spans several steps (the game suite's key form)."""
+    """A `Decision` from the calls of one step: their tokens (each to its commit, `commit.py`), cost and
+    queue wait summed, their texts joined, and the last call's details (`completion_extra`) with `extra` on
+    top; `chunk` the per-step actions of a reply that spans several steps (the game suite's key form)."""
     sources = {c.tokens_source for c in completions}
     details = {**completion_extra(completions[-1]), **(extra or {})}
+    for name in ("cost_usd", "queue_wait_s"):  # a decision of several calls costs and waited for all of them
+        values = [getattr(c, name) for c in completions if getattr(c, name) is not None]
+        if values:
+            details[name] = sum(values)
     return Decision(
         action=action,
         tokens_in=sum(c.tokens_in for c in completions),
