@@ -581,15 +581,10 @@ def play(
 ) -> None:
     """Play an env in real time: the arena in a window (up to four people at one keyboard, split-screen), any
     env with a human path in a page (`--web`); `--check` asks whether a person could finish it in time."""
-    from rtarena.play import check_play, needs_display, result_table
+    from rtarena.play import check_play, check_play_options, needs_display, result_table
     from rtarena.play import play as play_match
 
-    if scale < 1:
-        raise UserError(f"must be a whole number of window pixels >= 1, got {scale}", field="--scale")
-    if max_steps is not None and max_steps < 1:
-        raise UserError(f"must be >= 1, got {max_steps}", field="--max-steps")
-    if dt is not None and not 0 < dt < float("inf"):
-        raise UserError(f"must be a number of seconds > 0, got {dt:g}", field="--dt")
+    check_play_options(dt=dt, seed=seed, max_steps=max_steps, scale=scale, out=out)
     if (env_id is None) == (preset is None) or (preset and not web):
         raise UserError("give ENV_ID, or --preset NAME with --web", field="ENV_ID")
     if web or check:

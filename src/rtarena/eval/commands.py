@@ -71,6 +71,8 @@ def run_command(target: str | None, flags: dict[str, Any], given: dict[str, Any]
                 console: Console) -> RunResult:
     """Dispatch `rtarena run` on what TARGET is; print the outcome. `given`: the run flags the user typed."""
     err = Console(stderr=True)
+    if target is not None and not target.strip():
+        raise UserError("must name an env id, an experiment file or a run folder, got ''", field="TARGET")
     if options.workers < 0:
         raise UserError(f"must be >= 0 (0: one per CPU), got {options.workers}", field="--workers")
     if options.preset or (target and (is_experiment_file(target) or (Path(target) / "config.json").exists())):

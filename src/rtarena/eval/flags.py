@@ -17,7 +17,17 @@ from pydantic import ConfigDict, Field
 
 from rtarena.errors import UserError
 from rtarena.limits import check_limit
-from rtarena.schema import NonNegFloat, NonNegInt, PosFloat, PosInt, Section, at_most, validate, writable_folder
+from rtarena.schema import (
+    NonNegInt,
+    PosFloat,
+    PosInt,
+    Section,
+    Seed,
+    SimMilliseconds,
+    at_most,
+    validate,
+    writable_folder,
+)
 
 
 def flag_name(field: str) -> str:
@@ -36,7 +46,7 @@ class RunFlags(Section):
         None, description="simulated seconds per env step (the env's default if unset)")
     kappa: float | None = Field(None, description="token clock: tokens per simulated second (the clock checks it)")
     overhead: float | None = Field(None, description="token clock: fixed seconds per decision (the clock checks it)")
-    delay_ms: NonNegFloat = Field(0.0, description="injected delay per decision, milliseconds")
+    delay_ms: SimMilliseconds = Field(0.0, description="injected delay per decision, milliseconds")
     obs_every: int = Field(1, description="publish an observation every K steps (the clock checks it)")
     settle_s: float | None = Field(None, description="seconds the world runs on default actions after a chunk "
                                    "before the next observation (the clock checks it)")
@@ -47,7 +57,7 @@ class RunFlags(Section):
     max_steps: Annotated[PosInt, at_most("episode.steps")] | None = Field(
         None, description="step limit per episode (None: until the env ends it)")
     seeds: Annotated[PosInt, at_most("run.seeds")] = Field(1, description="number of episodes")
-    seed_start: NonNegInt = Field(0, description="first seed")
+    seed_start: Seed = Field(0, description="first seed")
     workers: NonNegInt = Field(0, description="episodes at once (0: one per CPU)")
     out: Path = Field(Path("runs/latest"), description="output folder")
     map: str | None = None
@@ -72,8 +82,9 @@ def run_flags(values: dict[str, object]) -> RunFlags:
     from rtarena.runtime.clocks import build_clock
 
     flags = validate(RunFlags, {flag_name(k): v for k, v in values.items() if v is not None})
-    if flags.dt is not None:  # an episode's simulated length, steps x dt (docs/limits.md)
+    if flags.dt is not None and flags.max_steps is not None:  # an episode's simulated length (docs/limits.md)
         check_limit("episode.sim_s", flags.max_steps * flags.dt, field="--max-steps x --dt")
+    check_limit("run.seed", flags.seed_start + flags.seeds - 1, field="--seed-start + --seeds - 1")
     build_clock(flags.clock, flags.clock_settings())  # the clock class declares and checks its own settings
     writable_folder(flags.out, "--out")
     return flags

@@ -22,7 +22,7 @@ import time
 import uuid
 from collections import deque
 from http.server import BaseHTTPRequestHandler
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
 from pydantic import ConfigDict, Field
 
@@ -33,7 +33,7 @@ from rtarena.policy_server import reasoning as reasoning_mode
 from rtarena.policy_server import tool_calls
 from rtarena.policy_server.faults import FAULTS, GARBAGE, HTML_PAGE
 from rtarena.policy_server.policies import POLICIES, answer
-from rtarena.schema import Flag, Int, NonNegFloat, NonNegInt, PosInt, Section, validate
+from rtarena.schema import Count, Flag, Int, NonNegFloat, PosCount, Section, WaitSeconds, at_most, validate
 from rtarena.webapp import RequestError, Served, ServerBase, field, read_json_body
 
 FILLER_WORD = "think"  # one token under the counting rule
@@ -73,24 +73,25 @@ class ServerSettings(Section):
 
     policy: Literal[POLICY_NAMES] = Field("heuristic", description="scripted policy answering")
     model: str = Field("", description='reported model name; default "scripted-<policy>"')
-    filler_tokens: NonNegInt = Field(0, description="reasoning tokens emitted before each answer")
+    filler_tokens: Count = Field(0, description="reasoning tokens emitted before each answer")
     filler_rate: NonNegFloat = Field(0.0, description="filler tokens per second; 0 emits them without pacing")
-    ttft_s: NonNegFloat = Field(0.0, description="time to first token, seconds")
-    media_prefill_s: NonNegFloat = Field(0.0, description="seconds added to the time to first token per image "
+    ttft_s: WaitSeconds = Field(0.0, description="time to first token, seconds")
+    media_prefill_s: WaitSeconds = Field(0.0, description="seconds added to the time to first token per image "
                                          "or audio part of the last user message (reading it, as a model's "
                                          "encoder does; earlier messages count as cached)")
     reasoning: Literal["field", "think"] = Field("field", description='"field": reasoning_content deltas; '
                                                  '"think": <think> in the content')
     fault: Literal[FAULT_NAMES] = Field("none", description="injected fault (faults.py)")
-    fault_every: PosInt = Field(1, description="inject the fault on every N-th request")
-    slow_s: NonNegFloat = Field(30.0, description="the slow fault's delay, seconds")
-    retry_after_s: NonNegFloat = Field(0.2, description="Retry-After of the http_429 fault, seconds")
+    fault_every: PosCount = Field(1, description="inject the fault on every N-th request")
+    slow_s: WaitSeconds = Field(30.0, description="the slow fault's delay, seconds")
+    retry_after_s: WaitSeconds = Field(0.2, description="Retry-After of the http_429 fault, seconds")
     usage: Flag = Field(True, description="false: report no usage, like some servers (clients must count)")
-    seed: Int = Field(0, description="seed of the random policy")
+    seed: Annotated[Int, at_most("run.seed")] = Field(0, description="seed of the random policy")
     reasoning_model: Flag = Field(False, description="answer like a reasoning endpoint (reasoning.py)")
-    effort_scale: NonNegFloat = Field(1.0, description="reasoning tokens per effort level, times this")
-    after_tokens: NonNegInt = Field(0, description="words written after the ACTION line")
-    plan_tokens: NonNegInt = Field(0, description="reasoning tokens per body a request decides for (a team "
+    effort_scale: Annotated[NonNegFloat, at_most("option.count")] = Field(
+        1.0, description="reasoning tokens per effort level, times this")
+    after_tokens: Count = Field(0, description="words written after the ACTION line")
+    plan_tokens: Count = Field(0, description="reasoning tokens per body a request decides for (a team "
                                    "reply grows with its bodies), paced at filler_rate")
 
     @property
