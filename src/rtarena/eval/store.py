@@ -47,9 +47,19 @@ def _replace(path: Path, write: Any) -> None:
     try:
         write(tmp)
         os.replace(tmp, path)
+    except OSError as error:
+        tmp.unlink(missing_ok=True)
+        raise _named(error, path) from None
     except BaseException:
         tmp.unlink(missing_ok=True)
         raise
+
+
+def _named(error: OSError, path: Path) -> OSError:
+    """`error` with the path it happened on (a full disk's write names no file): the CLI's line names it."""
+    if error.filename is not None:
+        return error
+    return OSError(error.errno, error.strerror or str(error), str(path))
 
 
 def write_table(path: Path, data: pa.Table) -> None:
@@ -60,10 +70,13 @@ def append_line(path: Path, record: dict[str, Any]) -> None:
     """Append one JSON line atomically enough for resume: a single write, flushed and fsynced."""
     path.parent.mkdir(parents=True, exist_ok=True)
     line = json.dumps(redact_all(jsonable(record)), sort_keys=True) + "\n"
-    with open(path, "a", encoding="utf-8") as handle:
-        handle.write(line)
-        handle.flush()
-        os.fsync(handle.fileno())
+    try:
+        with open(path, "a", encoding="utf-8") as handle:
+            handle.write(line)
+            handle.flush()
+            os.fsync(handle.fileno())
+    except OSError as error:
+        raise _named(error, path) from None
 
 
 def write_bytes(path: Path, data: bytes) -> None:
