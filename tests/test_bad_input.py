@@ -9,6 +9,7 @@ through their Python entry point and must raise the same one-line `UserError` th
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -53,6 +54,12 @@ FILES: dict[str, str | bytes] = {
     "junk_codebook.toml": b"\x00\xff\xfe binary codebook",
     "html.json": "<!doctype html><html><body>not an experiment</body></html>",
     "map_many.json": '{"size_m": 100.0, "obstacles": [' + ", ".join(["[1, 1, 2, 2, 3]"] * 10001) + "]}",
+    # issue 47: YAML bounded like TOML and JSON, 64-bit integers, existing outputs
+    "bomb.yaml": "".join(f"l{i}: &l{i} [" + ", ".join([f"*l{i - 1}" if i else '"x"'] * 10) + "]\n" for i in range(9)),
+    "deep.yaml": "a: " + "[" * 5000 + "]" * 5000 + "\n",
+    "map_bigint.toml": MAP.replace("size_m = 50.0", "size_m = " + "9" * 4001),
+    "old.png": b"\x89PNG not to be replaced",
+    "board.md": "not to be replaced\n",
 }
 
 
@@ -332,6 +339,35 @@ CLI = [
     (["run", CART, "--resume"], ["--resume", "run folder"]),
     (["report", "junkrun", "--out", "rep"], ["junkrun", "no episode lines"]),
     (["report", "halfjunk", "--out", "rep"], ["RUNS", "rtarena run"]),
+    # issue 47: every reader bounded alike, every number checked where it enters, messages as a person writes
+    (["run", "bomb.yaml"], ["bomb.yaml", "nesting.nodes"]),
+    (["run", "deep.yaml"], ["deep.yaml", "nesting.depth"]),
+    (["run", ARENA, "--agent", "random", "--map", "pipe.toml"], ["pipe.toml", "named pipe", "regular"]),
+    (["map", "render", "pipe.toml", "--out", "p.png"], ["pipe.toml", "named pipe"]),
+    (["run", CART, "--agent", f"{LLM},skill=pipe.toml"], ["pipe.toml", "named pipe"]),
+    (["run", ARENA, "--agent", "random", "--map", "map_bigint.toml"], ["map_bigint.toml", "4001 digits"]),
+    (["run", CART, "--agent", "random", "--seed-start", "1" + "0" * 20], ["--seed-start", "run.seed"]),
+    (["run", CART, "--agent", "random", "--seed-start", "4294967295", "--seeds", "2"], ["--seeds", "run.seed"]),
+    (["run", CART, "--agent", "random", "--delay-ms", "1e300"], ["--delay-ms", "episode.sim_s"]),
+    (["run", CART, "--agent", "random", "--clock", "token", "--overhead", "1e300"], ["overhead", "episode.sim_s"]),
+    (["run", CART, "--agent", "random", "--obs-every", "1" + "0" * 20], ["obs_every", "step.every"]),
+    (["run", ARENA, "--agent", "random", "--settle-s", "1e300"], ["settle_s", "episode.sim_s"]),
+    (["run", CART, "--agent", f"{LLM},timeout=1e300"], ["timeout", "wait.s"]),
+    (["run", CART, "--agent", f"{LLM},image_size=100000"], ["image_size", "image.px"]),
+    (["run", CART, "--agent", f"{LLM},max_tokens=1e20"], ["max_tokens"]),
+    (["run", CART, "--agent", f"{LLM},history=100000000"], ["history", "option.count"]),
+    (["serve-policy", "--set", "ttft_s=1e300"], ["ttft_s", "wait.s"]),
+    (["serve-policy", "--set", "effort_scale=1e300"], ["effort_scale", "option.count"]),
+    (["play", ARENA, "--dt", "1e300"], ["--dt", "step.dt_s"]),
+    (["play", ARENA, "--max-steps", "1" + "0" * 20], ["--max-steps", "episode.steps"]),
+    (["play", ARENA, "--seed", "-1"], ["--seed", "-1"]),
+    (["play", ARENA, "--out", "/proc/rtarena-no/x"], ["--out", "/proc"]),
+    (["play", ARENA, "--scale", "1000"], ["--scale", "image.px"]),
+    (["improve", CART, "--resume"], ["--resume", "not an improvement run"]),
+    (["run", ""], ["TARGET", "''"]),
+    (["map", "render", "map_ok.toml", "--out", "old.png"], ["old.png", "--force"]),
+    (["leaderboard", "--markdown", "board.md"], ["board.md", "--force"]),
+    (["train", "sb3", ARENA, "--out", "/proc/rtarena-no/p.zip"], ["--out", "/proc"]),
 ]
 
 # Python entry points for file formats without a command of their own: (callable, words).
@@ -418,6 +454,9 @@ API = [
                                                                             "level.count"]),
     (_codebook(b"\x00\xff\xfe binary"), ["codebook.toml", "UTF-8"]),
     (_codebook("x = " + "[" * 2000 + "]" * 2000), ["codebook.toml", "nesting.depth"]),
+    (_codebook(b"\xef\xbb\xbfx = [\n"), ["codebook.toml", "invalid TOML", "end of document"]),  # BOM dropped
+    (_server(seed=2**40), ["seed", "run.seed"]),
+    (_server(slow_s=1e300), ["slow_s", "wait.s"]),
 ]
 
 
@@ -434,6 +473,7 @@ def workdir(tmp_path, monkeypatch):
     (tmp_path / "halfjunk").mkdir()
     (tmp_path / "halfjunk" / "episodes.jsonl").write_text('{"episode": "x", "status": "ok", "agents": 5}\n[1, 2]\n')
     (tmp_path / "exp_noagent.json").write_text('{"envs": ["classic/cartpole-v0"], "clocks": [7]}')
+    os.mkfifo(tmp_path / "pipe.toml")  # a named pipe with no writer: opening it to read would wait for ever
     monkeypatch.chdir(tmp_path)
     monkeypatch.setenv("DISPLAY", ":0")
     return tmp_path

@@ -189,10 +189,15 @@ def leaderboard(
     markdown: Annotated[Path | None, typer.Option(help="also write the table as Markdown to this file")] = None,
     games: Annotated[str | None, typer.Option(
         help="only the game suite's solo | pvp | coop games (solo: the suite's solo mean)")] = None,
+    force: Annotated[bool, typer.Option("--force", help="overwrite the --markdown file when it exists")] = False,
 ) -> None:
     """Rank agents across runs by the mean over levels of their per-level means."""
     from rtarena.eval.commands import leaderboard_command
     from rtarena.improve.commands import GAIN_METRICS, gain_leaderboard_command
+    from rtarena.schema import new_file
+
+    if markdown is not None:
+        new_file(markdown, "--markdown", (".md",), force)
 
     if metric in GAIN_METRICS:
         gain_leaderboard_command(runs or [], root, metric, markdown, console)
@@ -509,12 +514,13 @@ def map_render(
     out: Annotated[Path, typer.Option(help="the PNG to write")] = Path("map.png"),
     px_per_m: Annotated[float, typer.Option("--px-per-m", help="pixels per metre")] = 6.0,
     level: Annotated[str | None, typer.Option(help="for procedural maps: the level to fit")] = None,
+    force: Annotated[bool, typer.Option("--force", help="overwrite --out when it exists")] = False,
 ) -> None:
     """Write a top-down PNG preview of a map."""
     from rtarena.editor.maps import render_command
-    from rtarena.schema import writable_file
+    from rtarena.schema import new_file
 
-    writable_file(out, "--out", (".png",))
+    new_file(out, "--out", (".png",), force)
     if not 0 < px_per_m < float("inf"):
         raise UserError(f"must be a number of pixels > 0, got {px_per_m:g}", field="--px-per-m")
     console.print(str(render_command(source, out, px_per_m, level)))

@@ -303,6 +303,15 @@ def writable_file(path: str | Path, field: str, suffixes: tuple[str, ...]) -> Pa
     return path
 
 
+def new_file(path: str | Path, field: str, suffixes: tuple[str, ...], force: bool = False) -> Path:
+    """`writable_file`, and not an existing file unless `force`: an output never replaces a file the user
+    did not ask to replace (`map render`, `leaderboard --markdown`)."""
+    path = writable_file(path, field, suffixes)
+    if path.exists() and not force:
+        raise UserError(f"{path} exists; add --force to overwrite it", field=field)
+    return path
+
+
 def run_name(name: str | None, field: str = "--run-id") -> str | None:
     """A run id is a folder name under the output folder, never a path: letters, digits, `_ . + -`, not
     starting with a dot (no `..`, no `/abs`), at most 128 characters. None stays None."""

@@ -106,11 +106,13 @@ def run_command(target: str | None, flags: dict[str, Any], given: dict[str, Any]
     if options.resume and not flags.get("agent"):
         raise UserError(f"{target} is not a run folder; --resume takes a run folder (RUN --resume), or an env id "
                         "with the --agent and --out of the run to finish", field="--resume")
-    return run_flags(target, typed_flags(flags), options, console, err)
+    return run_flags(target, typed_flags(flags), options, console, err, fresh="out" not in given and not options.resume)
 
 
-def run_flags(env_id: str, flags: RunFlags, options: RunOptions, console: Console, err: Console) -> RunResult:
-    """`rtarena run ENV_ID --agent ...`: one cell, written straight into `--out` like the first version."""
+def run_flags(env_id: str, flags: RunFlags, options: RunOptions, console: Console, err: Console,
+              fresh: bool = False) -> RunResult:
+    """`rtarena run ENV_ID --agent ...`: one cell, written straight into `--out` like the first version; without
+    `--out` (`fresh`), into a new `runs/<timestamp>` that `runs/latest` points to."""
     from rtarena.agents.specs import check_spec
     from rtarena.envs.registry import env_spec, make
 
@@ -145,7 +147,8 @@ def run_flags(env_id: str, flags: RunFlags, options: RunOptions, console: Consol
         jobs = [replace(job, video=True) for job in jobs]
     config = experiment.to_dict()
     result = run_jobs(jobs, out, out.name, config, workers=options.workers or 1, ray=options.ray,
-                      resume=options.resume, console=err)
+                      resume=options.resume, console=err, fresh=fresh)
+    out = result.run_dir
     table = Table("seed", "steps", "sim s", "wall s", "decisions", "return (per agent)")
     for line in sorted(result.lines, key=lambda ln: ln.get("seed", 0)):
         if line.get("status") != "ok":

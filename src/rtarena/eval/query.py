@@ -42,7 +42,7 @@ def run_dirs(runs: Iterable[str | Path] = (), root: str | Path = "runs") -> list
     """Run folders named by path or by id under `root`; with none named, every run under `root`."""
     named = list(runs)
     if not named:
-        found = sorted(p for p in Path(root).glob("*/") if is_run(p))
+        found = sorted(p for p in Path(root).glob("*/") if is_run(p) and not p.is_symlink())  # not runs/latest
         if not found:
             raise UserError(f"no runs under {root}/ (a run folder holds episodes.jsonl)", field="--root")
         return found

@@ -162,15 +162,21 @@ def choose_run_dir(experiment: Experiment, run_id: str | None, resume: bool, con
 
 def run_jobs(jobs: list[EpisodeJob], run_dir: Path, run_id: str, config: dict[str, Any], *, workers: int = 0,
              ray: str | None = None, resume: bool = False, concurrency: dict[str, int] | None = None,
-             console: Console | None = None) -> RunResult:
-    """Run every job not yet recorded in `run_dir` and write each as it finishes."""
+             console: Console | None = None, fresh: bool = False) -> RunResult:
+    """Run every job not yet recorded in `run_dir` and write each as it finishes. `fresh`: into a new
+    `<timestamp>` folder beside `run_dir` instead (`store.fresh_run_folder`: `runs/latest` points to it)."""
     console = console or Console(stderr=True)
     check_connections(spec for job in jobs for spec in job.agent_specs)  # live sessions: before anything is written
-    run_dir.mkdir(parents=True, exist_ok=True)
     keys = [job.key for job in jobs]
     duplicates = [k for k, n in Counter(keys).items() if n > 1]
     if duplicates:
         raise UserError(f"two episodes share the key {duplicates[0]!r}; give cells distinct names", field="experiment")
+    if fresh:
+        from rtarena.eval.store import fresh_run_folder
+
+        run_dir = fresh_run_folder(run_dir.parent)
+        run_id, config = run_dir.name, {**config, "out": str(run_dir)}
+    run_dir.mkdir(parents=True, exist_ok=True)
     with manifest.run_lock(run_dir):
         return _run_locked(jobs, run_dir, run_id, config, workers, ray, resume, concurrency, console)
 

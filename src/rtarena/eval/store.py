@@ -39,6 +39,36 @@ def episode_key(env_id: str, seed: int, label: str = "") -> str:
     return f"{base}__{label}" if label else base
 
 
+LATEST = "latest"
+
+
+def fresh_run_folder(root: Path) -> Path:
+    """A new run folder `root/<YYYYmmdd-HHMMSS>` (`-2`, `-3` ... within one second), made now, with
+    `root/latest` pointing to it: a repeated `rtarena run ENV_ID --agent ...` without `--out` gets a folder of
+    its own instead of refusing the one before, and `runs/latest` is always the newest. A `latest` that is
+    a real folder (an older version's default) is left as it is."""
+    import time
+
+    root = Path(root)
+    stamp = time.strftime("%Y%m%d-%H%M%S")
+    for n in range(1, 1000):
+        folder = root / (stamp if n == 1 else f"{stamp}-{n}")
+        try:
+            folder.mkdir(parents=True)
+            break
+        except FileExistsError:
+            continue
+    else:
+        raise FileExistsError(f"no free run folder name under {root} for {stamp}")
+    latest = root / LATEST
+    if latest.is_symlink() or not latest.exists():
+        tmp = root / f".{LATEST}.{os.getpid()}"
+        tmp.unlink(missing_ok=True)
+        tmp.symlink_to(folder.name, target_is_directory=True)
+        os.replace(tmp, latest)  # atomic: a reader sees the old run or the new one
+    return folder
+
+
 def _replace(path: Path, write: Any) -> None:
     """Write `path` through a temporary file next to it and a rename; on any failure (a full disk, a
     read-only folder) the temporary file is removed and the error goes on to the CLI's one line."""
