@@ -23,6 +23,22 @@ def plain_echo(line: str) -> None:
 app = typer.Typer(add_completion=False, no_args_is_help=True, help="rtarena: agents that must act in real time.")
 
 
+def _flag_takes_no_value() -> None:
+    """`--help` without a type after flags that take no value (`--resume`, `--open/--no-open`): typer 0.29
+    labels every option with its type, so `--resume <bool>` read as if it wanted `true` or `false`."""
+    from typer.core import TyperOption
+
+    shown = TyperOption.display_type_rich
+
+    def display_type_rich(self: TyperOption, ctx: object) -> str | None:
+        return None if self.is_flag else shown(self, ctx)
+
+    TyperOption.display_type_rich = display_type_rich  # type: ignore[method-assign]
+
+
+_flag_takes_no_value()
+
+
 def _version(value: bool) -> None:
     if value:
         from importlib.metadata import PackageNotFoundError, version
