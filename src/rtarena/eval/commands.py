@@ -133,7 +133,7 @@ def run_flags(env_id: str, flags: RunFlags, options: RunOptions, console: Consol
         raise UserError(f"{len(flags.agent)} --agent specs for {slots} slots of {env_id}; give one (for every slot) "
                         "or one per slot", field="--agent")
     out = Path(flags.out)
-    refuse_reuse(out, options.resume)
+    refuse_reuse(out, options.resume or fresh)  # fresh: a new folder beside it (`runs/latest` is the last run)
     experiment = experiment_from_flags(env_id, flags.agent, flags.clock, settings, env_kwargs, flags.seed_list,
                                        flags.max_steps, str(out))
     if custom:
