@@ -96,3 +96,5 @@ def test_the_readme_commands_twice_in_one_folder(tmp_path, monkeypatch):
     assert len(runs) == 2 and (tmp_path / "runs" / "latest").resolve().name == runs[-1], runs
     code, out = run_main(["run", "games/tilefall-v0", "--agent", "heuristic", "--out", "runs/latest"])
     assert code == 2 and "already holds a run" in out  # naming a run's folder still refuses to mix two runs
+    code, out = run_main(["query", "SELECT * FROM range(100000001)"])  # a result past query.rows: one line
+    assert code == 2 and len(out.strip().splitlines()) == 1 and "query.rows" in out, out

@@ -493,9 +493,12 @@ def map_generate(
         raise UserError(f"{out} exists; add --force to overwrite it", field="OUT")
     if size is not None and not 0 < size < float("inf"):
         raise UserError(f"must be a number of metres > 0, got {size:g}", field="--size")
-    for flag, value in (("--coins", coins), ("--turrets", turrets), ("--ammo", ammo)):
+    from rtarena.limits import check_limit
+
+    for flag, value in (("--coins", coins), ("--turrets", turrets), ("--ammo", ammo), ("--players", players)):
         if value is not None and value < 0:
             raise UserError(f"must be >= 0, got {value}", field=flag)
+        check_limit("map.points", value, field=flag)
     if players is not None and players < 1:
         raise UserError(f"must be >= 1, got {players}", field="--players")
     path, data = generate_command(out, seed, style, level, players, size_m=size, density=density,

@@ -65,9 +65,10 @@ _TABLE = (
     Limit("step.every", 1_000_000, "steps", "steps between observations (`--obs-every`, `obs_every =`)"),
     Limit("wait.s", 86_400, "seconds", "one wall-clock wait: a model call's `timeout=`, the policy server's "
           "`ttft_s`, `slow_s` and other delays"),
-    Limit("image.px", 4_096, "pixels", "side of an image made or sent (`image_size=`, `train vlm --resolution`)"),
+    Limit("image.px", 4_096, "pixels", "side of an image made or sent (`image_size=`, `map render`, `play --scale`)"),
     Limit("option.count", 1_000_000, "", "any other count in an option or setting (`max_tokens=`, `history=`, "
           "`retries=`, `rounds=`, the policy server's token counts)"),
+    Limit("query.rows", 100_000, "rows", "rows of one `rtarena query` result (it is printed)"),
     Limit("file.bytes", 16 << 20, "bytes", "size of a file read as settings, map, skill, codebook or experiment"),
     Limit("request.bytes", 1 << 20, "bytes", "body of one request to a local page's API (dashboard, editor, review)"),
     Limit("model_request.bytes", 64 << 20, "bytes", "body of one chat request to the policy server (a screenshot "

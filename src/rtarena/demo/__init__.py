@@ -74,9 +74,9 @@ def arena_section(out: Path, console: Console, scale: float = 1.0) -> None:
         job = EpisodeJob(env_id, specs, clock, seed=0, max_steps=round(1200 * scale),
                          clock_settings={"delay_s": delay_s}, label=f"{clock}-delay{int(delay_s * 1000)}ms",
                          video=video and number == 0)  # one match on video: the dashboard replays it
-        started(console, f"{env_id}: {title}" + (" (the first arena match loads the compiled kernels; without "
-                                                 "`rtarena warmup` it compiles them first, about a minute)"
-                                                 if number == 0 else "") + (", with video" if job.video else ""))
+        started(console, f"{env_id}: {title}" + (" (compiling kernels: about a minute, unless `rtarena warmup` "
+                                                 "has filled the cache)" if number == 0 else "")
+                + (", with video" if job.video else ""))
         line = run_episode(job, out / "arena")
         table = Table("agent", *(header for _, header, _ in ARENA_COLUMNS),
                       title=f"{env_id}: {title} ({line['sim_seconds']:.1f} s simulated)")

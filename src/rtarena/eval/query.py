@@ -120,10 +120,16 @@ def run_query(sql: str, runs: Iterable[str | Path] = (), root: str | Path = "run
     """Column names and rows of `sql` over the views; SQL mistakes are user errors with DuckDB's line."""
     import duckdb
 
+    from rtarena.limits import LIMITS, limit_message
+
     con = connect(run_dirs(runs, root))
+    cap = int(LIMITS["query.rows"].value)
     try:
         cursor = con.execute(sql)
+        names = [d[0] for d in cursor.description or []]
+        rows = cursor.fetchmany(cap + 1)  # never more than the limit in memory: a cross join prints one line
     except duckdb.Error as error:
         raise UserError(str(error).splitlines()[0], field="SQL") from None
-    names = [d[0] for d in cursor.description or []]
-    return names, cursor.fetchall()
+    if len(rows) > cap:
+        raise UserError(f"the result {limit_message('query.rows')}; add LIMIT, or aggregate", field="SQL")
+    return names, rows
