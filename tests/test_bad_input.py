@@ -543,3 +543,13 @@ def test_real_subprocess(argv, words, workdir):
 def test_map_validate_rejects_a_map_the_game_cannot_play(workdir, capsys):
     code, output = run_cli(["map", "validate", "map_full_wall.toml", "--level", ARENA], capsys)
     assert code == 1 and "Traceback" not in output and "map_full_wall.toml" in output
+
+
+def test_a_line_names_its_field_once():
+    """A message re-raised with its field, or one that starts with the flag it is about, names it once
+    (`ENV_ID: ENV_ID: ...` and `--obs: --obs must be ...` read as a machine wrote them)."""
+    inner = UserError("'x' has no human path", field="ENV_ID")
+    assert str(UserError(str(inner), field="ENV_ID")) == "ENV_ID: 'x' has no human path"
+    assert str(UserError("--obs must be one of state, pixels, got 'x'", field="--obs")).count("--obs") == 1
+    assert str(UserError("must be >= 1, got 0", field="--obs")) == "--obs: must be >= 1, got 0"
+    assert str(UserError("m.toml: bad", source="m.toml")) == "m.toml: bad"
