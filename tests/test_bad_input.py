@@ -457,6 +457,7 @@ API = [
     (_codebook(b"\xef\xbb\xbfx = [\n"), ["codebook.toml", "invalid TOML", "end of document"]),  # BOM dropped
     (_server(seed=2**40), ["seed", "run.seed"]),
     (_server(slow_s=1e300), ["slow_s", "wait.s"]),
+    (_server(filler_rate=1e-300), ["filler_rate", "wait.s"]),
 ]
 
 

@@ -24,7 +24,7 @@ from collections import deque
 from http.server import BaseHTTPRequestHandler
 from typing import Annotated, Any, Literal
 
-from pydantic import ConfigDict, Field
+from pydantic import ConfigDict, Field, field_validator
 
 from rtarena.agents.llm.tokens import count_content, count_messages, count_tokens
 from rtarena.errors import UserError
@@ -93,6 +93,16 @@ class ServerSettings(Section):
     after_tokens: Count = Field(0, description="words written after the ACTION line")
     plan_tokens: Count = Field(0, description="reasoning tokens per body a request decides for (a team "
                                    "reply grows with its bodies), paced at filler_rate")
+
+    @field_validator("filler_rate")
+    @classmethod
+    def _paced_within_a_wait(cls, rate: float) -> float:
+        """0 (unpaced), or a rate at which one token takes at most `wait.s` (1e-300 would sleep for ever)."""
+        slowest = 1.0 / LIMITS["wait.s"].value
+        if 0 < rate < slowest:
+            raise ValueError(f"must be 0 or at least {slowest:.3g} tokens per second (one token within "
+                             f"{LIMITS['wait.s'].shown()} seconds: limit wait.s, docs/limits.md), got {rate:g}")
+        return rate
 
     @property
     def model_name(self) -> str:

@@ -142,8 +142,12 @@ def train_sb3(env_id: str, steps: int, out: str | Path, seed: int = 0, num_envs:
     if steps < 0:
         raise UserError(f"--steps must be 0 (save the untrained policy: the base) or more, got {steps}",
                         field="--steps")
+    if num_envs < 1:
+        raise UserError(f"must be >= 1, got {num_envs}", field="--envs")
+    from rtarena.limits import check_limit
     from rtarena.schema import writable_file
 
+    check_limit("env.agents", num_envs, field="--envs")  # copies of a one-player level: players stepped together
     path = writable_file(out, "--out", (".zip",))  # before any training: a bad --out costs one line, not a run
     import torch
     from stable_baselines3 import PPO
