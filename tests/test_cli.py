@@ -98,3 +98,10 @@ def test_the_readme_commands_twice_in_one_folder(tmp_path, monkeypatch):
     assert code == 2 and "already holds a run" in out  # naming a run's folder still refuses to mix two runs
     code, out = run_main(["query", "SELECT * FROM range(100000001)"])  # a result past query.rows: one line
     assert code == 2 and len(out.strip().splitlines()) == 1 and "query.rows" in out, out
+
+
+def test_help_shows_no_type_after_a_flag_that_takes_no_value():
+    code, out = run_main(["run", "--help"])
+    lines = {line.split()[1]: line for line in out.splitlines() if line.strip().startswith("│ --")}
+    assert code == 0 and "<bool>" not in lines["--resume"] and "<bool>" not in lines["--video"], out
+    assert "<int>" in lines["--seeds"]  # an option that takes a value still says which kind
