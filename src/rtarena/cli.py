@@ -23,6 +23,22 @@ def plain_echo(line: str) -> None:
 app = typer.Typer(add_completion=False, no_args_is_help=True, help="rtarena: agents that must act in real time.")
 
 
+def _flag_takes_no_value() -> None:
+    """`--help` without a type after flags that take no value (`--resume`, `--open/--no-open`): typer 0.29
+    labels every option with its type, so `--resume <bool>` read as if it wanted `true` or `false`."""
+    from typer.core import TyperOption
+
+    shown = TyperOption.display_type_rich
+
+    def display_type_rich(self: TyperOption, ctx: object) -> str | None:
+        return None if self.is_flag else shown(self, ctx)
+
+    TyperOption.display_type_rich = display_type_rich  # type: ignore[method-assign]
+
+
+_flag_takes_no_value()
+
+
 def _version(value: bool) -> None:
     if value:
         from importlib.metadata import PackageNotFoundError, version
@@ -226,10 +242,15 @@ def leaderboard(
     markdown: Annotated[Path | None, typer.Option(help="also write the table as Markdown to this file")] = None,
     games: Annotated[str | None, typer.Option(
         help="only the game suite's solo | pvp | coop games (solo: the suite's solo mean)")] = None,
+    force: Annotated[bool, typer.Option("--force", help="overwrite the --markdown file when it exists")] = False,
 ) -> None:
     """Rank agents across runs by the mean over levels of their per-level means."""
     from rtarena.eval.commands import leaderboard_command
     from rtarena.improve.commands import GAIN_METRICS, gain_leaderboard_command
+    from rtarena.schema import new_file
+
+    if markdown is not None:
+        new_file(markdown, "--markdown", (".md",), force)
 
     if metric in GAIN_METRICS:
         gain_leaderboard_command(runs or [], root, metric, markdown, console)
@@ -512,9 +533,12 @@ def map_generate(
         raise UserError(f"{out} exists; add --force to overwrite it", field="OUT")
     if size is not None and not 0 < size < float("inf"):
         raise UserError(f"must be a number of metres > 0, got {size:g}", field="--size")
-    for flag, value in (("--coins", coins), ("--turrets", turrets), ("--ammo", ammo)):
+    from rtarena.limits import check_limit
+
+    for flag, value in (("--coins", coins), ("--turrets", turrets), ("--ammo", ammo), ("--players", players)):
         if value is not None and value < 0:
             raise UserError(f"must be >= 0, got {value}", field=flag)
+        check_limit("map.points", value, field=flag)
     if players is not None and players < 1:
         raise UserError(f"must be >= 1, got {players}", field="--players")
     path, data = generate_command(out, seed, style, level, players, size_m=size, density=density,
@@ -549,12 +573,13 @@ def map_render(
     out: Annotated[Path, typer.Option(help="the PNG to write")] = Path("map.png"),
     px_per_m: Annotated[float, typer.Option("--px-per-m", help="pixels per metre")] = 6.0,
     level: Annotated[str | None, typer.Option(help="for procedural maps: the level to fit")] = None,
+    force: Annotated[bool, typer.Option("--force", help="overwrite --out when it exists")] = False,
 ) -> None:
     """Write a top-down PNG preview of a map."""
     from rtarena.editor.maps import render_command
-    from rtarena.schema import writable_file
+    from rtarena.schema import new_file
 
-    writable_file(out, "--out", (".png",))
+    new_file(out, "--out", (".png",), force)
     if not 0 < px_per_m < float("inf"):
         raise UserError(f"must be a number of pixels > 0, got {px_per_m:g}", field="--px-per-m")
     console.print(str(render_command(source, out, px_per_m, level)))
@@ -621,15 +646,10 @@ def play(
 ) -> None:
     """Play an env in real time: the arena in a window (up to four people at one keyboard, split-screen), any
     env with a human path in a page (`--web`); `--check` asks whether a person could finish it in time."""
-    from rtarena.play import check_play, needs_display, result_table
+    from rtarena.play import check_play, check_play_options, needs_display, result_table
     from rtarena.play import play as play_match
 
-    if scale < 1:
-        raise UserError(f"must be a whole number of window pixels >= 1, got {scale}", field="--scale")
-    if max_steps is not None and max_steps < 1:
-        raise UserError(f"must be >= 1, got {max_steps}", field="--max-steps")
-    if dt is not None and not 0 < dt < float("inf"):
-        raise UserError(f"must be a number of seconds > 0, got {dt:g}", field="--dt")
+    check_play_options(dt=dt, seed=seed, max_steps=max_steps, scale=scale, out=out)
     if (env_id is None) == (preset is None) or (preset and not web):
         raise UserError("give ENV_ID, or --preset NAME with --web", field="ENV_ID")
     if web or check:

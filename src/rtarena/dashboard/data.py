@@ -111,7 +111,8 @@ class Store:
         if not self.root.is_dir():
             return []
         return sorted(p for p in self.root.iterdir()
-                      if p.is_dir() and ((p / EPISODES).exists() or (p / IMPROVE_FILE).exists()))
+                      if p.is_dir() and not p.is_symlink()  # runs/latest names a run listed already
+                      and ((p / EPISODES).exists() or (p / IMPROVE_FILE).exists()))
 
     def run_dir(self, run_id: str) -> Path:
         """A run folder by id; an improvement round is `<id>/round_NN`. Nothing outside the root."""

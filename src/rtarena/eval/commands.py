@@ -73,6 +73,8 @@ def run_command(target: str | None, flags: dict[str, Any], given: dict[str, Any]
                 console: Console) -> RunResult:
     """Dispatch `rtarena run` on what TARGET is; print the outcome. `given`: the run flags the user typed."""
     err = Console(stderr=True)
+    if target is not None and not target.strip():
+        raise UserError("must name an env id, an experiment file or a run folder, got ''", field="TARGET")
     if options.workers < 0:
         raise UserError(f"must be >= 0 (0: one per CPU), got {options.workers}", field="--workers")
     if options.max_cost is not None and not 0 <= options.max_cost < float("inf"):
@@ -113,11 +115,14 @@ def run_command(target: str | None, flags: dict[str, Any], given: dict[str, Any]
     if options.resume and not flags.get("agent"):
         raise UserError(f"{target} is not a run folder; --resume takes a run folder (RUN --resume), or an env id "
                         "with the --agent and --out of the run to finish", field="--resume")
-    return run_flags(target, typed_flags(flags, family_condition(family)), options, console, err)
+    return run_flags(target, typed_flags(flags, family_condition(family)), options, console, err,
+                     fresh="out" not in given and not options.resume)
 
 
-def run_flags(env_id: str, flags: RunFlags, options: RunOptions, console: Console, err: Console) -> RunResult:
-    """`rtarena run ENV_ID --agent ...`: one cell, written straight into `--out` like the first version."""
+def run_flags(env_id: str, flags: RunFlags, options: RunOptions, console: Console, err: Console,
+              fresh: bool = False) -> RunResult:
+    """`rtarena run ENV_ID --agent ...`: one cell, written straight into `--out` like the first version; without
+    `--out` (`fresh`), into a new `runs/<timestamp>` that `runs/latest` points to."""
     from rtarena.agents.specs import checked_agent
     from rtarena.envs.registry import env_spec, make
 
@@ -146,7 +151,7 @@ def run_flags(env_id: str, flags: RunFlags, options: RunOptions, console: Consol
         raise UserError(f"{len(flags.agent)} --agent specs for {slots} slots of {env_id}; give one (for every slot) "
                         "or one per slot", field="--agent")
     out = Path(flags.out)
-    refuse_reuse(out, options.resume)
+    refuse_reuse(out, options.resume or fresh)  # fresh: a new folder beside it (`runs/latest` is the last run)
     from rtarena.agents.specs import check_connections
 
     check_connections(flags.agent)  # a live session that cannot open is the one line, before the condition's
@@ -166,7 +171,8 @@ def run_flags(env_id: str, flags: RunFlags, options: RunOptions, console: Consol
     config = experiment.to_dict()
     result = run_jobs(jobs, out, out.name, config, workers=options.workers or 1, ray=options.ray,
                       resume=options.resume, console=err, connections_checked=True,
-                      limits=RunLimits(max_cost=options.max_cost, max_errors=options.max_errors))
+                      limits=RunLimits(max_cost=options.max_cost, max_errors=options.max_errors), fresh=fresh)
+    out = result.run_dir
     table = Table("seed", "steps", "sim s", "wall s", "decisions", "return (per agent)")
     for line in sorted(result.lines, key=lambda ln: ln.get("seed", 0)):
         if line.get("status") != "ok":

@@ -1,4 +1,4 @@
-"""Experiment files (TOML, or YAML with PyYAML): what to run, as data, checked before anything runs.
+"""Experiment files (TOML, JSON, or YAML with PyYAML): what to run, as data, checked before anything runs.
 
 ```toml
 name = "delay-sweep"          # names the run folder: runs/<name>-<timestamp>/
@@ -75,14 +75,15 @@ from rtarena.eval.experiment import (
     cell_slots,
     safe_name,
 )
-from rtarena.limits import LIMITS, loads_json, read_text_capped
+from rtarena.limits import LIMITS, check_limit, loads_json, loads_yaml, read_text_capped
 from rtarena.schema import (
     Flag,
-    NonNegFloat,
     NonNegInt,
     PosFloat,
     PosInt,
     Section,
+    Seed,
+    SimMilliseconds,
     at_most,
     read_toml,
     shown,
@@ -115,32 +116,14 @@ def read_file(path: Path, _seen: tuple[Path, ...] = ()) -> dict[str, Any]:
 def _parse_file(path: Path) -> dict[str, Any]:
     if not path.exists():
         raise UserError(f"no such experiment file: {path}", field="experiment")
-    if path.suffix == ".json":
-        data = loads_json(read_text_capped(path, "experiment file"), source=str(path))
-        if not isinstance(data, dict):
-            raise UserError(f"the file must hold a JSON object, got {type(data).__name__}", source=str(path))
-        return data
-    if path.suffix not in (".yaml", ".yml"):
+    if path.suffix not in (".json", ".yaml", ".yml"):
         return read_toml(path, "experiment file")
-    if path.is_dir():
-        raise UserError("is a folder, not an experiment file", source=str(path))
     text = read_text_capped(path, "experiment file")
-    if path.suffix in (".yaml", ".yml"):
-        try:
-            import yaml
-        except ImportError:
-            raise UserError("reading YAML needs PyYAML (pip install pyyaml); or write the file as TOML",
-                            source=str(path)) from None
-        try:
-            data = yaml.safe_load(text)
-        except yaml.YAMLError as error:
-            mark = getattr(error, "problem_mark", None)
-            where = f" (at line {mark.line + 1}, column {mark.column + 1})" if mark else ""
-            raise UserError(f"invalid YAML: {getattr(error, 'problem', None) or error}{where}",
-                            source=str(path)) from None
-        if not isinstance(data, dict):
-            raise UserError(f"the file must hold a mapping, got {show(data)}", source=str(path))
-        return data
+    data = (loads_json if path.suffix == ".json" else loads_yaml)(text, source=str(path))
+    if not isinstance(data, dict):
+        what = "a JSON object" if path.suffix == ".json" else "a mapping"
+        raise UserError(f"the file must hold {what}, got {show(data)}", source=str(path))
+    return data
 
 
 def load_experiment(path: str | Path, params: dict[str, str] | None = None, strict: bool = True) -> Experiment:
@@ -250,7 +233,7 @@ class ClockItem(Section):
     clock: str = Field(description="a name of runtime.clocks.CLOCKS")
     name: Name = None
     dt: Annotated[PosFloat, at_most("step.dt_s")] | None = Field(None, description="simulated seconds per env step")
-    delay_ms: NonNegFloat = Field(0.0, description="injected delay per decision, milliseconds")
+    delay_ms: SimMilliseconds = Field(0.0, description="injected delay per decision, milliseconds")
 
 
 # An `[[agents]]` entry is a line-up (`slots`) or a `pairs` group, told apart by its key (the tags are
@@ -269,9 +252,9 @@ class ExperimentFile(Section):
     name: Name = None
     description: str = ""
     params: dict[str, Any] = Field(default_factory=dict, description="`{name}` placeholders; --set name=value")
-    seeds: Annotated[PosInt, at_most("run.seeds")] | Annotated[list[NonNegInt], Field(max_length=int(
+    seeds: Annotated[PosInt, at_most("run.seeds")] | Annotated[list[Seed], Field(max_length=int(
         LIMITS["run.seeds"].value))] = Field(1, description="a count (seeds seed_start..) or a list of seeds")
-    seed_start: NonNegInt = 0
+    seed_start: Seed = 0
     max_steps: Annotated[PosInt, at_most("episode.steps")] | None = None  # None: until the env ends the episode
     out: Text = Field("runs", description="folder the run folder goes in")
     workers: PosInt | None = None
@@ -339,6 +322,8 @@ def parse_experiment(data: dict[str, Any], source: str = "<experiment>", params:
     merged = {**declared, **(params or {})}
     body = {k: (_substitute(v, merged, k, source) if k != "params" else v) for k, v in data.items()}
     typed = validate(ExperimentFile, body, source=source)
+    if not isinstance(typed.seeds, list):  # the last seed too (docs/limits.md)
+        check_limit("run.seed", typed.seed_start + typed.seeds - 1, field="seed_start + seeds - 1", source=source)
     seeds = (tuple(typed.seeds) if isinstance(typed.seeds, list)
              else tuple(range(typed.seed_start, typed.seed_start + typed.seeds)))
     lineups = tuple(lineup for item in typed.agents for lineup in item.lineups())

@@ -18,7 +18,16 @@ from pydantic import ConfigDict, Field, PrivateAttr, field_validator
 from rtarena.errors import UserError
 from rtarena.limits import check_limit
 from rtarena.runtime.clocks import Clock, build_clock
-from rtarena.schema import NonNegFloat, NonNegInt, PosFloat, PosInt, Section, at_most, validate, writable_folder
+from rtarena.schema import (
+    PosFloat,
+    PosInt,
+    Section,
+    Seed,
+    SimMilliseconds,
+    at_most,
+    validate,
+    writable_folder,
+)
 
 if TYPE_CHECKING:  # the env side's declared condition: read by `run_command`, handed in as validation context
     from rtarena.envs.conditions import Condition
@@ -41,7 +50,7 @@ class RunFlags(Section):
         None, description="simulated seconds per env step (the env's default if unset)")
     kappa: float | None = Field(None, description="token clock: tokens per simulated second (the clock checks it)")
     overhead: float | None = Field(None, description="token clock: fixed seconds per decision (the clock checks it)")
-    delay_ms: NonNegFloat = Field(0.0, description="injected delay per decision, milliseconds")
+    delay_ms: SimMilliseconds = Field(0.0, description="injected delay per decision, milliseconds")
     obs_every: int | None = Field(None, description="publish an observation every K steps (the clock checks it; "
                                   "None: the env's own)")
     settle_s: float | None = Field(None, description="seconds the world runs on default actions after a chunk "
@@ -53,7 +62,7 @@ class RunFlags(Section):
     max_steps: Annotated[PosInt, at_most("episode.steps")] | None = Field(
         None, description="step limit per episode (None: until the env ends it)")
     seeds: Annotated[PosInt, at_most("run.seeds")] = Field(1, description="number of episodes")
-    seed_start: NonNegInt = Field(0, description="first seed")
+    seed_start: Seed = Field(0, description="first seed")
     out: Path = Field(Path("runs/latest"), description="output folder")
     map: str | None = None
     disable: tuple[str, ...] = ()
@@ -122,6 +131,7 @@ def run_flags(values: dict[str, object], condition: Condition | None = None) -> 
                      context={"condition": condition})
     if flags.run_dt is not None and flags.max_steps is not None:  # an episode's simulated length (docs/limits.md)
         check_limit("episode.sim_s", flags.max_steps * flags.run_dt, field="--max-steps x --dt")
+    check_limit("run.seed", flags.seed_start + flags.seeds - 1, field="--seed-start + --seeds - 1")
     writable_folder(flags.out, "--out")
     return flags
 

@@ -187,9 +187,10 @@ class RunLimits:
 def run_jobs(jobs: list[EpisodeJob], run_dir: Path, run_id: str, config: dict[str, Any], *, workers: int = 0,
              ray: str | None = None, resume: bool = False, concurrency: dict[str, int] | None = None,
              console: Console | None = None, connections_checked: bool = False,
-             limits: RunLimits | None = None) -> RunResult:
+             limits: RunLimits | None = None, fresh: bool = False) -> RunResult:
     """Run every job not yet recorded in `run_dir` and write each as it finishes (`connections_checked`: the
-    caller opened each live session once already)."""
+    caller opened each live session once already). `fresh`: into a new `<timestamp>` folder beside `run_dir`
+    instead (`store.fresh_run_folder`: `runs/latest` points to it)."""
     console = console or Console(stderr=True)
     if not connections_checked:  # live sessions: before anything is written
         check_connections(spec for job in jobs for spec in job.agent_specs)
@@ -197,11 +198,16 @@ def run_jobs(jobs: list[EpisodeJob], run_dir: Path, run_id: str, config: dict[st
     limits = replace(limits, concurrency={**limits.concurrency, **(concurrency or {})})
     endpoints = run_limits(jobs, limits.endpoints)
     check_wall_capacity(jobs, wall_caps(endpoints))  # one line, before anything is written
-    run_dir.mkdir(parents=True, exist_ok=True)
     keys = [job.key for job in jobs]
     duplicates = [k for k, n in Counter(keys).items() if n > 1]
     if duplicates:
         raise UserError(f"two episodes share the key {duplicates[0]!r}; give cells distinct names", field="experiment")
+    if fresh:
+        from rtarena.eval.store import fresh_run_folder
+
+        run_dir = fresh_run_folder(run_dir.parent)
+        run_id, config = run_dir.name, {**config, "out": str(run_dir)}
+    run_dir.mkdir(parents=True, exist_ok=True)
     with manifest.run_lock(run_dir):
         return _run_locked(jobs, run_dir, run_id, config, workers, ray, resume, limits, console)
 

@@ -3,31 +3,46 @@ improve files and Python alike, so a wrong value gives the same one line from ea
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
 from pydantic import Field, PrivateAttr, model_validator
 
 from rtarena.runtime.clocks import CLOCKS, Clock
-from rtarena.schema import Fraction, NonNegFloat, NonNegInt, PosFloat, PosInt, Section, validate
+from rtarena.schema import (
+    Count,
+    Fraction,
+    NonNegInt,
+    PosCount,
+    PosFloat,
+    PosInt,
+    Section,
+    Seed,
+    SimMilliseconds,
+    SimSeconds,
+    at_most,
+    validate,
+)
 
 
 class ImproveSettings(Section):
     """Everything an improvement run varies besides the env and the three model specs."""
 
-    rounds: PosInt = Field(11, description="rounds played, round 0 (empty skill) included: R0..R10 (the paper's "
+    rounds: PosCount = Field(11, description="rounds played, round 0 (empty skill) included: R0..R10 (the paper's "
                            "ten reflection rounds)")
-    episodes: PosInt = Field(5, description="episodes per round (K)")
-    seed_start: NonNegInt = Field(0, description="first seed; every round plays the same K seeds (paired rounds)")
-    max_steps: PosInt | None = Field(None, description="step limit per episode (None: until the env ends it)")
+    episodes: Annotated[PosInt, at_most("run.seeds")] = Field(5, description="episodes per round (K)")
+    seed_start: Seed = Field(0, description="first seed; every round plays the same K seeds (paired rounds)")
+    max_steps: Annotated[PosInt, at_most("episode.steps")] | None = Field(
+        None, description="step limit per episode (None: until the env ends it)")
     clock: Literal[tuple(CLOCKS)] = Field("paused", description="the player's clock")
     # The protocol of every episode (the paper's PDQ by default: paused, the chunk plays out, then the world
     # settles before the next observation); each is handed to the clock, which must take it.
-    settle_s: NonNegFloat | None = Field(0.2, description="seconds the world runs after a chunk has played, "
+    settle_s: SimSeconds | None = Field(0.2, description="seconds the world runs after a chunk has played, "
                                          "before the next observation (None: a newer decision replaces a chunk)")
     kappa: PosFloat | None = Field(None, description="token clock: tokens per simulated second")
-    overhead_s: NonNegFloat | None = Field(None, description="token clock: fixed seconds per decision")
-    delay_ms: NonNegFloat = Field(0.0, description="injected delay per decision, milliseconds")
-    obs_every: PosInt | None = Field(None, description="publish an observation every K steps (None: the env's own, 1)")
+    overhead_s: SimSeconds | None = Field(None, description="token clock: fixed seconds per decision")
+    delay_ms: SimMilliseconds = Field(0.0, description="injected delay per decision, milliseconds")
+    obs_every: Annotated[PosInt, at_most("step.every")] | None = Field(
+        None, description="publish an observation every K steps (None: the env's own, 1)")
     latency: Literal["client", "server", "endpoint"] | None = Field(None, description="measured clock: which "
                                                                     "latency is charged (runtime/clocks.py)")
     latency_trace: str | None = Field(None, description="replay clock: the run or Parquet file whose latencies are "
@@ -39,7 +54,8 @@ class ImproveSettings(Section):
     judge_mode: Literal["binding", "advisory"] = Field("binding", description="binding: needs_revision blocks")
     max_validations: NonNegInt = Field(5, description="validate_skill calls per reflection")
     max_resubmissions: NonNegInt = Field(3, description="refused submit_skill calls before the skill is kept")
-    max_turns: int = Field(30, ge=2, description="reflector turns before the forced final call")
+    max_turns: Annotated[int, at_most("option.count")] = Field(
+        30, ge=2, description="reflector turns before the forced final call")
     skill_tokens: PosInt = Field(400, description="skill budget, tokens")
     skill_bullets: PosInt = Field(12, description="skill budget, bullets")
     notebook_tokens: PosInt = Field(2000, description="notebook budget, tokens")
@@ -49,11 +65,14 @@ class ImproveSettings(Section):
     grep_matches: PosInt = Field(200, description="grep: matches returned at most")
     grep_seconds: float = Field(2.0, gt=0.0, le=60.0, description="grep: time limit of one search, seconds")
     image_px: int = Field(512, ge=16, description="read_image: longest side after resizing, pixels")
-    bootstrap: int = Field(2000, ge=100, description="bootstrap resamples for confidence intervals")
+    bootstrap: Annotated[int, at_most("option.count")] = Field(
+        2000, ge=100, description="bootstrap resamples for confidence intervals")
     confidence: float = Field(0.95, gt=0.0, lt=1.0, description="confidence level of intervals")
-    frames: NonNegInt = Field(0, description="frames per episode for the reflector (recorded as MP4; needs video)")
-    holdout_episodes: NonNegInt = Field(0, description="held-out episodes per round for the best-skill choice")
-    transfer_episodes: NonNegInt = Field(0, description="episodes per variant and condition (0: no transfer)")
+    frames: Count = Field(0, description="frames per episode for the reflector (recorded as MP4; needs video)")
+    holdout_episodes: Annotated[NonNegInt, at_most("run.seeds")] = Field(
+        0, description="held-out episodes per round for the best-skill choice")
+    transfer_episodes: Annotated[NonNegInt, at_most("run.seeds")] = Field(
+        0, description="episodes per variant and condition (0: no transfer)")
     transfer_every_round: bool = Field(False, description="every round also plays transfer_episodes held-out "
                                        "episodes per variant with its own skill (the curve shows both)")
     stop_rule: Literal["none", "peak"] = Field("none", description="peak: stop once a held-out round is clearly "

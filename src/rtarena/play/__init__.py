@@ -298,6 +298,34 @@ def assign_slots(env: Any, specs: list[str]) -> tuple[list[str], dict[str, str]]
     return specs, humans
 
 
+def check_play_options(*, dt: float | None, seed: int, max_steps: int | None, scale: int, out: Path,
+                       resolution: tuple[int, int] = (320, 240)) -> None:
+    """`play`'s numbers and output folder, checked against `rtarena.limits` before a level is built or a
+    window opens (the same bounds as `run`), so a person never plays an episode that cannot be recorded."""
+    from rtarena.limits import LIMITS, check_limit
+    from rtarena.schema import writable_folder
+
+    widest = int(LIMITS["image.px"].value) // max(resolution)
+    if not 1 <= scale <= widest:
+        raise UserError(f"must be a whole number of window pixels from 1 to {widest} (a window side of at most "
+                        f"{LIMITS['image.px'].shown()} pixels: limit image.px, docs/limits.md), got {scale}",
+                        field="--scale")
+    if max_steps is not None:
+        if max_steps < 1:
+            raise UserError(f"must be >= 1, got {max_steps}", field="--max-steps")
+        check_limit("episode.steps", max_steps, field="--max-steps")
+    if dt is not None:
+        if not 0 < dt < float("inf"):
+            raise UserError(f"must be a number of seconds > 0, got {dt:g}", field="--dt")
+        check_limit("step.dt_s", dt, field="--dt")
+        if max_steps is not None:
+            check_limit("episode.sim_s", max_steps * dt, field="--max-steps x --dt")
+    if seed < 0:
+        raise UserError(f"must be >= 0, got {seed}", field="--seed")
+    check_limit("run.seed", seed, field="--seed")
+    writable_folder(out, "--out")
+
+
 def check_play(env_id: str, agents: list[str] | None = None, *, map: str | None = None,
                sets: tuple[str, ...] = (), disable: tuple[str, ...] = (), dt: float | None = None) -> None:
     """Everything `play` checks before it opens a window: the level, its options, the slots and layouts."""

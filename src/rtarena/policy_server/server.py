@@ -27,7 +27,7 @@ import uuid
 from collections.abc import AsyncIterator
 from typing import Annotated, Any, Literal
 
-from pydantic import ConfigDict, Field
+from pydantic import ConfigDict, Field, field_validator
 
 from rtarena.agents.llm.tokens import count_messages, count_tokens
 from rtarena.errors import UserError
@@ -76,9 +76,10 @@ class ServerSettings(Section):
     slow_s: Delay = Field(30.0, description="the slow fault's delay, seconds")
     retry_after_s: Delay = Field(0.2, description="Retry-After of the http_429 fault, seconds")
     usage: Flag = Field(True, description="false: report no usage, like some servers (clients must count)")
-    seed: Int = Field(0, description="seed of the random policy")
+    seed: Annotated[Int, at_most("run.seed")] = Field(0, description="seed of the random policy")
     reasoning_model: Flag = Field(False, description="answer like a reasoning endpoint (reasoning.py)")
-    effort_scale: NonNegFloat = Field(1.0, description="reasoning tokens per effort level, times this")
+    effort_scale: Annotated[NonNegFloat, at_most("option.count")] = Field(
+        1.0, description="reasoning tokens per effort level, times this")
     after_tokens: Tokens = Field(0, description="words written after the ACTION line")
     plan_tokens: Tokens = Field(0, description="reasoning tokens per body a request decides for (a team "
                                    "reply grows with its bodies), paced at filler_rate")
@@ -101,6 +102,16 @@ class ServerSettings(Section):
                 raise UserError(f"unknown setting {key!r}; known: {known}", field="serve-policy")
             values[key] = raw
         return self.replaced(**values)
+
+    @field_validator("filler_rate")
+    @classmethod
+    def _paced_within_a_wait(cls, rate: float) -> float:
+        """0 (unpaced), or a rate at which one token takes at most `wait.s` (1e-300 would sleep for ever)."""
+        slowest = 1.0 / LIMITS["wait.s"].value
+        if 0 < rate < slowest:
+            raise ValueError(f"must be 0 or at least {slowest:.3g} tokens per second (one token within "
+                             f"{LIMITS['wait.s'].shown()} seconds: limit wait.s, docs/limits.md), got {rate:g}")
+        return rate
 
 
 def openai_error(status: int, message: str, kind: str = "invalid_request_error") -> dict[str, Any]:

@@ -18,14 +18,14 @@ class here and one row in `CLOCKS`.
 
 from __future__ import annotations
 
-from typing import Any, ClassVar, Literal
+from typing import Annotated, Any, ClassVar, Literal
 
 from pydantic import ConfigDict, ValidationError, model_validator
 
 from rtarena.contract import Decision
 from rtarena.errors import UserError
 from rtarena.runtime.latency_trace import LEAST_LATENCY_S, DrawKey, LatencyModel, load_trace
-from rtarena.schema import NonNegFloat, PosFloat, PosInt, Section, error_line
+from rtarena.schema import PosFloat, PosInt, Section, SimSeconds, at_most, error_line
 
 DEFAULT_KAPPA = 100.0  # tokens per simulated second when neither kappa nor B and f are given
 # A model call's default wall budget where the world waits for it (paused, token, measured): high reasoning
@@ -41,12 +41,12 @@ class Clock(Section):
     name: ClassVar[str] = ""
     concurrent: ClassVar[bool] = False
     deterministic: ClassVar[bool] = True
-    delay_s: NonNegFloat = 0.0  # injected delay per decision
-    obs_every: PosInt = 1  # steps between published observations
+    delay_s: SimSeconds = 0.0  # injected delay per decision
+    obs_every: Annotated[PosInt, at_most("step.every")] = 1  # steps between published observations
     # Action chunks. None: a controller decides again as soon as a newer observation exists (a newer
     # decision replaces the rest of its chunk). A number: it waits until its chunk has played, then
     # `settle_s` more simulated seconds of default actions, before it takes its next observation.
-    settle_s: NonNegFloat | None = None
+    settle_s: SimSeconds | None = None
 
     def thinking_s(self, decision: Decision, wall_latency_s: float, key: DrawKey | None = None) -> float:
         """Simulated seconds the decision itself took, before the injected delay. `key` says which decision
@@ -132,7 +132,7 @@ class TokenClock(Clock):
 
     name: ClassVar[str] = "token"
     kappa: PosFloat | None = None  # tokens per simulated second
-    overhead_s: NonNegFloat = 0.0  # per decision
+    overhead_s: SimSeconds = 0.0  # per decision
     tokens_per_interval: PosFloat | None = None  # B, tokens per observation interval
     obs_rate_hz: PosFloat | None = None  # f, observations per second
 

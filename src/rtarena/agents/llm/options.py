@@ -64,7 +64,7 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
 from pydantic import ConfigDict, Field, field_validator, model_validator
 
@@ -72,7 +72,19 @@ from rtarena.agents.llm.gui_view import default_view
 from rtarena.agents.llm.limiter import EndpointLimits
 from rtarena.envs.modalities import MODEL_MODALITIES, Modality
 from rtarena.errors import UserError
-from rtarena.schema import Flag, Int, NonNegFloat, NonNegInt, PosFloat, PosInt, Section, read_toml, validate
+from rtarena.schema import (
+    Count,
+    Flag,
+    Int,
+    NonNegFloat,
+    NonNegInt,
+    PosCount,
+    PosFloat,
+    Section,
+    at_most,
+    read_toml,
+    validate,
+)
 
 MODALITIES = MODEL_MODALITIES
 EFFORTS = ("none", "minimal", "low", "medium", "high")
@@ -87,28 +99,30 @@ class LLMOptions(Section):
     model: str = Field(min_length=1, description="model name sent to the server")
     base_url: str | None = Field(None, pattern=r"^https?://[^\s/]+", description="OpenAI-compatible root URL")
     temperature: NonNegFloat = Field(0.0, description="sampling temperature")
-    max_tokens: PosInt | None = Field(None, description="cap on generated tokens per call, reasoning included; "
+    max_tokens: PosCount | None = Field(None, description="cap on generated tokens per call, reasoning included; "
                                       "None: not sent (the server's own), so reasoning is never cut by a default")
-    seed: Int | None = Field(None, description="sampling seed sent to the server")
+    seed: Annotated[Int, at_most("run.seed")] | None = Field(None, description="sampling seed sent to the server")
     reasoning_effort: Literal["none", "minimal", "low", "medium", "high"] | None = None
     endpoint: Literal["auto", "classic", "reasoning"] = Field("auto", description="request style: reasoning "
                                                               "sends max_completion_tokens, no temperature")
     early_commit: Flag = Field(False, description="close a streamed reply once its ACTION: line is complete")
     modalities: tuple[Modality, ...] = Field((), description="what each message carries; empty: the env's "
                                              "default view (`gui_view.default_view`)")
-    image_size: NonNegInt = Field(0, description="longest side of images sent, in pixels; 0: the default view's")
+    image_size: Annotated[NonNegInt, at_most("image.px")] = Field(
+        0, description="longest side of images sent, in pixels; 0: the default view's")
     image_format: Literal["png", "jpeg"] = "png"
-    history: NonNegInt = Field(50, description="past turns kept as messages")
-    fold: PosInt = Field(10, description="turns folded at once into the action ledger")
-    images: NonNegInt = Field(21, description="retained images at which the oldest image_fold are replaced")
-    image_fold: PosInt = Field(10, description="oldest images replaced by a placeholder at once")
+    history: Count = Field(50, description="past turns kept as messages")
+    fold: PosCount = Field(10, description="turns folded at once into the action ledger")
+    images: Count = Field(21, description="retained images at which the oldest image_fold are replaced")
+    image_fold: PosCount = Field(10, description="oldest images replaced by a placeholder at once")
     skill: str | None = Field(None, description="text file appended to the system prompt")
     api_key_env: str = Field("OPENAI_API_KEY", pattern=ENV_NAME.pattern, description="env var with the key")
-    timeout: PosFloat | None = Field(None, description="wall budget of one decision in seconds, retries "
+    timeout: Annotated[PosFloat, at_most("wait.s")] | None = Field(
+        None, description="wall budget of one decision in seconds, retries "
                                      "included; None: the clock's default (`Clock.model_budget_s`)")
-    retries: NonNegInt = Field(2, description="retries after a 429, 5xx or connection failure")
+    retries: Count = Field(2, description="retries after a 429, 5xx or connection failure")
     stream: Flag = Field(True, description="stream the reply (time to first token measured only then)")
-    max_connections: PosInt | None = Field(None, description="requests in flight at once per base URL, whole run")
+    max_connections: PosCount | None = Field(None, description="requests in flight at once per base URL, whole run")
     adaptive: Flag = Field(False, description="max_connections is a ceiling: back off on 429, grow on success")
     rpm: PosFloat | None = Field(None, description="requests started per minute on the endpoint, whole run")
     tpm: PosFloat | None = Field(None, description="tokens (in + out) per minute on the endpoint, whole run")
@@ -116,7 +130,7 @@ class LLMOptions(Section):
     price_out: NonNegFloat | None = Field(None, description="USD per million output tokens")
     price_cached: NonNegFloat | None = Field(None, description="USD per million cached input tokens")
     prices: str | None = Field(None, description="TOML price table path (rows over the shipped table)")
-    rounds: PosInt = Field(3, description="agentic only: reasoning rounds allowed per step")
+    rounds: PosCount = Field(3, description="agentic only: reasoning rounds allowed per step")
 
     @field_validator("modalities", mode="before")
     @classmethod
