@@ -361,7 +361,7 @@ CLI = [
     (["run", CART, "--agent", f"{LLM},image_size=100000"], ["image_size", "image.px"]),
     (["run", CART, "--agent", f"{LLM},max_tokens=1e20"], ["max_tokens"]),
     (["run", CART, "--agent", f"{LLM},history=100000000"], ["history", "option.count"]),
-    (["serve-policy", "--set", "ttft_s=1e300"], ["ttft_s", "wait.s"]),
+    (["serve-policy", "--set", "ttft_s=1e300"], ["ttft_s", "policy.delay_s"]),
     (["serve-policy", "--set", "effort_scale=1e300"], ["effort_scale", "option.count"]),
     (["play", ARENA, "--dt", "1e300"], ["--dt", "step.dt_s"]),
     (["play", ARENA, "--max-steps", "1" + "0" * 20], ["--max-steps", "episode.steps"]),
@@ -461,7 +461,7 @@ API = [
     (_codebook("x = " + "[" * 2000 + "]" * 2000), ["codebook.toml", "nesting.depth"]),
     (_codebook(b"\xef\xbb\xbfx = [\n"), ["codebook.toml", "invalid TOML", "end of document"]),  # BOM dropped
     (_server(seed=2**40), ["seed", "run.seed"]),
-    (_server(slow_s=1e300), ["slow_s", "wait.s"]),
+    (_server(slow_s=1e300), ["slow_s", "policy.delay_s"]),
     (_server(filler_rate=1e-300), ["filler_rate", "wait.s"]),
 ]
 

@@ -30,7 +30,6 @@ from rtarena.agents.llm.options import parse_llm_options
 from rtarena.agents.specs import parse_spec
 from rtarena.errors import UserError
 from rtarena.eval.episodes import EpisodeJob
-from rtarena.runtime.clocks import clock_class
 
 
 @functools.lru_cache(maxsize=4096)
@@ -71,7 +70,7 @@ def wall_capacity(limits: EndpointLimits) -> int | None:
 
 def charges_wall_time(job: EpisodeJob) -> bool:
     """Whether the job's clock charges measured time (`wall`, `measured`), so a queued decision loses game time."""
-    return not clock_class(job.clock).deterministic
+    return not job.clock.deterministic
 
 
 def wall_caps(limits: dict[str, EndpointLimits]) -> dict[str, int]:
@@ -98,7 +97,7 @@ def check_wall_capacity(jobs: list[EpisodeJob], caps: dict[str, int]) -> None:
     for job in jobs:
         for key, need in wall_load(job).items():
             if key in caps and need > caps[key]:
-                raise UserError(f"{job.key} ({job.clock} clock) puts {need} controllers at once on {key}, whose "
+                raise UserError(f"{job.key} ({job.clock.name} clock) puts {need} controllers at once on {key}, whose "
                                 f"limits serve {caps[key]} without queueing; raise max_connections, add replicas, "
                                 "or run it under a clock that waits (paused, token)", field="endpoints")
 
