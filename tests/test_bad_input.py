@@ -362,7 +362,7 @@ CLI = [
     (["run", CART, "--agent", f"{LLM},max_tokens=1e20"], ["max_tokens"]),
     (["run", CART, "--agent", f"{LLM},history=100000000"], ["history", "option.count"]),
     (["serve-policy", "--set", "ttft_s=1e300"], ["ttft_s", "policy.delay_s"]),
-    (["serve-policy", "--set", "effort_scale=1e300"], ["effort_scale", "option.count"]),
+    (["serve-policy", "--set", "effort_scale=1e300"], ["effort_scale", "policy.tokens"]),
     (["play", ARENA, "--dt", "1e300"], ["--dt", "step.dt_s"]),
     (["play", ARENA, "--max-steps", "1" + "0" * 20], ["--max-steps", "episode.steps"]),
     (["play", ARENA, "--seed", "-1"], ["--seed", "-1"]),

@@ -93,12 +93,14 @@ def test_serve_policy_command_runs_as_a_subprocess():
                              "--filler-tokens", "3"], stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     try:
         url = f"http://127.0.0.1:{port}"
-        for _ in range(100):
+        deadline = time.monotonic() + 60  # a readiness wait: a loaded machine starts Python slowly
+        while True:
             try:
                 with urllib.request.urlopen(f"{url}/health", timeout=1) as reply:
                     assert json.load(reply) == {"status": "ok"}
                 break
             except OSError:
+                assert proc.poll() is None and time.monotonic() < deadline, "the server did not come up"
                 time.sleep(0.05)
         done = ChatClient(parse_llm_options(f"m@{url}/v1")).complete(CARTPOLE)
         assert done.ok and done.reasoning_tokens == 3

@@ -155,8 +155,6 @@ def run_flags(env_id: str, flags: RunFlags, options: RunOptions, console: Consol
     from rtarena.agents.specs import check_connections
 
     check_connections(flags.agent)  # a live session that cannot open is the one line, before the condition's
-    if flags.condition is not None:  # no --clock: the family's declared condition, said in one line
-        console.print(flags.condition.line(), markup=False, highlight=False, soft_wrap=True)
     experiment = experiment_from_flags(env_id, flags.agent, flags.run_clock, flags.run_dt, flags.seed_list,
                                        flags.max_steps, str(out))
     if custom:
@@ -171,7 +169,8 @@ def run_flags(env_id: str, flags: RunFlags, options: RunOptions, console: Consol
     config = experiment.to_dict()
     result = run_jobs(jobs, out, out.name, config, workers=options.workers or 1, ray=options.ray,
                       resume=options.resume, console=err, connections_checked=True,
-                      limits=RunLimits(max_cost=options.max_cost, max_errors=options.max_errors), fresh=fresh)
+                      limits=RunLimits(max_cost=options.max_cost, max_errors=options.max_errors), fresh=fresh,
+                      on_start=lambda: say_condition(flags, console))
     out = result.run_dir
     table = Table("seed", "steps", "sim s", "wall s", "decisions", "return (per agent)")
     for line in sorted(result.lines, key=lambda ln: ln.get("seed", 0)):
@@ -239,6 +238,12 @@ def observation_kwargs(env_id: str, env: Any, agents: list[Any], family: str, fl
         raise UserError(f"{env_id} cannot make what the agents observe ({shown}): {reason}",
                         field="--obs" if flags.obs else "--agent") from None
     return asked
+
+
+def say_condition(flags: RunFlags, console: Console) -> None:
+    """No --clock: the family's declared condition, said in one line as the run starts."""
+    if flags.condition is not None:
+        console.print(flags.condition.line(), markup=False, highlight=False, soft_wrap=True)
 
 
 def refuse_reuse(out: Path, resume: bool) -> None:

@@ -187,10 +187,12 @@ class RunLimits:
 def run_jobs(jobs: list[EpisodeJob], run_dir: Path, run_id: str, config: dict[str, Any], *, workers: int = 0,
              ray: str | None = None, resume: bool = False, concurrency: dict[str, int] | None = None,
              console: Console | None = None, connections_checked: bool = False,
-             limits: RunLimits | None = None, fresh: bool = False) -> RunResult:
+             limits: RunLimits | None = None, fresh: bool = False,
+             on_start: Callable[[], None] | None = None) -> RunResult:
     """Run every job not yet recorded in `run_dir` and write each as it finishes (`connections_checked`: the
     caller opened each live session once already). `fresh`: into a new `<timestamp>` folder beside `run_dir`
-    instead (`store.fresh_run_folder`: `runs/latest` points to it)."""
+    instead (`store.fresh_run_folder`: `runs/latest` points to it). `on_start` runs once the run folder is
+    this process's (its lock held), so what it says is never followed by a refusal."""
     console = console or Console(stderr=True)
     if not connections_checked:  # live sessions: before anything is written
         check_connections(spec for job in jobs for spec in job.agent_specs)
@@ -209,6 +211,8 @@ def run_jobs(jobs: list[EpisodeJob], run_dir: Path, run_id: str, config: dict[st
         run_id, config = run_dir.name, {**config, "out": str(run_dir)}
     run_dir.mkdir(parents=True, exist_ok=True)
     with manifest.run_lock(run_dir):
+        if on_start is not None:
+            on_start()
         return _run_locked(jobs, run_dir, run_id, config, workers, ray, resume, limits, console)
 
 

@@ -78,7 +78,7 @@ class ServerSettings(Section):
     usage: Flag = Field(True, description="false: report no usage, like some servers (clients must count)")
     seed: Annotated[Int, at_most("run.seed")] = Field(0, description="seed of the random policy")
     reasoning_model: Flag = Field(False, description="answer like a reasoning endpoint (reasoning.py)")
-    effort_scale: Annotated[NonNegFloat, at_most("option.count")] = Field(
+    effort_scale: Annotated[NonNegFloat, at_most("policy.tokens")] = Field(
         1.0, description="reasoning tokens per effort level, times this")
     after_tokens: Tokens = Field(0, description="words written after the ACTION line")
     plan_tokens: Tokens = Field(0, description="reasoning tokens per body a request decides for (a team "
