@@ -206,7 +206,7 @@ class _Handler(BaseHTTPRequestHandler):
             time.sleep(settings.slow_s)
         messages = request.get("messages") or []
         if request.get("tools"):  # tool calling (the reflector of `rtarena improve`): tool_calls.py
-            return tool_calls.respond(self, request, settings.model_name)
+            return tool_calls.respond(self, request, settings.model_name, settings.policy)
         text = reasoning_mode.with_after(answer(messages, settings.policy, settings.seed), settings)
         if fault == "garbage":
             text = GARBAGE
