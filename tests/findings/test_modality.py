@@ -6,9 +6,9 @@ lengths (docs/findings.md)."""
 
 from __future__ import annotations
 
-import pyarrow.parquet as pq
 from dataclasses import replace
 
+import pyarrow.parquet as pq
 from rich.console import Console
 
 from rtarena.findings import catalog, run_findings
