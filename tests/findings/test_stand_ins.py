@@ -49,7 +49,8 @@ def test_the_reflector_adds_the_rule_the_evidence_shows_most_not_the_first_liste
 def test_a_round_whose_score_fell_marks_the_rule_added_last_harmful():
     still = next(r for r in rulebook("Tilefall") if r.id == "still")
     calls = reads(f"- {still.bullet}", "tried: still\nround mean 0.9000, then added: still", score=0.4)
-    analysis = analyse_game({(c.name, c.args.get("path")): c.result for c in calls}, [*calls, grep("run", 5), grep("patch", 2)], "Tilefall")
+    evidence = [*calls, grep("run", 5), grep("patch", 2)]
+    analysis = analyse_game({(c.name, c.args.get("path")): c.result for c in calls}, evidence, "Tilefall")
     assert still.bullet in analysis.diagnosis["deletions"] and "harmful: still" in analysis.notebook
     assert recognised(analysis.skill, "Tilefall") == ["run"]  # the evidence's leader among what is left
 
