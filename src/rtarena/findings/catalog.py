@@ -67,7 +67,7 @@ def run_preset(ctx: Context, preset: str, label: str, *, params: dict[str, str] 
     into the findings folder and return its run folder and its cells (`tables.cell_stats`). `llm_options`
     (`modalities=text`) are added to every model slot's spec, `effort` replaces its `reasoning_effort`.
     Seeds start at `seed_start` (`core.SEEDS_A` / `SEEDS_B`: apart from the seeds the stand-ins were built
-    on), as many as the preset's (`quick_seeds` with `--quick`)."""
+    on), as many as the preset's and at least `quick_seeds` (the rule's n; exactly that with `--quick`)."""
     experiment = load_preset(preset, params={"base_url": ctx.server.base_url, **(params or {})})
 
     def slot(spec: str) -> str:
@@ -82,7 +82,7 @@ def run_preset(ctx: Context, preset: str, label: str, *, params: dict[str, str] 
     chosen_envs = tuple(replace(e, lineups=tuple(n for n in e.lineups if n in names))
                         for e in experiment.envs if (not envs or e.id in envs) and (not e.lineups
                                                                                    or set(e.lineups) & names))
-    count = quick_seeds if ctx.quick else len(experiment.seeds)
+    count = quick_seeds if ctx.quick else max(quick_seeds, len(experiment.seeds))  # never fewer than a rule's n
     experiment = replace(experiment, envs=chosen_envs, lineups=kept,
                          clocks=tuple(c for c in experiment.clocks if not clocks or c.name in clocks),
                          observations=tuple(o for o in experiment.observations
@@ -251,13 +251,13 @@ def no_chromium() -> str | None:
 # control of the token half pays the same PLAN_TOKENS once per request however many bodies it covers.
 COORDINATION_RULE = Rule(
     "coordination helps turn-based", "team score minus decentralized score, per seed (arena/coop-v0, turn-based)",
-    +1, n=12, planning_sd=0.1, pilot="10 seeds of 2026-12-01 (+0.079, s.e. 0.047 unpaired)",
+    +1, n=40, planning_sd=0.122, pilot="seeds 1000-1010 of 2026-12-03 (paired: +0.053, s.d. 0.122)",
     positive="the team policy pooling what every body sees and giving each body its own coin",
     negative="a team reply whose bodies decide independently, as separate models would (`policy=independent`)")
 COST_RULE = Rule(
     "the team's longer reply costs it the edge under the token clock", "team score minus decentralized score, "
-    "per seed (arena/coop-v0, token clock)", -1, n=12, planning_sd=0.1,
-    pilot="10 seeds of 2026-12-01 (-0.308, s.e. 0.040 unpaired)",
+    "per seed (arena/coop-v0, token clock)", -1, n=6, planning_sd=0.084,
+    pilot="seeds 1000-1010 of 2026-12-03 (paired: -0.239, s.d. 0.084)",
     positive=f"a reply that grows with the team ({PLAN_TOKENS} plan tokens per body)",
     negative=f"a team reply that costs what one body's does ({PLAN_TOKENS} tokens per request)")
 
@@ -267,39 +267,43 @@ def centralized(ctx: Context) -> Outcome:
     settings = load_preset("centralized-vs-decentralized").clocks
     wall_time = any(not CLOCKS[c.clock].deterministic for c in settings if c.name in clocks)
     rate = PLAN_RATE if wall_time else 0.0
-    n = COORDINATION_RULE.n
+    # each clock its own seed count: the rule it carries (turn-based: a small gain, many seeds)
+    seeds = {"turn-based": COORDINATION_RULE.n, "token": COST_RULE.n, "realtime-250ms": COST_RULE.n}
 
-    def run(label: str, url: str, lineups: tuple[str, ...], run_clocks: tuple[str, ...],
+    def run(label: str, url: str, lineups: tuple[str, ...], clock: str,
             start: int = SEEDS_A) -> tuple[Path, list[dict[str, Any]]]:
-        return run_preset(ctx, "centralized-vs-decentralized", label, params={"base_url": url},
-                          envs=("arena/coop-v0",), lineups=lineups, clocks=run_clocks, quick_seeds=n,
+        return run_preset(ctx, "centralized-vs-decentralized", f"{label}-{clock}", params={"base_url": url},
+                          envs=("arena/coop-v0",), lineups=lineups, clocks=(clock,), quick_seeds=seeds[clock],
                           quick_steps=COOP_STEPS, max_steps=COOP_STEPS, seed_start=start)
 
     main_url = ctx.server.url(plan_tokens=PLAN_TOKENS, filler_rate=rate)
-    main_dir, cells = run("centralized", main_url, ("decentralized", "centralized"), clocks)
+    main = {clock: run("centralized", main_url, ("decentralized", "centralized"), clock) for clock in clocks}
+    cells = [c for _, found in main.values() for c in found]
     load = machine_load()
     # Decentralized bodies are the same under every server of this finding (each request is one body: the
     # single-body heuristic, 32 tokens), so the negative controls play the team line-up only, against the
-    # decentralized runs of their seed set: set A's from the main run, set B's from one run here.
-    alone_b = run("centralized-decentralized-b", main_url, ("decentralized",), ("turn-based", "token"), SEEDS_B)[0]
+    # decentralized runs of their seed set: set A's from the main runs, set B's from a run here.
+    alone = {(SEEDS_A, c): main[c][0] for c in ("turn-based", "token")} | {
+        (SEEDS_B, c): run("centralized-decentralized-b", main_url, ("decentralized",), c, SEEDS_B)[0]
+        for c in ("turn-based", "token")}
     independent = {s: run(f"centralized-independent-{s}", ctx.server.url(policy="independent"), ("centralized",),
-                          ("turn-based",), s)[0] for s in (SEEDS_A, SEEDS_B)}
+                          "turn-based", s)[0] for s in (SEEDS_A, SEEDS_B)}
     flat = {s: run(f"centralized-flat-cost-{s}", ctx.server.url(filler_tokens=PLAN_TOKENS), ("centralized",),
-                   ("token",), s)[0] for s in (SEEDS_A, SEEDS_B)}
-    alone = {SEEDS_A: main_dir, SEEDS_B: alone_b}
+                   "token", s)[0] for s in (SEEDS_A, SEEDS_B)}
 
     def diff(team_dir: Path, clock: str, alone_dir: Path) -> list[float]:
         return paired(per_seed(team_dir, "score", clock_name=clock, lineup="centralized"),
                       per_seed(alone_dir, "score", clock_name=clock, lineup="decentralized"))
 
-    checks = [controlled(COORDINATION_RULE, diff(main_dir, "turn-based", main_dir),
-                         *(diff(independent[s], "turn-based", alone[s]) for s in (SEEDS_A, SEEDS_B))),
-              controlled(COST_RULE, diff(main_dir, "token", main_dir),
-                         *(diff(flat[s], "token", alone[s]) for s in (SEEDS_A, SEEDS_B)))]
+    checks = [controlled(COORDINATION_RULE, diff(main["turn-based"][0], "turn-based", main["turn-based"][0]),
+                         *(diff(independent[s], "turn-based", alone[(s, "turn-based")]) for s in (SEEDS_A, SEEDS_B))),
+              controlled(COST_RULE, diff(main["token"][0], "token", main["token"][0]),
+                         *(diff(flat[s], "token", alone[(s, "token")]) for s in (SEEDS_A, SEEDS_B)))]
     if "realtime-250ms" in clocks:
         checks.append(controlled(replace(COST_RULE, name="the edge lost in 250 ms real time", gated=False,
                                          statistic="team score minus decentralized score, per seed (250 ms real "
-                                         "time)"), diff(main_dir, "realtime-250ms", main_dir)))
+                                         "time)"), diff(main["realtime-250ms"][0], "realtime-250ms",
+                                                        main["realtime-250ms"][0])))
     table = [["clock", "centralized (team)", "decentralized", "difference", "combined s.e."]]
     values = {}
     for clock in clocks:
@@ -313,7 +317,8 @@ def centralized(ctx: Context) -> Outcome:
     chart = svg.bar_chart("Centralized vs decentralized control (arena/coop-v0)", "score", list(clocks),
                           ["centralized", "decentralized"], values)
     ours = "; ".join(f"{row[0]}: team - decentralized = {row[3]} (s.e. {row[4]})" for row in table[1:])
-    runs = [main_dir, alone_b, *independent.values(), *flat.values()]
+    runs = [*(d for d, _ in main.values()), alone[(SEEDS_B, "turn-based")], alone[(SEEDS_B, "token")],
+            *independent.values(), *flat.values()]
     return Outcome(ours, checks, chart, table, [shown(ctx, r) for r in runs], load if wall_time else "")
 
 
@@ -577,10 +582,10 @@ FINDINGS: tuple[Finding, ...] = (
             "centralized control helps turn-based and loses its edge in real time",
             f"preset `centralized-vs-decentralized` on arena/coop-v0, the team policy coordinating and writing "
             f"{PLAN_TOKENS} reasoning tokens per body at {PLAN_RATE:g} tokens/s (paced only when a wall-time clock "
-            f"runs: turn-based and token records are the same unpaced); quick: turn-based and token, "
-            f"{COORDINATION_RULE.n} seeds, {COOP_STEPS // 4} s; full: also 250 ms real time (reported), 10 seeds",
+            f"runs: turn-based and token records are the same unpaced); quick: turn-based ({COORDINATION_RULE.n} "
+            f"seeds) and token ({COST_RULE.n} seeds), {COOP_STEPS // 4} s; full: also 250 ms real time (reported)",
             (COORDINATION_RULE, COST_RULE),
-            "rtarena run centralized-vs-decentralized --set model=MODEL --set base_url=URL --seeds 1000-1011",
+            "rtarena run centralized-vs-decentralized --set model=MODEL --set base_url=URL --seeds 1000-1039",
             centralized),
     Finding("idc", "OmniGameArena",
             "all four models find skills that beat Round 0 on both games, the best round often comes early, "
