@@ -41,7 +41,7 @@ def test_a_finding_that_cannot_run_is_skipped_the_others_run_and_the_page_opens_
     assert "token-deliberation: skipped" in done.stdout + done.stderr and "Chromium is missing" in markdown
     assert "| pdq-vs-lcrt | OmniGameArena |" in markdown and "--quick" in markdown and "smoke run" in markdown
     assert "controls with scripted agents, not the papers' numbers" in markdown
-    assert "A real-model run: `rtarena run suite-solo" in markdown and "--seeds 1000-1009" in markdown
+    assert "A real-model run: `rtarena run --preset suite-solo" in markdown and "--seed-start 1000" in markdown
     assert (out / "charts" / "pdq-vs-lcrt.svg").exists() and not (out / "charts" / "token-deliberation.svg").exists()
     html = Path(out / "findings.html")
     page, problems = open_html(html)

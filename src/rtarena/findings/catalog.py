@@ -561,8 +561,8 @@ FINDINGS: tuple[Finding, ...] = (
             "preset `delay-injection` (wall clock, dt 0.25 s, 0 / 250 / 1000 / 3000 ms), the stand-in's line-ups; "
             "quick: arena/basic-v0, 2 seeds, 30 s episodes; full: every level, 20 seeds, 5 minutes",
             (DELAY_RULE,),
-            "rtarena run delay-injection --set model=MODEL --set base_url=URL --seeds 1000-1019 (and "
-            "`delay-injection-turn-based` on the same seeds, the negative control)",
+            "rtarena run --preset delay-injection --set model=MODEL --set base_url=URL --seeds 20 --seed-start 1000 "
+            "(and --preset delay-injection-turn-based, the negative control)",
             delay_curve),
     Finding("token-deliberation", "Realtime-Bench",
             "consuming more tokens delays execution regardless of actual inference latency",
@@ -572,7 +572,7 @@ FINDINGS: tuple[Finding, ...] = (
             "task the text stand-in plays, swept over the efforts minimal / low / medium / high; quick: 3 seeds; "
             "full: the preset's 5",
             (DELIBERATION_RULE,),
-            "rtarena run TL-text --set model=MODEL --set base_url=URL --seeds 1000-1004, once per "
+            "rtarena run --preset TL-text --set model=MODEL --set base_url=URL --seeds 5 --seed-start 1000, once per "
             "reasoning_effort (minimal, low, medium, high); the negative control: the same model with its effort "
             "fixed",
             token_deliberation, no_chromium),
@@ -585,7 +585,8 @@ FINDINGS: tuple[Finding, ...] = (
             f"runs: turn-based and token records are the same unpaced); quick: turn-based ({COORDINATION_RULE.n} "
             f"seeds) and token ({COST_RULE.n} seeds), {COOP_STEPS // 4} s; full: also 250 ms real time (reported)",
             (COORDINATION_RULE, COST_RULE),
-            "rtarena run centralized-vs-decentralized --set model=MODEL --set base_url=URL --seeds 1000-1039",
+            "rtarena run --preset centralized-vs-decentralized --set model=MODEL --set base_url=URL --seeds 40 "
+            "--seed-start 1000",
             centralized),
     Finding("idc", "OmniGameArena",
             "all four models find skills that beat Round 0 on both games, the best round often comes early, "
@@ -599,8 +600,8 @@ FINDINGS: tuple[Finding, ...] = (
             f"{IDC_FULL['transfer_episodes']} per arm",
             IDC_RULES,
             "rtarena improve games/tilefall-v0 --player llm:MODEL@URL --reflector MODEL@URL --variant base: "
-            "--variant var1:variant=var1 --variant var2:variant=var2 --variant var3:variant=var3 --set seed_start=1000 "
-            "--set rounds=11 --set episodes=5 --set transfer_episodes=20 (and kitchen-v0)",
+            "--variant var1:variant=var1 --variant var2:variant=var2 --variant var3:variant=var3 --rounds 11 --episodes 5 "
+            "--transfer 20 --setting seed_start=1000 (and kitchen-v0)",
             idc),
     Finding("pdq-vs-lcrt", "OmniGameArena",
             "the score drop may come mainly from fewer actions (the budget effect), not from worse actions",
@@ -610,8 +611,8 @@ FINDINGS: tuple[Finding, ...] = (
             "quick: the paper's latency-sensitive solo games, monsters (MonsterShoot) and workshop (SoloCraft), "
             "2 seeds, 30 s; full: the seven solo games, 10 seeds",
             (BUDGET_RULE, QUALITY_RULE),
-            "rtarena run suite-solo --set model=MODEL --set base_url=URL --seeds 1000-1009 (clock settings "
-            "paused-chunks and measured)",
+            "rtarena run --preset suite-solo --set model=MODEL --set base_url=URL --seeds 10 --seed-start 1000 "
+            "(clock settings paused-chunks and measured)",
             pdq_vs_lcrt),
     Finding("modality", "ROAR",
             "under the turn-based interface, adding depth and audio produces small but consistent numerical gains "
@@ -625,7 +626,7 @@ FINDINGS: tuple[Finding, ...] = (
             f"rgb+text vs rgb+depth+text, 30 s, {DEPTH_RULE.n} seeds turn-based and {REALTIME_DEPTH_RULE.n} in "
             "real time; full: the preset's five combinations on basic and coop, 20 seeds",
             (DEPTH_RULE, REALTIME_DEPTH_RULE),
-            "rtarena run modality-ablation --set model=MODEL --set base_url=URL --seeds 1000-1019",
+            "rtarena run --preset modality-ablation --set model=MODEL --set base_url=URL --seeds 20 --seed-start 1000",
             modality),
 )
 
