@@ -600,8 +600,8 @@ FINDINGS: tuple[Finding, ...] = (
             f"{IDC_FULL['transfer_episodes']} per arm",
             IDC_RULES,
             "rtarena improve games/tilefall-v0 --player llm:MODEL@URL --reflector MODEL@URL --variant base: "
-            "--variant var1:variant=var1 --variant var2:variant=var2 --variant var3:variant=var3 --rounds 11 --episodes 5 "
-            "--transfer 20 --setting seed_start=1000 (and kitchen-v0)",
+            "--variant var1:variant=var1 --variant var2:variant=var2 --variant var3:variant=var3 --rounds 11 "
+            "--episodes 5 --transfer 20 --setting seed_start=1000 (and kitchen-v0)",
             idc),
     Finding("pdq-vs-lcrt", "OmniGameArena",
             "the score drop may come mainly from fewer actions (the budget effect), not from worse actions",
