@@ -154,9 +154,11 @@ def delay_curve(ctx: Context) -> Outcome:
     run_dir, cells = run_preset(ctx, "delay-injection", "delay-curve", lineups=lineups, envs=envs,
                                 quick_seeds=DELAY_RULE.n, quick_steps=120)
     load = machine_load()
+    # the negative control: the same delays, turn-based (no game time passes while the agent waits); only
+    # the two delays the rule compares
     negatives = [run_preset(ctx, "delay-injection-turn-based", f"delay-curve-turn-based-{name}", lineups=lineups,
-                            envs=envs, quick_seeds=DELAY_RULE.n, quick_steps=120, seed_start=start)[0]
-                 for name, start in (("a", SEEDS_A), ("b", SEEDS_B))]
+                            envs=envs, clocks=("delay-0ms", "delay-3000ms"), quick_seeds=DELAY_RULE.n,
+                            quick_steps=120, seed_start=start)[0] for name, start in (("a", SEEDS_A), ("b", SEEDS_B))]
     cells = model_cells(cells)
     delays = sorted({c["delay_ms"] for c in cells})
     score = {d: pooled(cells, "score", delay_ms=d) for d in delays}
