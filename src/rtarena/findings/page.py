@@ -33,7 +33,7 @@ def rule_rows(controls: list[Controlled]) -> list[list[str]]:
         rows.append([r.name, "yes" if r.gated else "no (wall time)", f"{r.statistic} ({sign} 0)",
                      r.positive, r.negative, _check(c.positive), _check(c.negative), _check(c.negative_b),
                      str(r.n), f"{r.mde:.3g} (s.d. {r.planning_sd:g}: {r.pilot})",
-                     "yes" if c.separates else "no"])
+                     ("yes" if c.separates else "no") if c.negative else "reported (no negative control run)"])
     return rows
 
 
