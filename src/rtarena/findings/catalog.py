@@ -335,6 +335,13 @@ IDC_QUICK = {"rounds": 4, "episodes": 2, "transfer_episodes": 6}
 IDC_FULL = {"rounds": 11, "episodes": 5, "transfer_episodes": 20}
 
 
+# Tilefall is reported, not gated: the quick run of 2026-12-03 (held-out seeds 11000-11005) showed its positive
+# control does not hold once the cold start is the project's text stand-in (`safest`): the kept skill (`still`,
+# which won the two training episodes, 0.93 -> 1.0) gains -0.017 on held-out seeds. The rulebook has no skill
+# that beats the stand-in there, so the control lacks the property; we report it rather than tune the game.
+IDC_REPORTED = {"tilefall": "the positive control lacks the property: no rulebook skill beats the text stand-in"}
+
+
 def idc_rule(game: str) -> Rule:
     return Rule(f"the reflector's skill helps on held-out {game} seeds",
                 f"score with the final skill minus without, per held-out seed (games/{game}-v0)", +1,
@@ -342,7 +349,8 @@ def idc_rule(game: str) -> Rule:
                 positive="the scripted reflector: it greps every rule's evidence in the round's step tables, adds "
                          "the most frequent failure's rule, and drops a rule after which the round's score fell",
                 negative="a reflector making the same tool calls and writing well-formed skills the evidence does "
-                         "not call for (another game's rules; `policy=reflector-irrelevant`)")
+                         "not call for (another game's rules; `policy=reflector-irrelevant`)",
+                gated=game not in IDC_REPORTED, note=IDC_REPORTED.get(game, ""))
 
 
 IDC_RULES = tuple(idc_rule(g.split("/")[1].removesuffix("-v0")) for g in IDC_GAMES)

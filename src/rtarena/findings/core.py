@@ -54,7 +54,8 @@ class Rule:
     pilot: str
     positive: str  # the control with the paper's property
     negative: str  # the same without it
-    gated: bool = True  # False: the clock reads wall time (reported with s.e. and load, not gated)
+    gated: bool = True  # False: reported, not gated (why: `note`)
+    note: str = "wall time"  # why a rule is reported: its clock reads wall time unless this says otherwise
 
     @property
     def mde(self) -> float:

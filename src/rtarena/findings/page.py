@@ -30,7 +30,7 @@ def rule_rows(controls: list[Controlled]) -> list[list[str]]:
     for c in controls:
         r = c.rule
         sign = ">" if r.direction > 0 else "<"
-        rows.append([r.name, "yes" if r.gated else "no (wall time)", f"{r.statistic} ({sign} 0)",
+        rows.append([r.name, "yes" if r.gated else f"no ({r.note})", f"{r.statistic} ({sign} 0)",
                      r.positive, r.negative, _check(c.positive), _check(c.negative), _check(c.negative_b),
                      str(r.n), f"{r.mde:.3g} (s.d. {r.planning_sd:g}: {r.pilot})",
                      ("yes" if c.separates else "no") if c.negative else "reported (no negative control run)"])
