@@ -358,12 +358,15 @@ IDC_RULES = tuple(idc_rule(g.split("/")[1].removesuffix("-v0")) for g in IDC_GAM
 
 def held_out(run_dir: Path) -> dict[str, list[float]]:
     """Per variant, with minus without the final skill per held-out seed (`transfer/episodes.jsonl`)."""
+    from rtarena.improve.loop import episode_score, resolve_metric
+
     rows = [json.loads(line) for line in (run_dir / "transfer" / "episodes.jsonl").read_text().splitlines()
             if line.strip()]
+    metric = resolve_metric(rows, None)  # the improve run's own score: the mean of `score` over the player's slots
     scores: dict[tuple[str, str], dict[int, float]] = {}
-    for row in rows:
+    for row in (r for r in rows if r.get("status") == "ok"):
         variant, _, condition = str(row["label"]).rpartition("__")
-        scores.setdefault((variant, condition), {})[int(row["seed"])] = float(row["score"])
+        scores.setdefault((variant, condition), {})[int(row["seed"])] = episode_score(row, metric)
     variants = dict.fromkeys(v for v, _ in scores)
     return {v: paired(scores.get((v, "with"), {}), scores.get((v, "without"), {})) for v in variants}
 
