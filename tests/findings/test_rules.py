@@ -69,3 +69,21 @@ def test_every_gated_rule_runs_on_a_deterministic_clock_and_seeds_apart_from_the
     assert reported == {"delay-curve", "pdq-vs-lcrt", "modality", "idc"}
     ungated = {r.name: r.note for f in FINDINGS for r in f.rules if not r.gated}
     assert all(ungated.values())  # every reported rule says why
+
+
+def test_the_command_exits_1_when_a_gated_rule_does_not_separate_its_controls(tmp_path, monkeypatch):
+    from tests.helpers import run_main
+
+    from rtarena.findings import catalog
+
+    rule = Rule("leaky", "s", +1, n=3, planning_sd=0.1, pilot="p", positive="+", negative="-")
+    leaky = Finding("leaky", "P", "c", "fig", "d", (rule,), "cmd",  # its negative control passes the rule too
+                    lambda ctx: outcome(controlled(rule, [1.0, 1.1, 0.9], [1.0, 1.1, 0.9], [0.0] * 3)))
+    fine = Finding("fine", "P", "c", "fig", "d", (rule,), "cmd",
+                   lambda ctx: outcome(controlled(rule, [1.0, 1.1, 0.9], [0.0] * 3, [0.0] * 3)))
+    monkeypatch.setattr(catalog, "FINDINGS", (leaky, fine))
+    code, output = run_main(["findings", "--only", "leaky", "--only", "fine", "--out", str(tmp_path / "f")])
+    assert code == 1, output
+    page = (tmp_path / "f" / "findings.md").read_text()
+    assert "| leaky | P | fig | ours | fails |" in page and "| fine | P | fig | ours | holds |" in page
+    assert run_main(["findings", "--only", "fine", "--out", str(tmp_path / "g")])[0] == 0
