@@ -309,13 +309,13 @@ def centralized(ctx: Context) -> Outcome:
     table = [["clock", "centralized (team)", "decentralized", "difference", "combined s.e."]]
     values = {}
     for clock in clocks:
-        team, alone = pooled(cells, "score", lineup="centralized", clock_name=clock), \
+        team, bodies = pooled(cells, "score", lineup="centralized", clock_name=clock), \
             pooled(cells, "score", lineup="decentralized", clock_name=clock)
-        se = ((team.se or 0.0) ** 2 + (alone.se or 0.0) ** 2) ** 0.5
+        se = ((team.se or 0.0) ** 2 + (bodies.se or 0.0) ** 2) ** 0.5
         values[(clock, "centralized")] = (team.mean or 0.0, team.se)
-        values[(clock, "decentralized")] = (alone.mean or 0.0, alone.se)
-        gap = (team.mean or 0.0) - (alone.mean or 0.0)
-        table.append([clock, team.text(), alone.text(), f"{gap:+.3f}", f"{se:.3f}"])
+        values[(clock, "decentralized")] = (bodies.mean or 0.0, bodies.se)
+        gap = (team.mean or 0.0) - (bodies.mean or 0.0)
+        table.append([clock, team.text(), bodies.text(), f"{gap:+.3f}", f"{se:.3f}"])
     chart = svg.bar_chart("Centralized vs decentralized control (arena/coop-v0)", "score", list(clocks),
                           ["centralized", "decentralized"], values)
     ours = "; ".join(f"{row[0]}: team - decentralized = {row[3]} (s.e. {row[4]})" for row in table[1:])
