@@ -9,7 +9,7 @@ export PIP_DISABLE_PIP_VERSION_CHECK := 1
 # compiles the package from source again, and pytest rewrites every test module's asserts again.
 unexport PYTHONDONTWRITEBYTECODE
 
-.PHONY: demo test findings lint bench system-deps clean
+.PHONY: demo test test-serving findings docs lint bench system-deps clean
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -23,10 +23,12 @@ $(STAMP): pyproject.toml
 	touch $(STAMP)
 
 # Debian packages the tests need: Chromium (Playwright drives it), Xvfb (human play under a virtual
-# display), iproute2 (the Ray test cluster's private network namespace).
-SYSTEM_PACKAGES := chromium xvfb iproute2
+# display), iproute2 (the Ray test cluster's private network namespace), Tesseract (the OCR reader that checks
+# the game suite's frames are legible, tests/games/test_screens.py).
+SYSTEM_PACKAGES := chromium xvfb iproute2 tesseract-ocr
 system-deps:
-	@if ! command -v chromium >/dev/null 2>&1 || ! command -v Xvfb >/dev/null 2>&1 || ! command -v ip >/dev/null 2>&1; then \
+	@if ! command -v chromium >/dev/null 2>&1 || ! command -v Xvfb >/dev/null 2>&1 || ! command -v ip >/dev/null 2>&1 \
+			|| ! command -v tesseract >/dev/null 2>&1; then \
 		if [ "$$(id -u)" = 0 ]; then \
 			apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $(SYSTEM_PACKAGES) >/dev/null; \
 		else \
@@ -47,8 +49,13 @@ TEST_WORKERS ?= $(shell echo $$(( $$(nproc) + 1 )))
 test: $(STAMP) system-deps
 	$(BIN)/ruff check src tests bench
 	$(BIN)/lint-imports
-	@start=$$(date +%s); $(BIN)/python -m pytest -q -x -n $(TEST_WORKERS) --durations=15; status=$$?; \
-		echo "make test: pytest took $$(( $$(date +%s) - start )) s"; exit $$status
+	@start=$$(date +%s); $(BIN)/python -m pytest -q -x -n $(TEST_WORKERS) -m "not serving" --durations=15; \
+		status=$$?; echo "make test: pytest took $$(( $$(date +%s) - start )) s"; exit $$status
+
+# The tests against a serving stack the project did not write (`transformers serve` with a tiny model built
+# from a config, tests/llm/test_serving.py): about 20 CPU-s to start the server, so apart from `make test`.
+test-serving: $(STAMP)
+	$(BIN)/python -m pytest -q -x -n 0 -m serving tests/llm/test_serving.py
 
 # Every paper's measurement offline as a controlled experiment, at `--quick` size (docs/findings.md), the
 # scripted policy server standing in for a model. CI runs it after the tests; it fails (exit 1) when a finding
@@ -57,6 +64,12 @@ test: $(STAMP) system-deps
 findings: $(STAMP) system-deps
 	@start=$$(date +%s); $(BIN)/rtarena findings --quick --out findings-out; status=$$?; \
 		echo "make findings: took $$(( $$(date +%s) - start )) s"; exit $$status
+
+# The docs site (MkDocs, Material theme, API reference from the docstrings by mkdocstrings) into site/, strictly:
+# a broken link, a missing page or a missing API object fails the build. Offline: no web fonts, no remote assets.
+docs: $(STAMP)
+	NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs build --strict   # not --quiet: it hides the warnings that strict counts
+	@echo "make docs: open site/index.html"
 
 lint: $(STAMP)
 	$(BIN)/ruff check src tests bench
@@ -67,4 +80,4 @@ bench: $(STAMP)
 	$(BIN)/python bench/run_all.py
 
 clean:
-	rm -rf $(VENV) demo-out findings-out .pytest_cache
+	rm -rf $(VENV) demo-out findings-out site .pytest_cache

@@ -1,16 +1,16 @@
-"""Game suite speed: steps per second of each game with 128x128 pixels, and the chunked-action overhead.
+"""Game suite speed: steps per second of each game at its frame size, and the chunked-action overhead.
 
 The multiplayer games (`MP_GAMES`) are stepped the same way with every player acting and observing:
 pixels are drawn for both players each step (one env step = two views).
 
 1. Each game's `-v0` stepped directly (no runtime) with pre-drawn random actions, resetting when an episode
-   ends, observing `rgb` (128x128) + `text` + `state`, then `rgb` alone. Single process, one core
-   (`NUMBA_NUM_THREADS=1`). The target is above 1,000 steps/s.
+   ends, observing `rgb` (`--size`, default the games' own, 512 x 512) + `text` + `state`, then `rgb` alone.
+   Single process, one core (`NUMBA_NUM_THREADS=1`). The target is above 1,000 steps/s.
 2. The runtime's cost of chunks: `run_match` on tilefall (paused clock, `state` observations so the env
    is cheap) with an agent answering one action per step, then one chunk of 10 per decision
    (`settle_s=0`), against the bare env loop; printed as microseconds per step.
 
-    .venv/bin/python bench/games_speed.py [--steps 2000]
+    .venv/bin/python bench/games_speed.py [--steps 2000] [--size 512]
 """
 
 from __future__ import annotations
@@ -25,13 +25,14 @@ import numpy as np
 
 import rtarena
 from rtarena.agents.base import Agent, Decision
+from rtarena.envs.games.base import DEFAULT_SIZE
 from rtarena.envs.registry import GAMES, MP_GAMES
 
 REPEATS = 3
 
 
-def steps_per_second(env_id: str, steps: int, obs: tuple[str, ...], seed: int = 0) -> float:
-    env = rtarena.make(env_id, obs=obs, size=128)
+def steps_per_second(env_id: str, steps: int, obs: tuple[str, ...], size: int, seed: int = 0) -> float:
+    env = rtarena.make(env_id, obs=obs, size=size)
     space = env.action_space("p0")
     rng = np.random.default_rng(seed)
     actions = [{"keys": rng.integers(0, 2, len(space.key_names)).astype(np.int8),
@@ -97,19 +98,21 @@ def runtime_overhead(steps: int) -> dict[str, float]:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--steps", type=int, default=2000)
+    parser.add_argument("--size", type=int, default=DEFAULT_SIZE, help="frame side in pixels")
     args = parser.parse_args()
-    print(f"{'game':22s} {'rgb+text+state':>15s} {'rgb only':>10s}   (steps/s, 128x128, one core)")
-    for name, _, _ in GAMES:
+    side = f"{args.size}x{args.size}"
+    print(f"{'game':22s} {'rgb+text+state':>15s} {'rgb only':>10s}   (steps/s, {side}, one core)")
+    for name, *_ in GAMES:
         env_id = f"games/{name}-v0"
-        full = steps_per_second(env_id, args.steps, ("rgb", "text", "state"))
-        rgb = steps_per_second(env_id, args.steps, ("rgb",))
+        full = steps_per_second(env_id, args.steps, ("rgb", "text", "state"), args.size)
+        rgb = steps_per_second(env_id, args.steps, ("rgb",), args.size)
         print(f"{env_id:22s} {full:15.0f} {rgb:10.0f}")
     print(f"\n{'multiplayer game':22s} {'rgb+text+state':>15s} {'rgb only':>10s}   (env steps/s, every player's "
-          "128x128 view each step, one core)")
-    for name, _, _ in MP_GAMES:
+          f"{side} view each step, one core)")
+    for name, *_ in MP_GAMES:
         env_id = f"games/{name}-v0"
-        full = steps_per_second(env_id, args.steps, ("rgb", "text", "state"))
-        rgb = steps_per_second(env_id, args.steps, ("rgb",))
+        full = steps_per_second(env_id, args.steps, ("rgb", "text", "state"), args.size)
+        rgb = steps_per_second(env_id, args.steps, ("rgb",), args.size)
         print(f"{env_id:22s} {full:15.0f} {rgb:10.0f}")
     print("\nchunked actions (tilefall, state observations, paused clock), microseconds per step:")
     for label, us in runtime_overhead(args.steps).items():

@@ -27,7 +27,10 @@ SLOW_FIRST = (
     "tests/maps/test_maps.py", "tests/dashboard/", "tests/llm/test_skill_rulebooks.py",
     "tests/improve/test_games_idc.py", "tests/eval/test_runner.py", "tests/eval/test_presets_run.py",
     "tests/play/test_play_web.py", "tests/test_demo.py", "tests/test_reliability.py", "tests/games/test_catalog.py",
-    "tests/games/test_parity.py", "tests/train/test_vlm.py",
+    "tests/games/test_parity.py", "tests/train/test_vlm.py", "tests/test_conditions.py",
+    "tests/eval/test_agent_observes.py", "tests/games/test_screens.py",
+    "tests/test_docs_site.py", "tests/test_page_injection.py",
+    "tests/eval/test_endpoints.py",
 )
 
 

@@ -45,3 +45,22 @@ def test_gymnasium_and_pettingzoo_registries_know_the_ids():
     observation, _ = env.reset(seed=0)
     assert observation.shape == (4,)
     assert pettingzoo.make("parallel", "classic/cartpole-v0").possible_agents == ["agent_0"]
+
+
+def test_a_wrapper_forwards_the_contract_and_nothing_else():
+    """Wrappers subclass PettingZoo's `BaseParallelWrapper` and forward the contract member by member: a name
+    outside it is refused, not silently read through from the env (issue 44)."""
+    from pettingzoo.utils import BaseParallelWrapper
+    from tests.helpers import CounterEnv
+
+    from rtarena.contract import RealtimeEnv
+    from rtarena.envs.base import RealtimeWrapper
+
+    env = CounterEnv(num_agents=1)
+    wrapped = RealtimeWrapper(env)
+    assert isinstance(wrapped, BaseParallelWrapper) and isinstance(wrapped, RealtimeEnv)
+    assert not isinstance(env.horizon, AttributeError)  # the env has it ...
+    with pytest.raises(AttributeError, match="forwards the env contract only, not 'horizon'"):
+        wrapped.horizon  # noqa: B018  (... the wrapper does not pass it through)
+    result = rtarena.run_match(wrapped, {"a0": lambda observation: 1}, clock="paused", max_steps=3)
+    assert env.points["a0"] == 3 and result.env_id == "counter" and wrapped.unwrapped is env

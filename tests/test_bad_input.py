@@ -9,6 +9,7 @@ through their Python entry point and must raise the same one-line `UserError` th
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -53,6 +54,12 @@ FILES: dict[str, str | bytes] = {
     "junk_codebook.toml": b"\x00\xff\xfe binary codebook",
     "html.json": "<!doctype html><html><body>not an experiment</body></html>",
     "map_many.json": '{"size_m": 100.0, "obstacles": [' + ", ".join(["[1, 1, 2, 2, 3]"] * 10001) + "]}",
+    # issue 47: YAML bounded like TOML and JSON, 64-bit integers, existing outputs
+    "bomb.yaml": "".join(f"l{i}: &l{i} [" + ", ".join([f"*l{i - 1}" if i else '"x"'] * 10) + "]\n" for i in range(9)),
+    "deep.yaml": "a: " + "[" * 5000 + "]" * 5000 + "\n",
+    "map_bigint.toml": MAP.replace("size_m = 50.0", "size_m = " + "9" * 4001),
+    "old.png": b"\x89PNG not to be replaced",
+    "board.md": "not to be replaced\n",
 }
 
 
@@ -69,6 +76,7 @@ def experiment(old: str | None = None, new: str = "") -> str:
 # Experiment files: (file text, words the line must hold). Each is run as `rtarena run FILE`.
 EXPERIMENTS = [
     (experiment("seeds = 1", "seeds = 0"), ["seeds", "0"]),
+    (experiment(None, '[endpoints."http://127.0.0.1:9/v1"]\nmax_connections = 0'), ["max_connections", "0"]),
     (experiment("seeds = 1", "seeds = -3"), ["seeds", "-3"]),
     (experiment("seeds = 1", "seeds = [1, 1]"), ["seeds", "[1, 1]"]),
     (experiment("seeds = 1", "seeds = [-1]"), ["seeds", "-1"]),
@@ -182,6 +190,10 @@ CLI = [
     (["run", CART, "--agent", f"{LLM},modalities=text+smell"], ["modalities", "smell"]),
     (["run", CART, "--agent", f"{LLM},api_key_env=1BAD"], ["api_key_env", "1BAD"]),
     (["run", CART, "--agent", f"{LLM},price_in=-1"], ["price_in", "-1"]),
+    (["run", CART, "--agent", f"{LLM},max_connections=0"], ["max_connections", "0"]),
+    (["run", CART, "--agent", f"{LLM}|ftp://x/v1"], ["base URL", "ftp://x/v1"]),
+    (["run", CART, "--agent", "random", "--max-errors", "2"], ["--max-errors", "2"]),
+    (["run", CART, "--agent", "random", "--max-cost", "-1"], ["--max-cost", "-1"]),
     (["run", CART, "--agent", f"{LLM},colour=red"], ["colour"]),
     (["run", CART, "--agent", f"{LLM},history=5,history=6"], ["history"]),
     (["run", CART, "--agent", f"{LLM},seed=x"], ["seed", "x"]),
@@ -332,6 +344,35 @@ CLI = [
     (["run", CART, "--resume"], ["--resume", "run folder"]),
     (["report", "junkrun", "--out", "rep"], ["junkrun", "no episode lines"]),
     (["report", "halfjunk", "--out", "rep"], ["RUNS", "rtarena run"]),
+    # issue 47: every reader bounded alike, every number checked where it enters, messages as a person writes
+    (["run", "bomb.yaml"], ["bomb.yaml", "nesting.nodes"]),
+    (["run", "deep.yaml"], ["deep.yaml", "nesting.depth"]),
+    (["run", ARENA, "--agent", "random", "--map", "pipe.toml"], ["pipe.toml", "named pipe", "regular"]),
+    (["map", "render", "pipe.toml", "--out", "p.png"], ["pipe.toml", "named pipe"]),
+    (["run", CART, "--agent", f"{LLM},skill=pipe.toml"], ["pipe.toml", "named pipe"]),
+    (["run", ARENA, "--agent", "random", "--map", "map_bigint.toml"], ["map_bigint.toml", "4001 digits"]),
+    (["run", CART, "--agent", "random", "--seed-start", "1" + "0" * 20], ["--seed-start", "run.seed"]),
+    (["run", CART, "--agent", "random", "--seed-start", "4294967295", "--seeds", "2"], ["--seeds", "run.seed"]),
+    (["run", CART, "--agent", "random", "--delay-ms", "1e300"], ["--delay-ms", "episode.sim_s"]),
+    (["run", CART, "--agent", "random", "--clock", "token", "--overhead", "1e300"], ["overhead", "episode.sim_s"]),
+    (["run", CART, "--agent", "random", "--obs-every", "1" + "0" * 20], ["obs_every", "step.every"]),
+    (["run", ARENA, "--agent", "random", "--settle-s", "1e300"], ["settle_s", "episode.sim_s"]),
+    (["run", CART, "--agent", f"{LLM},timeout=1e300"], ["timeout", "wait.s"]),
+    (["run", CART, "--agent", f"{LLM},image_size=100000"], ["image_size", "image.px"]),
+    (["run", CART, "--agent", f"{LLM},max_tokens=1e20"], ["max_tokens"]),
+    (["run", CART, "--agent", f"{LLM},history=100000000"], ["history", "option.count"]),
+    (["serve-policy", "--set", "ttft_s=1e300"], ["ttft_s", "policy.delay_s"]),
+    (["serve-policy", "--set", "effort_scale=1e300"], ["effort_scale", "option.count"]),
+    (["play", ARENA, "--dt", "1e300"], ["--dt", "step.dt_s"]),
+    (["play", ARENA, "--max-steps", "1" + "0" * 20], ["--max-steps", "episode.steps"]),
+    (["play", ARENA, "--seed", "-1"], ["--seed", "-1"]),
+    (["play", ARENA, "--out", "/proc/rtarena-no/x"], ["--out", "/proc"]),
+    (["play", ARENA, "--scale", "1000"], ["--scale", "image.px"]),
+    (["improve", CART, "--resume"], ["--resume", "not an improvement run"]),
+    (["run", ""], ["TARGET", "''"]),
+    (["map", "render", "map_ok.toml", "--out", "old.png"], ["old.png", "--force"]),
+    (["leaderboard", "--markdown", "board.md"], ["board.md", "--force"]),
+    (["train", "sb3", ARENA, "--out", "/proc/rtarena-no/p.zip"], ["--out", "/proc"]),
 ]
 
 # Python entry points for file formats without a command of their own: (callable, words).
@@ -418,6 +459,10 @@ API = [
                                                                             "level.count"]),
     (_codebook(b"\x00\xff\xfe binary"), ["codebook.toml", "UTF-8"]),
     (_codebook("x = " + "[" * 2000 + "]" * 2000), ["codebook.toml", "nesting.depth"]),
+    (_codebook(b"\xef\xbb\xbfx = [\n"), ["codebook.toml", "invalid TOML", "end of document"]),  # BOM dropped
+    (_server(seed=2**40), ["seed", "run.seed"]),
+    (_server(slow_s=1e300), ["slow_s", "policy.delay_s"]),
+    (_server(filler_rate=1e-300), ["filler_rate", "wait.s"]),
 ]
 
 
@@ -434,6 +479,7 @@ def workdir(tmp_path, monkeypatch):
     (tmp_path / "halfjunk").mkdir()
     (tmp_path / "halfjunk" / "episodes.jsonl").write_text('{"episode": "x", "status": "ok", "agents": 5}\n[1, 2]\n')
     (tmp_path / "exp_noagent.json").write_text('{"envs": ["classic/cartpole-v0"], "clocks": [7]}')
+    os.mkfifo(tmp_path / "pipe.toml")  # a named pipe with no writer: opening it to read would wait for ever
     monkeypatch.chdir(tmp_path)
     monkeypatch.setenv("DISPLAY", ":0")
     return tmp_path
@@ -503,3 +549,13 @@ def test_real_subprocess(argv, words, workdir):
 def test_map_validate_rejects_a_map_the_game_cannot_play(workdir, capsys):
     code, output = run_cli(["map", "validate", "map_full_wall.toml", "--level", ARENA], capsys)
     assert code == 1 and "Traceback" not in output and "map_full_wall.toml" in output
+
+
+def test_a_line_names_its_field_once():
+    """A message re-raised with its field, or one that starts with the flag it is about, names it once
+    (`ENV_ID: ENV_ID: ...` and `--obs: --obs must be ...` read as a machine wrote them)."""
+    inner = UserError("'x' has no human path", field="ENV_ID")
+    assert str(UserError(str(inner), field="ENV_ID")) == "ENV_ID: 'x' has no human path"
+    assert str(UserError("--obs must be one of state, pixels, got 'x'", field="--obs")).count("--obs") == 1
+    assert str(UserError("must be >= 1, got 0", field="--obs")) == "--obs: must be >= 1, got 0"
+    assert str(UserError("m.toml: bad", source="m.toml")) == "m.toml: bad"

@@ -69,3 +69,39 @@ def test_list_shows_envs_and_agents():
     done = rtarena_cli("list")
     assert done.returncode == 0
     assert "classic/cartpole-v0" in done.stdout and "heuristic" in done.stdout
+
+
+# The newcomer's path (issue 47): the README's commands after `make demo`, in order, and again in the same
+# folder, as a person trying things twice would: every one exits 0, and the second run keeps the first.
+NEWCOMER = [
+    ["list"],
+    ["run", "games/tilefall-v0", "--agent", "heuristic", "--clock", "paused"],  # README, "What is inside"
+    ["report", "runs/latest"],
+    ["leaderboard"],
+]
+
+
+def test_the_readme_commands_twice_in_one_folder(tmp_path, monkeypatch):
+    from pathlib import Path
+
+    readme = (Path(__file__).parents[1] / "README.md").read_text()
+    for argv in NEWCOMER[1:2]:
+        assert "rtarena " + " ".join(argv) in readme  # the README still shows it
+    monkeypatch.chdir(tmp_path)
+    for _ in range(2):
+        for argv in NEWCOMER:
+            code, out = run_main(argv)
+            assert code == 0, (argv, out[-2000:])
+    runs = sorted(p.name for p in (tmp_path / "runs").iterdir() if p.is_dir() and not p.is_symlink())
+    assert len(runs) == 2 and (tmp_path / "runs" / "latest").resolve().name == runs[-1], runs
+    code, out = run_main(["run", "games/tilefall-v0", "--agent", "heuristic", "--out", "runs/latest"])
+    assert code == 2 and "already holds a run" in out  # naming a run's folder still refuses to mix two runs
+    code, out = run_main(["query", "SELECT * FROM range(100000001)"])  # a result past query.rows: one line
+    assert code == 2 and len(out.strip().splitlines()) == 1 and "query.rows" in out, out
+
+
+def test_help_shows_no_type_after_a_flag_that_takes_no_value():
+    code, out = run_main(["run", "--help"])
+    lines = {line.split()[1]: line for line in out.splitlines() if line.strip().startswith("│ --")}
+    assert code == 0 and "<bool>" not in lines["--resume"] and "<bool>" not in lines["--video"], out
+    assert "<int>" in lines["--seeds"]  # an option that takes a value still says which kind

@@ -171,7 +171,7 @@ def apps(tmp_path_factory):
     finally:
         sys.argv = old
     review, _session = review_app(root / "cart")
-    review.server.server_close()
+    review.stop()  # never started: its socket is released
     editor = {k: v for k, v in editor_routes(EditorSession(root / "m.toml", root=root)).items()
               if k[1] != "/api/preview"}  # the preview renders a 3D view: a valid one is slow, not unsafe
     return {**dashboard_routes(Store(root)), **editor, **review.routes}
@@ -221,3 +221,101 @@ def test_policy_server_endpoints(policy_server, body, path):
     except urllib.error.HTTPError as error:
         status = error.code
     assert status < 500, (path, body, status)
+
+
+# -- hostile files, every format the CLI reads (issue 47) -------------------------------------------------
+# Each draw is a file an attacker would write: nested past `nesting.depth`, a YAML alias bomb, more values than
+# `nesting.nodes`, a 4,000-digit integer, bytes that are not UTF-8, a byte-order mark before broken syntax, or
+# no regular file at all (a named pipe with no writer, a device, a folder). Every one must end in exit 2 and
+# one line naming the file, within CASE_SECONDS and without the process growing by FILE_MB.
+FILE_MB = 400
+FORMATS = {"toml": ("a = {}", "size_m = {}"), "json": ('{{"a": {}}}', '{{"size_m": {}}}'),
+           "yaml": ("a: {}", "size_m: {}")}
+SPECIAL = ("fifo", "folder", "/dev/zero", "missing")
+
+
+def _bomb(levels: int) -> str:
+    lines = ['l0: &l0 ["x", "x", "x", "x", "x", "x", "x", "x", "x", "x"]']
+    lines += [f"l{i}: &l{i} [" + ", ".join([f"*l{i - 1}"] * 10) + "]" for i in range(1, levels)]
+    return "\n".join(lines) + "\n"
+
+
+def hostile(fmt: str) -> st.SearchStrategy[bytes | str]:
+    """Hostile content for a file of format `fmt` (bytes), or the name of a file that is no regular file."""
+    nested, scalar = FORMATS[fmt]
+    kinds = [
+        st.integers(65, 3000).map(lambda n: nested.format("[" * n + "]" * n).encode()),
+        st.integers(20, 5000).map(lambda digits: scalar.format("9" * digits).encode()),
+        st.binary(max_size=200).map(lambda raw: b"\xff\xfe" + raw),
+        st.sampled_from(["= = [", "{", "a = [1,", ":\n- ]"]).map(lambda text: b"\xef\xbb\xbf" + text.encode()),
+        st.sampled_from(SPECIAL),
+    ]
+    if fmt == "yaml":
+        kinds.append(st.integers(7, 12).map(lambda levels: _bomb(levels).encode()))
+    if fmt == "json":
+        kinds.append(st.just(nested.format("[" + "0," * 1_000_001 + "0]").encode()))
+    return st.one_of(kinds)
+
+
+def _place(folder, name: str, content: bytes | str) -> str:
+    """Write `content` as `folder/name` (or make the special file it names); the path to give the CLI."""
+    import os
+
+    path = folder / name
+    if content == "fifo":
+        os.mkfifo(path)
+    elif content == "folder":
+        path.mkdir()
+    elif content == "/dev/zero":
+        return "/dev/zero"
+    elif content != "missing":
+        path.write_bytes(content)
+    return str(path)
+
+
+def _hostile_case(argv: list[str], capsys) -> None:
+    before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    code, output = bounded(lambda: run_cli(argv, capsys))
+    grown_mb = (resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - before) / 1024
+    lines = [line for line in output.splitlines() if line.strip()]
+    assert code == 2 and len(lines) == 1 and "Traceback" not in output, (argv, output[-2000:])
+    assert grown_mb < FILE_MB, f"{argv}: the process grew by {grown_mb:.0f} MB"
+
+
+# Each format and the command that reads it: experiment files (`run FILE`), maps (`map render FILE`), skills
+# (`skill=FILE` of a model agent, read when the spec is checked), level overrides (an experiment's
+# `overrides` table, hostile as any other table).
+READERS = {
+    "experiment.toml": lambda f: ["run", f], "experiment.json": lambda f: ["run", f],
+    "experiment.yaml": lambda f: ["run", f], "map.toml": lambda f: ["map", "render", f, "--out", "m.png"],
+    "map.json": lambda f: ["map", "render", f, "--out", "m.png"],
+    "skill.md": lambda f: ["run", "classic/cartpole-v0", "--agent", f"llm:m@http://127.0.0.1:9/v1,skill={f}"],
+}
+
+
+@settings(FUZZ, max_examples=24)
+@given(data=st.data(), name=st.sampled_from(sorted(READERS)))
+def test_hostile_files(data, name, tmp_path_factory, capsys, monkeypatch):
+    folder = tmp_path_factory.mktemp("hostile")
+    monkeypatch.chdir(folder)
+    fmt = name.rpartition(".")[2]
+    content = data.draw(hostile(fmt) if fmt in FORMATS else st.one_of(
+        st.binary(max_size=200).map(lambda raw: b"\xff\xfe" + raw), st.sampled_from(SPECIAL)))
+    _hostile_case(READERS[name](_place(folder, name, content)), capsys)
+    assert not (folder / "m.png").exists()
+
+
+@settings(FUZZ, max_examples=8)
+@given(overrides=st.one_of(
+    st.integers(65, 800).map(lambda n: {"turret.range_m": json.loads("[" * n + "]" * n)}),
+    st.integers(20, 4000).map(lambda digits: {"turret.count": int("9" * digits)}),
+    st.sampled_from([{"turret.count": 10**12}, {"coins.count": 10**6}, {"arena.size_m": 1e308},
+                     {"players.count": 10**9}, {"arena.time_limit_s": float("inf")}, {"turret": "x"}])))
+def test_hostile_level_overrides(overrides, tmp_path_factory, capsys, monkeypatch):
+    folder = tmp_path_factory.mktemp("hostile-overrides")
+    monkeypatch.chdir(folder)
+    text = json.dumps({"envs": [{"id": "arena/basic-v0", "overrides": overrides}], "agents": ["random"],
+                       "clocks": ["paused"], "out": "o"}, allow_nan=True)
+    (folder / "exp.json").write_text(text)
+    _hostile_case(["run", "exp.json"], capsys)
+    assert not (folder / "o").exists()

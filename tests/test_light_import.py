@@ -49,3 +49,10 @@ print(len(rtarena.ENV_TABLE))
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stderr
     assert int(done.stdout) > 100
+
+
+def test_the_runtime_loads_no_env_module():
+    """`import rtarena.runtime` knows envs through the contract only (issue 44: it pulled 18 env modules)."""
+    loaded = loaded_after("rtarena.runtime")
+    assert "rtarena.runtime.match" in loaded and "rtarena.contract" in loaded  # the probe sees the runtime
+    assert not [name for name in loaded if name.startswith("rtarena.envs")]

@@ -1,4 +1,5 @@
-"""Agents see observations and documentation, not the world: only privileged agents get a read-only view.
+"""Agents see observations and documentation, not the world; privileged agents get snapshots (values), never a
+handle on the env (issue 44, item 3: no `view._target`, no `query.__wrapped__.__self__`).
 
 The reachability walk follows what an agent can reach by plain attribute and item access from its
 context (object attributes, slots, dataclass fields, containers, bound methods, closures); it does not ask
@@ -19,8 +20,7 @@ import rtarena
 from rtarena.agents.base import NoopAgent, RandomAgent
 from rtarena.agents.llm import LLMAgent
 from rtarena.agents.specs import AGENT_KINDS, AgentKind, AgentSpec, build_agent
-from rtarena.contract import Agent, AgentContext, Decision, ReadOnlyView
-from rtarena.runtime.documentation import privileged_view
+from rtarena.contract import Agent, AgentContext, Decision, EnvCapabilities, PrivilegedFeed
 
 
 def reaches(root: Any, target: Any, limit: int = 200_000) -> bool:
@@ -67,8 +67,39 @@ class Snoop(Agent):
         return Decision(action=0)
 
 
+class FactsCounter(CounterEnv):
+    """`CounterEnv` with a privileged snapshot: the step count and every agent's points."""
+
+    capabilities = EnvCapabilities(privileged=True)
+
+    def privileged_state(self, agent: str) -> dict[str, Any]:
+        return {"t": self.t, "points": self.points}
+
+
 class PrivilegedSnoop(Snoop):
+    """Reads its snapshot with every observation, and tries to change the world through it."""
+
     privileged = True
+
+    def reset(self, context: AgentContext) -> None:
+        super().reset(context)
+        self.seen: list[tuple[float, int]] = []
+
+    def act(self, observation: Any) -> Decision:
+        facts = self.context.privileged[self.context.agent]
+        self.seen.append((float(observation[0]), facts["t"]))
+        mutate(facts)
+        return Decision(action=1)
+
+
+class HoldsTheEnv(Agent):
+    """The positive control of the walk: an agent handed the env itself."""
+
+    def __init__(self, env: Any) -> None:
+        self.env = env
+
+    def act(self, observation: Any) -> Decision:
+        return Decision(action=0)
 
 
 @pytest.mark.parametrize("make_agent", [Snoop, NoopAgent, RandomAgent,
@@ -82,42 +113,39 @@ def test_a_plain_agent_cannot_reach_the_env(make_agent):
     assert not reaches(agent, env)
 
 
-def test_the_walk_finds_the_env_through_a_privileged_view():
-    """The positive control: the same walk finds the env when the agent is privileged."""
+def test_the_walk_finds_an_env_an_agent_holds():
+    """The positive control: the same walk finds the env when an agent holds it (as a live view did)."""
     env = CounterEnv(num_agents=1)
-    agent = PrivilegedSnoop()
+    agent = HoldsTheEnv(env)
     rtarena.run_match(env, {"a0": agent}, clock="paused", max_steps=3)
-    assert isinstance(agent.context.privileged, ReadOnlyView)
-    assert agent.tried["env"] is None and agent.tried["privileged"] is agent.context.privileged
     assert reaches(agent, env)
 
 
-def test_the_arena_gives_its_world_only_to_the_privileged_bot():
+@pytest.mark.parametrize("clock", ["paused", "token"])
+def test_a_privileged_agent_gets_the_snapshot_of_each_observation_and_cannot_reach_the_env(clock):
+    env = FactsCounter(num_agents=1)
+    agent = PrivilegedSnoop()
+    rtarena.run_match(env, {"a0": agent}, clock=clock, max_steps=6)
+    assert isinstance(agent.context.privileged, PrivilegedFeed) and agent.tried["env"] is None
+    assert len(agent.seen) >= 3 and all(shown == t for shown, t in agent.seen)  # the snapshot of that observation
+    assert "intruder" not in env.points and env.points["a0"] > 0  # it emptied its copies; the env kept its points
+    assert not reaches(agent, env) and not reaches(agent, env.points)
+
+
+def test_a_privileged_agent_on_an_env_without_snapshots_is_refused():
+    with pytest.raises(rtarena.UserError, match="offers no privileged state"):
+        rtarena.run_match(CounterEnv(num_agents=1), {"a0": PrivilegedSnoop()}, clock="paused", max_steps=2)
+
+
+def test_the_arena_gives_its_level_only_to_the_privileged_bot():
     env = rtarena.make("arena/competitive-v0", num_agents=2)
     bot, other = build_agent("heuristic:easy", family="arena"), RandomAgent()
     rtarena.run_match(env, {"p0": bot, "p1": other}, clock="paused", max_steps=2)
-    assert bot.context.privileged is not None and other.context.privileged is None
+    assert isinstance(bot.context.privileged, PrivilegedFeed) and other.context.privileged is None
+    assert not reaches(bot, env) and not reaches(bot, env.world) and not reaches(bot, env.rules)
     assert not reaches(other, env) and not reaches(other, env.world)
     assert "turret" in other.context.docs.rules_text  # documentation still reaches every agent
     assert other.context.docs.action_names["p1"][0] == "move_x"
-
-
-COMMANDS = ("step", "reset", "close", "render", "np_random", "__dict__", "_reset")
-
-
-def assert_refuses_commands(env: Any, extra: tuple[str, ...] = ()) -> Any:
-    """The runtime's privileged view of `env` answers its declared queries only: every command (and any
-    undeclared name) is refused with a line naming the declared queries, and nothing can be set."""
-    view = privileged_view(env)
-    declared = type(env).privileged_queries
-    assert declared, f"{type(env).__name__} declares no privileged queries"
-    for name in (*COMMANDS, *extra):
-        with pytest.raises(AttributeError, match=r"is not a privileged query \(declared: "):
-            getattr(view, name)
-    for name in ("step", declared[0].split(".")[0]):
-        with pytest.raises(AttributeError, match="read-only"):
-            setattr(view, name, None)
-    return view
 
 
 def mutate(value: Any) -> None:
@@ -145,33 +173,13 @@ def snapshot(value: Any) -> str:
     return repr(value) if not isinstance(value, np.ndarray) else repr(value.tolist())
 
 
-def test_the_arena_view_answers_queries_and_refuses_commands():
-    env = rtarena.make("arena/competitive-v0", num_agents=2)
-    env.reset(seed=0)
-    view = assert_refuses_commands(env, extra=("agents", "infos"))
-    for name in ("players", "step", "obstacles"):
-        with pytest.raises(AttributeError, match=f"CompetitiveLevel.world.{name} is not a privileged query"):
-            getattr(view.world, name)
-    time_s = env.world.time_s
-    before = {"rules": snapshot(env.rules), "agents": list(env.possible_agents), "grid": env.world.occupancy(1.0)}
-    rules, agents, grid = view.rules, view.possible_agents, view.world.occupancy(1.0)
-    assert snapshot(rules) == before["rules"] and agents == before["agents"]
-    np.testing.assert_array_equal(grid, before["grid"])
-    mutate(rules), mutate(agents), mutate(grid)
-    assert snapshot(env.rules) == before["rules"] and env.possible_agents == before["agents"]
-    np.testing.assert_array_equal(env.world.occupancy(1.0), before["grid"])
-    assert env.world.time_s == time_s  # nothing stepped
-    env.step({a: env.default_action(a) for a in env.agents})
-    assert view.world.size_m == env.world.size_m and env.world.time_s > time_s  # live: reads the world as it is
-
-
-def test_the_game_view_hands_out_copies_of_its_world_facts():
+def test_a_game_bot_holds_copies_of_the_world_facts():
     env = rtarena.make("games/workshop-v0")
-    env.reset(seed=0)
-    view = assert_refuses_commands(env, extra=("pos", "orders", "stations", "rules"))
+    bot = build_agent("heuristic", family="games")
+    rtarena.run_match(env, {"p0": bot}, clock="paused", max_steps=3)
     before = snapshot(env.privileged_state("p0"))
-    facts = view.privileged_state("p0")
-    assert snapshot(facts) == before and isinstance(facts["orders"], list)
+    facts = bot.context.privileged["p0"]
+    assert isinstance(facts["orders"], list) and not reaches(bot, env)
     mutate(facts)
     assert facts == {} and snapshot(env.privileged_state("p0")) == before
 

@@ -17,9 +17,11 @@ import pytest
 from gymnasium.utils.env_checker import check_env
 from pettingzoo.env_registry import registration
 from pettingzoo.test import parallel_api_test, parallel_seed_test
+from tests.helpers import CounterEnv
 
 import rtarena
-from rtarena.envs.registry import ENV_TABLE, env_spec
+from rtarena.contract import EnvCapabilities
+from rtarena.envs.registry import ENV_TABLE, EnvSpec, env_spec
 
 IDS = rtarena.registry_ids()
 
@@ -168,3 +170,50 @@ def test_render_modes(env_id):
                 assert frame.std() > 0  # not a blank picture
         finally:
             env.close()
+
+
+# -- capabilities: declared once, checked at registration (issue 44, item 1) ----------------------------------
+class LooseSubstep(CounterEnv):
+    """Says it can stop inside a step, but not in its declaration: the runtime would never read it."""
+
+    substep_s = 0.001
+
+    def set_action_times(self, at_s):
+        pass
+
+
+class ClaimsSubsteps(CounterEnv):
+    capabilities = EnvCapabilities(substep_s=0.001)  # without set_action_times
+
+
+class UndeclaredSnapshot(CounterEnv):
+    def privileged_state(self, agent):  # without capabilities.privileged
+        return {"t": self.t}
+
+
+def test_a_misspelt_capability_is_refused():
+    with pytest.raises(TypeError, match="substeps_s"):
+        EnvCapabilities(substeps_s=0.001)
+    with pytest.raises(ValueError, match="obs_every"):
+        EnvCapabilities(obs_every=0)
+
+
+@pytest.mark.parametrize(("cls", "message"), [
+    ("LooseSubstep", r"LooseSubstep.substep_s is a loose attribute"),
+    ("ClaimsSubsteps", r"declares capabilities.substep_s but does not implement set_action_times"),
+    ("UndeclaredSnapshot", r"implements privileged_state\(\) but does not declare capabilities.privileged"),
+])
+def test_a_capability_not_declared_as_implemented_fails_at_registration(cls, message):
+    row = EnvSpec(f"test/{cls.lower()}-v0", f"tests.test_registry:{cls}", "a test row")
+    with pytest.raises(TypeError, match=message):
+        row.load()
+
+
+def test_every_registered_class_declares_its_capabilities():
+    """The positive control: every row's class loads (its declaration checked); the runtime reads what it says."""
+    loaded = {spec.entry_point: spec.load() for spec in ENV_TABLE}
+    classes = [c for c in loaded.values() if isinstance(c, type)]
+    assert len(classes) >= 10 and all(isinstance(c.capabilities, EnvCapabilities) for c in classes)
+    declared = {c.__name__: c.capabilities for c in classes}
+    assert declared["BrowserTaskEnv"].substep_s == 0.001 and declared["BrowserTaskEnv"].privileged
+    assert declared["BasicLevel"].fused_step and not declared["CompetitiveLevel"].fused_step

@@ -93,21 +93,20 @@ def test_the_editor_answers_a_30000_obstacle_validate_in_seconds(tmp_path):
         body = json.dumps({"map": big_map(30_000, True)}, separators=(",", ":")).encode()
         assert len(body) < LIMITS["request.bytes"].value  # the issue's 900 KB request
         started = time.monotonic()
-        status, answer = _post(url, server.app.token, "/api/validate", body)
+        status, answer = _post(url, server.token, "/api/validate", body)
         assert time.monotonic() - started < 5
         assert status == 200 and "map.obstacles" in json.dumps(answer), answer
         deep = b'{"map": ' + b"[" * 5000 + b"]" * 5000 + b"}"
-        status, answer = _post(url, server.app.token, "/api/validate", deep)
+        status, answer = _post(url, server.token, "/api/validate", deep)
         assert status == 400 and "nesting.depth" in answer["error"], answer
     finally:
-        server.shutdown()
-        server.server_close()
+        server.stop()
 
 
 def test_idle_and_half_sent_connections_leave_the_dashboard_answering(tmp_path):
-    """200 connections (half of them stopped mid-request, like slow clients) hold no worker: a normal
-    request is answered at once and the thread count stays at the pool's size. (1,000 measured once:
-    docs/limits.md.)"""
+    """200 connections (half of them stopped mid-request, like slow clients) hold no thread: each is a socket
+    on uvicorn's event loop, so a normal request is answered at once and the thread count stays put. (1,000
+    measured once: docs/limits.md.)"""
     from rtarena.dashboard.server import make_app
 
     with make_app(tmp_path) as app:
@@ -122,28 +121,10 @@ def test_idle_and_half_sent_connections_leave_the_dashboard_answering(tmp_path):
             with urllib.request.urlopen(request, timeout=5) as answer:
                 assert answer.status == 200 and json.loads(answer.read()) == []
             assert time.monotonic() - started < 1
-            assert threading.active_count() <= threads_before + 1
-            assert app.server.open_connections >= 200
+            assert threading.active_count() <= threads_before + 2  # the request's pool thread, at most
         finally:
             for sock in idle:
                 sock.close()
-
-
-def test_a_connection_past_the_cap_closes_the_longest_idle_one(tmp_path):
-    from rtarena.dashboard.server import make_app
-
-    app = make_app(tmp_path)
-    app.server.MAX_CONNECTIONS = 5
-    with app:
-        first = socket.create_connection(("127.0.0.1", app.port))
-        others = [socket.create_connection(("127.0.0.1", app.port)) for _ in range(5)]
-        first.settimeout(3)
-        assert first.recv(10) == b""  # closed by the server to let the sixth in
-        request = urllib.request.Request(app.url + "api/runs", headers={"X-Rtarena-Token": app.token})
-        with urllib.request.urlopen(request, timeout=5) as answer:
-            assert answer.status == 200
-        for sock in [first, *others]:
-            sock.close()
 
 
 def test_a_second_resume_of_a_run_refuses_while_the_first_holds_its_lock(tmp_path, capsys, monkeypatch):
@@ -203,10 +184,12 @@ def test_keep_alive_pipelining_and_100_continue_on_the_policy_server():
     with PolicyServer() as server, socket.create_connection(("127.0.0.1", server.port)) as client:
         client.settimeout(5)
         body = json.dumps({"model": "m", "messages": [{"role": "user", "content": "hi"}]}).encode()
-        client.sendall(b"POST /v1/chat/completions HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
-                       b"Expect: 100-continue\r\nContent-Length: %d\r\n\r\n" % len(body))
+        host = b"127.0.0.1:%d" % server.port
+        client.sendall(b"POST /v1/chat/completions HTTP/1.1\r\nHost: %s\r\nContent-Type: application/json\r\n"
+                       b"Expect: 100-continue\r\nContent-Length: %d\r\n\r\n" % (host, len(body)))
         assert client.recv(100) == b"HTTP/1.1 100 Continue\r\n\r\n"
-        client.sendall(body + b"GET /health HTTP/1.1\r\nHost: x\r\n\r\nGET /v1/models HTTP/1.1\r\nHost: x\r\n\r\n")
+        client.sendall(body + b"GET /health HTTP/1.1\r\nHost: %s\r\n\r\nGET /v1/models HTTP/1.1\r\nHost: %s\r\n\r\n"
+                       % (host, host))
         received = b""
         deadline = time.monotonic() + 5
         while received.count(b"HTTP/1.1 200 OK") < 3 or not received.rstrip().endswith(b"}"):

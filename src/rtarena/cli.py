@@ -23,6 +23,22 @@ def plain_echo(line: str) -> None:
 app = typer.Typer(add_completion=False, no_args_is_help=True, help="rtarena: agents that must act in real time.")
 
 
+def _flag_takes_no_value() -> None:
+    """`--help` without a type after flags that take no value (`--resume`, `--open/--no-open`): typer 0.29
+    labels every option with its type, so `--resume <bool>` read as if it wanted `true` or `false`."""
+    from typer.core import TyperOption
+
+    shown = TyperOption.display_type_rich
+
+    def display_type_rich(self: TyperOption, ctx: object) -> str | None:
+        return None if self.is_flag else shown(self, ctx)
+
+    TyperOption.display_type_rich = display_type_rich  # type: ignore[method-assign]
+
+
+_flag_takes_no_value()
+
+
 def _version(value: bool) -> None:
     if value:
         from importlib.metadata import PackageNotFoundError, version
@@ -62,22 +78,20 @@ def list_envs(
 
         capabilities_table(console, svg)
         return
+    from rtarena.envs.conditions import family_condition
     from rtarena.envs.games.rules import game_name, read_capabilities
 
-    table = Table("env id", "agents", "summary", title="envs")
+    table = Table("env id", "agents", "summary", "condition (a bare `run`; `describe ENV_ID`)", title="envs")
     for spec in ENV_TABLE:
         rated = f" [{read_capabilities(game_name(spec.id) + '.toml').short()}]" if spec.family == "games" else ""
-        table.add_row(spec.id, "1" if spec.single_agent else "many", spec.summary + rated)
+        condition = family_condition(spec.family)
+        table.add_row(spec.id, "1" if spec.single_agent else "many", spec.summary + rated,
+                      escape(f"{condition.name}: {condition.clock.clock}, {'+'.join(condition.view.modalities)}"))
     console.print(table)
     kinds = Table("agent spec", "privileged", "summary", title="agents (--agent); privileged ones read the world")
     for kind in AGENT_KINDS:
         kinds.add_row(kind.name, "PRIVILEGED" if kind.privileged else "", kind.summary)
     console.print(kinds)
-
-
-# The flags of `rtarena run ENV_ID` (typed by `eval/flags.py: RunFlags`); refused next to an experiment.
-RUN_FLAGS = ("agent", "clock", "dt", "kappa", "overhead", "delay_ms", "obs_every", "max_steps", "seeds",
-             "seed_start", "out", "map", "disable", "settle_s", "latency", "latency_trace", "latency_model")
 
 
 def given_options(ctx: typer.Context, names: tuple[str, ...]) -> dict[str, object]:
@@ -92,6 +106,33 @@ def given_options(ctx: typer.Context, names: tuple[str, ...]) -> dict[str, objec
 
 
 @app.command()
+def describe(
+    env_id: Annotated[str, typer.Argument(help="an env id (see `rtarena list`)")],
+) -> None:
+    """What a bare `rtarena run ENV_ID` plays: the env family's declared condition, with the paper's words
+    (one line each, unwrapped)."""
+    from rtarena.envs.conditions import condition_file, family_condition
+    from rtarena.envs.registry import env_spec
+
+    spec = env_spec(env_id)
+    condition = family_condition(spec.family)
+    typer.echo(f"{spec.id}: {spec.summary}")
+    typer.echo(condition.line())
+    rows = [("clock", " ".join([condition.clock.clock, *(f"{k}={v}" for k, v in condition.clock.settings().items())])),
+            ("dt", f"{condition.dt_s:g} s" if condition.dt_s is not None else "the env's own"),
+            ("chunks", condition.chunks), ("latency", condition.latency),
+            ("model's view", "+".join(condition.view.modalities) + (f" at {condition.view.image_px} px"
+                                                                     if condition.view.image_px else "")),
+            ("view from", condition.view.about), ("declared in", str(condition_file(spec.family)))]
+    for name, value in rows:
+        typer.echo(f"  {name}: {value}")
+    for quote in condition.quotes:
+        typer.echo(f'  paper: "{quote}"')
+    for ablation in condition.ablations:
+        typer.echo(f"  ablation: {ablation}")
+
+
+@app.command()
 def run(
     ctx: typer.Context,
     target: Annotated[str | None, typer.Argument(
@@ -101,12 +142,15 @@ def run(
         list[str] | None, typer.Option("--agent", help="agent spec, required with an ENV_ID (e.g. random); once "
                                        "for every slot, or once per slot", show_default=False)
     ] = None,
-    clock: Annotated[str, typer.Option(help=" | ".join(CLOCKS))] = "token",
-    dt: Annotated[float | None, typer.Option(help="simulated seconds per env step")] = None,
+    clock: Annotated[str | None, typer.Option(help=" | ".join(CLOCKS) + " [default: the env's declared condition, "
+                                              "`rtarena describe ENV_ID`]", show_default=False)] = None,
+    dt: Annotated[float | None, typer.Option(help="simulated seconds per env step [default: the condition's, else "
+                                             "the env's]", show_default=False)] = None,
     kappa: Annotated[float | None, typer.Option(help="token clock: tokens per simulated second")] = None,
     overhead: Annotated[float | None, typer.Option(help="token clock: fixed seconds per decision")] = None,
     delay_ms: Annotated[float, typer.Option("--delay-ms", help="injected delay per decision, ms")] = 0.0,
-    obs_every: Annotated[int, typer.Option("--obs-every", help="publish an observation every K steps")] = 1,
+    obs_every: Annotated[int | None, typer.Option("--obs-every", help="publish an observation every K steps "
+                                                  "[default: the env's, 1]", show_default=False)] = None,
     max_steps: Annotated[int | None, typer.Option(
         "--max-steps", help="step limit per episode [default: until the env ends it]", show_default=False)] = None,
     settle_s: Annotated[float | None, typer.Option(
@@ -117,6 +161,10 @@ def run(
         "--latency-trace", help="replay clock: a run folder or Parquet file whose latencies are replayed")] = None,
     latency_model: Annotated[str | None, typer.Option(
         "--latency-model", help="replay clock: empirical | tokens (a fit on tokens in/out) [empirical]")] = None,
+    obs: Annotated[str | None, typer.Option(help="what the env makes, +-joined (rgb+text) [default: what the agents "
+                                            "declare they observe, else the env's own]", show_default=False)] = None,
+    resolution: Annotated[int | None, typer.Option(help="image side in pixels for rgb/depth (the arena: 84..640) "
+                                                   "[default: the agents' or the env's]", show_default=False)] = None,
     seeds: Annotated[int, typer.Option(help="number of episodes, seeds 0..N-1")] = 1,
     seed_start: Annotated[int, typer.Option("--seed-start", help="first seed")] = 0,
     out: Annotated[Path, typer.Option(help="output folder")] = Path("runs/latest"),
@@ -134,19 +182,24 @@ def run(
     video: Annotated[bool, typer.Option("--video", help="write an MP4 per episode (needs rtarena\\[video])")] = False,
     run_id: Annotated[str | None, typer.Option("--run-id", help="name of the run folder under the experiment's out")]
     = None,
+    max_cost: Annotated[float | None, typer.Option(
+        "--max-cost", help="USD: stop starting episodes when the run would pass it", show_default=False)] = None,
+    max_errors: Annotated[float | None, typer.Option(
+        "--max-errors", help="share of episodes (0-1): fail the run once more have errored", show_default=False)]
+    = None,
 ) -> None:
     """Run episodes: of one env with the flags below, or of an experiment file or preset, on a local
     process pool or Ray. Writes episodes.jsonl and Parquet records; `--resume` finishes a killed run."""
     from rtarena.eval.commands import RunOptions, run_command
-
-    flags = {"agent": agent, "clock": clock, "dt": dt, "kappa": kappa, "overhead": overhead, "delay_ms": delay_ms,
-             "obs_every": obs_every, "max_steps": max_steps, "seeds": seeds, "seed_start": seed_start, "out": out,
-             "map": map_, "disable": disable, "workers": workers, "settle_s": settle_s, "latency": latency,
-             "latency_trace": latency_trace, "latency_model": latency_model}
+    from rtarena.eval.flags import RunFlags
     from rtarena.schema import run_name
 
-    options = RunOptions(preset, tuple(set_ or ()), ray, resume, workers, video, run_name(run_id))
-    result = run_command(target, flags, given_options(ctx, RUN_FLAGS), options, console)
+    # the flags of one env's run are the fields of `RunFlags` (eval/flags.py), typed and checked there once;
+    # next to an experiment file or a preset, those the user typed are refused
+    names = tuple(RunFlags.model_fields)
+    flags = {name: ctx.params[name if name in ctx.params else name + "_"] for name in names}
+    options = RunOptions(preset, tuple(set_ or ()), ray, resume, workers, video, run_name(run_id), max_cost, max_errors)
+    result = run_command(target, flags, given_options(ctx, names), options, console)
     if result.exit_code:  # exit codes: docs/evaluation.md
         raise typer.Exit(result.exit_code)
 
@@ -189,10 +242,15 @@ def leaderboard(
     markdown: Annotated[Path | None, typer.Option(help="also write the table as Markdown to this file")] = None,
     games: Annotated[str | None, typer.Option(
         help="only the game suite's solo | pvp | coop games (solo: the suite's solo mean)")] = None,
+    force: Annotated[bool, typer.Option("--force", help="overwrite the --markdown file when it exists")] = False,
 ) -> None:
     """Rank agents across runs by the mean over levels of their per-level means."""
     from rtarena.eval.commands import leaderboard_command
     from rtarena.improve.commands import GAIN_METRICS, gain_leaderboard_command
+    from rtarena.schema import new_file
+
+    if markdown is not None:
+        new_file(markdown, "--markdown", (".md",), force)
 
     if metric in GAIN_METRICS:
         gain_leaderboard_command(runs or [], root, metric, markdown, console)
@@ -291,8 +349,10 @@ def improve(
     settle_s: Annotated[float | None, typer.Option("--settle-s", help="seconds after a chunk has played [0.2]")]
     = None,
     kappa: Annotated[float | None, typer.Option(help="token clock: tokens per simulated second")] = None,
+    overhead: Annotated[float | None, typer.Option(help="token clock: fixed seconds per decision [0]")] = None,
     delay_ms: Annotated[float | None, typer.Option("--delay-ms", help="injected delay per decision, ms [0]")] = None,
-    obs_every: Annotated[int | None, typer.Option("--obs-every", help="observation every K steps [1]")] = None,
+    obs_every: Annotated[int | None, typer.Option("--obs-every", help="observation every K steps [the env's, 1]")]
+    = None,
     max_steps: Annotated[int | None, typer.Option("--max-steps", help="step limit per episode [until the env ends "
                                                   "it]")] = None,
     alpha: Annotated[float | None, typer.Option(help="rollback below alpha x the best round [0.5]")] = None,
@@ -319,7 +379,8 @@ def improve(
     from rtarena.improve.commands import improve_command, setting_pairs
 
     settings = {"rounds": rounds, "episodes": episodes, "clock": clock, "max_steps": max_steps, "alpha": alpha,
-                "settle_s": settle_s, "kappa": kappa, "delay_ms": delay_ms, "obs_every": obs_every,
+                "settle_s": settle_s, "kappa": kappa, "overhead_s": overhead, "delay_ms": delay_ms,
+                "obs_every": obs_every,
                 "judge_mode": judge_mode, "transfer_episodes": transfer, "workers": workers,
                 "transfer_every_round": transfer_every_round, "stop_rule": stop_rule,
                 **setting_pairs(setting or [])}
@@ -472,9 +533,12 @@ def map_generate(
         raise UserError(f"{out} exists; add --force to overwrite it", field="OUT")
     if size is not None and not 0 < size < float("inf"):
         raise UserError(f"must be a number of metres > 0, got {size:g}", field="--size")
-    for flag, value in (("--coins", coins), ("--turrets", turrets), ("--ammo", ammo)):
+    from rtarena.limits import check_limit
+
+    for flag, value in (("--coins", coins), ("--turrets", turrets), ("--ammo", ammo), ("--players", players)):
         if value is not None and value < 0:
             raise UserError(f"must be >= 0, got {value}", field=flag)
+        check_limit("map.points", value, field=flag)
     if players is not None and players < 1:
         raise UserError(f"must be >= 1, got {players}", field="--players")
     path, data = generate_command(out, seed, style, level, players, size_m=size, density=density,
@@ -509,12 +573,13 @@ def map_render(
     out: Annotated[Path, typer.Option(help="the PNG to write")] = Path("map.png"),
     px_per_m: Annotated[float, typer.Option("--px-per-m", help="pixels per metre")] = 6.0,
     level: Annotated[str | None, typer.Option(help="for procedural maps: the level to fit")] = None,
+    force: Annotated[bool, typer.Option("--force", help="overwrite --out when it exists")] = False,
 ) -> None:
     """Write a top-down PNG preview of a map."""
     from rtarena.editor.maps import render_command
-    from rtarena.schema import writable_file
+    from rtarena.schema import new_file
 
-    writable_file(out, "--out", (".png",))
+    new_file(out, "--out", (".png",), force)
     if not 0 < px_per_m < float("inf"):
         raise UserError(f"must be a number of pixels > 0, got {px_per_m:g}", field="--px-per-m")
     console.print(str(render_command(source, out, px_per_m, level)))
@@ -524,7 +589,7 @@ def map_render(
 def edit(
     map_file: Annotated[Path | None, typer.Argument(help="the map to edit (created on save if missing)")] = None,
     level: Annotated[str, typer.Option(help="arena level the map is checked against")] = "arena/coop-v0",
-    port: Annotated[int, typer.Option(help="port on 127.0.0.1 (0: any free port)")] = 8765,
+    port: Annotated[int, typer.Option(help="port on 127.0.0.1 (0: any free port)")] = 8768,
     open_browser: Annotated[bool, typer.Option("--open/--no-open", help="open the page in a browser")] = True,
     root: Annotated[Path | None, typer.Option(help="the folder saves may write to (default: the map's folder)")]
     = None,
@@ -540,7 +605,7 @@ def edit(
 @app.command()
 def dashboard(
     root: Annotated[Path, typer.Option(help="folder whose sub-folders are runs")] = Path("runs"),
-    port: Annotated[int, typer.Option(help="port on 127.0.0.1 (0: any free port)", min=0, max=65535)] = 8766,
+    port: Annotated[int, typer.Option(help="port on 127.0.0.1 (0: any free port)", min=0, max=65535)] = 8765,
     open_browser: Annotated[bool, typer.Option("--open/--no-open", help="open the page in a browser")] = True,
 ) -> None:
     """Browse runs, compare agents and replay any episode against its decision timeline (127.0.0.1 only)."""
@@ -581,15 +646,10 @@ def play(
 ) -> None:
     """Play an env in real time: the arena in a window (up to four people at one keyboard, split-screen), any
     env with a human path in a page (`--web`); `--check` asks whether a person could finish it in time."""
-    from rtarena.play import check_play, needs_display, result_table
+    from rtarena.play import check_play, check_play_options, needs_display, result_table
     from rtarena.play import play as play_match
 
-    if scale < 1:
-        raise UserError(f"must be a whole number of window pixels >= 1, got {scale}", field="--scale")
-    if max_steps is not None and max_steps < 1:
-        raise UserError(f"must be >= 1, got {max_steps}", field="--max-steps")
-    if dt is not None and not 0 < dt < float("inf"):
-        raise UserError(f"must be a number of seconds > 0, got {dt:g}", field="--dt")
+    check_play_options(dt=dt, seed=seed, max_steps=max_steps, scale=scale, out=out)
     if (env_id is None) == (preset is None) or (preset and not web):
         raise UserError("give ENV_ID, or --preset NAME with --web", field="ENV_ID")
     if web or check:

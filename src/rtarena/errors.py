@@ -12,10 +12,16 @@ class UserError(ValueError):
 
     def __init__(self, message: str, *, source: str | None = None, field: str | None = None) -> None:
         prefix = ""
-        if source:
+        if source and not _names(message, source):
             prefix += f"{source}: "
-        if field:
+        if field and not _names(message, field):
             prefix += f"{field}: "
         super().__init__(prefix + message)
         self.source = source
         self.field = field
+
+
+def _names(message: str, what: str) -> bool:
+    """Whether `message` already starts by naming `what` (`--obs must be ...`, a re-raised `ENV_ID: ...`), so
+    that the line names it once."""
+    return message.startswith((f"{what}: ", f"{what} "))

@@ -30,16 +30,22 @@ from rtarena.errors import UserError
 from rtarena.limits import LIMITS, limit_message, loads_toml, read_text_capped
 
 __all__ = [
+    "Count",
     "Flag",
     "Float",
     "Fraction",
     "Int",
     "NonNegFloat",
     "NonNegInt",
+    "PosCount",
     "PosFloat",
     "PosInt",
     "Regex",
     "Section",
+    "Seed",
+    "SimMilliseconds",
+    "SimSeconds",
+    "WaitSeconds",
     "at_most",
     "error_line",
     "model_in",
@@ -215,10 +221,13 @@ def error_line(error: ValidationError, model: type[BaseModel] | None = None, pre
     return (f"{field}: " if field else "") + reason + given + more
 
 
-def validate(model: type[M], data: Any, source: str | None = None, prefix: str = "") -> M:
-    """`model.model_validate(data)`, with a failure turned into the project's one-line `UserError`."""
+def validate(model: type[M], data: Any, source: str | None = None, prefix: str = "",
+             context: dict[str, Any] | None = None) -> M:
+    """`model.model_validate(data)`, with a failure turned into the project's one-line `UserError`; `context`
+    reaches the model's validators and `model_post_init` (what a model is read against, e.g. an env's
+    declared condition)."""
     try:
-        return model.model_validate(data)
+        return model.model_validate(data, context=context)
     except ValidationError as error:
         raise UserError(error_line(error, model, prefix), source=source) from None
 
@@ -230,15 +239,31 @@ def read_toml(path: str | Path, what: str = "file") -> dict[str, Any]:
     return loads_toml(read_text_capped(path, what), source=str(path))
 
 
-def at_most(limit: str) -> AfterValidator:
-    """A field bounded by a documented limit (`rtarena.limits`): the same words as every entry point."""
+def at_most(limit: str, scale: float = 1.0, unit: str = "") -> AfterValidator:
+    """A field bounded by a documented limit (`rtarena.limits`): the same words as every entry point.
+    `scale` and `unit` say how the field's own unit relates to the limit's (`delay_ms`: 1000 milliseconds
+    per second of `episode.sim_s`)."""
 
     def check(value: Any) -> Any:
-        if isinstance(value, (int, float)) and not isinstance(value, bool) and value > LIMITS[limit].value:
-            raise ValueError(limit_message(limit))
+        if isinstance(value, (int, float)) and not isinstance(value, bool) and value > LIMITS[limit].value * scale:
+            if scale == 1.0:
+                raise ValueError(limit_message(limit))
+            bound = LIMITS[limit]
+            raise ValueError(f"must be at most {bound.value * scale:g} {unit} ({bound.shown()} {bound.unit}: limit "
+                             f"{limit}, docs/limits.md)")
         return value
 
     return AfterValidator(check)
+
+
+# Bounded kinds of value (docs/limits.md), for the fields of every settings model: a wall-clock wait, a
+# length of simulated time, a count, a seed.
+WaitSeconds = Annotated[NonNegFloat, at_most("wait.s")]
+SimSeconds = Annotated[NonNegFloat, at_most("episode.sim_s")]
+SimMilliseconds = Annotated[NonNegFloat, at_most("episode.sim_s", 1000.0, "milliseconds")]
+Count = Annotated[NonNegInt, at_most("option.count")]
+PosCount = Annotated[PosInt, at_most("option.count")]
+Seed = Annotated[NonNegInt, at_most("run.seed")]
 
 
 def writable_folder(path: str | Path, field: str, given: str | Path | None = None) -> Path:
@@ -278,6 +303,15 @@ def writable_file(path: str | Path, field: str, suffixes: tuple[str, ...]) -> Pa
     if path.is_dir():
         raise UserError(f"is a folder, not a file, got {path}", field=field)
     writable_folder(path.parent, field, given=path)
+    return path
+
+
+def new_file(path: str | Path, field: str, suffixes: tuple[str, ...], force: bool = False) -> Path:
+    """`writable_file`, and not an existing file unless `force`: an output never replaces a file the user
+    did not ask to replace (`map render`, `leaderboard --markdown`)."""
+    path = writable_file(path, field, suffixes)
+    if path.exists() and not force:
+        raise UserError(f"{path} exists; add --force to overwrite it", field=field)
     return path
 
 

@@ -1,50 +1,61 @@
-"""A local web app on 127.0.0.1: one page plus a JSON API, with the safety rules every rtarena page keeps.
+"""Every local web server of rtarena on one well-kept stack: Starlette apps served by uvicorn on 127.0.0.1,
+behind one middleware (`Guard`) that keeps the safety rules.
 
-The dashboard (and any other local page) reads files as the user who started it, so a web page the user
-visits elsewhere must not be able to use it. Every request is checked here, once:
+The dashboard (and the editor, the play page, the review page) read and write files as the user who
+started them, and the policy server answers anything that reaches it, so a web page the user visits
+elsewhere must not be able to use them. `Guard` checks every request, HTTP and WebSocket alike, once:
 
 - only 127.0.0.1 is bound, and the `Host` header must name this server (defeats DNS rebinding);
-- `/api/` requests carry the per-session token that the page was served with (`X-Rtarena-Token`), and a
-  request with an `Origin` must come from this server (defeats cross-site requests);
-- request bodies must be JSON (`Content-Type: application/json`) and at most `MAX_BODY_BYTES`;
-- a mistake in a request is a 4xx JSON answer `{"error": "..."}`, never a traceback or a dropped
-  connection; files are served only from inside the app's root folder.
+- a request (or a WebSocket upgrade) with an `Origin` must come from this server: a page elsewhere gets
+  403 (WebSockets have no CORS, so this is their only guard);
+- `/api/` requests of a page carry the per-session token the page was served with (`X-Rtarena-Token`);
+- request bodies are JSON (`Content-Type: application/json`, where the app asks for it), at most
+  `max_body` bytes (413 before a byte is read when `Content-Length` says more; a chunked body is cut off
+  at the cap) and must arrive within `READ_TIMEOUT_S` (408);
+- pages get a Content-Security-Policy that allows scripts from the server only (no inline script, no
+  `eval`), and `no-store`, `nosniff`, no framing.
 
-Every local server (these apps and the policy server) runs on `ServerBase`: a bounded pool of worker
-threads, a cap on open connections, and read and idle timeouts, so that slow or idle clients never block
-the others (issue 29: 1,000 idle connections once held 1,993 threads of the dashboard).
+Timeouts and limits are uvicorn's: idle keep-alive connections close after `IDLE_TIMEOUT_S`, WebSocket
+frames are capped (`ws_max_size`), and an idle or slow client costs a socket on the event loop, never a
+thread, so it cannot delay anyone else (issue 29's 1,000 idle connections, issue 46's 64).
 
-An app is a table of routes, `{("GET", "/api/runs"): handler}`; a handler takes a `Request` and returns a
-JSON-able value, or a `Reply` for other content types.
+A page app (`LocalApp`) is a page, its static files and a table of routes, `{("GET", "/api/runs"):
+handler}`; a handler takes a `Request` and returns a JSON-able value, or a `Reply` for other content
+types. Handlers are plain functions and run in the server's thread pool.
 """
 
 from __future__ import annotations
 
-import contextlib
-import io
+import asyncio
+import errno
 import json
+import logging
 import math
 import mimetypes
-import queue
 import secrets
-import selectors
 import socket
-import sys
 import threading
 import time
-from collections.abc import Callable
-from dataclasses import dataclass, field
-from http.server import BaseHTTPRequestHandler, HTTPServer
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from dataclasses import field as dataclass_field
 from pathlib import Path
-from socketserver import _SocketWriter  # type: ignore[attr-defined]
 from typing import Any
-from urllib.parse import parse_qs, urlsplit
 
 from rtarena.errors import UserError
 from rtarena.limits import LIMITS, loads_json
 
 MAX_BODY_BYTES = int(LIMITS["request.bytes"].value)
 TOKEN_HEADER = "X-Rtarena-Token"
+READ_TIMEOUT_S = 10.0  # a request body must arrive within this long
+IDLE_TIMEOUT_S = 60  # an idle keep-alive connection is closed after this long
+WS_MAX_BYTES = int(LIMITS["websocket.bytes"].value)  # a larger WebSocket message closes the session (1009)
+BODY_METHODS = ("POST", "PUT", "PATCH", "DELETE")
+# Scripts only from this server: no inline script, no eval; images from the API's blobs and data URLs.
+PAGE_CSP = ("default-src 'self'; script-src 'self'; object-src 'none'; base-uri 'none'; form-action 'self'; "
+            "frame-ancestors 'none'; img-src 'self' blob: data:; style-src 'self' 'unsafe-inline'")
+PAGE_HEADERS = {"content-security-policy": PAGE_CSP, "cache-control": "no-store", "x-frame-options": "DENY",
+                "referrer-policy": "no-referrer"}
 
 
 class RequestError(Exception):
@@ -53,6 +64,19 @@ class RequestError(Exception):
     def __init__(self, status: int, message: str) -> None:
         super().__init__(message)
         self.status = status
+
+
+class Dropped(Exception):
+    """A handler drops its connection on purpose (the policy server's `cut` fault): uvicorn closes the socket
+    without finishing the answer. Not logged."""
+
+
+class _QuietDrops(logging.Filter):
+    def filter(self, record: logging.LogRecord) -> bool:
+        return not (record.exc_info and isinstance(record.exc_info[1], Dropped))
+
+
+logging.getLogger("uvicorn.error").addFilter(_QuietDrops())
 
 
 @dataclass
@@ -84,11 +108,11 @@ class Request:
 
 @dataclass
 class Reply:
-    """A non-JSON answer: bytes with a content type (CSV, PNG, MP4 ...)."""
+    """A non-JSON answer: bytes (or an iterator of byte chunks, sent as they come) with a content type."""
 
-    body: bytes
+    body: bytes | Iterator[bytes]
     content_type: str
-    headers: dict[str, str] = field(default_factory=dict)
+    headers: dict[str, str] = dataclass_field(default_factory=dict)
 
 
 Handler = Callable[[Request], Any]
@@ -139,22 +163,6 @@ def parse_json_body(raw: bytes) -> Any:
     return value
 
 
-def read_json_body(headers: Any, stream: Any, need_json_type: bool = True, max_bytes: int = MAX_BODY_BYTES) -> Any:
-    """A request's JSON body, read only after its type and size are checked (415, 411/400, 413).
-
-    Shared by every local server (this module's apps and the policy server), so a `Content-Length` of
-    99999999999 is refused before anything is read or allocated."""
-    if need_json_type and headers.get("Content-Type", "").split(";")[0].strip().lower() != "application/json":
-        raise RequestError(415, "request bodies must be application/json")
-    try:
-        length = int(headers.get("Content-Length", "0"))
-    except ValueError:
-        raise RequestError(400, "Content-Length is not a number") from None
-    if length < 0 or length > max_bytes:
-        raise RequestError(413, f"body of {length} bytes refused (at most {max_bytes})")
-    return parse_json_body(stream.read(length))
-
-
 KINDS: dict[str, tuple[type, ...]] = {"object": (dict,), "list": (list,), "text": (str,), "bool": (bool,),
                                       "int": (int,), "number": (int, float)}
 
@@ -174,26 +182,179 @@ def field(body: Any, name: str, kind: str, required: bool = True) -> Any:
     return value
 
 
+def page_error(status: int, message: str) -> dict[str, Any]:
+    """A page API's error body: `{"error": "..."}`."""
+    return {"error": message}
+
+
+# -- the one middleware -----------------------------------------------------------------------------
+
+
+class Guard:
+    """The safety rules of the module docstring, as one ASGI middleware around any app (HTTP and WebSocket).
+
+    `token`: the session token `/api/` requests must carry (None: no token, as for the policy server);
+    `json_only`: bodies must say `application/json`; `page`: add the page headers (CSP ...); `error`: the
+    app's error body for a refusal (status, message)."""
+
+    def __init__(self, app: Any, *, token: str | None = None, max_body: int = MAX_BODY_BYTES,
+                 json_only: bool = True, page: bool = True,
+                 error: Callable[[int, str], dict[str, Any]] = page_error) -> None:
+        self.app, self.token, self.max_body, self.json_only = app, token, max_body, json_only
+        self.error = error
+        self.headers = [(k.encode(), v.encode()) for k, v in
+                        ({**PAGE_HEADERS} if page else {}).items()] + [(b"x-content-type-options", b"nosniff")]
+
+    async def __call__(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
+        if scope["type"] not in ("http", "websocket"):
+            return await self.app(scope, receive, send)  # lifespan
+        headers = {k.decode("latin-1").lower(): v.decode("latin-1") for k, v in scope["headers"]}
+        refusal = self.refusal(scope, headers)
+        if refusal is None and scope["type"] == "http" and scope["method"] in BODY_METHODS:
+            refusal, receive = await self.body(headers, receive)
+        if refusal is not None:
+            return await self.refuse(scope, send, *refusal)
+        await self.app(scope, receive, self.stamped(send) if scope["type"] == "http" else send)
+
+    def refusal(self, scope: dict[str, Any], headers: dict[str, str]) -> tuple[int, str] | None:
+        port = (scope.get("server") or ("", 0))[1]
+        hosts = {f"127.0.0.1:{port}", f"localhost:{port}"}
+        if headers.get("host", "") not in hosts:
+            return 403, "Host header does not name this server"
+        origin = headers.get("origin")
+        if origin is not None and origin not in {f"http://{host}" for host in hosts}:
+            return 403, f"requests from origin {origin[:80]!r} are refused"
+        if self.token is not None and scope["path"].startswith("/api/") and not secrets.compare_digest(
+                headers.get(TOKEN_HEADER.lower(), "").encode(), self.token.encode()):
+            return 403, f"missing or wrong {TOKEN_HEADER} header (the page carries it)"
+        return None
+
+    async def body(self, headers: dict[str, str], receive: Any) -> tuple[tuple[int, str] | None, Any]:
+        """The whole body, read only after its type and size are checked, within `READ_TIMEOUT_S`; then a
+        `receive` that hands it to the app."""
+        if self.json_only and headers.get("content-type", "").split(";")[0].strip().lower() != "application/json":
+            return (415, "request bodies must be application/json"), receive
+        try:
+            length = int(headers.get("content-length", "0"))
+        except ValueError:
+            return (400, "Content-Length is not a number"), receive
+        if length < 0 or length > self.max_body:
+            return (413, f"body of {length} bytes refused (at most {self.max_body})"), receive
+        chunks: list[bytes] = []
+        size = 0
+
+        async def read() -> None:
+            nonlocal size
+            while True:
+                message = await receive()
+                if message["type"] == "http.disconnect":
+                    raise ConnectionResetError
+                chunks.append(message.get("body", b""))
+                size += len(chunks[-1])
+                if size > self.max_body:
+                    raise OverflowError
+                if not message.get("more_body"):
+                    return
+
+        try:
+            await asyncio.wait_for(read(), READ_TIMEOUT_S)
+        except TimeoutError:
+            return (408, f"the body did not arrive within {READ_TIMEOUT_S:g} s"), receive
+        except OverflowError:
+            return (413, f"body of more than {self.max_body} bytes refused"), receive
+        data, sent = b"".join(chunks), [False]
+
+        async def replay() -> dict[str, Any]:
+            if not sent[0]:
+                sent[0] = True
+                return {"type": "http.request", "body": data, "more_body": False}
+            return await receive()
+
+        return None, replay
+
+    def stamped(self, send: Any) -> Any:
+        async def wrapped(message: dict[str, Any]) -> None:
+            if message["type"] == "http.response.start":
+                present = {name.lower() for name, _ in message.get("headers", [])}
+                extra = [(k, v) for k, v in self.headers if k not in present]
+                message = {**message, "headers": [*message.get("headers", []), *extra]}
+            await send(message)
+
+        return wrapped
+
+    async def refuse(self, scope: dict[str, Any], send: Any, status: int, message: str) -> None:
+        body = json.dumps(self.error(status, message)).encode()
+        headers = [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode()),
+                   (b"connection", b"close"), *self.headers]
+        prefix = "websocket." if scope["type"] == "websocket" else ""
+        await send({"type": f"{prefix}http.response.start", "status": status, "headers": headers})
+        await send({"type": f"{prefix}http.response.body", "body": body})
+
+
+# -- serving: uvicorn on 127.0.0.1 ------------------------------------------------------------------
+
+
+def listen(port: int, flag: str = "--port", host: str = "127.0.0.1") -> socket.socket:
+    """A listening socket on `host:port` (0: any free port); a busy port is one line naming the flag."""
+    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)  # a port in TIME_WAIT is free, a listened one not
+    # Nagle's algorithm off (accepted sockets inherit it): a reply's head and body go out in separate writes,
+    # and with it on the body waits for the client's delayed ACK, 40 ms on Linux, on every reply
+    sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+    try:
+        sock.bind((host, port))
+        sock.listen(1024)
+    except OSError as error:
+        sock.close()
+        if error.errno == errno.EADDRINUSE:
+            raise UserError(f"port {port} on {host} is in use; choose another with {flag} PORT (0: any free port)",
+                            field=flag) from None
+        raise UserError(f"cannot listen on {host}:{port}: {error.strerror}", field=flag) from None
+    sock.setblocking(False)
+    return sock
+
+
 class Served:
-    """The lifecycle every local server shares (pages and the policy server): start in a background thread,
-    stop, `with`, or serve in the foreground until Ctrl-C. Subclasses set `self.server` (a `ServerBase`)."""
+    """An ASGI app served by uvicorn on 127.0.0.1: start in a background thread, stop, `with`, or serve in
+    the foreground until Ctrl-C. The socket is bound at construction (a busy port fails there, as one line)."""
 
-    server: ServerBase
-    thread: threading.Thread | None = None
+    host = "127.0.0.1"
 
-    @property
-    def port(self) -> int:
-        return int(self.server.server_address[1])
+    def __init__(self, app: Any, port: int = 0, flag: str = "--port") -> None:
+        import uvicorn
+
+        self.socket = listen(port, flag, self.host)
+        self.port: int = self.socket.getsockname()[1]
+        config = uvicorn.Config(app, log_config=None, log_level="warning", access_log=False, server_header=False,
+                                lifespan="on", http="httptools", ws="websockets-sansio", ws_max_size=WS_MAX_BYTES,
+                                ws_ping_interval=None, ws_per_message_deflate=False,
+                                timeout_keep_alive=IDLE_TIMEOUT_S,
+                                timeout_graceful_shutdown=2, backlog=1024)
+        self.uvicorn = uvicorn.Server(config)
+        self.thread: threading.Thread | None = None
+        self.failed: BaseException | None = None
+
+    def _run(self) -> None:
+        try:
+            self.uvicorn.run(sockets=[self.socket])
+        except BaseException as error:  # a startup failure, seen by `start`
+            self.failed = error
 
     def start(self) -> Any:
-        self.thread = threading.Thread(target=self.server.serve_forever, kwargs={"poll_interval": 0.05},
-                                       name=f"rtarena-{type(self).__name__}", daemon=True)
+        self.thread = threading.Thread(target=self._run, name=f"rtarena-{type(self).__name__}", daemon=True)
         self.thread.start()
+        while not self.uvicorn.started:
+            if not self.thread.is_alive():
+                raise RuntimeError(f"the server did not start: {self.failed!r}")
+            time.sleep(0.002)
         return self
 
     def stop(self) -> None:
-        self.server.shutdown()
-        self.server.server_close()
+        """Stop serving and release the socket (also of an app that was never started)."""
+        self.uvicorn.should_exit = True
+        if self.thread is not None:
+            self.thread.join(10)
+        self.socket.close()
 
     def __enter__(self) -> Any:
         return self.start()
@@ -204,349 +365,14 @@ class Served:
     def serve_forever(self) -> None:
         """Serve in this thread until interrupted (Ctrl-C ends quietly), then close."""
         try:
-            self.server.serve_forever()
+            self.uvicorn.run(sockets=[self.socket])
         except KeyboardInterrupt:
             pass
         finally:
-            self.server.server_close()
+            self.socket.close()
 
 
-class LocalApp(Served):
-    """One page and a table of routes, served on 127.0.0.1 with the checks in the module docstring."""
-
-    def __init__(self, page: str, routes: dict[tuple[str, str], Handler], port: int = 0) -> None:
-        self.token = secrets.token_urlsafe(24)
-        self.page = page.replace("__RTARENA_TOKEN__", self.token).encode("utf-8")
-        self.routes = routes
-        self.server = _Server(("127.0.0.1", port), self)
-
-    @property
-    def url(self) -> str:
-        return f"http://127.0.0.1:{self.port}/"
-
-    def allowed_hosts(self) -> set[str]:
-        return {f"127.0.0.1:{self.port}", f"localhost:{self.port}"}
-
-
-class _Continue(Exception):
-    """The pending request's head asks for `100 Continue` before its body is sent."""
-
-
-class _Connection:
-    """A client connection waiting in the selector: the bytes of its next request read so far."""
-
-    __slots__ = ("address", "buffer", "continued", "since", "started")
-
-    def __init__(self, address: Any) -> None:
-        self.address = address
-        self.continued = False  # `100 Continue` sent for the pending request (curl waits for it)
-        self.buffer = bytearray()
-        self.since = time.monotonic()  # accepted, or last answered
-        self.started: float | None = None  # when the first byte of the pending request came
-
-    def request(self, max_body: int = MAX_BODY_BYTES) -> bytes | None:
-        """The next whole request (head and body) taken from the buffer, or None while it is incomplete.
-
-        A body larger than `max_body` (the server's request limit) is not waited for: the handler answers
-        413 from the head."""
-        end = self.buffer.find(b"\r\n\r\n")
-        if end < 0:
-            return None
-        head = bytes(self.buffer[:end + 4])
-        length = 0
-        for line in head.split(b"\r\n")[1:]:
-            name, _, value = line.partition(b":")
-            if name.strip().lower() == b"content-length":
-                try:
-                    length = max(0, int(value.strip()))
-                except ValueError:
-                    length = 0
-        if length > max_body:
-            length = 0
-        total = end + 4 + length
-        if len(self.buffer) < total:
-            if b"100-continue" in head.lower() and not self.continued:
-                self.continued = True
-                raise _Continue
-            return None
-        self.continued = False
-        data = bytes(self.buffer[:total])
-        del self.buffer[:total]
-        self.started = time.monotonic() if self.buffer else None
-        return data
-
-
-class ServerBase(HTTPServer):
-    """An HTTP server on a bounded pool of workers, with a connection cap and read and idle timeouts.
-
-    A connection costs a worker only once a whole request has arrived: accepted and kept-alive connections
-    wait in one selector (a file descriptor and a buffer each, no thread) that reads what they send without
-    blocking, and a worker serves each complete request. Then
-    - a request must be complete within `READ_TIMEOUT_S` of its first byte (a slow client is dropped, and
-      never held a worker), and its head is at most `MAX_HEAD_BYTES`;
-    - a connection silent for `IDLE_TIMEOUT_S` is closed;
-    - at most `MAX_CONNECTIONS` are open: one past the cap closes the longest-idle one (or, with none idle,
-      is itself closed), so a new client gets through;
-    - `WORKERS` requests are served at once; more wait in the queue.
-    The handler is any `BaseHTTPRequestHandler`; one that takes its socket over (a WebSocket upgrade) sets
-    `detached = True`, and the server forgets the connection.
-    """
-
-    allow_reuse_address = True
-    request_queue_size = 1024  # the listen backlog: a burst of connections is not dropped at the door
-    WORKERS = 16
-    MAX_CONNECTIONS = 1024
-    MAX_HEAD_BYTES = 64 << 10
-    MAX_BODY_BYTES = MAX_BODY_BYTES  # a page's API; the policy server takes a model's requests (larger)
-    READ_TIMEOUT_S = 10.0
-    IDLE_TIMEOUT_S = 60.0
-
-    def __init__(self, address: tuple[str, int], handler: type[BaseHTTPRequestHandler]) -> None:
-        super().__init__(address, handler)
-        self._waiting = selectors.DefaultSelector()
-        self._idle: dict[socket.socket, _Connection] = {}
-        self._busy = 0
-        self._lock = threading.Lock()
-        self._jobs: queue.SimpleQueue[Callable[[], None] | None] = queue.SimpleQueue()
-        self._closed = False
-        self._threads = [threading.Thread(target=self._work, name=f"{type(self).__name__}-worker", daemon=True)
-                         for _ in range(self.WORKERS)]
-        self._threads.append(threading.Thread(target=self._poll, name=f"{type(self).__name__}-poll", daemon=True))
-        for thread in self._threads:
-            thread.start()
-
-    @property
-    def open_connections(self) -> int:
-        with self._lock:
-            return len(self._idle) + self._busy
-
-    def process_request(self, request: Any, client_address: Any) -> None:
-        """A new connection waits, threadless, until it has sent a whole request (past the cap: see above).
-
-        Nagle's algorithm is off: a handler writes its head and its body in separate sends, and with it on the
-        body waits for the client's delayed ACK (40 ms on Linux), which would add 40 ms to every reply."""
-        with contextlib.suppress(OSError):
-            request.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
-        with self._lock:
-            if len(self._idle) + self._busy >= self.MAX_CONNECTIONS:
-                if not self._idle:
-                    self.shutdown_request(request)
-                    return
-                oldest = min(self._idle, key=lambda s: self._idle[s].since)
-                self._forget(oldest)
-                self.shutdown_request(oldest)
-            self._wait(request, _Connection(client_address))
-
-    def _wait(self, sock: socket.socket, connection: _Connection) -> None:
-        """File a connection in the selector (called with the lock held)."""
-        try:
-            sock.setblocking(False)
-            self._waiting.register(sock, selectors.EVENT_READ)
-        except (ValueError, OSError):  # closed meanwhile
-            return
-        self._idle[sock] = connection
-
-    def _forget(self, sock: socket.socket) -> _Connection | None:
-        """Take a connection out of the selector (called with the lock held)."""
-        connection = self._idle.pop(sock, None)
-        if connection is not None:
-            with contextlib.suppress(KeyError, ValueError, OSError):
-                self._waiting.unregister(sock)
-        return connection
-
-    def _poll(self) -> None:
-        last_sweep = time.monotonic()
-        while not self._closed:
-            try:
-                ready = self._waiting.select(timeout=0.2)  # epoll: sockets filed meanwhile are seen
-            except (OSError, ValueError):
-                ready = []
-            for key, _events in ready:
-                self._read(key.fileobj)  # type: ignore[arg-type]
-            now = time.monotonic()
-            if now - last_sweep > 0.5:
-                last_sweep = now
-                self._sweep(now)
-
-    def _read(self, sock: socket.socket) -> None:
-        """Take what a waiting client sent; hand a complete request to a worker."""
-        with self._lock:
-            connection = self._idle.get(sock)
-        if connection is None:
-            return
-        try:
-            data = sock.recv(65536)
-        except (BlockingIOError, InterruptedError):
-            return
-        except OSError:
-            data = b""
-        if data:
-            connection.buffer += data
-            connection.started = connection.started or time.monotonic()
-        request = self._next(sock, connection) if data else None
-        if not data or (request is None and connection.buffer.find(b"\r\n\r\n") < 0
-                        and len(connection.buffer) > self.MAX_HEAD_BYTES):
-            with self._lock:
-                self._forget(sock)
-            self.shutdown_request(sock)
-            return
-        if request is not None:
-            with self._lock:
-                self._forget(sock)
-                self._busy += 1
-            self._jobs.put(lambda: self._serve(sock, connection, request))
-
-    def _next(self, sock: socket.socket, connection: _Connection) -> bytes | None:
-        """The connection's next whole request, or None; a head asking for `100 Continue` gets it."""
-        try:
-            return connection.request(self.MAX_BODY_BYTES)
-        except _Continue:
-            with contextlib.suppress(OSError):
-                sock.send(b"HTTP/1.1 100 Continue\r\n\r\n")
-            return None
-
-    def _sweep(self, now: float) -> None:
-        """Close connections idle too long, and those whose request has been arriving too long."""
-        with self._lock:
-            stale = [sock for sock, c in self._idle.items()
-                     if (c.started is not None and now - c.started > self.READ_TIMEOUT_S)
-                     or (c.started is None and now - c.since > self.IDLE_TIMEOUT_S)]
-            for sock in stale:
-                self._forget(sock)
-        for sock in stale:
-            self.shutdown_request(sock)
-
-    def _work(self) -> None:
-        while True:
-            job = self._jobs.get()
-            if job is None:
-                return
-            job()
-
-    def _serve(self, sock: socket.socket, connection: _Connection, request: bytes | None) -> None:
-        """Answer the connection's complete requests, then file it back (keep-alive) or close it."""
-        keep = detached = False
-        try:
-            sock.settimeout(self.READ_TIMEOUT_S)  # for writing the answer to a slow reader
-            while request is not None:
-                handler = self.RequestHandlerClass.__new__(self.RequestHandlerClass)
-                handler.request = handler.connection = sock
-                handler.client_address, handler.server = connection.address, self
-                handler.rfile = io.BytesIO(request)
-                handler.wfile = _SocketWriter(sock)
-                handler.close_connection = True
-                handler.handle_expect_100 = lambda: True  # the body is here already (`_next` said 100)
-                handler.handle_one_request()
-                detached = bool(getattr(handler, "detached", False))
-                if detached or handler.close_connection or self._closed:
-                    return
-                request = self._next(sock, connection)
-            keep = True
-        except Exception:  # a client that went away or stalled; an internal bug is the handler's to answer
-            if not isinstance(sys.exc_info()[1], OSError):
-                self.handle_error(sock, connection.address)
-        finally:
-            with self._lock:
-                self._busy -= 1
-                if keep and not self._closed:
-                    connection.since = time.monotonic()
-                    self._wait(sock, connection)
-            if not keep and not detached:
-                self.shutdown_request(sock)
-
-    def handle_error(self, request: Any, client_address: Any) -> None:
-        if isinstance(sys.exc_info()[1], (ConnectionError, TimeoutError)):
-            return  # a client that went away (timeout, abandoned stream) is normal here
-        super().handle_error(request, client_address)
-
-    def server_close(self) -> None:
-        self._closed = True
-        super().server_close()
-        with self._lock:
-            idle = list(self._idle)
-            for sock in idle:
-                self._forget(sock)
-        for sock in idle:
-            self.shutdown_request(sock)
-        for _ in range(self.WORKERS):
-            self._jobs.put(None)
-
-
-class _Server(ServerBase):
-    def __init__(self, address: tuple[str, int], app: LocalApp) -> None:
-        self.app = app
-        super().__init__(address, _RequestHandler)
-
-
-class _RequestHandler(BaseHTTPRequestHandler):
-    server: _Server
-
-    def log_message(self, format: str, *args: Any) -> None:  # quiet: the page polls
-        pass
-
-    def do_GET(self) -> None:
-        self._handle("GET")
-
-    def do_POST(self) -> None:
-        self._handle("POST")
-
-    def _handle(self, method: str) -> None:
-        app = self.server.app
-        try:
-            url = urlsplit(self.path)
-            self._check_host(app)
-            if method == "GET" and url.path in ("/", "/index.html"):
-                self._send(200, app.page, "text/html; charset=utf-8")
-                return
-            handler = app.routes.get((method, url.path))
-            if handler is None:
-                raise RequestError(404, f"no route {method} {url.path}")
-            self._check_api(app)
-            query = {k: v[-1] for k, v in parse_qs(url.query, keep_blank_values=True).items()}
-            body = self._body() if method == "POST" else None
-            result = handler(Request(method, url.path, query, body))
-            if isinstance(result, Reply):
-                self._send(200, result.body, result.content_type, result.headers)
-            else:
-                self._send(200, json.dumps(result, default=_json_default).encode("utf-8"), "application/json")
-        except RequestError as error:
-            self.close_connection = True  # an unread body must not be taken for the next request
-            self._send_error(error.status, str(error))
-        except UserError as error:  # a value the app's own checks refused (an unknown level ...)
-            self._send_error(400, str(error))
-        except Exception as error:  # an internal bug: still a JSON answer, never a dropped connection
-            self._send_error(500, f"{type(error).__name__}: {error}")
-
-    def _check_host(self, app: LocalApp) -> None:
-        if self.headers.get("Host", "") not in app.allowed_hosts():
-            raise RequestError(403, "Host header does not name this server")
-
-    def _check_api(self, app: LocalApp) -> None:
-        origin = self.headers.get("Origin")
-        if origin is not None and origin not in {f"http://{h}" for h in app.allowed_hosts()}:
-            raise RequestError(403, f"requests from origin {origin!r} are refused")
-        if not secrets.compare_digest(self.headers.get(TOKEN_HEADER, ""), app.token):
-            raise RequestError(403, f"missing or wrong {TOKEN_HEADER} header (the page carries it)")
-
-    def _body(self) -> Any:
-        return read_json_body(self.headers, self.rfile)
-
-    def _send_error(self, status: int, message: str) -> None:
-        self._send(status, json.dumps({"error": message}).encode("utf-8"), "application/json")
-
-    def _send(self, status: int, body: bytes, content_type: str, headers: dict[str, str] | None = None) -> None:
-        try:
-            self.send_response(status)
-            self.send_header("Content-Type", content_type)
-            self.send_header("Content-Length", str(len(body)))
-            self.send_header("Cache-Control", "no-store")
-            self.send_header("X-Content-Type-Options", "nosniff")
-            for name, value in (headers or {}).items():
-                self.send_header(name, value)
-            self.end_headers()
-            self.wfile.write(body)
-        except (BrokenPipeError, ConnectionResetError):
-            pass
+# -- a page app -------------------------------------------------------------------------------------
 
 
 def _json_default(value: Any) -> Any:
@@ -558,3 +384,79 @@ def _json_default(value: Any) -> Any:
     if isinstance(value, (set, tuple)):
         return list(value)
     return str(value)
+
+
+def page_html(page: str, token: str) -> bytes:
+    """The page with this session's token written into its `<meta name="rtarena-token">` (scripts read it)."""
+    return page.replace("__RTARENA_TOKEN__", token).encode("utf-8")
+
+
+class LocalApp(Served):
+    """One page, its static files (`static/` beside it, at `/static/`) and a table of routes, on 127.0.0.1
+    behind `Guard`."""
+
+    def __init__(self, page: str, routes: dict[tuple[str, str], Handler], port: int = 0,
+                 static: Path | None = None, flag: str = "--port") -> None:
+        from starlette.applications import Starlette
+        from starlette.responses import Response
+        from starlette.routing import Mount, Route
+        from starlette.staticfiles import StaticFiles
+
+        self.token = secrets.token_urlsafe(24)
+        self.page = page_html(page, self.token)
+        self.routes = routes
+        by_path: dict[str, dict[str, Handler]] = {}
+        for (method, path), handler in routes.items():
+            by_path.setdefault(path, {})[method] = handler
+        table: list[Any] = [Route(p, self._endpoint(handlers), methods=list(handlers)) for p, handlers in
+                            by_path.items()]
+        table += [Route("/", self._page, methods=["GET"]), Route("/index.html", self._page, methods=["GET"])]
+        if static is not None:
+            table.append(Mount("/static", StaticFiles(directory=static)))
+
+        async def not_found(request: Any, error: Any) -> Response:
+            status = getattr(error, "status_code", 404)
+            return _json_response(status, {"error": f"no route {request.method} {request.url.path}"})
+
+        app = Starlette(routes=table, exception_handlers={404: not_found, 405: not_found})
+        super().__init__(Guard(app, token=self.token), port, flag)
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.port}/"
+
+    async def _page(self, request: Any) -> Any:
+        from starlette.responses import Response
+
+        return Response(self.page, media_type="text/html; charset=utf-8")
+
+    def _endpoint(self, handlers: dict[str, Handler]) -> Callable[[Any], Any]:
+        from starlette.concurrency import iterate_in_threadpool, run_in_threadpool
+        from starlette.responses import Response, StreamingResponse
+
+        async def endpoint(request: Any) -> Any:
+            try:
+                body = parse_json_body(await request.body()) if request.method in BODY_METHODS else None
+                query = dict(request.query_params)
+                result = await run_in_threadpool(handlers[request.method],
+                                                 Request(request.method, request.url.path, query, body))
+            except RequestError as error:
+                return _json_response(error.status, {"error": str(error)})
+            except UserError as error:  # a value the app's own checks refused (an unknown level ...)
+                return _json_response(400, {"error": str(error)})
+            except Exception as error:  # an internal bug: still a JSON answer, never a dropped connection
+                return _json_response(500, {"error": f"{type(error).__name__}: {error}"})
+            if isinstance(result, Reply):
+                if isinstance(result.body, bytes):
+                    return Response(result.body, media_type=result.content_type, headers=result.headers)
+                return StreamingResponse(iterate_in_threadpool(result.body), media_type=result.content_type,
+                                         headers=result.headers)
+            return Response(json.dumps(result, default=_json_default).encode("utf-8"), media_type="application/json")
+
+        return endpoint
+
+
+def _json_response(status: int, body: Any) -> Any:
+    from starlette.responses import Response
+
+    return Response(json.dumps(body).encode("utf-8"), status_code=status, media_type="application/json")

@@ -112,6 +112,22 @@ def test_model_annotator_writes_rows_and_kappa(study, policy_server):
     assert saved["kappa"] == kappa
 
 
+def test_a_codebook_that_names_the_annotator_codes_with_the_model(study, policy_server, tmp_path):
+    """The paper's annotator is a model: named in the codebook, `annotate` uses it without --model, and the
+    report says the model coded the run (the rules alone are the named offline fallback)."""
+    from rtarena.annotate.codebook import CODEBOOK
+    from rtarena.eval.failure_modes import annotation_rows
+
+    spec = f"scripted-annotator@{policy_server.url(policy='annotator')}"
+    book = tmp_path / "book.toml"
+    book.write_text(f'annotator = "{spec}"\n' + CODEBOOK.read_text(encoding="utf-8"), encoding="utf-8")
+    run = study[("heuristic", "TH")]
+    summary = annotate_run(run, codebook=book)
+    assert summary["model"] and {r["code"] for r in pq.read_table(summary["model"]).to_pylist()} == {
+        "overran_deadline"}
+    assert annotation_rows([run])[1] == [f"{run.name}: the model annotator (the paper's)"]
+
+
 def test_cli_prints_the_codes_and_rejects_a_folder_that_is_no_run(study, tmp_path):
     run = study[("stale", "PH")]
     cli = [sys.executable, "-m", "rtarena.cli", "annotate"]

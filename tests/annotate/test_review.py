@@ -28,7 +28,7 @@ def review(study):
 def test_accept_change_save_and_reload_in_chromium(review, new_page):
     run, server, _ = review
     rules_before = (run / "annotations" / "rules.parquet").read_bytes()
-    page = new_page()
+    page = new_page(bypass_csp=True)  # wait_for_function evaluates with eval, which the page's CSP forbids
     errors: list[str] = []
     page.on("pageerror", lambda e: errors.append(str(e)))
     page.goto(server.url)

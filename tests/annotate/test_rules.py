@@ -136,10 +136,10 @@ def test_invalid_action_under_time_pressure():
     assert codes(trajectory(bad, success=1.0)) == set()  # won episodes are not coded
 
 
-# -- per condition (the paper: RT-Deliberate under TL/TH, and WH here; RT-Perceive and RT-Act under PH) -------
+# -- per condition (the paper: RT-Deliberate under TL/TH, RT-Perceive and RT-Act under PH, nothing under WH) ---
 def test_codes_are_applied_per_condition():
     book = default_codebook()
-    assert book.conditions == {"TL": ("RT-Deliberate",), "TH": ("RT-Deliberate",), "WH": ("RT-Deliberate",),
+    assert book.conditions == {"TL": ("RT-Deliberate",), "TH": ("RT-Deliberate",), "WH": (),
                                "PH": ("RT-Perceive", "RT-Act")}
     # a lost episode with a perception failure (a stale click), and the same with a reply that overran too
     stale = decision(0, obs=0.0, commit=0.4, action="click(4)")
@@ -150,8 +150,9 @@ def test_codes_are_applied_per_condition():
         for name, decisions in (("stale", [stale]), ("late", [stale, late])):
             ev = trajectory(decisions, failed, end_s=2.0, condition=condition)
             seen[(condition, name)] = {book.capability(f.code) for f in annotate_episode(ev, book)}
-    for condition in ("TL", "TH", "WH"):  # stale_target is never coded here; overran_deadline is
+    for condition in ("TL", "TH"):  # stale_target is never coded here; overran_deadline is
         assert seen[(condition, "stale")] == set() and seen[(condition, "late")] == {"RT-Deliberate"}
+    assert seen[("WH", "stale")] == seen[("WH", "late")] == set()  # the paper codes nothing under WH
     assert seen[("PH", "stale")] == {"RT-Perceive"} and seen[("PH", "late")] == set()
     # outside the study every code applies, and the exclusions between codes hold
     assert seen[("token-B64", "stale")] == {"RT-Perceive"} and seen[("token-B64", "late")] == {"RT-Deliberate"}

@@ -47,11 +47,11 @@ def test_filler_failures_are_deliberation_failures(study):
     coded = {c: rules(study[("heuristic", c)]) for c in CONDITIONS}
     # the page waits under PH and low effort fits the 8 s answer window under TL: nothing fails
     assert [r["code"] for r in coded["TL"]] == ["none"] and [r["code"] for r in coded["PH"]] == ["none"]
-    for condition in ("TH", "WH"):  # 1024 reasoning tokens outlast the answer window
-        assert {r["capability"] for r in coded[condition]} == {"RT-Deliberate"}
-        assert "overran_deadline" in {r["code"] for r in coded[condition]}
-        assert all(r["condition"] == condition and r["agent_label"] == "llm:scripted-heuristic"
-                   for r in coded[condition])
+    # 1024 reasoning tokens outlast the answer window under TH; WH fails the same way, uncoded as in the paper
+    assert {r["capability"] for r in coded["TH"]} == {"RT-Deliberate"}
+    assert "overran_deadline" in {r["code"] for r in coded["TH"]}
+    assert all(r["condition"] == "TH" and r["agent_label"] == "llm:scripted-heuristic" for r in coded["TH"])
+    assert [r["code"] for r in coded["WH"]] == ["none"]
 
 
 def test_stale_target_failures_are_perception_failures_coded_under_ph_only(study):
@@ -71,10 +71,11 @@ def test_report_shows_failure_modes_per_condition_and_agent(study, tmp_path):
         annotate_run(run)
     html = build_report(runs, out=tmp_path / "report").read_text()
     assert "<h2>failure modes</h2>" in html and "failure modes per condition: llm:scripted-heuristic" in html
+    assert "the rule annotator (the offline fallback" in html  # the report says which annotator coded each run
     rows = {(m[0], m[1], m[2]): (int(m[3]), int(m[4])) for m in __import__("re").findall(
         r'data-condition="(\w+)" data-agent="([^"]+)" data-code="(\w+)" data-n="(\d+)" data-of="(\d+)"', html)}
     heuristic = {k: v for k, v in rows.items() if "heuristic" in k[1]}
-    assert {(c, code) for c, _, code in heuristic} == {("TH", "overran_deadline"), ("WH", "overran_deadline")}
+    assert {(c, code) for c, _, code in heuristic} == {("TH", "overran_deadline")}
     assert all(v == (1, 1) for v in heuristic.values())
     assert {c for c, a, code in rows if "stale" in a and code == "missed_change"} == {"PH"}
     assert 'href="../' in html  # example episodes link to their frames in the run folders

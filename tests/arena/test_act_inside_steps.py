@@ -24,7 +24,7 @@ def test_an_action_set_inside_a_step_moves_the_player_for_the_rest_of_it():
         env.close()
     full, late = moved
     assert 0.0 < late < full  # three of the five sub-steps under the action
-    assert not hasattr(rtarena.make("arena/basic-v0"), "set_action_times")  # opt-in: off by default
+    assert rtarena.make("arena/basic-v0").capabilities.substep_s is None  # opt-in: off by default
 
 
 def test_under_token_actions_apply_at_the_sub_step_of_their_commit():

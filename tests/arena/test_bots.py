@@ -11,8 +11,8 @@ import rtarena
 from rtarena.agents.base import RandomAgent
 from rtarena.agents.scripted.arena import HeuristicBot
 from rtarena.agents.specs import build_agent
+from rtarena.contract import PrivilegedFeed
 from rtarena.errors import UserError
-from rtarena.runtime.documentation import privileged_view
 
 
 def _match(env_id, controllers, seed, **kwargs):
@@ -65,7 +65,7 @@ def test_bots_do_not_see_hidden_opponents():
         bot = HeuristicBot("hard")
         bot.reset(rtarena.AgentContext(env_id="arena/competitive-v0", agents=("p0",), observation_spaces={},
                                        action_spaces={}, default_actions={}, dt=env.dt, seed=1, clock={},
-                                       privileged=privileged_view(env)))
+                                       privileged=PrivilegedFeed({"p0": env.privileged_state("p0")})))
         seq = []
         for _ in range(6):
             act = bot.act(obs["p0"]).action

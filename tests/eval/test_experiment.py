@@ -10,6 +10,7 @@ from rtarena.eval.experiment import endpoint_of
 from rtarena.eval.experiment_file import load_experiment, parse_experiment
 from rtarena.eval.presets import load_preset, preset_names
 from rtarena.eval.runner import endpoint_load, fits
+from rtarena.runtime.clocks import make_clock
 
 from .helpers import cartpole_experiment
 
@@ -66,7 +67,7 @@ def test_full_file_gives_the_matrix_of_jobs(tmp_path):
     assert [job.seed for job in jobs[:12]] == [3] * 12  # seed-major: a partial run covers every cell
     model_job = next(j for j in jobs if j.tags["lineup"] == "models" and j.tags["clock_name"] == "tok")
     assert model_job.agent_specs[0] == "llm:m1@http://127.0.0.1:9/v1,temperature=0"
-    assert model_job.clock_settings == {"delay_s": 0.25, "obs_every": 1, "kappa": 50.0}
+    assert model_job.clock == make_clock("token", delay_s=0.25, kappa=50.0)
     assert model_job.env_kwargs == {"num_agents": 4, "obs": ["text"]}  # the first modality of the cell
     basic = next(j for j in jobs if j.env_id == "arena/basic-v0" and j.tags["clock_name"] == "paused-dt250ms")
     assert basic.env_kwargs["overrides"] == {"arena.time_limit_s": 60} and basic.env_kwargs["dt"] == 0.25

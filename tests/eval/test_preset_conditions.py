@@ -43,13 +43,20 @@ def test_main_table_clocks_reach_the_agent(tmp_path):
 
 def test_agentic_vs_plain_reaches_the_model(tmp_path):
     """Same seed, same scripted server: the agentic framework's context (notes, memory) makes its prompts
-    longer than the plain agent's, and the token clock charges each decision its output tokens."""
+    longer than the plain agent's, and the token clock charges each decision its output tokens; the
+    turn-based cell tells the model that time is free and charges nothing."""
     from rtarena.policy_server.server import PolicyServer
+    from rtarena.runtime.clocks import make_clock
 
     seen = {}
     with PolicyServer() as server:
         experiment = load_preset("agentic-vs-plain", params={"base_url": server.base_url})
-        assert {c.clock for c in experiment.clocks} == {"token", "wall"}
+        assert {c.clock for c in experiment.clocks} == {"paused", "token", "wall"}
+        cell = shrink(experiment, tmp_path, lineups={"agentic"}, clocks={"turn-based"}, max_steps=3)
+        (episode,) = lines(run_experiment(replace(cell, envs=cell.envs[:1]), run_id="turn", workers=1).run_dir)
+        system = server.bodies[-1]["messages"][0]["content"]
+        assert make_clock("paused").describe() in system and episode["clock"]["clock"] == "paused"
+        assert episode["agents"]["p0"]["decision_delay_p50_s"] == 0.0
         for lineup in ("plain", "agentic"):
             cell = shrink(experiment, tmp_path, lineups={lineup}, clocks={"token-100tps"}, max_steps=6)
             cell = replace(cell, envs=cell.envs[:1])

@@ -27,8 +27,9 @@ def test_pdq_and_lcrt_share_the_chunk_protocol(name):
     clocks = {c.name: c for c in load_preset(name).clocks}
     pdq, lcrt = clocks["paused-chunks"], clocks["measured"]
     assert (pdq.clock, lcrt.clock) == ("paused", "measured")
-    assert lcrt.numbers["settle_s"] == pdq.numbers["settle_s"] > 0  # only the clock differs
-    assert {k: v for k, v in lcrt.numbers.items() if k != "latency"} == pdq.numbers
+    assert lcrt.run_clock.settle_s == pdq.run_clock.settle_s > 0  # only the clock differs
+    assert {k: v for k, v in lcrt.run_clock.given().items() if k != "latency"} == pdq.run_clock.given()
+    assert lcrt.run_clock.latency == "server"  # the paper anchors LCRT on the server's latency
 
 
 def test_lcrt_plays_whole_chunks_and_idles_while_the_model_thinks(tmp_path):
@@ -50,14 +51,18 @@ def test_lcrt_plays_whole_chunks_and_idles_while_the_model_thinks(tmp_path):
     assert make_clock("measured", settle_s=0.2).describe() in (system if isinstance(system, str) else
                                                                 json.dumps(system))
     con = duckdb.connect()
-    decisions = con.sql(f"select index, start_sim_s, committed_sim_s, applied_step, chunk_steps, applied_steps "
-                        f"from read_parquet('{result.run_dir}/decisions/*.parquet') order by index").fetchall()
+    decisions = con.sql(f"select index, start_sim_s, committed_sim_s, applied_step, chunk_steps, applied_steps, "
+                        f"extra from read_parquet('{result.run_dir}/decisions/*.parquet') order by index").fetchall()
     fresh = [row[0] != "[]" for row in con.sql(
         f"select fresh_agents from read_parquet('{result.run_dir}/steps/*.parquet') order by step").fetchall()]
     dt = episode["sim_seconds"] / episode["steps"]
     assert len(decisions) >= 3 and any(d[4] > 1 for d in decisions)  # several chunks of several steps
-    for (_, start, committed, first, steps, applied), after in pairwise(decisions):
+    assert max(d[2] - d[1] for d in decisions) > dt  # a wait of ttft_s: over a step of the world charged
+    assert episode["clock"]["latency"] == "server"  # the paper anchors LCRT on the server's latency
+    for (_, start, committed, first, steps, applied, extra), after in pairwise(decisions):
         assert applied == steps  # never replaced mid-chunk
-        assert committed - start >= ttft_s  # the thinking was charged as game time ...
+        # the server's latency (from its response headers, so a little under the client's) is charged exactly
+        server_s = json.loads(extra)["latency_server_s"]
+        assert server_s > 0 and committed - start == pytest.approx(server_s, abs=1e-6)  # as game time ...
         assert not any(fresh[round(start / dt):first])  # ... during which the world ran default actions
         assert after[1] >= round((first + steps) * dt + 0.2, 6)  # next look: after the chunk and the settle

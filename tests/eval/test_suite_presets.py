@@ -30,7 +30,7 @@ def shrink(experiment, tmp_path, envs, lineups, clocks=("paused-chunks",), max_s
 @pytest.mark.parametrize("name", SUITE)
 def test_each_suite_preset_runs_paused_with_chunks_and_settle_time_and_measured(name):
     clocks = {c.name: c for c in load_preset(name).clocks}
-    assert clocks["paused-chunks"].clock == "paused" and clocks["paused-chunks"].numbers["settle_s"] > 0
+    assert clocks["paused-chunks"].clock == "paused" and clocks["paused-chunks"].run_clock.settle_s > 0
     assert clocks["measured"].clock == "measured"
 
 

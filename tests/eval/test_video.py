@@ -7,6 +7,7 @@ import numpy as np
 
 from rtarena.eval.episodes import EpisodeJob
 from rtarena.eval.runner import run_jobs
+from rtarena.runtime.clocks import make_clock
 
 from .helpers import lines
 
@@ -20,8 +21,8 @@ def read_video(path):
 
 
 def test_mp4_per_episode_with_stamped_panel(tmp_path):
-    jobs = [EpisodeJob("classic/cartpole-v0", ("heuristic",), "token", seed, 40,
-                       clock_settings={"kappa": 1000.0, "overhead_s": 0.01}, video=seed == 0) for seed in range(2)]
+    jobs = [EpisodeJob("classic/cartpole-v0", ("heuristic",), make_clock("token", kappa=1000.0, overhead_s=0.01), seed,
+                       40, video=seed == 0) for seed in range(2)]
     run_dir = tmp_path / "run"
     run_jobs(jobs, run_dir, "run", {"name": "v"}, workers=2)
     episodes = {e["seed"]: e for e in lines(run_dir)}

@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 import rtarena
+from rtarena.envs.games.base import DEFAULT_SIZE
 from rtarena.envs.games.rules import CAPABILITIES, read_capabilities, variant_notes
 from rtarena.envs.registry import GAMES, VARIANTS
 from rtarena.eval.games_table import game_ratings, radar_svg
@@ -95,7 +96,7 @@ def test_the_base_class_runs_several_players(env_id):
     parallel_api_test(env, num_cycles=30)
     observations, _ = env.reset(seed=4)
     assert set(observations) == {"p0", "p1", "p2"}
-    assert env.render().shape == (128, 128, 3)  # with several players: the spectator's view
+    assert env.render().shape == (DEFAULT_SIZE, DEFAULT_SIZE, 3)  # with several players: the spectator's view
     for _ in range(5):
         env.step({a: env.action_space(a).action(["W"]) for a in env.agents})
     assert set(env.episode_metrics()) == {"p0", "p1", "p2"}

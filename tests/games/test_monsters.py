@@ -7,6 +7,8 @@ import math
 import numpy as np
 import pytest
 
+from rtarena.envs.games.base import DEFAULT_SIZE
+
 from .helpers import game, hold, types
 
 STILL = {"monsters": {"speed_m_s": 0.0}}  # monsters that hold still, for shooting tests
@@ -116,6 +118,6 @@ def test_var3_is_faster():
 def test_the_view_is_first_person_and_layouts_come_from_the_seed():
     env = game("games/monsters-v0")
     frame = env._frame("p0")
-    assert frame.shape == (128, 128, 3) and frame.std() > 10
+    assert frame.shape == (DEFAULT_SIZE, DEFAULT_SIZE, 3) and frame.std() > 10
     a, b = game("games/monsters-v0", seed=1), game("games/monsters-v0", seed=2)
     assert not np.array_equal(a.pillars, b.pillars)

@@ -33,3 +33,13 @@ def test_under_token_every_applied_decision_applies_at_its_commit_time(gui_env, 
     assert any(d.applied_sim_s % env.dt > 1e-3 for d in applied)  # inside a step, not at its boundary
     again = rtarena.run_match(env, GuiOracleAgent(tokens_out=tokens), clock="token", seed=0, max_steps=8)
     assert again.records_json() == result.records_json()  # and as deterministic as before
+
+
+def test_a_model_on_a_browser_task_is_told_the_commit_time_rule(gui_env):
+    """The prompt says what the runtime does: here, the action takes effect at its commit time."""
+    from rtarena.agents.llm import LLMAgent
+    from rtarena.agents.llm.prompts import WHEN
+
+    agent = LLMAgent("m@http://127.0.0.1:9/v1,timeout=0.5,retries=0")
+    rtarena.run_match(gui_env("web/auction-v0"), agent, clock="paused", seed=0, max_steps=1)
+    assert WHEN[True] in agent.system and WHEN[False] not in agent.system

@@ -57,14 +57,13 @@ def test_agent_specs_for_gui_families(gui_env):
     assert result.agents["user"]["malformed_actions"] == 0 and result.agents["user"]["gui_actions"] > 0
 
 
-def test_the_oracles_view_answers_its_two_queries_only(gui_env):
-    from tests.test_privileged import assert_refuses_commands
-
+def test_the_oracles_snapshot_is_the_pages_solution_and_takes_no_page_time(gui_env):
     env = gui_env("web/cinema-v0", obs=("marks",))
     env.reset(seed=0)
-    view = assert_refuses_commands(env, extra=("page_eval", "capture", "host", "goal"))
-    assert view.elapsed_s == env.elapsed_s == 0.0
-    assert view.oracle_action() == env.oracle_action() and "(" in view.oracle_action()
+    facts = env.privileged_state("user")
+    assert facts["elapsed_s"] == 0.0 and facts["substep_s"] == 0.001 and facts["seen_s"] == env.dt
+    assert facts["action"] == env.oracle_action(0.0, env.dt) and "(" in facts["action"]
+    assert env.privileged_state("user", after_s=2.0)["action"] == "wait()"  # its last action not yet visible
     assert env.elapsed_s == 0.0  # asking the oracle takes no page time
 
 

@@ -14,7 +14,6 @@ from rtarena.agents.llm.agent import LLMAgent
 from rtarena.eval.presets import load_preset
 from rtarena.eval.runner import run_experiment
 from rtarena.policy_server.server import PolicyServer
-from rtarena.runtime.clocks import clock_for_env
 
 
 def test_preset_runs_every_browser_task_under_the_papers_clocks():
@@ -22,7 +21,7 @@ def test_preset_runs_every_browser_task_under_the_papers_clocks():
     assert sorted(e.id for e in experiment.envs) == sorted(GUI_IDS)
     clocks = {c.name: c for c in experiment.clocks}
     assert {c.clock for c in clocks.values()} == {"paused", "token", "wall"}
-    assert clocks["token-B64"].numbers == {"tokens_per_interval": 64.0}
+    assert clocks["token-B64"].run_clock.given() == {"tokens_per_interval": 64.0}
     assert all(c.dt is None for c in clocks.values())  # each task's own dt: one observation per page second
 
 
@@ -34,7 +33,7 @@ def test_each_clock_reaches_the_model_prompt_and_view(gui_env):
         for setting in experiment.clocks:
             if setting.clock == "wall":
                 continue  # real time: its sentence is checked by the clock tests, without a real-time wait
-            clock = clock_for_env(setting.clock, env, setting.clock_settings())
+            clock = setting.run_clock.for_env(env)
             agent = LLMAgent(f"scripted-heuristic@{server.base_url}")
             result = rtarena.run_match(env, agent, clock=clock, seed=0, max_steps=2)
             sentences[setting.name] = agent.system

@@ -19,7 +19,7 @@ BOTH = ["classic/cartpole-v0", "--player", PLAYER, "--reflector", REFLECTOR]
     ([*BOTH, "--judge-mode", "soft"], "judge_mode: must be one of"),
     ([*BOTH, "--setting", "nope=1"], "nope: unknown field"),
     ([*BOTH, "--clock", "sundial"], "clock: must be one of"),
-    ([*BOTH, "--kappa", "50", "--obs-every", "2"], "--kappa: not taken by clock 'paused'"),
+    ([*BOTH, "--kappa", "50", "--obs-every", "2"], "kappa: not a setting of clock 'paused'"),  # run's line
     (["classic/cartpole-v0", "--player", PLAYER], "--reflector"),
     ([*BOTH, "--variant", "v:nope=1"], "--variant"),
     (["arena/coop-v0", "--player", PLAYER, "--reflector", REFLECTOR, "--set", "turret.nope=1"], "unknown rule"),

@@ -64,7 +64,9 @@ def test_round_cap_and_feedback():
     assert first.extra["rounds"] == 2 and not first.valid and first.error.startswith("unparsed")
     assert "No more looks this step" in json.dumps(agent.client.prompts[1][-1])
     assert first.action == [0] * 7
-    assert "Your previous decision: failed" in json.dumps(agent.client.prompts[2][-1])
+    # the feedback says what the env did: the default action played, and the game's own report since
+    told = json.dumps(agent.client.prompts[2][-1])
+    assert "Your previous decision: your reply failed" in told and "the game reports: nothing happened" in told
     assert second.tokens_out == 40
 
 
@@ -88,3 +90,17 @@ def test_agentic_against_the_scripted_server(server):
     agent = AgenticAgent(f"scripted-heuristic@{server.base_url},rounds=2")
     result = run_match(make("arena/basic-v0"), agent, clock="token", seed=0, max_steps=6, kappa=100)
     assert all(d.valid and d.extra["rounds"] == 1 for d in result.decisions)
+
+
+def test_feedback_says_what_the_env_did_not_whether_the_reply_parsed():
+    from rtarena.agents.llm.agentic.feedback import Feedback
+    from rtarena.contract import Decision
+
+    feedback = Feedback()
+    feedback.after(Decision(action=[1]), "move forward", {"state": np.zeros(3)})
+    feedback.seen({"state": np.zeros(3)})  # a parsed action the env showed no effect of
+    assert feedback.previous == "move forward; nothing you can see changed since"
+    feedback.seen({"state": np.ones(3)})
+    assert feedback.previous == "move forward; the view has changed since"
+    feedback.seen({"text": "Time 1.0 s.\nJust now: your shot hit p1."})
+    assert feedback.previous == "move forward; the game reports: your shot hit p1"

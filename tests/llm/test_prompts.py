@@ -114,3 +114,18 @@ def test_the_prompt_takes_its_numbers_from_the_rules_in_force():
     assert "5 coins" in text and "0 turrets" in text  # the description, filled from the rules in force
     assert "24 coins" not in text and "6 turrets" not in text
     assert "count = 5" in text  # the rules table, from the same LevelRules instance
+
+
+def test_the_task_says_when_the_runtime_applies_an_action():
+    """A browser task applies an action at its commit time, inside the step; the others at the next step that
+    starts at or after it (DESIGN.md, "The time model"): the prompt says which the runtime does."""
+    from dataclasses import replace
+
+    from rtarena.agents.llm.prompts import WHEN, system_prompt
+    from rtarena.contract import AgentContext
+
+    base = AgentContext(env_id="classic/cartpole-v0", agents=("agent_0",), observation_spaces={}, action_spaces={},
+                        default_actions={}, dt=0.02, seed=0, clock=make_clock("paused"))
+    assert WHEN[False] in system_prompt(base, "controls") and WHEN[True] not in system_prompt(base, "controls")
+    assert WHEN[True] in system_prompt(replace(base, applies_at_commit=True), "controls")
+

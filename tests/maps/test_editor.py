@@ -15,7 +15,7 @@ from rtarena.envs.arena.maps.topdown import palette_css
 
 @pytest.fixture
 def page(new_page):
-    return new_page(viewport={"width": 1200, "height": 800})
+    return new_page(viewport={"width": 1200, "height": 800}, bypass_csp=True)  # wait_for_function uses eval
 
 
 def test_editor_builds_saves_and_the_map_plays(page, tmp_path):
@@ -60,7 +60,7 @@ def test_editor_builds_saves_and_the_map_plays(page, tmp_path):
         page.click("#save")
         page.wait_for_function("document.querySelector('#status').textContent.startsWith('saved')")
     finally:
-        server.shutdown()
+        server.stop()
     table = read_map_file(path)
     assert table["size_m"] == 30
     assert table["obstacles"] == [[14, 4, 15, 22, 3, "wall"], [20, 20, 21.5, 21.5, 0.9, "crate"]]
@@ -68,7 +68,7 @@ def test_editor_builds_saves_and_the_map_plays(page, tmp_path):
     assert validate_map(table, players=1) == []
     out = tmp_path / "run"
     done = subprocess.run([sys.executable, "-m", "rtarena.cli", "run", "arena/basic-v0", "--map", str(path),
-                           "--agent", "heuristic", "--max-steps", "240", "--out", str(out)],
+                           "--agent", "heuristic", "--clock", "paused", "--max-steps", "240", "--out", str(out)],
                           capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stdout + done.stderr
     line = json.loads((out / "episodes.jsonl").read_text().splitlines()[-1])

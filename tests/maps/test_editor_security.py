@@ -42,12 +42,12 @@ def editor(tmp_path):
     folder = tmp_path / "maps"
     folder.mkdir()
     server, _ = start_server(folder / "edited.toml", level="arena/basic-v0")
-    port = server.server_address[1]
+    port = server.port
     status, page = request(port, "GET", "/")
     assert status == 200
-    token = re.search(r'const TOKEN = "([^"]+)"', page).group(1)
+    token = re.search(r'<meta name="rtarena-token" content="([^"]+)">', page).group(1)
     yield port, token, folder
-    server.shutdown()
+    server.stop()
 
 
 def valid_map() -> dict:

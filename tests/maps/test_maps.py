@@ -198,3 +198,67 @@ def test_cli_generate_render_and_run_with_overrides(tmp_path):
     bad = cli("run", "arena/coop-v0", "--agent", "random", "--set", "turret.rang=3", "--max-steps", "2",
               "--out", str(tmp_path / "x"))
     assert bad.returncode == 2 and "unknown rule 'turret.rang'" in bad.stdout
+
+
+# Hostile layouts within the limits (issue 47): the worst cases of the overlap index, each bounded in time.
+HOSTILE_SECONDS = 10.0
+
+
+def _tiny_in_one_cell() -> dict:
+    """10,000 disjoint 5 cm obstacles packed into one 10 m cell of the index (the bucket walk's worst case)."""
+    rows = [[500 + 0.1 * (i % 100), 500 + 0.1 * (i // 100), 500.05 + 0.1 * (i % 100), 500.05 + 0.1 * (i // 100), 1.0]
+            for i in range(10_000)]
+    return {"size_m": 1000.0, "spawns": [[100.0, 100.0]], "coins": [[500.02, 500.02]], "obstacles": rows}
+
+
+def _wide_strips() -> dict:
+    """10,000 disjoint strips across the arena: every one too wide for the buckets (the wide list's worst case)."""
+    rows = [[1.0, 0.1 * i + 0.01, 999.0, 0.1 * i + 0.06, 1.0] for i in range(10_000)]
+    return {"size_m": 1000.0, "spawns": [[0.5, 0.5]], "obstacles": rows}
+
+
+@pytest.mark.parametrize("build", [_tiny_in_one_cell, _wide_strips], ids=["tiny-in-one-cell", "wide-strips"])
+def test_hostile_layouts_validate_in_bounded_time(build):
+    import time
+
+    data = build()
+    started = time.process_time()
+    problems = validate_map(data, "hostile.json", players=1)
+    assert time.process_time() - started < HOSTILE_SECONDS
+    # what the geometry says, found exactly: the coin stands on an obstacle; the strips leave no floor
+    assert [p.field for p in problems] == (["coins[0]"] if "coins" in data else ["obstacles"]), problems
+
+
+def test_the_overlap_index_finds_what_a_pairwise_check_finds():
+    """The index (its bucket walk and its full numpy pass) against the plain pairwise rule, on boxes that
+    overlap often: small ones, a crowded corner and wide ones."""
+    from rtarena.envs.arena.maps.grid import BoxIndex
+
+    rng = np.random.default_rng(0)
+    small = rng.uniform(0, 95, size=(300, 2))
+    boxes = np.hstack([small, small + rng.uniform(0.2, 5, size=(300, 2))])
+    crowd = rng.uniform(0, 1.5, size=(300, 2))
+    boxes = np.vstack([boxes, np.hstack([crowd, crowd + 0.05]), [[0, 40, 100, 41], [40, 0, 41, 100]]])
+    index, kept = BoxIndex(100.0, len(boxes)), []
+    for i, box in enumerate(boxes):
+        want = next((k for k, j in enumerate(kept) if min(boxes[j][2], box[2]) - max(boxes[j][0], box[0]) > 1e-6
+                     and min(boxes[j][3], box[3]) - max(boxes[j][1], box[1]) > 1e-6), None)
+        assert index.first_touching(box) == want, i
+        if want is None:
+            kept.append(i)
+            index.add(box)
+    assert 10 < len(kept) < len(boxes) - 100
+
+
+def test_a_thousand_coins_lay_out_and_play_quickly():
+    """`coins.count = 1000` (the `level.count` limit): the layout's spacing test through the compiled grid."""
+    import time
+
+    started = time.process_time()
+    env = rtarena.make("arena/basic-v0", overrides={"coins.count": 1000})
+    env.reset(seed=0)
+    for _ in range(3):
+        env.step({a: env.action_space(a).sample() for a in env.agents})
+    assert len(env.world.coins.pos) == 1000
+    assert time.process_time() - started < HOSTILE_SECONDS
+    env.close()

@@ -149,7 +149,7 @@ def test_a_preset_session_plays_its_envs_in_turn_in_one_page(tmp_path, new_page)
 
     builders = [lambda e=e: HumanSession.build(e, max_steps=8) for e in ("games/tilefall-v0", "games/runner2d-v0")]
     urls, lines, thread = serve_in_thread(builders, tmp_path)
-    page = new_page()
+    page = new_page(bypass_csp=True)  # wait_for_function evaluates with eval, which the page's CSP forbids
     page.goto(urls[0])
     page.wait_for_selector("body[data-family='games'] canvas[data-version]")
     page.wait_for_function("document.getElementById('title').textContent.includes('runner2d')",

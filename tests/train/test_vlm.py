@@ -80,6 +80,19 @@ def test_the_trained_adapter_plays_as_an_agent(trained, clock):
     assert result.agents["p0"]["decisions"] >= 1
 
 
+def test_a_bare_run_makes_the_screen_the_vlm_declares_it_observes(trained, tmp_path):
+    """`rtarena run arena/basic-v0 --agent vlm:DIR` (issue 42): the VLM declares `rgb`, so the run asks the
+    level for it (the arena's default is text and state), which the VLM then reads (`VLMAgent.reset`)."""
+    folder, _, _, _ = trained
+    code, output = run_main(["run", "arena/basic-v0", "--agent", f"vlm:{folder},history=0,max_tokens=6",
+                             "--clock", "paused", "--max-steps", "2", "--set", "arena.time_limit_s=1.5",
+                             "--out", str(tmp_path / "o")])
+    assert code in (0, 4), output  # 4: the untrained tiny model's replies need not parse; it played
+    episode = json.loads((tmp_path / "o" / "episodes.jsonl").read_text())
+    assert episode["status"] == "ok" and "rgb" in episode["env_kwargs"]["obs"]
+    assert episode["agents"]["p0"]["decisions"] == 2
+
+
 def test_bad_model_folders_and_adapters_are_one_line_before_training(trained, tmp_path):
     from tiny_models import char_tokenizer, tiny_gpt2
 

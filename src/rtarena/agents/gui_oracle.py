@@ -1,9 +1,10 @@
 """The oracle for browser tasks: each task's own solution, proving the task feasible in its windows.
 
-The oracle is privileged (its `AGENT_KINDS` row says so): through `context.privileged`, the runtime's
-read-only view of the env, it asks the page (`oracle_action()`, the `RT.cheat` function of the task's
-page) what to do, in the same action strings any agent answers with. It acts on the page as it is when it
-decides. `tokens_out` declares a scripted thinking cost, so the token clock can charge the same actions
+The oracle is privileged (its `AGENT_KINDS` row says so): its `context.privileged` feed carries, with each
+observation, the env's snapshot of the page (`privileged_state`: page time, the finest stop, and the task's
+own solution, the `RT.cheat` function of the task's page, in the same action strings any agent answers
+with), taken for the lead time it asks for. It decides on the page as that observation showed it, and never
+holds the env. `tokens_out` declares a scripted thinking cost, so the token clock can charge the same actions
 at different prices (the deliberation-cost example).
 """
 
@@ -26,40 +27,42 @@ class GuiOracleAgent(Agent):
 
     def reset(self, context: AgentContext) -> None:
         super().reset(context)
-        view = context.privileged
-        if view is None or not hasattr(view, "oracle_action"):
-            raise TypeError(f"the gui oracle needs a browser task env, got {view!r}")
-        self.page = view  # the only privileged reads: `oracle_action(...)`, `elapsed_s` and `substep_s`
+        feed = context.privileged
+        if feed is None:
+            raise TypeError("the gui oracle is privileged: run it through the runtime on a browser task")
         # Simulated seconds from deciding to committing, as far as the clock knows them in advance; the
         # action applies then, rounded up to the finest time the env can stop at (else the next step).
-        self.delay_s = context.clock.planned_delay_s(self.tokens_out)
-        self.stop_s = float(getattr(view, "substep_s", None) or context.dt)
+        delay_s = context.clock.planned_delay_s(self.tokens_out)
+        stop_s = float(feed[context.agent]["substep_s"] or context.dt)
+        self.lead_s = math.ceil(round(delay_s / stop_s, 4)) * stop_s  # when its action will be applied
         self.visible_at_s = -1.0
+        feed.ask(lead_s=self.lead_s, after_s=self.visible_at_s)
 
     def act(self, observation: Any) -> Decision:
         # A costly decision lands a step or more after the observation it was made on, so the next
         # observation may not show it yet; deciding again on that stale picture would repeat it (two bids,
         # two paddle moves). The oracle waits until its last action can be seen.
-        now = self._observed_s(observation)
+        page = self.context.privileged[self.context.agent]
+        now = self._observed_s(observation, page)
         if now < self.visible_at_s - 1e-4:  # observed times are float32
             return self._decision("wait()")
-        dt = self.context.dt
-        lead_s = math.ceil(round(self.delay_s / self.stop_s, 4)) * self.stop_s  # when it will be applied
-        seen_s = (math.floor(round((now + lead_s) / dt, 4)) + 1) * dt  # the first observation showing it
-        # its next action: decided on that observation, applied `lead_s` after it
-        action = self.page.oracle_action(lead_s=lead_s, period_s=seen_s + lead_s - now)
+        # its next action: decided on this observation, applied `lead_s` after it; the page's solution for
+        # that moment came with the observation
+        action = page["action"]
         if action.strip() != "wait()":
-            self.visible_at_s = seen_s
+            self.visible_at_s = page["seen_s"]  # the first observation showing it
+            self.context.privileged.ask(lead_s=self.lead_s, after_s=self.visible_at_s)
         return self._decision(action)
 
     def _decision(self, action: str) -> Decision:
         return Decision(action=action, tokens_out=self.tokens_out,
                         tokens_source="scripted" if self.tokens_out else "none")
 
-    def _observed_s(self, observation: Any) -> float:
+    @staticmethod
+    def _observed_s(observation: Any, page: dict[str, Any]) -> float:
         if isinstance(observation, dict) and "time" in observation:
             return float(observation["time"][0])
-        return float(self.page.elapsed_s)
+        return float(page["elapsed_s"])
 
 
 def make_oracle(option: str | None = None) -> GuiOracleAgent:

@@ -15,7 +15,7 @@ from typing import Any
 
 import numpy as np
 
-from rtarena.contract import Agent, AgentContext, Decision
+from rtarena.contract import Agent, AgentContext, Decision, Observes
 from rtarena.errors import UserError
 
 
@@ -46,6 +46,8 @@ class SB3Agent(Agent):
         shape = self.model.observation_space.shape
         self.modality = "rgb" if len(shape) == 3 else "state"
         self.want = (shape[1], shape[2], shape[0]) if self.modality == "rgb" and shape[0] == 3 else shape
+        # the runner makes the env produce it (`rtarena run arena/basic-v0 --agent sb3:PIXELS.zip`: rgb at 84)
+        self.observes = Observes((self.modality,), int(self.want[0]) if self.modality == "rgb" else None)
 
     def reset(self, context: AgentContext) -> None:
         super().reset(context)

@@ -4,8 +4,8 @@ One table maps a spec's kind to where its agent lives. Kinds whose agent depends
 (a heuristic bot plays the arena differently from cart-pole) map each family to an entry point. The
 text after the first `:` is handed to the factory as its option string.
 
-A row marked `privileged` holds scripted bots or oracles that read world state through the runtime's
-read-only view (`rtarena.contract.Agent.privileged`); `rtarena list` marks them, so nobody mistakes an
+A row marked `privileged` holds scripted bots or oracles that read world state from the runtime's per-step
+snapshots (`rtarena.contract.Agent.privileged`, `PrivilegedFeed`); `rtarena list` marks them, so nobody mistakes an
 oracle's score for an agent's.
 """
 
@@ -31,6 +31,7 @@ class AgentKind:
     privileged: bool = False  # may read world state: its agents set `privileged = True` on their class
     interactive: bool = False  # a person at a window: `rtarena play` only, never `run` or an experiment
     connects: bool = False  # holds a session with a server: one is opened before any episode (check_connections)
+    chat: bool = False  # its option is an LLMOptions spec sent through the chat client (endpoint limits apply)
 
 
 AGENT_KINDS: list[AgentKind] = [
@@ -57,6 +58,7 @@ AGENT_KINDS: list[AgentKind] = [
         "llm",
         "a model over an OpenAI-compatible API: `llm:MODEL@BASE_URL[,key=value...]` (rtarena.agents.llm.options)",
         "rtarena.agents.llm.agent:LLMAgent",
+        chat=True,
     ),
     AgentKind(
         "live",
@@ -70,11 +72,13 @@ AGENT_KINDS: list[AgentKind] = [
         "one controller for consecutive slots with the same spec: `team:llm:MODEL@BASE_URL[,key=value...]`",
         "rtarena.agents.llm.team:build_team",
         team=True,
+        chat=True,
     ),
     AgentKind(
         "agentic",
         "the agentic framework (several reasoning rounds per step): `agentic:MODEL@BASE_URL[,rounds=3,...]`",
         "rtarena.agents.llm.agentic.agent:AgenticAgent",
+        chat=True,
     ),
     AgentKind("sb3", "a Stable-Baselines3 policy on the arena's state vector or 84x84 pixels: `sb3:PATH` "
               "(`rtarena train sb3`)", "rtarena.agents.sb3:SB3Agent"),
@@ -134,11 +138,17 @@ def build_agent(spec: AgentSpec | str, family: str = "") -> Agent:
 def check_spec(text: str, family: str = "", command: str = "") -> AgentSpec:
     """Parse a spec and build its agent once (no network, no episode), so that a bad option fails with
     one line before anything runs. `command="run"` also refuses interactive kinds (a person at a window)."""
+    checked_agent(text, family, command).close()
+    return parse_spec(text)
+
+
+def checked_agent(text: str, family: str = "", command: str = "") -> Agent:
+    """`check_spec`'s agent, built once and handed over (the caller closes it): what it `observes` is asked of
+    the env before any episode."""
     spec = parse_spec(text)
     if command == "run" and spec.kind.interactive:
         raise UserError(f"{text!r} is a person at a window: use `rtarena play`, not `rtarena run`", field="--agent")
-    build_agent(spec, family).close()
-    return spec
+    return build_agent(spec, family)
 
 
 def check_connections(specs: Iterable[str]) -> None:

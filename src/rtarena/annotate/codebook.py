@@ -63,6 +63,9 @@ class CodebookFile(Section):
     modes: tuple[FailureMode, ...] = Field(min_length=1)
     conditions: dict[str, tuple[Capability, ...]] = Field(
         default_factory=dict, description="study condition -> the capabilities it can show")
+    annotator: str | None = Field(None, description="the paper's annotator, a model: MODEL@BASE_URL[,key=value]; "
+                                  "`rtarena annotate` uses it unless --model is given (none: the rule annotator "
+                                  "alone, the offline fallback)")
 
     @model_validator(mode="after")
     def _unique_codes(self) -> CodebookFile:
@@ -79,6 +82,7 @@ class Codebook:
     params: dict[str, Any]
     modes: tuple[FailureMode, ...]
     conditions: dict[str, tuple[str, ...]] = field(default_factory=dict)  # condition -> capabilities it shows
+    annotator: str | None = None  # the model annotator the codebook names (the paper's), else None
 
     def for_condition(self, condition: str) -> Codebook:
         """The codebook as applied under `condition`: only the modes of the capabilities it can show (every
@@ -106,7 +110,8 @@ def load_codebook(path: str | Path = CODEBOOK) -> Codebook:
     """Read and check a codebook file (the bundled one by default): one line naming file and field if wrong."""
     book = validate(CodebookFile, read_toml(path, "codebook"), source=str(path))
     return Codebook(capabilities=dict(book.capabilities), params=book.params.model_dump(), modes=book.modes,
-                    conditions={name: tuple(shown) for name, shown in book.conditions.items()})
+                    conditions={name: tuple(shown) for name, shown in book.conditions.items()},
+                    annotator=book.annotator)
 
 
 @cache

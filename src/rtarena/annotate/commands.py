@@ -24,13 +24,14 @@ def annotate_run(run: str | Path, root: str | Path = "runs", model: str | None =
                  codebook: str | Path | None = None, frames: bool = True) -> dict[str, Any]:
     """Annotate every ok episode of a run; returns a summary (paths, counts per capability, kappa)."""
     book: Codebook = load_codebook(codebook) if codebook else default_codebook()
+    model = model or book.annotator  # the paper's annotator when the codebook names one; else rules alone
     folder, episodes = load_run(run, root)
     if not episodes:
         raise UserError("the run has no finished episodes to annotate", source=str(folder), field="episodes.jsonl")
     rule_rows: list[dict[str, Any]] = []
     for ev in episodes:
         rule_rows += rows_for(ev, annotate_episode(ev, book), "rules", book)
-    summary: dict[str, Any] = {"run": str(folder), "episodes": len(episodes),
+    summary: dict[str, Any] = {"run": str(folder), "episodes": len(episodes), "model_spec": model,
                                "rules": str(write_rows(folder, "rules", rule_rows)),
                                "capabilities": dict(Counter(r["capability"] for r in rule_rows if r["capability"]))}
     if model:
@@ -51,6 +52,7 @@ def annotate_command(run: str, root: str, model: str | None, codebook: str | Non
     from rich.table import Table
 
     summary = annotate_run(run, root, model, codebook)
+    model = summary.get("model_spec")
     folder = Path(summary["run"])
     table = Table("condition", "agent", "code", "capability", "episodes", title=f"failure modes: {folder.name}")
     counts: Counter = Counter()
@@ -60,6 +62,9 @@ def annotate_command(run: str, root: str, model: str | None, codebook: str | Non
         table.add_row(condition, agent, code, capability or "-", str(n))
     console.print(table)
     console.print(f"rule-based annotations: {summary['rules']}")
+    if not model:  # say which annotator coded the run (the report says it too: eval/failure_modes.py)
+        console.print("coded by the rule annotator, the offline fallback; the paper's annotator is a model: "
+                      "rtarena annotate RUN --model MODEL@BASE_URL (then --review for the human check)")
     if model:
         agree = summary["agreement"]
         kappa = "n/a" if agree["kappa"] is None else f"{agree['kappa']:.3f}"

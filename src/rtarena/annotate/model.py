@@ -2,8 +2,8 @@
 frames before and after its last decisions) and returns codes, each with a quote from that evidence.
 
 As in the paper's procedure, the annotator sees the codebook of the episode's condition only
-(`Codebook.for_condition`: RT-Deliberate under TL, TH and WH, RT-Perceive and RT-Act under PH), and reads each
-decision's timing, its reasoning and reply text, and the observations (screenshots) before and after it.
+(`Codebook.for_condition`: RT-Deliberate under TL and TH, RT-Perceive and RT-Act under PH, none under WH),
+and reads each decision's timing, its reasoning and reply text, and the observations (screenshots) before and after it.
 The evidence text has one line per fact, in a fixed form (the scripted annotator policy of the policy
 server, `policy_server/annotator_text.py`, reads the same lines):
 

@@ -25,10 +25,11 @@ from typing import Any
 from rtarena.annotate.codebook import Codebook, default_codebook
 from rtarena.annotate.evidence import load_run
 from rtarena.annotate.store import read_rows, write_rows
-from rtarena.errors import UserError
 from rtarena.webapp import LocalApp, Request, RequestError, file_reply
 
 PAGE = Path(__file__).with_name("review.html")
+STATIC = Path(__file__).with_name("static")
+DEFAULT_PORT = 8766
 VERDICTS = ("accept", "change", "reject")
 DECISION_FIELDS = ("index", "obs_sim_s", "committed_sim_s", "applied_sim_s", "delay_sim_s", "tokens_out", "valid",
                    "action")
@@ -120,15 +121,12 @@ def make_app(run_dir: Path, port: int = 0) -> tuple[LocalApp, ReviewSession]:
     session = ReviewSession(run_dir)
     routes = {("GET", "/api/episodes"): lambda _r: session.payload(), ("GET", "/api/frame"): session.frame,
               ("POST", "/api/verdicts"): session.verdicts}
-    return LocalApp(PAGE.read_text(encoding="utf-8"), routes, port=port), session
+    return LocalApp(PAGE.read_text(encoding="utf-8"), routes, port=port, static=STATIC), session
 
 
-def serve(run_dir: Path, port: int = 8766, open_browser: bool = True, echo: Any = print) -> None:
+def serve(run_dir: Path, port: int = DEFAULT_PORT, open_browser: bool = True, echo: Any = print) -> None:
     """Serve the review page in the foreground until interrupted."""
-    try:
-        app, _ = make_app(run_dir, port)
-    except OSError as error:
-        raise UserError(f"cannot listen on 127.0.0.1:{port}: {error.strerror}", field="--port") from None
+    app, _ = make_app(run_dir, port)
     echo(f"review page: {app.url}  (Ctrl-C stops; verdicts go to {run_dir}/annotations/review.parquet)")
     if open_browser:
         webbrowser.open(app.url)

@@ -103,7 +103,7 @@ class Store:
         self.root = Path(root)
         self._lock = threading.Lock()
         self._summaries: dict[Path, tuple[tuple[float, int, float], RunSummary]] = {}
-        self._frames: OrderedDict[tuple[str, str], list[bytes]] = OrderedDict()
+        self._videos: OrderedDict[tuple[str, str], VideoFrames] = OrderedDict()
 
     # -- runs --------------------------------------------------------------------------------------
     def run_dirs(self) -> list[Path]:
@@ -111,7 +111,8 @@ class Store:
         if not self.root.is_dir():
             return []
         return sorted(p for p in self.root.iterdir()
-                      if p.is_dir() and ((p / EPISODES).exists() or (p / IMPROVE_FILE).exists()))
+                      if p.is_dir() and not p.is_symlink()  # runs/latest names a run listed already
+                      and ((p / EPISODES).exists() or (p / IMPROVE_FILE).exists()))
 
     def run_dir(self, run_id: str) -> Path:
         """A run folder by id; an improvement round is `<id>/round_NN`. Nothing outside the root."""
@@ -309,7 +310,7 @@ class Store:
         path = self.run_dir(run_id)
         kind = self.frame_kind(path, key, line)
         if kind == "video":
-            return len(self._video_frames(run_id, key, self.video(path, line)))
+            return self._video_frames(run_id, key, self.video(path, line)).count()
         return len(self.screenshots(path, key, line))
 
     def frame(self, run_id: str, key: str, index: int) -> tuple[bytes, str]:
@@ -319,45 +320,99 @@ class Store:
         if line is None:
             raise RequestError(404, f"no episode {key!r} in run {run_id!r}")
         if self.frame_kind(path, key, line) == "video":
-            frames = self._video_frames(run_id, key, self.video(path, line))
+            video = self._video_frames(run_id, key, self.video(path, line))
+            count = video.count()
+            if count and 0 <= index < count:
+                return video.frame(index), "image/png"
+            frames: list[Any] = []
         else:
-            frames = [confined(path, f).read_bytes() for f in self.screenshots(path, key, line)]
-        if not frames:
+            frames = [confined(path, f) for f in self.screenshots(path, key, line)]
+            count = len(frames)
+        if not count:
             raise RequestError(404, f"episode {key!r} has no frames")
-        if not 0 <= index < len(frames):
-            raise RequestError(400, f"frame: must be in [0, {len(frames) - 1}], got {index}")
-        data = frames[index]
+        if not 0 <= index < count:
+            raise RequestError(400, f"frame: must be in [0, {count - 1}], got {index}")
+        data = frames[index].read_bytes()
         return data, "image/png" if data[:8] == b"\x89PNG\r\n\x1a\n" else "image/jpeg"
 
-    def _video_frames(self, run_id: str, key: str, video: Path) -> list[bytes]:
-        """Every frame of a video as PNG bytes, decoded once and kept for the last few episodes viewed."""
+    def _video_frames(self, run_id: str, key: str, video: Path) -> VideoFrames:
+        """The episode's video reader, kept for the last few episodes viewed."""
+        evicted = []
         with self._lock:
-            if (run_id, key) in self._frames:
-                self._frames.move_to_end((run_id, key))
-                return self._frames[(run_id, key)]
-        frames = decode_video(video)
-        with self._lock:
-            self._frames[(run_id, key)] = frames
-            while len(self._frames) > 4:
-                self._frames.popitem(last=False)
-        return frames
+            if (run_id, key) not in self._videos:
+                self._videos[(run_id, key)] = VideoFrames(video)
+            self._videos.move_to_end((run_id, key))
+            while len(self._videos) > 4:
+                evicted.append(self._videos.popitem(last=False)[1])
+            chosen = self._videos[(run_id, key)]
+        for old in evicted:
+            with old.lock:
+                old.close()
+        return chosen
 
 
-def decode_video(video: Path) -> list[bytes]:
-    """An MP4's frames as PNG bytes (imageio-ffmpeg decodes; the project's PNG writer encodes)."""
-    import imageio_ffmpeg
-    import numpy as np
+class VideoFrames:
+    """One MP4 read frame by frame, never decoded whole: a decoder stays positioned in the stream, so a
+    request for a later frame (playing, stepping on) reads on from where it is and an earlier one starts
+    again; only the last `KEPT` frames' PNGs are kept. A 300-frame video once cost 262 MB decoded at once."""
 
-    from rtarena.media import encode_png
+    KEPT = 32
 
-    reader = imageio_ffmpeg.read_frames(str(video))
-    meta = next(reader)
-    width, height = meta["size"]
-    out = []
-    for raw in reader:
-        frame = np.frombuffer(raw, dtype=np.uint8).reshape(height, width, 3)
-        out.append(encode_png(frame))
-    return out
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self.lock = threading.Lock()
+        self.reader: Any = None
+        self.next = 0  # index of the frame the reader yields next
+        self.size = (0, 0)
+        self.frames: int | None = None
+        self.kept: OrderedDict[int, bytes] = OrderedDict()
+
+    def count(self) -> int:
+        """Frames in the video, counted by decoding it once without keeping any."""
+        import imageio_ffmpeg
+
+        with self.lock:
+            if self.frames is None:
+                self.frames = int(imageio_ffmpeg.count_frames_and_secs(str(self.path))[0])
+            return self.frames
+
+    def frame(self, index: int) -> bytes:
+        """Frame `index` as PNG bytes."""
+        import numpy as np
+
+        from rtarena.media import encode_png
+
+        with self.lock:
+            if index in self.kept:
+                self.kept.move_to_end(index)
+                return self.kept[index]
+            if self.reader is None or index < self.next:
+                self._open()
+            raw = None
+            while self.next <= index:
+                raw = next(self.reader, None)
+                if raw is None:
+                    raise RequestError(404, f"frame {index}: the video ends at frame {self.next - 1}")
+                self.next += 1
+            width, height = self.size
+            png = encode_png(np.frombuffer(raw, dtype=np.uint8).reshape(height, width, 3))
+            self.kept[index] = png
+            while len(self.kept) > self.KEPT:
+                self.kept.popitem(last=False)
+            return png
+
+    def _open(self) -> None:
+        import imageio_ffmpeg
+
+        self.close()
+        self.reader = imageio_ffmpeg.read_frames(str(self.path))
+        self.size = tuple(next(self.reader)["size"])
+        self.next = 0
+
+    def close(self) -> None:
+        if self.reader is not None:
+            self.reader.close()  # ends the ffmpeg process
+            self.reader = None
 
 
 def sql_literal(value: str) -> str:

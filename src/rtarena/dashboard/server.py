@@ -25,6 +25,8 @@ from rtarena.dashboard.improve import improve_run
 from rtarena.webapp import LocalApp, Reply, Request
 
 PAGE = Path(__file__).with_name("page.html")
+STATIC = Path(__file__).with_name("static")
+DEFAULT_PORT = 8765
 
 
 def _runs_arg(request: Request) -> list[str]:
@@ -58,10 +60,10 @@ def routes(store: Store) -> dict[tuple[str, str], Any]:
 
 def make_app(root: Path, port: int = 0) -> LocalApp:
     """The dashboard over the run folders under `root` (not started)."""
-    return LocalApp(PAGE.read_text(encoding="utf-8"), routes(Store(Path(root))), port=port)
+    return LocalApp(PAGE.read_text(encoding="utf-8"), routes(Store(Path(root))), port=port, static=STATIC)
 
 
-def serve(root: Path, port: int = 8765, open_browser: bool = True, echo=print) -> None:
+def serve(root: Path, port: int = DEFAULT_PORT, open_browser: bool = True, echo=print) -> None:
     app = make_app(root, port)
     echo(f"rtarena dashboard: {app.url} (runs under {Path(root).resolve()}; Ctrl-C stops)")
     if open_browser:

@@ -2,10 +2,11 @@
 
 `run_demo(out, console, quick=True)` (`rtarena demo --quick`) runs every section with a twentieth of the
 steps (`QUICK`; the improvement run: one episode a round instead of three): what the test of `make demo`
-runs. Every section and episode says what it starts (the first arena match waits about a minute for its
-kernels to compile), and every folder it writes is a run the dashboard lists: `rtarena dashboard --root
-demo-out` shows the cart-pole and arena runs, the improvement run and the game suite's table, with one
-arena episode and one suite game recorded as video (when the `video` extra is installed).
+runs. Every section and episode says what it starts (without `rtarena warmup`, the first arena match waits
+about a minute for its kernels to compile), and every folder it writes is a run the dashboard lists:
+`rtarena dashboard --root demo-out` shows the cart-pole and arena runs, the improvement run and the game
+suite's table, with one arena episode and one suite game recorded as video (when the `video` extra is
+installed).
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from rich.console import Console
 from rich.table import Table
 
 from rtarena.eval.episodes import EpisodeJob, run_episode
+from rtarena.runtime.clocks import make_clock
 
 
 def started(console: Console, text: str) -> None:
@@ -39,8 +41,8 @@ def cartpole_section(out: Path, console: Console, scale: float = 1.0) -> None:
     table = Table("clock", "injected delay", "pole up (s of 10)", "decisions",
                   title="classic/cartpole-v0: a scripted balancer, dt = 20 ms")
     for clock, delay_s in CARTPOLE_SETTINGS:
-        job = EpisodeJob("classic/cartpole-v0", ("heuristic",), clock, seed=0, max_steps=round(500 * scale),
-                         clock_settings={"delay_s": delay_s}, label=f"{clock}-delay{int(delay_s * 1000)}ms")
+        job = EpisodeJob("classic/cartpole-v0", ("heuristic",), make_clock(clock, delay_s=delay_s), seed=0,
+                         max_steps=round(500 * scale), label=f"{clock}-delay{int(delay_s * 1000)}ms")
         started(console, f"cart-pole, {clock} clock, {delay_s * 1000:.0f} ms delay")
         line = run_episode(job, out / "cartpole")
         table.add_row(clock, f"{delay_s * 1000:.0f} ms", f"{line['sim_seconds']:.2f}", str(line["decisions"]))
@@ -70,11 +72,12 @@ def arena_section(out: Path, console: Console, scale: float = 1.0) -> None:
     ]
     video = can_record_video()
     for number, (env_id, specs, clock, delay_s, title) in enumerate(matches):
-        job = EpisodeJob(env_id, specs, clock, seed=0, max_steps=round(1200 * scale),
-                         clock_settings={"delay_s": delay_s}, label=f"{clock}-delay{int(delay_s * 1000)}ms",
+        job = EpisodeJob(env_id, specs, make_clock(clock, delay_s=delay_s), seed=0, max_steps=round(1200 * scale),
+                         label=f"{clock}-delay{int(delay_s * 1000)}ms",
                          video=video and number == 0)  # one match on video: the dashboard replays it
-        started(console, f"{env_id}: {title}" + (" (first arena match: compiling kernels, about a minute)"
-                                                 if number == 0 else "") + (", with video" if job.video else ""))
+        started(console, f"{env_id}: {title}" + (" (compiling kernels: about a minute, unless `rtarena warmup` "
+                                                 "has filled the cache)" if number == 0 else "")
+                + (", with video" if job.video else ""))
         line = run_episode(job, out / "arena")
         table = Table("agent", *(header for _, header, _ in ARENA_COLUMNS),
                       title=f"{env_id}: {title} ({line['sim_seconds']:.1f} s simulated)")
@@ -129,14 +132,21 @@ def games_section(out: Path, console: Console, scale: float = 1.0) -> None:
 
 
 SECTIONS = [cartpole_section, arena_section, senses_section, improve_section, games_section]
+# each section's heading: whole sentences (a docstring's first line stops mid-sentence)
+TITLES = {
+    cartpole_section: "Cart-pole: the scripted balancer under each clock, with and without a 100 ms delay.",
+    arena_section: "The arena: heuristic bots cooperating, the same with a 1 s delay, and against random players.",
+    senses_section: "What an arena agent sees and hears in each level: RGB, depth, minimap, spectator, audio.",
+    improve_section: "An offline improvement run: a scripted player, reflector and judge.",
+    games_section: "The game suite: each game's scripted player against random, and a sample frame.",
+}
 QUICK = 0.05  # `--quick`'s share of the steps: enough for every section to write what it shows
 
 
 def run_demo(out: Path, console: Console, quick: bool = False) -> None:
     out.mkdir(parents=True, exist_ok=True)
     for number, section in enumerate(SECTIONS, 1):
-        console.print(f"[bold][{number}/{len(SECTIONS)}][/bold] {(section.__doc__ or '').splitlines()[0]}",
-                      highlight=False)
+        console.print(f"[bold][{number}/{len(SECTIONS)}][/bold] {TITLES[section]}", highlight=False)
         section(out, console, scale=QUICK if quick else 1.0)
     console.print(f"[bold]demo output:[/bold] {out.resolve()}")
     console.print(f"browse it: rtarena dashboard --root {out}", highlight=False)

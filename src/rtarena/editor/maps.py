@@ -74,7 +74,10 @@ def validate_command(paths: list[str], level: str | None = None, players: int | 
 def render_command(source: str, out: Path, px_per_m: float = 6.0, level: str | None = None) -> Path:
     """A top-down PNG of a map (checked first: a map with NaN or out-of-range numbers is refused)."""
     from rtarena.envs.arena.maps.validate import check_map
+    from rtarena.limits import check_limit
 
     data, name = load_any(source, level)
     check_map(data, name)
+    side_m = float(data.get("size_m", 100.0))
+    check_limit("image.px", side_m * px_per_m, field=f"--px-per-m {px_per_m:g} x the map's {side_m:g} m")
     return write_topdown_png(data, out, px_per_m)

@@ -15,12 +15,15 @@ The page (`page.html`, plain JavaScript, no build step) holds the map being edit
 
 The editor is a `webapp.LocalApp`: only 127.0.0.1, only to its own page (`Host`, `Origin`, the session
 token in the page, JSON bodies of bounded size, 4xx JSON answers to malformed requests). Saves are
-confined to one folder and refused for maps with problems (`save_path.py`).
+confined to one folder and refused for maps with problems (`save_path.py`). A map is checked off the
+session's lock, in one checking thread, and the answer comes within `VALIDATE_S` (or a 503), so a huge map
+holds neither the session nor any other request.
 """
 
 from __future__ import annotations
 
 import base64
+import concurrent.futures
 import math
 import threading
 import webbrowser
@@ -30,11 +33,14 @@ from typing import Any
 import numpy as np
 
 from rtarena.editor.save_path import save_target
-from rtarena.errors import UserError
 from rtarena.webapp import Handler, LocalApp, Request, RequestError, field
 
 PAGE = Path(__file__).with_name("page.html")
+STATIC = Path(__file__).with_name("static")
+DEFAULT_PORT = 8768
 PREVIEW_SIZE = (320, 240)
+VALIDATE_S = 10.0  # a map check answers within this long, or 503 (the map limits keep it well under)
+_CHECKER = concurrent.futures.ThreadPoolExecutor(1, thread_name_prefix="rtarena-editor-check")
 
 
 class EditorSession:
@@ -61,9 +67,11 @@ class EditorSession:
 
     def state(self) -> dict[str, Any]:
         from rtarena.envs.arena.maps.generate import STYLES
+        from rtarena.envs.arena.maps.topdown import palette_css
         from rtarena.envs.registry import ENV_TABLE
 
         return {"map": self.map, "path": str(self.path) if self.path else "", "level": self.level,
+                "palette": palette_css(),
                 "levels": [s.id for s in ENV_TABLE if s.family == "arena"], "styles": list(STYLES),
                 "players": int(self.rules.players.count), "wall_height_m": float(self.rules.arena.wall_height_m),
                 "crate_height_m": float(self.rules.arena.crate_height_m)}
@@ -72,9 +80,9 @@ class EditorSession:
         from rtarena.envs.arena.maps.resolve import jump_height_m
         from rtarena.envs.arena.maps.validate import validate_map
 
-        name = str(self.path) if self.path else "map"
-        problems = validate_map(table, name, players=int(self.rules.players.count), jump_m=jump_height_m(self.rules),
-                                size_m=float(self.rules.arena.size_m))
+        name, rules = (str(self.path) if self.path else "map"), self.rules  # one snapshot: a level change may come
+        problems = validate_map(table, name, players=int(rules.players.count), jump_m=jump_height_m(rules),
+                                size_m=float(rules.arena.size_m))
         return [{"field": p.field, "message": p.message, "line": p.line()} for p in problems]
 
     def generate(self, seed: int, style: str) -> dict[str, Any]:
@@ -104,12 +112,13 @@ class EditorSession:
             renderer.close()
         return encode_png(rgb[0])
 
-    def save(self, table: dict[str, Any], path: str | None) -> Path:
+    def save(self, table: dict[str, Any], path: str | None, problems: list[dict[str, str]] | None = None) -> Path:
+        """Write a valid map (`problems`: its check, done already off the lock) into the editor's folder."""
         from rtarena.envs.arena.maps.format import write_map_file
 
         if not path and self.path is None:
             raise RequestError(400, "give a file name to save to")
-        problems = self.validate(table)
+        problems = self.validate(table) if problems is None else problems
         if problems:
             raise RequestError(422, f"not saved: the map has {len(problems)} problem(s), first: {problems[0]['line']}")
         target = save_target(self.root, path or str(self.path), self.path)
@@ -119,83 +128,86 @@ class EditorSession:
 
 
 def routes(session: EditorSession) -> dict[tuple[str, str], Handler]:
-    """The API as a route table; every handler runs under the session's lock."""
+    """The API as a route table. Checking and drawing a map read a snapshot of the session's rules and run
+    off its lock, bounded by `VALIDATE_S`; only changes of the session (level, save) take the lock."""
 
     def validate(r: Request) -> Any:
-        return {"problems": session.validate(field(r.body, "map", "object"))}
+        return {"problems": bounded(session, field(r.body, "map", "object"))}
 
     def generate(r: Request) -> Any:
         table = session.generate(field(r.body, "seed", "int", False) or 0, field(r.body, "style", "text", False)
                                  or "open")
-        return {"map": table, "problems": session.validate(table)}
+        return {"map": table, "problems": bounded(session, table)}
 
     def preview(r: Request) -> Any:
         table = field(r.body, "map", "object")
-        problems = session.validate(table)
+        problems = bounded(session, table)
         png = session.preview(table, field(r.body, "x", "number"), field(r.body, "y", "number"),
                               field(r.body, "yaw_deg", "number", False) or 0.0,
                               field(r.body, "pitch_deg", "number", False) or 0.0)
         return {"png": base64.b64encode(png).decode(), "problems": problems}
 
     def level(r: Request) -> Any:
-        session.set_level(field(r.body, "level", "text"))
-        return session.state()
+        with session.lock:
+            session.set_level(field(r.body, "level", "text"))
+            return session.state()
 
     def save(r: Request) -> Any:
-        path = session.save(field(r.body, "map", "object"), field(r.body, "path", "text", False) or None)
-        return {"saved": str(path), "problems": []}
+        table, path = field(r.body, "map", "object"), field(r.body, "path", "text", False) or None
+        problems = bounded(session, table)
+        if problems:
+            raise RequestError(422, f"not saved: the map has {len(problems)} problem(s), first: {problems[0]['line']}")
+        with session.lock:
+            return {"saved": str(session.save(table, path, problems)), "problems": []}
 
     table = {("GET", "/api/state"): lambda r: session.state(), ("POST", "/api/validate"): validate,
              ("POST", "/api/generate"): generate, ("POST", "/api/preview"): preview, ("POST", "/api/level"): level,
              ("POST", "/api/save"): save}
-    return {key: locked(session, handler) for key, handler in table.items()}
+    return {key: malformed_is_400(handler) for key, handler in table.items()}
 
 
-def locked(session: EditorSession, handler: Handler) -> Handler:
-    """`handler` under the session's lock; a map whose content does not fit the format is a 400."""
+def bounded(session: EditorSession, table: dict[str, Any]) -> list[dict[str, str]]:
+    """`session.validate(table)` in the one checking thread, answered within `VALIDATE_S` or refused (503):
+    a huge map cannot hold a request (or the session) longer, and checks queue rather than pile up."""
+    job = _CHECKER.submit(session.validate, table)
+    try:
+        return job.result(timeout=VALIDATE_S)
+    except concurrent.futures.TimeoutError:
+        raise RequestError(503, f"checking the map took longer than {VALIDATE_S:g} s; try again after a "
+                                "smaller change") from None
+
+
+def malformed_is_400(handler: Handler) -> Handler:
+    """`handler`, with a map whose content does not fit the format answered 400."""
 
     def run(request: Request) -> Any:
-        with session.lock:
-            try:
-                return handler(request)
-            except (KeyError, TypeError, ValueError, AttributeError, IndexError) as error:
-                raise RequestError(400, f"malformed request: {type(error).__name__}: {str(error)[:160]}") from None
+        try:
+            return handler(request)
+        except (KeyError, TypeError, ValueError, AttributeError, IndexError) as error:
+            raise RequestError(400, f"malformed request: {type(error).__name__}: {str(error)[:160]}") from None
 
     return run
 
 
-def page_text() -> str:
-    """The editor page with the arena's one top-down palette written in (`render/palette.py`)."""
-    import json
-
-    from rtarena.envs.arena.maps.topdown import palette_css
-
-    return PAGE.read_text(encoding="utf-8").replace("__RTARENA_PALETTE__", json.dumps(palette_css()))
+def make_app(path: Path | None, level: str = "arena/coop-v0", port: int = 0, root: Path | None = None) -> LocalApp:
+    """The editor over one map file (not started)."""
+    session = EditorSession(path, level, root)
+    return LocalApp(PAGE.read_text(encoding="utf-8"), routes(session), port, static=STATIC)
 
 
 def start_server(path: Path | None, level: str = "arena/coop-v0", port: int = 0,
-                 root: Path | None = None) -> tuple[Any, str]:
-    """Serve the editor on 127.0.0.1 in a daemon thread; returns the HTTP server and the page's URL."""
-    session = EditorSession(path, level, root)
-    try:
-        app = LocalApp(page_text(), routes(session), port)
-    except OSError as error:
-        raise UserError(f"cannot listen on 127.0.0.1:{port}: {error.strerror}", field="--port") from None
-    app.start()
-    return app.server, app.url
+                 root: Path | None = None) -> tuple[LocalApp, str]:
+    """Serve the editor on 127.0.0.1 in a background thread; returns the started app and the page's URL."""
+    app = make_app(path, level, port, root).start()
+    return app, app.url
 
 
-def serve(path: Path | None, level: str = "arena/coop-v0", port: int = 8765, open_browser: bool = True,
+def serve(path: Path | None, level: str = "arena/coop-v0", port: int = DEFAULT_PORT, open_browser: bool = True,
           console: Any = None, root: Path | None = None) -> None:
     """Run the editor until Ctrl-C."""
-    server, url = start_server(path, level, port, root)
+    app = make_app(path, level, port, root)
     if console is not None:
-        console.print(f"map editor on {url} (Ctrl-C to stop)")
+        console.print(f"map editor on {app.url} (Ctrl-C to stop)")
     if open_browser:
-        webbrowser.open(url)
-    try:
-        threading.Event().wait()
-    except KeyboardInterrupt:
-        pass
-    finally:
-        server.shutdown()
+        webbrowser.open(app.url)
+    app.serve_forever()

@@ -3,6 +3,10 @@
 Each row names an env id, where its class or factory lives, and default keyword arguments. Tests walk
 this table, so an env is tested the day its row is added. Rows are also registered with PettingZoo's
 parallel registry and, for one-agent envs, with Gymnasium's (as a single-agent view).
+
+A row's class is checked when the row is loaded (`EnvSpec.load`), a factory's product when `make` builds it:
+its `capabilities` must be a valid declaration that matches what it implements (`envs/capabilities.py:
+check_declaration`), so a misspelt or missing capability fails at registration, not as a feature silently off.
 """
 
 from __future__ import annotations
@@ -13,8 +17,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from rtarena.envs.capabilities import check_declaration
 from rtarena.envs.gui.catalog import task_rows
 from rtarena.envs.level_files import read_tables
+from rtarena.envs.single_agent import SingleAgentView
 from rtarena.errors import UserError
 
 
@@ -40,7 +46,10 @@ class EnvSpec:
         except ImportError as error:
             hint = f" (pip install 'rtarena[{self.extra}]')" if self.extra else ""
             raise UserError(f"env {self.id!r} needs a missing package: {error.name}{hint}") from error
-        return getattr(module, attr)
+        creator = vars(module)[attr]
+        if isinstance(creator, type):
+            check_declaration(creator)
+        return creator
 
 
 SCREENSHOTS = {"screenshot_dir": "screenshots"}
@@ -145,6 +154,7 @@ def make(env_id: str, **kwargs: Any):
     spec = env_spec(env_id)
     creator = spec.load()
     env = creator(**{**spec.kwargs, **kwargs})
+    check_declaration(env)  # an instance may refine its class's declaration; a factory's product is checked here
     env.spec_id = spec.id
     return env
 
@@ -164,10 +174,10 @@ def _register_with_ecosystem() -> None:
 
 
 def _single_agent_factory(env_id: str):
-    def create(**kwargs: Any):
-        from rtarena.envs.single_agent import SingleAgentView
-
-        return SingleAgentView(env_id=env_id, **kwargs)
+    def create(render_mode: str | None = None, **kwargs: Any):
+        if render_mode is not None:
+            kwargs["render_mode"] = render_mode
+        return SingleAgentView(make(env_id, **kwargs))
 
     return create
 

@@ -8,20 +8,15 @@ import gymnasium
 
 
 class SingleAgentView(gymnasium.Env):
-    """Exposes the only agent of a registered one-agent env through the Gymnasium API."""
+    """Exposes the only agent of a one-agent env (`registry.make` builds it for `gymnasium.make`) through the
+    Gymnasium API."""
 
-    def __init__(self, env_id: str | None = None, env: Any = None, render_mode: str | None = None, **kwargs: Any):
-        from rtarena.envs.registry import make
-
-        if env is None:
-            if render_mode is not None:
-                kwargs["render_mode"] = render_mode
-            env = make(env_id, **kwargs)
+    def __init__(self, env: Any) -> None:
         self.parallel_env = env
         self.agent = env.possible_agents[0]
         self.observation_space = env.observation_space(self.agent)
         self.action_space = env.action_space(self.agent)
-        self.render_mode = getattr(env, "render_mode", None)
+        self.render_mode = env.render_mode
         self.metadata = {"render_modes": env.metadata.get("render_modes", []),
                          "render_fps": env.metadata.get("render_fps", max(1, round(1 / env.dt)))}
         self.dt = env.dt

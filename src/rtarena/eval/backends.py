@@ -25,6 +25,12 @@ from rtarena.eval.episodes import EpisodeJob, execute_job
 Finished = list[tuple[EpisodeJob, dict[str, Any]]]
 
 
+def execute_with(job: EpisodeJob, env: dict[str, str]) -> dict[str, Any]:
+    """A Ray task: the job, run with the driver's variables for it (a node does not inherit its environment)."""
+    os.environ.update(env)
+    return execute_job(job)
+
+
 def crashed(job: EpisodeJob, error: str) -> dict[str, Any]:
     return {"key": job.key, "ok": False, "error": error, "traceback": "", "worker": {}}
 
@@ -155,8 +161,9 @@ class RayBackend:
         self.address = address
         cpus = int(ray.cluster_resources().get("CPU", 1))
         self.workers = workers or max(1, cpus)
-        self.remote = ray.remote(num_cpus=1, max_retries=0)(execute_job)
+        self.remote = ray.remote(num_cpus=1, max_retries=0)(execute_with)
         self.refs: dict[Any, EpisodeJob] = {}
+        self.env: dict[str, str] = {}  # set on every task (the run's shared limiter, eval/endpoints.py)
 
     def describe(self) -> dict[str, Any]:
         nodes = [n for n in self.ray.nodes() if n.get("Alive")]
@@ -164,7 +171,7 @@ class RayBackend:
                 "cluster_cpus": self.ray.cluster_resources().get("CPU")}
 
     def submit(self, job: EpisodeJob) -> None:
-        self.refs[self.remote.remote(job)] = job
+        self.refs[self.remote.remote(job, self.env)] = job
 
     def poll(self, timeout: float) -> Finished:
         if not self.refs:

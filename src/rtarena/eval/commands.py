@@ -23,7 +23,7 @@ from rtarena.eval.experiment_file import load_experiment, refuse_people
 from rtarena.eval.flags import RunFlags, flags_given_with_experiment
 from rtarena.eval.flags import run_flags as typed_flags
 from rtarena.eval.presets import load_preset, preset_names, preset_summary
-from rtarena.eval.runner import RunResult, resume_run_dir, run_experiment, run_jobs
+from rtarena.eval.runner import RunLimits, RunResult, resume_run_dir, run_experiment, run_jobs
 from rtarena.schema import writable_folder
 
 
@@ -38,6 +38,8 @@ class RunOptions:
     workers: int = 0
     video: bool = False
     run_id: str | None = None
+    max_cost: float | None = None  # USD: stop starting episodes before the run would pass it
+    max_errors: float | None = None  # share of episodes: fail the run past it
 
 
 def normalise_argv(argv: list[str]) -> list[str]:
@@ -71,8 +73,15 @@ def run_command(target: str | None, flags: dict[str, Any], given: dict[str, Any]
                 console: Console) -> RunResult:
     """Dispatch `rtarena run` on what TARGET is; print the outcome. `given`: the run flags the user typed."""
     err = Console(stderr=True)
+    if target is not None and not target.strip():
+        raise UserError("must name an env id, an experiment file or a run folder, got ''", field="TARGET")
     if options.workers < 0:
         raise UserError(f"must be >= 0 (0: one per CPU), got {options.workers}", field="--workers")
+    if options.max_cost is not None and not 0 <= options.max_cost < float("inf"):
+        raise UserError(f"must be a number of USD >= 0, got {options.max_cost}", field="--max-cost")
+    if options.max_errors is not None and not 0 <= options.max_errors <= 1:
+        raise UserError(f"must be a share between 0 and 1, got {options.max_errors}", field="--max-errors")
+    budgets = {"max_cost": options.max_cost, "max_errors": options.max_errors}
     if options.preset or (target and (is_experiment_file(target) or (Path(target) / "config.json").exists())):
         flags_given_with_experiment(given)
         if options.preset and target:
@@ -80,14 +89,15 @@ def run_command(target: str | None, flags: dict[str, Any], given: dict[str, Any]
         if target and (Path(target) / "config.json").exists() and not is_experiment_file(target):
             if not options.resume:
                 raise UserError(f"{target} is a run folder; add --resume to finish it", field="--resume")
-            result = resume_run_dir(Path(target), workers=options.workers, ray=options.ray, console=err)
+            result = resume_run_dir(Path(target), workers=options.workers, ray=options.ray, console=err, **budgets)
         else:
             params = parse_params(options.params)
             experiment = load_preset(options.preset, params) if options.preset else load_experiment(target, params)
             refuse_people(experiment)
             writable_folder(experiment.out, f"{experiment.source}: out")
             result = run_experiment(experiment, run_id=options.run_id, resume=options.resume,
-                                    workers=options.workers, ray=options.ray, video=options.video or None, console=err)
+                                    workers=options.workers, ray=options.ray, video=options.video or None, console=err,
+                                    **budgets)
         print_run(result, console)
         return result
     if target is None:
@@ -98,39 +108,56 @@ def run_command(target: str | None, flags: dict[str, Any], given: dict[str, Any]
     if Path(target).exists():
         raise UserError(f"{target} is a file, not an env id; experiment files end in .toml, .json or .yaml",
                         field="TARGET")
+    from rtarena.envs.conditions import family_condition
     from rtarena.envs.registry import env_spec
 
-    env_spec(target)  # an unknown env id is named before any flag is asked for
+    family = env_spec(target).family  # an unknown env id is named before any flag is asked for
     if options.resume and not flags.get("agent"):
         raise UserError(f"{target} is not a run folder; --resume takes a run folder (RUN --resume), or an env id "
                         "with the --agent and --out of the run to finish", field="--resume")
-    return run_flags(target, typed_flags(flags), options, console, err)
+    return run_flags(target, typed_flags(flags, family_condition(family)), options, console, err,
+                     fresh="out" not in given and not options.resume)
 
 
-def run_flags(env_id: str, flags: RunFlags, options: RunOptions, console: Console, err: Console) -> RunResult:
-    """`rtarena run ENV_ID --agent ...`: one cell, written straight into `--out` like the first version."""
-    from rtarena.agents.specs import check_spec
+def run_flags(env_id: str, flags: RunFlags, options: RunOptions, console: Console, err: Console,
+              fresh: bool = False) -> RunResult:
+    """`rtarena run ENV_ID --agent ...`: one cell, written straight into `--out` like the first version; without
+    `--out` (`fresh`), into a new `runs/<timestamp>` that `runs/latest` points to."""
+    from rtarena.agents.specs import checked_agent
     from rtarena.envs.registry import env_spec, make
 
     family = env_spec(env_id).family
-    env_kwargs: dict[str, Any] = {"dt": flags.dt} if flags.dt is not None else {}
+    env_kwargs: dict[str, Any] = {"dt": flags.run_dt} if flags.run_dt is not None else {}
     from rtarena.eval.customize import arena_kwargs
 
     # --map, --set SECTION.KEY=VALUE and --disable customise an arena level (checked before any episode)
     custom = arena_kwargs(env_id, flags.map, options.params, flags.disable)
     env_kwargs.update(custom)
-    settings = flags.clock_settings()  # validated by the clock in `flags.run_flags`, before any episode runs
-    for spec in flags.agent:
-        check_spec(spec, family, command="run")
-    env = make(env_id, **env_kwargs)
-    slots = len(env.possible_agents)
-    env.close()
+    agents = [checked_agent(spec, family, command="run") for spec in dict.fromkeys(flags.agent)]  # built once
+    try:
+        env = make(env_id, **env_kwargs)
+        slots = len(env.possible_agents)
+        # what the agents observe (a pixel policy: rgb at 84; a model agent naming no view: the family's
+        # declared one), or --obs/--resolution: asked of the env, checked before any episode
+        asked = observation_kwargs(env_id, env, agents, family, flags, env_kwargs)
+        env.close()
+    finally:
+        for agent in agents:
+            agent.close()
+    if asked:
+        env_kwargs.update(asked)
+        custom = {**custom, **asked}
     if len(flags.agent) not in (1, slots):
         raise UserError(f"{len(flags.agent)} --agent specs for {slots} slots of {env_id}; give one (for every slot) "
                         "or one per slot", field="--agent")
     out = Path(flags.out)
-    refuse_reuse(out, options.resume)
-    experiment = experiment_from_flags(env_id, flags.agent, flags.clock, settings, env_kwargs, flags.seed_list,
+    refuse_reuse(out, options.resume or fresh)  # fresh: a new folder beside it (`runs/latest` is the last run)
+    from rtarena.agents.specs import check_connections
+
+    check_connections(flags.agent)  # a live session that cannot open is the one line, before the condition's
+    if flags.condition is not None:  # no --clock: the family's declared condition, said in one line
+        console.print(flags.condition.line(), markup=False, highlight=False, soft_wrap=True)
+    experiment = experiment_from_flags(env_id, flags.agent, flags.run_clock, flags.run_dt, flags.seed_list,
                                        flags.max_steps, str(out))
     if custom:
         from dataclasses import replace as _replace
@@ -143,7 +170,9 @@ def run_flags(env_id: str, flags: RunFlags, options: RunOptions, console: Consol
         jobs = [replace(job, video=True) for job in jobs]
     config = experiment.to_dict()
     result = run_jobs(jobs, out, out.name, config, workers=options.workers or 1, ray=options.ray,
-                      resume=options.resume, console=err)
+                      resume=options.resume, console=err, connections_checked=True,
+                      limits=RunLimits(max_cost=options.max_cost, max_errors=options.max_errors), fresh=fresh)
+    out = result.run_dir
     table = Table("seed", "steps", "sim s", "wall s", "decisions", "return (per agent)")
     for line in sorted(result.lines, key=lambda ln: ln.get("seed", 0)):
         if line.get("status") != "ok":
@@ -155,6 +184,61 @@ def run_flags(env_id: str, flags: RunFlags, options: RunOptions, console: Consol
     console.print(table)
     console.print(f"episodes: {out / 'episodes.jsonl'}  decisions: {out / 'decisions'}")
     return result
+
+
+def observation_kwargs(env_id: str, env: Any, agents: list[Any], family: str, flags: RunFlags,
+                       env_kwargs: dict[str, Any]) -> dict[str, Any]:
+    """The env kwargs (`obs`, `resolution`) that make what the run's agents observe: `--obs`/`--resolution`
+    when given; else each agent's declared `observes` (a pixel policy: `rgb` at 84 px; a VLM: `rgb`), and
+    for a model agent that names no modalities the family's declared view (the arena: `rgb` beside its text,
+    ROAR's screen; docs/conditions.md). {} when the env makes it all already. A request the env cannot meet
+    is one line, before any episode."""
+    from gymnasium.spaces import Box, Dict
+
+    from rtarena.envs.conditions import family_condition
+    from rtarena.envs.registry import make
+
+    space = env.observation_space(env.possible_agents[0])
+    if not isinstance(space, Dict) and not flags.obs:  # one array (cart-pole's state): nothing to choose from
+        return {}
+    made = list(space.spaces) if isinstance(space, Dict) else []
+    declared = family_condition(family).view.modalities
+    wanted = list(flags.obs or ())
+    sizes = {flags.resolution} if flags.resolution else set()
+    if not flags.obs:
+        for agent in agents:
+            if agent.observes is not None:
+                wanted += [*agent.observes.modalities, *(declared if agent.observes.family_view else ())]
+                sizes |= {agent.observes.image_px} if agent.observes.image_px and not flags.resolution else set()
+    if len(sizes) > 1:
+        raise UserError(f"the agents need images of different sizes ({', '.join(map(str, sorted(sizes)))} px); "
+                        "give --resolution, or agents that agree", field="--agent")
+    missing = [m for m in dict.fromkeys(wanted) if m not in made]
+    rgb = space.spaces.get("rgb") if isinstance(space, Dict) else None
+    asked: dict[str, Any] = {}
+    if flags.obs:
+        asked["obs"] = list(dict.fromkeys(flags.obs))
+    elif missing:
+        asked["obs"] = [*made, *missing]
+    if sizes and not (isinstance(rgb, Box) and max(rgb.shape[:2]) == next(iter(sizes)) and "obs" not in asked):
+        asked["resolution"] = next(iter(sizes))
+    final = asked.get("obs", made)
+    for agent in agents:
+        lacking = [m for m in (agent.observes.modalities if agent.observes else ()) if final and m not in final]
+        if lacking:
+            raise UserError(f"{agent.name} observes {'+'.join(lacking)}; the env would make {'+'.join(final)} "
+                            f"(give --obs with {'+'.join(lacking)}, or leave --obs out)", field="--obs")
+    if not asked:
+        return {}
+    try:  # the env must make it: built once more with the request, refused here in one line
+        probe = make(env_id, **{**env_kwargs, **asked})
+        probe.close()
+    except (UserError, TypeError, ValueError, KeyError) as error:
+        shown = " ".join(f"{k}={'+'.join(v) if isinstance(v, list) else v}" for k, v in asked.items())
+        reason = str(error).splitlines()[0] if str(error) else type(error).__name__
+        raise UserError(f"{env_id} cannot make what the agents observe ({shown}): {reason}",
+                        field="--obs" if flags.obs else "--agent") from None
+    return asked
 
 
 def refuse_reuse(out: Path, resume: bool) -> None:
@@ -280,11 +364,14 @@ def leaderboard_command(runs: list[str], root: str, metric: str | None, clock: s
     for setting in settings:
         name, rows = leaderboard(runs, root, metric, setting, games)
         levels = list(dict.fromkeys(lv for r in rows for lv in r.levels))
-        table = Table("rank", "agent", f"{name} (mean over levels)", "episodes", *levels,
+        priced = any(r.cost_usd is not None for r in rows)
+        table = Table("rank", "agent", f"{name} (mean over levels)", "episodes",
+                      *(["USD / episode"] if priced else []), *levels,
                       title="leaderboard" + (f" (clock setting: {setting})" if setting else ""))
         for r in rows:
             rating = f"{r.rating:.4g}" + (f" ± {r.se:.2g}" if r.se is not None else "")
-            table.add_row(str(r.rank), r.agent, rating, str(r.episodes),
+            cost = ["—" if r.cost_usd is None else f"{r.cost_usd:.4g}"] if priced else []
+            table.add_row(str(r.rank), r.agent, rating, str(r.episodes), *cost,
                           *(f"{r.levels[lv]:.4g}" if lv in r.levels else "—" for lv in levels))
         console.print(table)
         pages.append((f"## clock setting: {setting}\n\n" if len(settings) > 1 else "") + to_markdown(name, rows))

@@ -23,7 +23,7 @@ from typing import Any
 from rtarena.agents.specs import AgentSpec, build_agent, parse_spec
 from rtarena.envs.registry import env_spec, make
 from rtarena.eval.store import episode_key, write_episode
-from rtarena.runtime.clocks import clock_for_env
+from rtarena.runtime.clocks import Clock, make_clock
 from rtarena.runtime.match import run_match
 from rtarena.runtime.records import MatchResult
 
@@ -32,20 +32,25 @@ from rtarena.runtime.records import MatchResult
 class EpisodeJob:
     """Everything one episode needs, as plain data (so it can travel to a worker process or node).
 
-    `tags` name the experiment cell (level, line-up, clock setting, modality) for reports; `video` asks
-    for an MP4 (the env is then built with `render_mode="rgb_array"`).
+    `clock` is the run's clock with its settings, built once where the run's settings were read (a name
+    stands for that clock with its defaults); the episode completes it with the env's defaults
+    (`Clock.for_env`). `tags` name the experiment cell (level, line-up, clock setting, modality) for
+    reports; `video` asks for an MP4 (the env is then built with `render_mode="rgb_array"`).
     """
 
     env_id: str
     agent_specs: tuple[str, ...]
-    clock: str
+    clock: Clock
     seed: int
     max_steps: int | None  # None: until the env ends the episode
-    clock_settings: dict[str, Any] = field(default_factory=dict)
     env_kwargs: dict[str, Any] = field(default_factory=dict)
     label: str = ""
     tags: dict[str, Any] = field(default_factory=dict)
     video: bool = False
+
+    def __post_init__(self) -> None:
+        if isinstance(self.clock, str):
+            object.__setattr__(self, "clock", make_clock(self.clock))
 
     @property
     def key(self) -> str:
@@ -73,7 +78,7 @@ def controllers_for(env: Any, specs: list[AgentSpec], family: str) -> dict[Any, 
     if len(specs) != len(agents):
         from rtarena.errors import UserError
 
-        raise UserError(f"{len(specs)} --agent specs for {len(agents)} slots of {getattr(env, 'spec_id', env)}; "
+        raise UserError(f"{len(specs)} --agent specs for {len(agents)} slots of {env.spec_id or env}; "
                         "give one (for every slot) or one per slot", field="--agent")
     groups: list[tuple[list[str], AgentSpec]] = []
     for agent, spec in zip(agents, specs, strict=True):
@@ -115,7 +120,7 @@ def _play(job: EpisodeJob, spec: Any, artifact_kwargs: dict[str, str]) -> Outcom
         slot_specs = dict(zip(agents, job.agent_specs * len(agents) if len(specs) == 1 else job.agent_specs,
                               strict=False))
         # the env's own defaults (its obs_every; kappa = B x its observation rate when B is given)
-        clock = clock_for_env(job.clock, env, job.clock_settings)
+        clock = job.clock.for_env(env)
         playing_env, playing = env, controllers
         if job.video:
             from rtarena.eval.video import VideoRecorder

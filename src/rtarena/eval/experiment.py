@@ -8,10 +8,10 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field, replace
-from pathlib import Path
 from typing import Any
 
 from rtarena.eval.episodes import EpisodeJob
+from rtarena.runtime.clocks import Clock
 
 NAME = re.compile(r"^[A-Za-z0-9_+-]+$")
 # In a slot spec, `{obs}` is the cell's observation modalities `+`-joined, so that a model agent is sent
@@ -60,23 +60,30 @@ class Lineup:
 
 @dataclass(frozen=True)
 class ClockSetting:
-    """One clock of an experiment: a name of `CLOCKS` and its settings, in seconds (the file's `delay_ms` and
-    the CLI's `--delay-ms` are converted where they are read)."""
+    """One clock of an experiment: its name in reports, the `Clock` with its settings (built once, where the
+    file or the flags were read; seconds inside, a file's `delay_ms` and `--delay-ms` converted there) and the
+    env's step `dt` (None: the env's own)."""
 
     name: str
-    clock: str
+    run_clock: Clock
     dt: float | None = None
-    delay_s: float = 0.0
-    obs_every: int = 1
-    numbers: dict[str, float | str] = field(default_factory=dict)  # kappa, overhead_s, latency ...
+
+    @property
+    def clock(self) -> str:
+        """The protocol's name (a name of `CLOCKS`)."""
+        return self.run_clock.name
 
     @property
     def delay_ms(self) -> float:
         """The delay as stored forms keep it (the `delay_ms` record column, an experiment file's key)."""
-        return self.delay_s * 1000.0
+        return self.run_clock.delay_s * 1000.0
 
-    def clock_settings(self) -> dict[str, Any]:
-        return {"delay_s": self.delay_s, "obs_every": self.obs_every, **self.numbers}
+    def to_dict(self) -> dict[str, Any]:
+        """The entry as an experiment file writes it (`delay_ms`, the clock's other settings by their names)."""
+        given = self.run_clock.given()
+        given.pop("delay_s", None)
+        return {"name": self.name, "clock": self.clock, "dt": self.dt, "delay_ms": self.delay_ms,
+                "obs_every": self.run_clock.obs_every, **given}
 
 
 @dataclass(frozen=True)
@@ -100,6 +107,7 @@ class Experiment:
     workers: int | None = None
     video: bool | int = False
     concurrency: dict[str, int] = field(default_factory=dict)
+    endpoints: dict[str, dict[str, Any]] = field(default_factory=dict)  # limits per endpoint (agents/llm/limiter.py)
     params: dict[str, Any] = field(default_factory=dict)
     description: str = ""
     source: str = "<experiment>"
@@ -129,8 +137,8 @@ class Experiment:
                 tags = {"level": env.name, "lineup": lineup.name, "clock_name": clock.name,
                         "delay_ms": clock.delay_ms, "obs": modality.name if modality else ""}
                 video = self.video is True or (not isinstance(self.video, bool) and index < self.video)
-                jobs.append(EpisodeJob(env.id, cell_slots(lineup.slots, modality), clock.clock, seed, self.max_steps,
-                                       clock.clock_settings(), env_kwargs, ".".join(parts), tags, video))
+                jobs.append(EpisodeJob(env.id, cell_slots(lineup.slots, modality), clock.run_clock, seed,
+                                       self.max_steps, env_kwargs, ".".join(parts), tags, video))
         return jobs
 
     def to_dict(self) -> dict[str, Any]:
@@ -138,34 +146,26 @@ class Experiment:
             "name": self.name, "description": self.description, "source": self.source,
             "seeds": list(self.seeds), "max_steps": self.max_steps, "out": self.out, "workers": self.workers,
             "video": self.video, "params": self.params, "concurrency": self.concurrency,
+            "endpoints": self.endpoints,
             "envs": [{"name": e.name, "id": e.id, "kwargs": e.kwargs, "overrides": e.overrides,
                       "lineups": list(e.lineups)}
                      for e in self.envs],
             "agents": [{"name": lu.name, "slots": list(lu.slots)} for lu in self.lineups],
-            "clocks": [{"name": c.name, "clock": c.clock, "dt": c.dt, "delay_ms": c.delay_ms,
-                        "obs_every": c.obs_every, **c.numbers} for c in self.clocks],
+            "clocks": [c.to_dict() for c in self.clocks],
             "observations": [list(m.obs) for m in self.observations],
         }
 
 
-def experiment_from_flags(env_id: str, specs: tuple[str, ...], clock: str, settings: dict[str, Any],
-                          env_kwargs: dict[str, Any], seeds: tuple[int, ...], max_steps: int | None,
-                          out: str) -> Experiment:
-    """The experiment a plain `rtarena run ENV_ID --agent ...` describes (one cell)."""
-    # the flags were validated by the clock (`make_clock`) already: a paused clock given a kappa was refused
-    numbers: dict[str, float | str] = {k: float(settings[k]) for k in ("kappa", "overhead_s", "settle_s")
-                                       if settings.get(k) is not None}
-    numbers.update({k: str(settings[k]) for k in ("latency", "latency_model") if settings.get(k) is not None})
-    if settings.get("latency_trace") is not None:  # absolute: a resumed run (or a worker) may start elsewhere
-        numbers["latency_trace"] = str(Path(settings["latency_trace"]).resolve())
-    delay_s = float(settings.get("delay_s") or 0.0)
-    dt = env_kwargs.get("dt")
-    name = clock + (f"-delay{delay_s * 1000:g}ms" if delay_s else "")
+def experiment_from_flags(env_id: str, specs: tuple[str, ...], clock: Clock, dt: float | None,
+                          seeds: tuple[int, ...], max_steps: int | None, out: str) -> Experiment:
+    """The experiment a plain `rtarena run ENV_ID --agent ...` describes (one cell), its clock as the flags
+    built it (`eval/flags.py: RunFlags.run_clock`)."""
+    name = clock.name + (f"-delay{clock.delay_s * 1000:g}ms" if clock.delay_s else "")
     return Experiment(
         name="run",
         envs=(EnvEntry(safe_name(env_id.split("/")[-1]), env_id),),
         lineups=(Lineup(safe_name("+".join(dict.fromkeys(agent_label(s) for s in specs))), specs),),
-        clocks=(ClockSetting(safe_name(name), clock, dt, delay_s, int(settings.get("obs_every") or 1), numbers),),
+        clocks=(ClockSetting(safe_name(name), clock, dt),),
         seeds=seeds, max_steps=max_steps, out=out, source="<command line>",
     )
 

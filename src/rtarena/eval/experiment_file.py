@@ -1,4 +1,4 @@
-"""Experiment files (TOML, or YAML with PyYAML): what to run, as data, checked before anything runs.
+"""Experiment files (TOML, JSON, or YAML with PyYAML): what to run, as data, checked before anything runs.
 
 ```toml
 name = "delay-sweep"          # names the run folder: runs/<name>-<timestamp>/
@@ -27,6 +27,10 @@ dt = 0.25                           # and delay_ms, kappa, overhead_s, obs_every
 
 observations = [["text"], ["rgb", "text"]]   # the env's `obs` argument, one cell each
 concurrency = { "{base_url}" = 4 }           # at most 4 controllers at once on this endpoint
+[endpoints."{base_url}"]                      # limits shared by every worker (agents/llm/limiter.py)
+max_connections = 2                          # requests in flight per base URL; adaptive = true: a ceiling
+rpm = 500                                    # requests and tokens per minute, whole endpoint
+replicas = ["http://gpu-2:8000/v1"]          # more base URLs serving the model, least-loaded first
 ```
 
 Short forms: `envs = ["classic/cartpole-v0"]`, `agents = ["random", "heuristic"]`, `clocks = ["paused"]`.
@@ -57,6 +61,7 @@ from pydantic import (
     model_validator,
 )
 
+from rtarena.agents.llm.limiter import EndpointLimits
 from rtarena.errors import UserError
 from rtarena.eval.experiment import (
     CELL_OBS,
@@ -70,14 +75,15 @@ from rtarena.eval.experiment import (
     cell_slots,
     safe_name,
 )
-from rtarena.limits import LIMITS, loads_json, read_text_capped
+from rtarena.limits import LIMITS, check_limit, loads_json, loads_yaml, read_text_capped
 from rtarena.schema import (
     Flag,
-    NonNegFloat,
     NonNegInt,
     PosFloat,
     PosInt,
     Section,
+    Seed,
+    SimMilliseconds,
     at_most,
     read_toml,
     shown,
@@ -110,32 +116,14 @@ def read_file(path: Path, _seen: tuple[Path, ...] = ()) -> dict[str, Any]:
 def _parse_file(path: Path) -> dict[str, Any]:
     if not path.exists():
         raise UserError(f"no such experiment file: {path}", field="experiment")
-    if path.suffix == ".json":
-        data = loads_json(read_text_capped(path, "experiment file"), source=str(path))
-        if not isinstance(data, dict):
-            raise UserError(f"the file must hold a JSON object, got {type(data).__name__}", source=str(path))
-        return data
-    if path.suffix not in (".yaml", ".yml"):
+    if path.suffix not in (".json", ".yaml", ".yml"):
         return read_toml(path, "experiment file")
-    if path.is_dir():
-        raise UserError("is a folder, not an experiment file", source=str(path))
     text = read_text_capped(path, "experiment file")
-    if path.suffix in (".yaml", ".yml"):
-        try:
-            import yaml
-        except ImportError:
-            raise UserError("reading YAML needs PyYAML (pip install pyyaml); or write the file as TOML",
-                            source=str(path)) from None
-        try:
-            data = yaml.safe_load(text)
-        except yaml.YAMLError as error:
-            mark = getattr(error, "problem_mark", None)
-            where = f" (at line {mark.line + 1}, column {mark.column + 1})" if mark else ""
-            raise UserError(f"invalid YAML: {getattr(error, 'problem', None) or error}{where}",
-                            source=str(path)) from None
-        if not isinstance(data, dict):
-            raise UserError(f"the file must hold a mapping, got {show(data)}", source=str(path))
-        return data
+    data = (loads_json if path.suffix == ".json" else loads_yaml)(text, source=str(path))
+    if not isinstance(data, dict):
+        what = "a JSON object" if path.suffix == ".json" else "a mapping"
+        raise UserError(f"the file must hold {what}, got {show(data)}", source=str(path))
+    return data
 
 
 def load_experiment(path: str | Path, params: dict[str, str] | None = None, strict: bool = True) -> Experiment:
@@ -245,7 +233,7 @@ class ClockItem(Section):
     clock: str = Field(description="a name of runtime.clocks.CLOCKS")
     name: Name = None
     dt: Annotated[PosFloat, at_most("step.dt_s")] | None = Field(None, description="simulated seconds per env step")
-    delay_ms: NonNegFloat = Field(0.0, description="injected delay per decision, milliseconds")
+    delay_ms: SimMilliseconds = Field(0.0, description="injected delay per decision, milliseconds")
 
 
 # An `[[agents]]` entry is a line-up (`slots`) or a `pairs` group, told apart by its key (the tags are
@@ -264,9 +252,9 @@ class ExperimentFile(Section):
     name: Name = None
     description: str = ""
     params: dict[str, Any] = Field(default_factory=dict, description="`{name}` placeholders; --set name=value")
-    seeds: Annotated[PosInt, at_most("run.seeds")] | Annotated[list[NonNegInt], Field(max_length=int(
+    seeds: Annotated[PosInt, at_most("run.seeds")] | Annotated[list[Seed], Field(max_length=int(
         LIMITS["run.seeds"].value))] = Field(1, description="a count (seeds seed_start..) or a list of seeds")
-    seed_start: NonNegInt = 0
+    seed_start: Seed = 0
     max_steps: Annotated[PosInt, at_most("episode.steps")] | None = None  # None: until the env ends the episode
     out: Text = Field("runs", description="folder the run folder goes in")
     workers: PosInt | None = None
@@ -285,6 +273,8 @@ class ExperimentFile(Section):
             data = {"agents": ["random"], "clocks": ["token"], **data}
         return data
     concurrency: dict[str, PosInt] = Field(default_factory=dict, description="controllers at once per endpoint")
+    endpoints: dict[str, EndpointLimits] = Field(default_factory=dict, description="limits per endpoint: "
+                                                 "max_connections, adaptive, rpm, tpm, replicas")
 
     @field_validator("envs", mode="before")
     @classmethod
@@ -332,6 +322,8 @@ def parse_experiment(data: dict[str, Any], source: str = "<experiment>", params:
     merged = {**declared, **(params or {})}
     body = {k: (_substitute(v, merged, k, source) if k != "params" else v) for k, v in data.items()}
     typed = validate(ExperimentFile, body, source=source)
+    if not isinstance(typed.seeds, list):  # the last seed too (docs/limits.md)
+        check_limit("run.seed", typed.seed_start + typed.seeds - 1, field="seed_start + seeds - 1", source=source)
     seeds = (tuple(typed.seeds) if isinstance(typed.seeds, list)
              else tuple(range(typed.seed_start, typed.seed_start + typed.seeds)))
     lineups = tuple(lineup for item in typed.agents for lineup in item.lineups())
@@ -358,6 +350,7 @@ def parse_experiment(data: dict[str, Any], source: str = "<experiment>", params:
         observations=tuple(Modality("+".join(obs), tuple(obs)) for obs in typed.observations),
         max_steps=typed.max_steps, out=typed.out, workers=typed.workers, video=typed.video,
         concurrency=dict(typed.concurrency), params=merged, source=source,
+        endpoints={k: v.model_dump(exclude_unset=True) for k, v in typed.endpoints.items()},
     )
     for what in ("envs", "lineups", "clocks", "observations"):
         entries = [e.name for e in getattr(experiment, what)]
@@ -400,12 +393,11 @@ def _clock(i: int, item: ClockItem, source: str) -> ClockSetting:
             close = difflib.get_close_matches(key, [*known, *ClockItem.model_fields], n=1)
             hint = f"; did you mean {close[0]!r}?" if close else f"; known: {', '.join(known)}"
             raise UserError(f"unknown field{hint}", source=source, field=f"clocks[{i}].{key}")
-    delay_s = item.delay_ms / 1000.0  # the file's milliseconds, in seconds from here on
-    made = build_clock(item.clock, {"delay_s": delay_s, **own}, source=source, field=f"clocks[{i}]")
-    numbers = {k: v if isinstance(v, str) else float(v) for k, v in own.items() if k != "obs_every"}
+    delay = {"delay_s": item.delay_ms / 1000.0} if item.delay_ms else {}  # the file's milliseconds, in seconds
+    made = build_clock(item.clock, {**delay, **own}, source=source, field=f"clocks[{i}]")
     default = item.clock + (f"-dt{item.dt * 1000:g}ms" if item.dt else "") + (
         f"-delay{item.delay_ms:g}ms" if item.delay_ms else "")
-    return ClockSetting(item.name or safe_name(default), item.clock, item.dt, delay_s, made.obs_every, numbers)
+    return ClockSetting(item.name or safe_name(default), made, item.dt)
 
 
 def refuse_people(experiment: Experiment) -> None:

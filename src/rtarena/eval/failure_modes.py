@@ -1,7 +1,8 @@
 """The report's failure-mode section: how often each failure mode was coded, per condition and agent.
 
 It reads the annotation tables that `rtarena annotate` leaves in a run folder, by file name
-(`annotations/review.parquet` where a person reviewed the codes, else `annotations/rules.parquet`), so
+(`annotations/review.parquet` where a person reviewed the codes, else `annotations/model.parquet`, the
+paper's annotator, a model, else `annotations/rules.parquet`, the rule annotator: the offline fallback), so
 `eval` needs nothing from the annotation package. Shares are of the episodes judged in that cell; each
 row links an example episode (its video where there is one, else its first frame).
 """
@@ -19,7 +20,10 @@ import pyarrow.parquet as pq
 from rtarena.envs.capabilities import REALTIME_SHORT
 from rtarena.eval import svg
 
-SOURCES = ("review", "rules")  # preferred first
+# preferred first, each with what the report says coded the run
+SOURCES = {"review": "reviewed by a person", "model": "the model annotator (the paper's)",
+           "rules": "the rule annotator (the offline fallback; `rtarena annotate RUN --model MODEL@URL` for the "
+                    "paper's)"}
 SHORT = REALTIME_SHORT  # chart legends: "P stale_target"
 
 
@@ -32,7 +36,7 @@ def annotation_rows(dirs: list[Path]) -> tuple[list[dict[str, Any]], list[str]]:
             if path.exists():
                 table = [r for r in pq.read_table(path).to_pylist() if r.get("verdict") != "reject"]
                 rows += [{**r, "run_dir": str(d)} for r in table]
-                used.append(f"{d.name}: {name}")
+                used.append(f"{d.name}: {SOURCES[name]}")
                 break
     return rows, used
 

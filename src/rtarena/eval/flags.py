@@ -11,13 +11,26 @@ name (`flags_given_with_experiment`): an experiment sets them in its file.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated, Any
 
-from pydantic import ConfigDict, Field
+from pydantic import ConfigDict, Field, PrivateAttr, field_validator
 
 from rtarena.errors import UserError
 from rtarena.limits import check_limit
-from rtarena.schema import NonNegFloat, NonNegInt, PosFloat, PosInt, Section, at_most, validate, writable_folder
+from rtarena.runtime.clocks import Clock, build_clock
+from rtarena.schema import (
+    PosFloat,
+    PosInt,
+    Section,
+    Seed,
+    SimMilliseconds,
+    at_most,
+    validate,
+    writable_folder,
+)
+
+if TYPE_CHECKING:  # the env side's declared condition: read by `run_command`, handed in as validation context
+    from rtarena.envs.conditions import Condition
 
 
 def flag_name(field: str) -> str:
@@ -31,13 +44,15 @@ class RunFlags(Section):
     model_config = ConfigDict(alias_generator=flag_name, populate_by_name=True, frozen=True)
 
     agent: tuple[str, ...] = Field(min_length=1, description="agent specs: one for every slot, or one per slot")
-    clock: str = Field("token", description="clock protocol, a name of runtime.clocks.CLOCKS (it checks its settings)")
+    clock: str | None = Field(None, description="clock protocol, a name of runtime.clocks.CLOCKS (it checks its "
+                              "settings); None: the env family's declared condition (envs/conditions.py)")
     dt: Annotated[PosFloat, at_most("step.dt_s")] | None = Field(
         None, description="simulated seconds per env step (the env's default if unset)")
     kappa: float | None = Field(None, description="token clock: tokens per simulated second (the clock checks it)")
     overhead: float | None = Field(None, description="token clock: fixed seconds per decision (the clock checks it)")
-    delay_ms: NonNegFloat = Field(0.0, description="injected delay per decision, milliseconds")
-    obs_every: int = Field(1, description="publish an observation every K steps (the clock checks it)")
+    delay_ms: SimMilliseconds = Field(0.0, description="injected delay per decision, milliseconds")
+    obs_every: int | None = Field(None, description="publish an observation every K steps (the clock checks it; "
+                                  "None: the env's own)")
     settle_s: float | None = Field(None, description="seconds the world runs on default actions after a chunk "
                                    "before the next observation (the clock checks it)")
     latency: str | None = Field(None, description="measured clock: which latency is charged (the clock checks it)")
@@ -47,34 +62,76 @@ class RunFlags(Section):
     max_steps: Annotated[PosInt, at_most("episode.steps")] | None = Field(
         None, description="step limit per episode (None: until the env ends it)")
     seeds: Annotated[PosInt, at_most("run.seeds")] = Field(1, description="number of episodes")
-    seed_start: NonNegInt = Field(0, description="first seed")
-    workers: NonNegInt = Field(0, description="episodes at once (0: one per CPU)")
+    seed_start: Seed = Field(0, description="first seed")
     out: Path = Field(Path("runs/latest"), description="output folder")
     map: str | None = None
     disable: tuple[str, ...] = ()
+    obs: tuple[Annotated[str, Field(pattern=r"^[a-z_]+$")], ...] | None = Field(
+        None, description="observation modalities the env makes, `+`-joined (rgb+text); the env checks them "
+        "(None: what the agents declare they observe, else the env's own)")
+    resolution: Annotated[int, Field(ge=16, le=1024)] | None = Field(
+        None, description="image side in pixels for the rgb/depth modalities (the env checks it)")
+
+    @field_validator("obs", mode="before")
+    @classmethod
+    def _joined(cls, value: Any) -> Any:
+        return tuple(part.strip() for part in value.replace(",", "+").split("+")) if isinstance(value, str) else value
+    _clock: Clock = PrivateAttr()
+    _condition: Condition | None = PrivateAttr(None)
 
     @property
     def seed_list(self) -> tuple[int, ...]:
         return tuple(range(self.seed_start, self.seed_start + self.seeds))
 
-    def clock_settings(self) -> dict[str, float | int | None]:
-        """The clock's settings by their own names, in seconds: `--delay-ms` is converted here, once."""
-        return {"kappa": self.kappa, "overhead_s": self.overhead, "delay_s": self.delay_ms / 1000.0,
-                "obs_every": self.obs_every, "settle_s": self.settle_s, "latency": self.latency,
-                "latency_trace": self.latency_trace, "latency_model": self.latency_model}
+    @property
+    def run_clock(self) -> Clock:
+        """The run's clock, built once from the flags when they were read (`model_post_init`)."""
+        return self._clock
+
+    @property
+    def run_dt(self) -> float | None:
+        """`--dt`, else the declared condition's step when the run plays it (None: the env's own)."""
+        return self.dt if self.dt is not None or self.condition is None else self.condition.dt_s
+
+    @property
+    def condition(self) -> Condition | None:
+        """The env family's declared condition when no `--clock` was given (the run plays it), else None."""
+        return self._condition
+
+    def model_post_init(self, context: Any) -> None:
+        """Build the clock from its flags: the clock class checks them, with the same one line as a file's
+        `[[clocks]]` entry or `make_clock` (`--delay-ms` is converted to seconds and `--latency-trace` made
+        absolute here, once: a resumed run, or a worker, may start elsewhere). Without `--clock`, the env
+        family's declared condition (`context["condition"]`) gives the clock and its settings, and the flags
+        given change them."""
+        declared: Condition | None = (context or {}).get("condition")
+        self._condition = declared if self.clock is None else None
+        base = self._condition.clock if self._condition is not None else None
+        trace = str(Path(self.latency_trace).resolve()) if self.latency_trace else None
+        flags = {"kappa": self.kappa, "overhead_s": self.overhead, "obs_every": self.obs_every,
+                 "delay_s": self.delay_ms / 1000.0 if self.delay_ms else None, "settle_s": self.settle_s,
+                 "latency": self.latency, "latency_trace": trace, "latency_model": self.latency_model}
+        given = {k: v for k, v in flags.items() if v is not None}
+        try:
+            self._clock = build_clock(self.clock or (base.clock if base else "token"),
+                                      {**(base.settings() if base else {}), **given})
+        except UserError as error:
+            if base is None:
+                raise
+            raise UserError(f"{error} (the env's declared condition; choose another with --clock)") from None
 
 
-def run_flags(values: dict[str, object]) -> RunFlags:
-    """The typed flags (a one-line `UserError` naming the flag on a mistake); `--out` checked writable."""
+def run_flags(values: dict[str, object], condition: Condition | None = None) -> RunFlags:
+    """The typed flags (a one-line `UserError` naming the flag on a mistake); `--out` checked writable.
+    `condition`: the env family's declared condition, played when no `--clock` is given."""
     if not values.get("agent"):
         raise UserError("is required: one spec for every slot or one per slot (e.g. --agent random); "
                         "see `rtarena list`", field="--agent")
-    from rtarena.runtime.clocks import build_clock
-
-    flags = validate(RunFlags, {flag_name(k): v for k, v in values.items() if v is not None})
-    if flags.dt is not None:  # an episode's simulated length, steps x dt (docs/limits.md)
-        check_limit("episode.sim_s", flags.max_steps * flags.dt, field="--max-steps x --dt")
-    build_clock(flags.clock, flags.clock_settings())  # the clock class declares and checks its own settings
+    flags = validate(RunFlags, {flag_name(k): v for k, v in values.items() if v is not None},
+                     context={"condition": condition})
+    if flags.run_dt is not None and flags.max_steps is not None:  # an episode's simulated length (docs/limits.md)
+        check_limit("episode.sim_s", flags.max_steps * flags.run_dt, field="--max-steps x --dt")
+    check_limit("run.seed", flags.seed_start + flags.seeds - 1, field="--seed-start + --seeds - 1")
     writable_folder(flags.out, "--out")
     return flags
 

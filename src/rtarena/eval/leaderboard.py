@@ -31,6 +31,7 @@ class Row:
     se: float | None
     levels: dict[str, float]
     episodes: int
+    cost_usd: float | None = None  # mean model cost of one of its bodies in one episode; None: never priced
 
 
 GAME_MODES = ("solo", "pvp", "coop")
@@ -55,21 +56,27 @@ def leaderboard(runs: list[str | Path] = (), root: str | Path = "runs", metric: 
         ids = [r.env_id for r in suite_ratings() if r.mode == games]
         where += f" AND regexp_replace(env_id, '-var[0-9]+-v0$', '-v0') IN ({', '.join('?' for _ in ids)})"
         params += ids
+    cost = "avg(cost_usd::DOUBLE)" if "cost_usd" in {r[0] for r in con.execute("DESCRIBE agents").fetchall()} \
+        else "NULL::DOUBLE"
     rows = con.execute(f"""
         WITH per_episode AS (
             SELECT run_id, episode, {CELL_SQL["agent"]}, {CELL_SQL["level"]}, {CELL_SQL["clock_name"]},
-                   avg({_q(metric)}::DOUBLE) AS v
+                   avg({_q(metric)}::DOUBLE) AS v, {cost} AS c
             FROM agents WHERE {where} GROUP BY ALL)
-        SELECT agent, level, count(v), avg(v), stddev_samp(v) / sqrt(count(v))
+        SELECT agent, level, count(v), avg(v), stddev_samp(v) / sqrt(count(v)), sum(c), count(c)
         FROM per_episode GROUP BY agent, level ORDER BY agent, level
     """, params).fetchall()
     if not rows:
         raise UserError(f"no episodes with clock setting {clock!r}" if clock else f"no {games} games in these runs",
                         field="--clock" if clock else "--games")
     by_agent: dict[str, list[tuple[str, int, float, Any]]] = {}
-    for agent, level, n, mean, se in rows:
+    costs: dict[str, list[float]] = {}
+    for agent, level, n, mean, se, spent, priced in rows:
         if mean is not None:
             by_agent.setdefault(agent, []).append((level, n, mean, se))
+        if priced:
+            found = costs.setdefault(agent, [0.0, 0])
+            found[0], found[1] = found[0] + spent, found[1] + priced
     table = []
     for agent, levels in by_agent.items():
         rating = sum(m for _, _, m, _ in levels) / len(levels)
@@ -77,7 +84,8 @@ def leaderboard(runs: list[str | Path] = (), root: str | Path = "runs", metric: 
         se = math.sqrt(sum(s * s for s in ses)) / len(levels) if len(ses) == len(levels) else None
         table.append((rating, agent, se, {lv: m for lv, _, m, _ in levels}, sum(n for _, n, _, _ in levels)))
     table.sort(key=lambda r: (-len(r[3]), -r[0], r[1]))
-    return metric, [Row(i + 1, agent, rating, se, levels, n)
+    return metric, [Row(i + 1, agent, rating, se, levels, n,
+                        costs[agent][0] / costs[agent][1] if agent in costs else None)
                     for i, (rating, agent, se, levels, n) in enumerate(table)]
 
 
@@ -90,10 +98,13 @@ def suite_settings(runs: list[str | Path] = (), root: str | Path = "runs") -> li
 
 def to_markdown(metric: str, rows: list[Row]) -> str:
     levels = list(dict.fromkeys(lv for r in rows for lv in r.levels))
-    head = ["rank", "agent", f"{metric} (mean over levels)", "episodes", *levels]
+    priced = any(r.cost_usd is not None for r in rows)
+    head = ["rank", "agent", f"{metric} (mean over levels)", "episodes", *(["USD / episode"] if priced else []),
+            *levels]
     lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
     for r in rows:
         rating = f"{r.rating:.4g}" + (f" ± {r.se:.2g}" if r.se is not None else "")
         cells = [f"{r.levels[lv]:.4g}" if lv in r.levels else "—" for lv in levels]
-        lines.append("| " + " | ".join([str(r.rank), r.agent, rating, str(r.episodes), *cells]) + " |")
+        cost = ["—" if r.cost_usd is None else f"{r.cost_usd:.4g}"] if priced else []
+        lines.append("| " + " | ".join([str(r.rank), r.agent, rating, str(r.episodes), *cost, *cells]) + " |")
     return "\n".join(lines) + "\n"

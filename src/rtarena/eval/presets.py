@@ -60,7 +60,6 @@ def preset_plan(name: str, params: dict[str, str] | None = None) -> tuple[Experi
     from rtarena.agents.specs import build_agent
     from rtarena.envs.registry import env_spec, make
     from rtarena.eval.experiment import cell_slots
-    from rtarena.runtime.clocks import clock_for_env
 
     experiment = load_preset(name, params)  # strict: unknown env ids and bad specs are one line here
     envs: dict[tuple[str, str], Any] = {}
@@ -74,7 +73,7 @@ def preset_plan(name: str, params: dict[str, str] | None = None) -> tuple[Experi
             if key not in envs:
                 envs[key] = make(env_entry.id, **kwargs)
             env = envs[key]
-            clock = clock_for_env(setting.clock, env, setting.clock_settings())
+            clock = setting.run_clock.for_env(env)
             numbers = ", ".join(f"{k}={v:g}" for k, v in clock.model_dump(exclude_defaults=True).items()
                                 if isinstance(v, (int, float)))
             slots = cell_slots(lineup.slots, modality)

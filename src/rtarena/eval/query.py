@@ -42,7 +42,7 @@ def run_dirs(runs: Iterable[str | Path] = (), root: str | Path = "runs") -> list
     """Run folders named by path or by id under `root`; with none named, every run under `root`."""
     named = list(runs)
     if not named:
-        found = sorted(p for p in Path(root).glob("*/") if is_run(p))
+        found = sorted(p for p in Path(root).glob("*/") if is_run(p) and not p.is_symlink())  # not runs/latest
         if not found:
             raise UserError(f"no runs under {root}/ (a run folder holds episodes.jsonl)", field="--root")
         return found
@@ -120,10 +120,16 @@ def run_query(sql: str, runs: Iterable[str | Path] = (), root: str | Path = "run
     """Column names and rows of `sql` over the views; SQL mistakes are user errors with DuckDB's line."""
     import duckdb
 
+    from rtarena.limits import LIMITS, limit_message
+
     con = connect(run_dirs(runs, root))
+    cap = int(LIMITS["query.rows"].value)
     try:
         cursor = con.execute(sql)
+        names = [d[0] for d in cursor.description or []]
+        rows = cursor.fetchmany(cap + 1)  # never more than the limit in memory: a cross join prints one line
     except duckdb.Error as error:
         raise UserError(str(error).splitlines()[0], field="SQL") from None
-    names = [d[0] for d in cursor.description or []]
-    return names, cursor.fetchall()
+    if len(rows) > cap:
+        raise UserError(f"the result {limit_message('query.rows')}; add LIMIT, or aggregate", field="SQL")
+    return names, rows

@@ -193,6 +193,51 @@ def _runs_section(con: Any, dirs: list[Path]) -> Section:
     return section
 
 
+def _columns(con: Any, view: str) -> set[str]:
+    return {row[0] for row in con.execute(f"DESCRIBE {view}").fetchall()}
+
+
+def endpoint_notes(con: Any) -> tuple[Section | None, list[str]]:
+    """The runs' cost and queue wait (a section, when any decision had a price or a limited endpoint), and
+    a warning line per run whose decisions waited for an endpoint slot under a clock that charges measured
+    time (`wall`, `measured`): game time lost that was not the model's."""
+    priced = "cost_usd" in _columns(con, "episodes")
+    waited = "queue_wait_s" in _columns(con, "decisions")
+    if not (priced or waited):
+        return None, []
+    cost = {r[0]: r[1:] for r in con.execute(
+        "SELECT run_id, sum(cost_usd), count(cost_usd), count(*) FROM episodes GROUP BY run_id").fetchall()} \
+        if priced else {}
+    waits = {r[0]: r[1:] for r in con.execute("""
+        SELECT d.run_id, count(d.queue_wait_s), count(*) FILTER (WHERE d.queue_wait_s > 0.001),
+               quantile_cont(d.queue_wait_s, 0.5), quantile_cont(d.queue_wait_s, 0.95), max(d.queue_wait_s),
+               bool_or(e.clock.clock IN ('wall', 'measured') AND d.queue_wait_s > 0.001)
+        FROM decisions d JOIN episodes e USING (run_id, episode) GROUP BY d.run_id""").fetchall()} if waited else {}
+    runs = sorted(set(cost) | {r for r, w in waits.items() if w[0]})
+    if not any(c[1] for c in cost.values()) and not any(w[0] for w in waits.values()):
+        return None, []
+    section = Section("cost and endpoint queueing")
+    section.markdown += ["| run | cost (USD) | episodes priced | decisions limited | waited "
+                         "| wait p50 / p95 / max (ms) |", "|---|---|---|---|---|---|"]
+    html = ['<table class="endpoints"><tr><th class="key">run</th><th>cost (USD)</th><th>episodes priced</th>'
+            "<th>decisions limited</th><th>waited</th><th>wait p50 / p95 / max (ms)</th></tr>"]
+    warnings = []
+    for run in runs:
+        total, n_priced, n = cost.get(run, (None, 0, 0))
+        limited, n_waited, p50, p95, most, charged = waits.get(run, (0, 0, None, None, None, False))
+        quantiles = " / ".join("—" if v is None else f"{v * 1000:.0f}" for v in (p50, p95, most)) if limited else "—"
+        row = [run, "—" if not n_priced else f"{total:.4f}", f"{n_priced} of {n}", str(limited), str(n_waited),
+               quantiles]
+        section.markdown.append("| " + " | ".join(row) + " |")
+        html.append("<tr>" + "".join(f'<td class="{"key" if i == 0 else ""}">{escape(v)}</td>'
+                                     for i, v in enumerate(row)) + "</tr>")
+        if charged:
+            warnings.append(f"{run}: {n_waited} decisions waited for an endpoint slot under a clock that charges "
+                            f"measured time (p95 {p95 * 1000:.0f} ms): game time lost that was not the model's")
+    section.html += [*html, "</table>"]
+    return section, warnings
+
+
 def _failures_and_videos(con: Any, dirs: list[Path], out: Path) -> list[Section]:
     sections = []
     names = {row[0] for row in con.execute("DESCRIBE episodes").fetchall()}
@@ -260,6 +305,8 @@ def build_report(runs: list[str | Path], out: Path | None = None, root: str | Pa
     sections += suite_sections(con, Section) if cells else []  # the game suite's tables, when games were played
     sections += pvp_section(con, Section)  # Bradley-Terry / Elo ratings, when PvP matches were played
     sections += replay_sections(dirs, con, Section)  # trace vs charged latency, for `--clock replay` runs
+    endpoints, waited = endpoint_notes(con)
+    sections += [endpoints] if endpoints else []
     sections += _failures_and_videos(con, dirs, out)
     title = "rtarena report: " + ", ".join(d.name for d in dirs)
     md = [f"# {title}", "", "Mean ± standard error over episodes (n in the HTML tooltips).", ""]
@@ -273,6 +320,9 @@ def build_report(runs: list[str | Path], out: Path | None = None, root: str | Pa
         if state:
             md += [f"**{d.name}: {state}**", ""]
             html.append(f"<p><strong>{escape(d.name)}: {escape(state)}</strong></p>")
+    for line in waited:
+        md += [f"**{line}**", ""]
+        html.append(f"<p class='waited'><strong>{escape(line)}</strong></p>")
     study_md, study_html, study_charts = study_section(con, dirs)  # the paper's layout, for its conditions
     for name, chart in study_charts:
         (out / "plots" / name).write_text(chart, encoding="utf-8")

@@ -17,7 +17,8 @@ import threading
 import traceback
 from collections import Counter
 from collections.abc import Callable, Iterator
-from dataclasses import asdict, dataclass, field, replace
+from dataclasses import dataclass, field, replace
+from dataclasses import fields as dataclass_fields
 from datetime import datetime
 from pathlib import Path
 from typing import Any
@@ -28,6 +29,7 @@ from rtarena.agents.specs import check_connections
 from rtarena.errors import UserError
 from rtarena.eval import manifest
 from rtarena.eval.backends import make_backend
+from rtarena.eval.endpoints import RunBudget, check_wall_capacity, run_limits, shared_limiter, wall_caps, wall_load
 from rtarena.eval.episodes import EpisodeJob, episode_extra
 from rtarena.eval.experiment import Experiment, endpoint_of
 from rtarena.eval.progress import RunProgress
@@ -41,7 +43,7 @@ from rtarena.eval.store import (
     write_latency_trace,
 )
 from rtarena.redact import redact_all
-from rtarena.runtime.clocks import clock_class
+from rtarena.runtime.clocks import build_clock
 from rtarena.runtime.records import jsonable
 
 
@@ -51,6 +53,8 @@ class RunResult:
     run_dir: Path
     lines: list[dict[str, Any]] = field(default_factory=list)  # this session's lines, in finishing order
     skipped: int = 0
+    stopped: str | None = None  # why the run stopped starting episodes (--max-cost), if it did
+    failed_run: str | None = None  # why the run failed as a whole (--max-errors), if it did
 
     @property
     def failed(self) -> int:
@@ -59,10 +63,15 @@ class RunResult:
     @property
     def exit_code(self) -> int:
         """The process exit status this run earns (see docs/evaluation.md, "Exit codes")."""
+        if self.failed_run:
+            return EXIT_MAX_ERRORS
+        if self.stopped:
+            return EXIT_MAX_COST
         return exit_code(read_episodes(self.run_dir))
 
 
 EXIT_OK, EXIT_FAILED_EPISODES, EXIT_AGENT_FAILED, EXIT_INTERRUPTED = 0, 3, 4, 130
+EXIT_MAX_COST, EXIT_MAX_ERRORS = 5, 6
 
 
 def dead_agents(lines: list[dict[str, Any]]) -> list[tuple[str, str, dict[str, int]]]:
@@ -106,13 +115,17 @@ def sigterm_stops() -> Iterator[None]:
 
 
 def job_to_dict(job: EpisodeJob) -> dict[str, Any]:
-    return redact_all({"key": job.key, **json.loads(json.dumps(jsonable(asdict(job))))})
+    """A job as `config.json` stores it: its clock as the protocol's name and the settings it was given."""
+    fields = {f.name: getattr(job, f.name) for f in dataclass_fields(job) if f.name != "clock"}
+    stored = {"key": job.key, **fields, "clock": job.clock.name, "clock_settings": job.clock.given()}
+    return redact_all(json.loads(json.dumps(jsonable(stored))))
 
 
 def job_from_dict(data: dict[str, Any]) -> EpisodeJob:
-    fields = {k: v for k, v in data.items() if k != "key"}
+    """A stored job (`job_to_dict`), its clock rebuilt from its name and settings (a resumed run)."""
+    fields = {k: v for k, v in data.items() if k not in ("key", "clock", "clock_settings")}
     fields["agent_specs"] = tuple(fields["agent_specs"])
-    return EpisodeJob(**fields)
+    return EpisodeJob(clock=build_clock(data["clock"], data.get("clock_settings") or {}), **fields)
 
 
 def endpoint_load(job: EpisodeJob) -> Counter:
@@ -160,23 +173,47 @@ def choose_run_dir(experiment: Experiment, run_id: str | None, resume: bool, con
     return run_dir, run_id
 
 
+@dataclass(frozen=True)
+class RunLimits:
+    """What bounds a run besides its workers: controllers per endpoint (`concurrency`), the endpoints' own
+    limits (`endpoints`, an experiment file's table), `--max-cost` USD and `--max-errors` share."""
+
+    concurrency: dict[str, int] = field(default_factory=dict)
+    endpoints: dict[str, Any] = field(default_factory=dict)
+    max_cost: float | None = None
+    max_errors: float | None = None
+
+
 def run_jobs(jobs: list[EpisodeJob], run_dir: Path, run_id: str, config: dict[str, Any], *, workers: int = 0,
              ray: str | None = None, resume: bool = False, concurrency: dict[str, int] | None = None,
-             console: Console | None = None) -> RunResult:
-    """Run every job not yet recorded in `run_dir` and write each as it finishes."""
+             console: Console | None = None, connections_checked: bool = False,
+             limits: RunLimits | None = None, fresh: bool = False) -> RunResult:
+    """Run every job not yet recorded in `run_dir` and write each as it finishes (`connections_checked`: the
+    caller opened each live session once already). `fresh`: into a new `<timestamp>` folder beside `run_dir`
+    instead (`store.fresh_run_folder`: `runs/latest` points to it)."""
     console = console or Console(stderr=True)
-    check_connections(spec for job in jobs for spec in job.agent_specs)  # live sessions: before anything is written
-    run_dir.mkdir(parents=True, exist_ok=True)
+    if not connections_checked:  # live sessions: before anything is written
+        check_connections(spec for job in jobs for spec in job.agent_specs)
+    limits = limits or RunLimits()
+    limits = replace(limits, concurrency={**limits.concurrency, **(concurrency or {})})
+    endpoints = run_limits(jobs, limits.endpoints)
+    check_wall_capacity(jobs, wall_caps(endpoints))  # one line, before anything is written
     keys = [job.key for job in jobs]
     duplicates = [k for k, n in Counter(keys).items() if n > 1]
     if duplicates:
         raise UserError(f"two episodes share the key {duplicates[0]!r}; give cells distinct names", field="experiment")
+    if fresh:
+        from rtarena.eval.store import fresh_run_folder
+
+        run_dir = fresh_run_folder(run_dir.parent)
+        run_id, config = run_dir.name, {**config, "out": str(run_dir)}
+    run_dir.mkdir(parents=True, exist_ok=True)
     with manifest.run_lock(run_dir):
-        return _run_locked(jobs, run_dir, run_id, config, workers, ray, resume, concurrency, console)
+        return _run_locked(jobs, run_dir, run_id, config, workers, ray, resume, limits, console)
 
 
 def _run_locked(jobs: list[EpisodeJob], run_dir: Path, run_id: str, config: dict[str, Any], workers: int,
-                ray: str | None, resume: bool, concurrency: dict[str, int] | None, console: Console) -> RunResult:
+                ray: str | None, resume: bool, run_limits_: RunLimits, console: Console) -> RunResult:
     """`run_jobs` while this process holds the run folder's lock (a second `--resume` refuses)."""
     if resume:
         dropped = repair_tail(run_dir)
@@ -192,9 +229,12 @@ def _run_locked(jobs: list[EpisodeJob], run_dir: Path, run_id: str, config: dict
     if not pending:
         return result
     backend = make_backend(workers, ray)
-    limits = dict(concurrency or {})
+    limits = dict(run_limits_.concurrency)
+    endpoints = run_limits(pending, run_limits_.endpoints)
+    budget = RunBudget(len(jobs), run_limits_.max_cost, run_limits_.max_errors,
+                       read_episodes(run_dir) if resume else ())
     cpus = os.cpu_count() or 1
-    if backend.workers > cpus and any(clock_class(job.clock).concurrent for job in pending):
+    if backend.workers > cpus and any(job.clock.concurrent for job in pending):
         console.print(f"note: {backend.workers} episodes at once on {cpus} CPUs; wall-clock episodes share the "
                       "CPUs and their timing suffers (use --workers to limit)", highlight=False)
     manifest.start_session(run_dir, run_id, config, [job_to_dict(j) for j in jobs], backend.describe(), resume)
@@ -205,10 +245,14 @@ def _run_locked(jobs: list[EpisodeJob], run_dir: Path, run_id: str, config: dict
 
                 def finished(job: EpisodeJob, payload: dict[str, Any]) -> None:
                     result.lines.append(record(run_dir, run_id, job, payload))
+                    budget.note(result.lines[-1])
                     progress.finished(job.key, result.lines[-1])
 
-                drive(backend, pending, limits, finished, progress.started)
-            status = "finished"
+                with shared_limiter(endpoints, backend):
+                    drive(backend, pending, limits, finished, progress.started, wall_caps(endpoints),
+                          budget.may_start, budget.failed)
+            result.stopped, result.failed_run = budget.stopped, budget.failed()
+            status = "failed" if result.failed_run else ("stopped" if result.stopped else "finished")
         except KeyboardInterrupt:
             console.print(f"interrupted: {result.skipped + len(result.lines)} of {len(jobs)} episodes are recorded "
                           f"in {run_dir}; add --resume to run the rest", highlight=False)
@@ -218,28 +262,44 @@ def _run_locked(jobs: list[EpisodeJob], run_dir: Path, run_id: str, config: dict
             write_latency_trace(run_dir)  # any run can be replayed under `--clock replay`
             manifest.finish_session(run_dir, {"episodes_run": len(result.lines), "episodes_failed": result.failed},
                                     status)
+    for line in (result.failed_run, result.stopped):
+        if line:
+            console.print(line + "; --resume runs the rest", highlight=False, soft_wrap=True)
     warn(result, console)
     return result
 
 
 def drive(backend: Any, pending: list[EpisodeJob], limits: dict[str, int],
-          finished: Callable[[EpisodeJob, dict[str, Any]], None], started: Callable[[str], None]) -> None:
-    """Keep the backend busy within the endpoint limits until every pending job has finished."""
+          finished: Callable[[EpisodeJob, dict[str, Any]], None], started: Callable[[str], None],
+          caps: dict[str, int] | None = None, may_start: Callable[[int], bool] = lambda n: True,
+          failed: Callable[[], str | None] = lambda: None) -> None:
+    """Keep the backend busy within the endpoint limits until every pending job has finished: at most
+    `limits[endpoint]` controllers on an endpoint, and at most `caps[endpoint]` controllers of wall-clock
+    episodes (what its connections serve without queueing). Stops starting jobs once `may_start` (the
+    cost budget) says no or `failed` (the error budget) says why; the jobs in flight still finish."""
     in_flight: dict[str, EpisodeJob] = {}
     usage: Counter = Counter()
-    while pending or in_flight:
-        while len(in_flight) < backend.workers:
-            job = next((j for j in pending if fits(endpoint_load(j), usage, limits)), None)
+    wall: Counter = Counter()
+    stopping = False
+    while (pending and not stopping) or in_flight:
+        while len(in_flight) < backend.workers and pending and not stopping:
+            job = next((j for j in pending if fits(endpoint_load(j), usage, limits)
+                        and fits(wall_load(j), wall, caps or {})), None)
             if job is None:
+                break
+            if failed() or not may_start(len(in_flight)):
+                stopping = True
                 break
             pending.remove(job)
             in_flight[job.key] = job
             usage.update(endpoint_load(job))
+            wall.update(wall_load(job))
             backend.submit(job)
             started(job.key)
         for job, payload in backend.poll(timeout=0.25):
             in_flight.pop(job.key, None)
             usage.subtract(endpoint_load(job))
+            wall.subtract(wall_load(job))
             finished(job, payload)
 
 
@@ -282,30 +342,33 @@ def record(run_dir: Path, run_id: str, job: EpisodeJob, payload: dict[str, Any])
             payload = {**payload, "error": f"recording failed: {type(error).__name__}: {error}",
                        "traceback": traceback.format_exc(limit=8)}
     details = {"env_id": job.env_id, "seed": job.seed, "label": job.label, "agent_specs": list(job.agent_specs),
-               "env_kwargs": job.env_kwargs, "clock": {"clock": job.clock, **job.clock_settings}, **job.tags,
+               "env_kwargs": job.env_kwargs, "clock": {"clock": job.clock.name, **job.clock.given()}, **job.tags,
                **base, "traceback": payload.get("traceback", "")}
     return write_failure(run_dir, job.key, payload.get("error", "unknown error"), details)
 
 
 def run_experiment(experiment: Experiment, *, run_id: str | None = None, resume: bool = False, workers: int = 0,
-                   ray: str | None = None, video: bool | None = None, console: Console | None = None) -> RunResult:
+                   ray: str | None = None, video: bool | None = None, console: Console | None = None,
+                   max_cost: float | None = None, max_errors: float | None = None) -> RunResult:
     """Run an experiment file's episodes into `OUT/<run_id>/`."""
     console = console or Console(stderr=True)
     run_dir, run_id = choose_run_dir(experiment, run_id, resume, console)
     jobs = experiment.jobs()
     if video is not None:
         jobs = [replace(j, video=video) for j in jobs]
+    limits = RunLimits(experiment.concurrency, experiment.endpoints, max_cost, max_errors)
     return run_jobs(jobs, run_dir, run_id, experiment.to_dict(), workers=workers or (experiment.workers or 0),
-                    ray=ray, resume=resume, concurrency=experiment.concurrency, console=console)
+                    ray=ray, resume=resume, console=console, limits=limits)
 
 
-def resume_run_dir(run_dir: Path, *, workers: int = 0, ray: str | None = None,
-                   console: Console | None = None) -> RunResult:
+def resume_run_dir(run_dir: Path, *, workers: int = 0, ray: str | None = None, console: Console | None = None,
+                   max_cost: float | None = None, max_errors: float | None = None) -> RunResult:
     """Finish a run from its own `config.json` (`rtarena run runs/<run_id> --resume`)."""
     stored = manifest.read_json(run_dir / manifest.CONFIG)
     if not stored.get("jobs"):
         raise UserError(f"{run_dir} has no config.json with jobs: not a run folder of `rtarena run`", field="RUN")
     jobs = [job_from_dict(j) for j in stored["jobs"]]
     config = stored.get("experiment", {})
+    limits = RunLimits(config.get("concurrency") or {}, config.get("endpoints") or {}, max_cost, max_errors)
     return run_jobs(jobs, run_dir, stored.get("run_id", run_dir.name), config, workers=workers or (config.get("workers")
-                    or 0), ray=ray, resume=True, concurrency=config.get("concurrency") or {}, console=console)
+                    or 0), ray=ray, resume=True, console=console, limits=limits)

@@ -39,6 +39,36 @@ def episode_key(env_id: str, seed: int, label: str = "") -> str:
     return f"{base}__{label}" if label else base
 
 
+LATEST = "latest"
+
+
+def fresh_run_folder(root: Path) -> Path:
+    """A new run folder `root/<YYYYmmdd-HHMMSS>` (`-2`, `-3` ... within one second), made now, with
+    `root/latest` pointing to it: a repeated `rtarena run ENV_ID --agent ...` without `--out` gets a folder of
+    its own instead of refusing the one before, and `runs/latest` is always the newest. A `latest` that is
+    a real folder (an older version's default) is left as it is."""
+    import time
+
+    root = Path(root)
+    stamp = time.strftime("%Y%m%d-%H%M%S")
+    for n in range(1, 1000):
+        folder = root / (stamp if n == 1 else f"{stamp}-{n}")
+        try:
+            folder.mkdir(parents=True)
+            break
+        except FileExistsError:
+            continue
+    else:
+        raise FileExistsError(f"no free run folder name under {root} for {stamp}")
+    latest = root / LATEST
+    if latest.is_symlink() or not latest.exists():
+        tmp = root / f".{LATEST}.{os.getpid()}"
+        tmp.unlink(missing_ok=True)
+        tmp.symlink_to(folder.name, target_is_directory=True)
+        os.replace(tmp, latest)  # atomic: a reader sees the old run or the new one
+    return folder
+
+
 def _replace(path: Path, write: Any) -> None:
     """Write `path` through a temporary file next to it and a rename; on any failure (a full disk, a
     read-only folder) the temporary file is removed and the error goes on to the CLI's one line."""
@@ -47,9 +77,19 @@ def _replace(path: Path, write: Any) -> None:
     try:
         write(tmp)
         os.replace(tmp, path)
+    except OSError as error:
+        tmp.unlink(missing_ok=True)
+        raise _named(error, path) from None
     except BaseException:
         tmp.unlink(missing_ok=True)
         raise
+
+
+def _named(error: OSError, path: Path) -> OSError:
+    """`error` with the path it happened on (a full disk's write names no file): the CLI's line names it."""
+    if error.filename is not None:
+        return error
+    return OSError(error.errno, error.strerror or str(error), str(path))
 
 
 def write_table(path: Path, data: pa.Table) -> None:
@@ -60,10 +100,13 @@ def append_line(path: Path, record: dict[str, Any]) -> None:
     """Append one JSON line atomically enough for resume: a single write, flushed and fsynced."""
     path.parent.mkdir(parents=True, exist_ok=True)
     line = json.dumps(redact_all(jsonable(record)), sort_keys=True) + "\n"
-    with open(path, "a", encoding="utf-8") as handle:
-        handle.write(line)
-        handle.flush()
-        os.fsync(handle.fileno())
+    try:
+        with open(path, "a", encoding="utf-8") as handle:
+            handle.write(line)
+            handle.flush()
+            os.fsync(handle.fileno())
+    except OSError as error:
+        raise _named(error, path) from None
 
 
 def write_bytes(path: Path, data: bytes) -> None:

@@ -26,7 +26,8 @@ from typing import Any
 
 import numpy as np
 
-from rtarena.contract import Agent, AgentContext, Decision
+from rtarena.contract import Agent, AgentContext, Decision, as_agent
+from rtarena.envs.base import RealtimeWrapper
 from rtarena.errors import UserError
 
 PANEL_BG = (16, 18, 24)
@@ -97,9 +98,9 @@ class TimedAgent(Agent):
     """An agent that reports its decisions to a `DecisionLog`; everything else is the wrapped agent's."""
 
     def __init__(self, inner: Agent, label: str, log: DecisionLog) -> None:
-        self.inner, self.label, self.log = inner, label, log
-        self.name = getattr(inner, "name", label)
-        self.privileged = getattr(inner, "privileged", False)  # a privileged agent stays privileged when filmed
+        self.inner, self.label, self.log = as_agent(inner), label, log
+        self.name = self.inner.name or label
+        self.privileged = self.inner.privileged  # a privileged agent stays privileged when filmed
 
     def reset(self, context: AgentContext) -> None:
         self.inner.reset(context)
@@ -110,27 +111,28 @@ class TimedAgent(Agent):
         self.log.finish(self.label, decision if isinstance(decision, Decision) else Decision(action=decision))
         return decision
 
+    def applied(self, number: int) -> None:
+        self.inner.applied(number)
+
     def close(self) -> None:
         self.inner.close()
 
 
-class RecordingEnv:
-    """Delegates to the env and grabs a stamped frame after reset and after every step."""
+class RecordingEnv(RealtimeWrapper):
+    """The env (its contract forwarded) that grabs a stamped frame after reset and after every step."""
 
     def __init__(self, env: Any, recorder: VideoRecorder) -> None:
-        self._env, self._recorder = env, recorder
+        super().__init__(env)
+        self._recorder = recorder
 
-    def __getattr__(self, name: str) -> Any:
-        return getattr(self._env, name)
-
-    def reset(self, *args: Any, **kwargs: Any):
-        out = self._env.reset(*args, **kwargs)
+    def reset(self, seed: int | None = None, options: dict | None = None):
+        out = self.env.reset(seed=seed, options=options)
         self._recorder.step_index = 0
         self._recorder.grab()
         return out
 
     def step(self, actions: Any):
-        out = self._env.step(actions)
+        out = self.env.step(actions)
         self._recorder.step_index += 1
         self._recorder.grab()
         return out
@@ -169,7 +171,7 @@ class VideoRecorder:
         self.log.sim_s = round(self.step_index * self.dt, 9)
         frame = self.env.render()
         if frame is None:
-            raise UserError(f"env {getattr(self.env, 'spec_id', '?')} rendered nothing in rgb_array mode",
+            raise UserError(f"env {self.env.spec_id or '?'} rendered nothing in rgb_array mode",
                             field="--video")
         frame = np.asarray(frame, dtype=np.uint8)[..., :3]
         if frame.shape[1] < SMALL_WIDTH:  # small renders (the arena's 128 px views) get 2x, nearest neighbour

@@ -77,13 +77,20 @@ def compiled_signatures() -> dict[str, dict[str, int]]:
     return counts
 
 
-def warmup() -> dict[str, Any]:
-    """Play the warm-up jobs; return the seconds taken (all, and the first match) and what was compiled."""
+def warmup(progress: Any = None) -> dict[str, Any]:
+    """Play the warm-up jobs; return the seconds taken (all, and the first match) and what was compiled.
+    `progress(line)` hears each job as it starts (a first install compiles for about a minute: no silence)."""
     started = time.perf_counter()
     first = None
-    for job in warmup_jobs():
+    jobs = warmup_jobs()
+    for number, job in enumerate(jobs, 1):
+        if progress is not None:
+            progress(f"rtarena warmup: [{number}/{len(jobs) + 1}] {job.env_id} "
+                     f"({time.perf_counter() - started:.0f} s so far)")
         play_episode(job)
         first = first or time.perf_counter() - started
+    if progress is not None:
+        progress(f"rtarena warmup: [{len(jobs) + 1}/{len(jobs) + 1}] the map checker and the spectator's view")
     from rtarena.envs.arena.maps.grid import label_free
 
     label_free(np.zeros((2, 2), dtype=bool))  # the map checker's fill (`rtarena map`, procedural maps)
@@ -98,7 +105,7 @@ def warmup() -> dict[str, Any]:
 
 def main(check: bool = False) -> int:
     """Print what was compiled and loaded; with `check`, return 1 where anything compiled."""
-    summary = warmup()
+    summary = warmup(progress=lambda line: print(line, file=sys.stderr, flush=True))
     print(f"rtarena warmup: {summary['signatures']} signatures of {summary['kernels']} kernels "
           f"({summary['signatures'] - summary['loaded']} compiled, {summary['loaded']} loaded from the cache) in "
           f"{summary['seconds']:.1f} s (first match {summary['first_match_s']:.1f} s); "

@@ -48,6 +48,10 @@ def improve_command(target: str, player: str | None, reflector: str | None, judg
         run = ImproveRun.from_dict(stored, run_dir, ray)
         console.print(f"resuming {run_dir}", highlight=False)
         return finish(run, console, err)
+    if resume and not run_id:
+        raise UserError(f"{target} is not an improvement run folder (no {RUN_FILE}); --resume finishes one: "
+                        "`rtarena improve RUN_FOLDER --resume`, or `--run-id ID --resume` under --out",
+                        field="--resume")
     source = "rtarena improve"
     if target.endswith(".toml"):
         data = _file_fields(Path(target))

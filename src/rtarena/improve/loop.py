@@ -98,7 +98,7 @@ def jobs_for(run: ImproveRun, skill_file: Path | None, seeds: list[int], tag: st
     s = run.settings
     spec = with_skill(run.player, skill_file)
     kwargs = {**run.env_kwargs, **(env_kwargs or {})}
-    return [EpisodeJob(run.env_id, (spec,), s.clock, seed, s.max_steps, s.clock_settings(), kwargs, labels,
+    return [EpisodeJob(run.env_id, (spec,), s.run_clock, seed, s.max_steps, kwargs, labels,
                        {"level": run.env_id.split("/")[-1], "lineup": tag, "clock_name": s.clock, "obs": ""})
             for seed in seeds]
 

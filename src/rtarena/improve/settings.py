@@ -3,30 +3,46 @@ improve files and Python alike, so a wrong value gives the same one line from ea
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
-from pydantic import Field, model_validator
+from pydantic import Field, PrivateAttr, model_validator
 
-from rtarena.runtime.clocks import CLOCKS
-from rtarena.schema import Fraction, NonNegFloat, NonNegInt, PosFloat, PosInt, Section, validate
+from rtarena.runtime.clocks import CLOCKS, Clock
+from rtarena.schema import (
+    Count,
+    Fraction,
+    NonNegInt,
+    PosCount,
+    PosFloat,
+    PosInt,
+    Section,
+    Seed,
+    SimMilliseconds,
+    SimSeconds,
+    at_most,
+    validate,
+)
 
 
 class ImproveSettings(Section):
     """Everything an improvement run varies besides the env and the three model specs."""
 
-    rounds: PosInt = Field(11, description="rounds played, round 0 (empty skill) included: R0..R10 (the paper's "
+    rounds: PosCount = Field(11, description="rounds played, round 0 (empty skill) included: R0..R10 (the paper's "
                            "ten reflection rounds)")
-    episodes: PosInt = Field(5, description="episodes per round (K)")
-    seed_start: NonNegInt = Field(0, description="first seed; every round plays the same K seeds (paired rounds)")
-    max_steps: PosInt | None = Field(None, description="step limit per episode (None: until the env ends it)")
+    episodes: Annotated[PosInt, at_most("run.seeds")] = Field(5, description="episodes per round (K)")
+    seed_start: Seed = Field(0, description="first seed; every round plays the same K seeds (paired rounds)")
+    max_steps: Annotated[PosInt, at_most("episode.steps")] | None = Field(
+        None, description="step limit per episode (None: until the env ends it)")
     clock: Literal[tuple(CLOCKS)] = Field("paused", description="the player's clock")
     # The protocol of every episode (the paper's PDQ by default: paused, the chunk plays out, then the world
     # settles before the next observation); each is handed to the clock, which must take it.
-    settle_s: NonNegFloat | None = Field(0.2, description="seconds the world runs after a chunk has played, "
+    settle_s: SimSeconds | None = Field(0.2, description="seconds the world runs after a chunk has played, "
                                          "before the next observation (None: a newer decision replaces a chunk)")
     kappa: PosFloat | None = Field(None, description="token clock: tokens per simulated second")
-    delay_ms: NonNegFloat = Field(0.0, description="injected delay per decision, milliseconds")
-    obs_every: PosInt = Field(1, description="publish an observation every K steps")
+    overhead_s: SimSeconds | None = Field(None, description="token clock: fixed seconds per decision")
+    delay_ms: SimMilliseconds = Field(0.0, description="injected delay per decision, milliseconds")
+    obs_every: Annotated[PosInt, at_most("step.every")] | None = Field(
+        None, description="publish an observation every K steps (None: the env's own, 1)")
     latency: Literal["client", "server", "endpoint"] | None = Field(None, description="measured clock: which "
                                                                     "latency is charged (runtime/clocks.py)")
     latency_trace: str | None = Field(None, description="replay clock: the run or Parquet file whose latencies are "
@@ -38,7 +54,8 @@ class ImproveSettings(Section):
     judge_mode: Literal["binding", "advisory"] = Field("binding", description="binding: needs_revision blocks")
     max_validations: NonNegInt = Field(5, description="validate_skill calls per reflection")
     max_resubmissions: NonNegInt = Field(3, description="refused submit_skill calls before the skill is kept")
-    max_turns: int = Field(30, ge=2, description="reflector turns before the forced final call")
+    max_turns: Annotated[int, at_most("option.count")] = Field(
+        30, ge=2, description="reflector turns before the forced final call")
     skill_tokens: PosInt = Field(400, description="skill budget, tokens")
     skill_bullets: PosInt = Field(12, description="skill budget, bullets")
     notebook_tokens: PosInt = Field(2000, description="notebook budget, tokens")
@@ -48,16 +65,20 @@ class ImproveSettings(Section):
     grep_matches: PosInt = Field(200, description="grep: matches returned at most")
     grep_seconds: float = Field(2.0, gt=0.0, le=60.0, description="grep: time limit of one search, seconds")
     image_px: int = Field(512, ge=16, description="read_image: longest side after resizing, pixels")
-    bootstrap: int = Field(2000, ge=100, description="bootstrap resamples for confidence intervals")
+    bootstrap: Annotated[int, at_most("option.count")] = Field(
+        2000, ge=100, description="bootstrap resamples for confidence intervals")
     confidence: float = Field(0.95, gt=0.0, lt=1.0, description="confidence level of intervals")
-    frames: NonNegInt = Field(0, description="frames per episode for the reflector (recorded as MP4; needs video)")
-    holdout_episodes: NonNegInt = Field(0, description="held-out episodes per round for the best-skill choice")
-    transfer_episodes: NonNegInt = Field(0, description="episodes per variant and condition (0: no transfer)")
+    frames: Count = Field(0, description="frames per episode for the reflector (recorded as MP4; needs video)")
+    holdout_episodes: Annotated[NonNegInt, at_most("run.seeds")] = Field(
+        0, description="held-out episodes per round for the best-skill choice")
+    transfer_episodes: Annotated[NonNegInt, at_most("run.seeds")] = Field(
+        0, description="episodes per variant and condition (0: no transfer)")
     transfer_every_round: bool = Field(False, description="every round also plays transfer_episodes held-out "
                                        "episodes per variant with its own skill (the curve shows both)")
     stop_rule: Literal["none", "peak"] = Field("none", description="peak: stop once a held-out round is clearly "
                                                "below the best one (a paired interval; needs holdout_episodes)")
     workers: NonNegInt = Field(1, description="episodes at once (0: one per CPU)")
+    _clock: Clock = PrivateAttr()
 
 
     @model_validator(mode="after")
@@ -70,38 +91,25 @@ class ImproveSettings(Section):
 
     @model_validator(mode="after")
     def _clock_takes_them(self) -> ImproveSettings:
-        """Protocol options the chosen clock does not take are refused, all of them named."""
-        from rtarena.runtime.clocks import clock_class
+        """The clock every episode of the run plays, built here once from the settings above: the clock class
+        refuses a setting it does not take (`kappa` under `paused`) with the same line as `rtarena run`, and
+        a replay clock's trace is read now, not when the first episode fails."""
+        from rtarena.errors import UserError
+        from rtarena.runtime.clocks import make_clock
 
-        takes = clock_class(self.clock).setting_names()
-        given = {"kappa": self.kappa is not None, "settle_s": self.settle_s is not None,
-                 "delay_s": self.delay_ms > 0, "obs_every": self.obs_every != 1, "latency": self.latency is not None,
-                 "latency_trace": self.latency_trace is not None, "latency_model": self.latency_model is not None}
-        refused = [PROTOCOL_FLAGS[name] for name, on in given.items() if on and name not in takes]
-        if refused:
-            raise ValueError(f"{', '.join(refused)}: not taken by clock {self.clock!r} (it takes "
-                             f"{', '.join(takes)})")
-        if self.clock == "replay":  # its trace is read now, not when the first episode fails
-            from rtarena.errors import UserError
-            from rtarena.runtime.clocks import build_clock
-
-            try:
-                build_clock(self.clock, self.clock_settings())
-            except UserError as error:
-                raise ValueError(str(error)) from None
+        try:
+            self._clock = make_clock(self.clock, settle_s=self.settle_s, kappa=self.kappa, overhead_s=self.overhead_s,
+                                     delay_s=self.delay_ms / 1000.0 if self.delay_ms else None,
+                                     obs_every=self.obs_every, latency=self.latency, latency_trace=self.latency_trace,
+                                     latency_model=self.latency_model)
+        except UserError as error:
+            raise ValueError(str(error)) from None
         return self
 
-    def clock_settings(self) -> dict[str, Any]:
-        """The clock settings every episode of the run is played with."""
-        return {k: v for k, v in {"settle_s": self.settle_s, "kappa": self.kappa, "delay_s": self.delay_ms / 1000.0,
-                                  "obs_every": self.obs_every, "latency": self.latency,
-                                  "latency_trace": self.latency_trace, "latency_model": self.latency_model}.items()
-                if v is not None}
-
-
-PROTOCOL_FLAGS = {"kappa": "--kappa", "settle_s": "--settle-s", "delay_s": "--delay-ms", "obs_every": "--obs-every",
-                  "latency": "--setting latency", "latency_trace": "--setting latency_trace",
-                  "latency_model": "--setting latency_model"}
+    @property
+    def run_clock(self) -> Clock:
+        """The clock of every episode of the run (built by `_clock_takes_them`)."""
+        return self._clock
 
 
 def improve_settings(source: str = "rtarena improve", **values: Any) -> ImproveSettings:

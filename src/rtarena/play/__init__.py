@@ -25,11 +25,25 @@ from typing import Any
 
 import numpy as np
 
-from rtarena.agents.human import KEYBOARD, LAYOUT_ORDER, LAYOUTS, HumanAgent
+from rtarena.agents.human import HUMAN_PATHS, KEYBOARD, LAYOUT_ORDER, LAYOUTS, HumanAgent
+from rtarena.envs.base import RealtimeWrapper
 from rtarena.errors import UserError
 
 MAX_HUMANS = 4
 STATUS_PX = 22
+
+HUMAN_FAMILIES = tuple(HUMAN_PATHS)
+
+
+def human_family(env_id: str) -> str:
+    """The env's family, or the one line naming the families people can play."""
+    from rtarena.envs.registry import env_spec
+
+    family = env_spec(env_id).family
+    if family not in HUMAN_FAMILIES:
+        raise UserError(f"{env_id!r} ({family}) has no human path; people play the families "
+                        f"{', '.join(HUMAN_FAMILIES)}", field="ENV_ID")
+    return family
 
 
 @dataclass
@@ -116,8 +130,7 @@ class ArenaViewer:
                                            threads=1)
         else:
             self._renderer.set_world(world)
-        scores = getattr(env, "points", None)
-        hud = self._renderer.hud_table(world, self._humans, scores=scores, show=env.rules.enabled("hud"))
+        hud = self._renderer.hud_table(world, self._humans, scores=env.points, show=env.rules.enabled("hud"))
         rgb, _ = self._renderer.render(world, self._humans, hud=hud)
         status = f"t {world.time_s:5.1f} s   left {world.time_left_s:5.1f} s"
         return list(rgb), status, float(world.time_s), {}
@@ -129,10 +142,11 @@ class ArenaViewer:
 
 class ObsViewer:
     """A suite game's or a browser task's person sees what a model sees: the `rgb` observation (a game's
-    HUD line, a browser task's marks beside it); how far a game's person walked (its `pos`)."""
+    HUD line, a browser task's marks beside it); how far a game's person walked (its `pos`). `game`: a suite
+    game (its `hud`, `t` and `privileged_state`), else a browser task (its `time` observation, `elapsed_s`)."""
 
-    def __init__(self, humans: list[str]) -> None:
-        self._humans = humans
+    def __init__(self, humans: list[str], game: bool = True) -> None:
+        self._humans, self._game = humans, game
         self.walked = np.zeros(len(humans))
         self._last: list[np.ndarray | None] = [None] * len(humans)
         self._shown: list[np.ndarray] = []
@@ -145,7 +159,7 @@ class ObsViewer:
                 views.append(self._shown[k] if k < len(self._shown) else None)
                 continue
             views.append(obs["rgb"])
-            if hasattr(env, "hud"):
+            if self._game:
                 status = env.hud(agent)
             if "time" in obs:
                 status = f"t {float(obs['time'][0]):5.1f} s   left {float(obs['time'][1]):5.1f} s"
@@ -154,12 +168,14 @@ class ObsViewer:
         if any(v is None for v in views):
             return None
         self._shown = views
-        return views, status, float(getattr(env, "t", getattr(env, "elapsed_s", 0.0))), extra
+        return views, status, float(env.t if self._game else env.elapsed_s), extra
 
     def _walk(self, env: Any, k: int, agent: str) -> None:
+        if not self._game:
+            return
         try:
             pos = np.asarray(env.privileged_state(agent)["pos"], dtype=float)[:2]
-        except (AttributeError, KeyError, NotImplementedError, TypeError):
+        except (KeyError, NotImplementedError, TypeError):  # a game whose facts have no position
             return
         if self._last[k] is not None:
             self.walked[k] += float(np.hypot(*(pos - self._last[k])))
@@ -169,41 +185,40 @@ class ObsViewer:
         pass
 
 
-class _Watched:
-    """The env, seen by the runtime as itself, plus a render hook after reset/step and a stop request."""
+class _Watched(RealtimeWrapper):
+    """The env as the runtime sees it (the contract, forwarded), plus a render hook after reset/step and a
+    stop request; `env` is the watched env."""
 
     def __init__(self, env: Any, viewer: ArenaViewer | ObsViewer, frames: _Frames) -> None:
-        self._env, self._viewer, self._frames = env, viewer, frames
+        super().__init__(env)
+        self._viewer, self._frames = viewer, frames
         self.stop = threading.Event()
-
-    def __getattr__(self, name: str) -> Any:
-        return getattr(self._env, name)
 
     @property
     def walked(self) -> np.ndarray:
         return self._viewer.walked
 
-    def reset(self, *args: Any, **kwargs: Any):
-        out = self._env.reset(*args, **kwargs)
+    def reset(self, seed: int | None = None, options: dict | None = None):
+        out = self.env.reset(seed=seed, options=options)
         self._show(out[0])
         return out
 
     def step(self, actions):
-        obs, rewards, terms, truncs, infos = self._env.step(actions)
+        obs, rewards, terms, truncs, infos = self.env.step(actions)
         if self.stop.is_set():
             truncs = {a: True for a in truncs}
-            self._env.agents = []
+            self.env.agents = []
         self._show(obs)
         return obs, rewards, terms, truncs, infos
 
     def _show(self, observations: dict) -> None:
-        shown = self._viewer.show(self._env, observations)
+        shown = self._viewer.show(self.env, observations)
         if shown is not None:
             self._frames.publish(*shown)
 
     def close(self) -> None:
         self._viewer.close()
-        self._env.close()
+        self.env.close()
 
 
 def _grid(count: int) -> tuple[int, int]:
@@ -283,6 +298,34 @@ def assign_slots(env: Any, specs: list[str]) -> tuple[list[str], dict[str, str]]
     return specs, humans
 
 
+def check_play_options(*, dt: float | None, seed: int, max_steps: int | None, scale: int, out: Path,
+                       resolution: tuple[int, int] = (320, 240)) -> None:
+    """`play`'s numbers and output folder, checked against `rtarena.limits` before a level is built or a
+    window opens (the same bounds as `run`), so a person never plays an episode that cannot be recorded."""
+    from rtarena.limits import LIMITS, check_limit
+    from rtarena.schema import writable_folder
+
+    widest = int(LIMITS["image.px"].value) // max(resolution)
+    if not 1 <= scale <= widest:
+        raise UserError(f"must be a whole number of window pixels from 1 to {widest} (a window side of at most "
+                        f"{LIMITS['image.px'].shown()} pixels: limit image.px, docs/limits.md), got {scale}",
+                        field="--scale")
+    if max_steps is not None:
+        if max_steps < 1:
+            raise UserError(f"must be >= 1, got {max_steps}", field="--max-steps")
+        check_limit("episode.steps", max_steps, field="--max-steps")
+    if dt is not None:
+        if not 0 < dt < float("inf"):
+            raise UserError(f"must be a number of seconds > 0, got {dt:g}", field="--dt")
+        check_limit("step.dt_s", dt, field="--dt")
+        if max_steps is not None:
+            check_limit("episode.sim_s", max_steps * dt, field="--max-steps x --dt")
+    if seed < 0:
+        raise UserError(f"must be >= 0, got {seed}", field="--seed")
+    check_limit("run.seed", seed, field="--seed")
+    writable_folder(out, "--out")
+
+
 def check_play(env_id: str, agents: list[str] | None = None, *, map: str | None = None,
                sets: tuple[str, ...] = (), disable: tuple[str, ...] = (), dt: float | None = None) -> None:
     """Everything `play` checks before it opens a window: the level, its options, the slots and layouts."""
@@ -291,8 +334,6 @@ def check_play(env_id: str, agents: list[str] | None = None, *, map: str | None 
     from rtarena.eval.customize import arena_kwargs
 
     if env_spec(env_id).family != "arena":
-        from rtarena.play.session import human_family
-
         human_family(env_id)  # an env without a human path: the line names the families with one
         raise UserError(f"the window plays arena levels; play {env_id!r} in a page with --web", field="ENV_ID")
     kwargs = arena_kwargs(env_id, map, sets, disable)

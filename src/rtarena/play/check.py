@@ -30,6 +30,7 @@ from rtarena.agents.human import GAME_KEYS, KeyboardSnapshot
 from rtarena.contract import Agent, AgentContext, Decision
 from rtarena.errors import UserError
 from rtarena.play.session import HumanSession, human_family
+from rtarena.runtime.clocks import make_clock
 
 REACTION_S = 0.25  # a person's reaction time per decision (simulated seconds)
 GAME_PASS_SCORE = 0.5
@@ -88,9 +89,10 @@ PRESS: dict[str, Callable[[Any, Any, Any], None]] = {"games": press_game, "web":
 
 
 def foresight(holder: dict[str, Any], agent: str) -> Callable[[list[Any]], Any]:
-    """A read-only view of a copy of the env (`holder["env"]`) stepped on by the keys already on their way
-    (`agent`'s queued actions; the other players' default actions): the world a reaction from now."""
-    from rtarena.contract import ReadOnlyView
+    """The privileged snapshot of a copy of the env (`holder["env"]`, which only this harness holds) stepped
+    on by the keys already on their way (`agent`'s queued actions; the other players' default actions): the
+    world a reaction from now, as a feed like the runtime's."""
+    from rtarena.contract import PrivilegedFeed
 
     def ahead(queued: list[Any]) -> Any:
         env = holder["env"]
@@ -99,7 +101,7 @@ def foresight(holder: dict[str, Any], agent: str) -> Callable[[list[Any]], Any]:
             if agent not in future.agents:
                 break
             future.step({a: action if a == agent else future.default_action(a) for a in future.agents})
-        return ReadOnlyView(future, env.privileged_queries)
+        return PrivilegedFeed({agent: copy.deepcopy(future.privileged_state(agent))})
 
     return ahead
 
@@ -162,8 +164,8 @@ def check_env(env_id: str, seed: int = 0, dt: float | None = None, out: Path | N
                           foresight(holder, agent_id) if pipeline else None)
 
     session = HumanSession.build(env_id, device=f"check-{oracle}", dt=dt, seed=seed, hand=hand)
-    holder["env"] = session.watched._env
-    session.clock, session.clock_settings = "paused", {"delay_s": 0.0 if pipeline else REACTION_S}
+    holder["env"] = session.watched.env
+    session.clock = make_clock("paused", delay_s=0.0 if pipeline else REACTION_S)
     started = time.perf_counter()
     try:
         result = session.play()

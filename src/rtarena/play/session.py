@@ -19,26 +19,16 @@ from typing import Any
 from rtarena.agents.human import GAME_KEYS, HUMAN_PATHS, LAYOUTS, KeyboardSnapshot
 from rtarena.contract import Agent
 from rtarena.errors import UserError
-from rtarena.play import ArenaViewer, ObsViewer, _Frames, _Watched
+from rtarena.play import HUMAN_FAMILIES, ArenaViewer, ObsViewer, _Frames, _Watched, human_family
+from rtarena.runtime.clocks import Clock, WallClock
 
-HUMAN_FAMILIES = tuple(HUMAN_PATHS)
+__all__ = ["HUMAN_FAMILIES", "HumanSession", "human_family", "keys_help"]
 BROWSER_FAMILIES = ("web", "gui-games")
 # What a person sees per family (env keyword arguments): a browser task's screenshot and marks at every
 # step; a game's and the arena's defaults (the arena's views come from its renderer).
 PERSON_VIEW: dict[str, dict[str, Any]] = {"web": {"obs": ("rgb", "marks", "time", "goal")},
                                           "gui-games": {"obs": ("rgb", "marks", "time", "goal")}}
 ARENA_VIEW_PX = (320, 240)
-
-
-def human_family(env_id: str) -> str:
-    """The env's family, or the one line naming the families people can play."""
-    from rtarena.envs.registry import env_spec
-
-    family = env_spec(env_id).family
-    if family not in HUMAN_FAMILIES:
-        raise UserError(f"{env_id!r} ({family}) has no human path; people play the families "
-                        f"{', '.join(HUMAN_FAMILIES)}", field="ENV_ID")
-    return family
 
 
 def keys_help(family: str, env: Any) -> list[str]:
@@ -67,8 +57,7 @@ class HumanSession:
     seed: int
     max_steps: int | None
     kwargs: dict[str, Any]
-    clock: str = "wall"
-    clock_settings: dict[str, Any] = field(default_factory=dict)
+    clock: Clock = field(default_factory=WallClock)  # a person plays in real time; `play --check` pauses
     keyboard: KeyboardSnapshot = field(default_factory=KeyboardSnapshot)
     frames: _Frames = field(default_factory=_Frames)
     interrupted: str | None = None
@@ -110,7 +99,7 @@ class HumanSession:
             session.controllers[agent_id].name = text
         human_ids = list(session.humans)
         viewer = ArenaViewer([env.possible_agents.index(a) for a in human_ids], ARENA_VIEW_PX) \
-            if family == "arena" else ObsViewer(human_ids)
+            if family == "arena" else ObsViewer(human_ids, game=family == "games")
         session.watched = _Watched(env, viewer, session.frames)
         return session
 
@@ -129,8 +118,8 @@ class HumanSession:
 
     def describe(self) -> dict[str, Any]:
         """What the page shows beside the view."""
-        env = self.watched
-        mouse = bool(getattr(getattr(env, "keyspace", None), "uses_mouse", False))
+        env = self.watched.env
+        mouse = self.family == "games" and env.keyspace.uses_mouse
         return {"env_id": self.env_id, "family": self.family, "keys": keys_help(self.family, env),
                 "mouse": mouse, "browser": self.family in BROWSER_FAMILIES, "dt": float(env.dt),
                 "slots": dict(zip(env.possible_agents, self.specs, strict=True))}
@@ -144,7 +133,7 @@ class HumanSession:
         def match() -> None:
             try:
                 outcome["result"] = run_match(self.watched, self.controllers, clock=self.clock, seed=self.seed,
-                                              max_steps=self.max_steps, env_id=self.env_id, **self.clock_settings)
+                                              max_steps=self.max_steps, env_id=self.env_id)
             except BaseException as error:  # raised again on the calling thread
                 outcome["error"] = error
 

@@ -35,6 +35,7 @@ from rtarena.play.session import HumanSession
 from rtarena.webapp import LocalApp, Reply, Request, RequestError, field
 
 PAGE = Path(__file__).with_name("page.html")
+STATIC = Path(__file__).with_name("static")
 DISCONNECT_S = 3.0  # a page silent this long has gone: the episode ends as interrupted
 MOUSE_DEG_PER_PX = 0.2  # mouse look: degrees per pixel of pointer-locked movement
 MAX_EVENTS = 256  # per input request
@@ -60,7 +61,7 @@ class PlayPage(LocalApp):
             ("POST", "/api/input"): self.input,
             ("GET", "/api/result"): lambda r: self._seen({"done": self.line is not None, "line": self.line,
                                                           "generation": self.generation}),
-        }, port)
+        }, port, static=STATIC)
 
     def swap(self, session: HumanSession) -> None:
         """The next episode (a preset's next env): the page sees a new generation and reloads."""
@@ -158,7 +159,11 @@ def play_web(sessions: list[Callable[[], HumanSession]], port: int = 0, open_bro
         for build in sessions:
             session = build()
             if page is None:
-                page = PlayPage(session, port).start()
+                try:
+                    page = PlayPage(session, port).start()
+                except BaseException:  # a busy port: one line, and the session's env is closed
+                    session.close()
+                    raise
                 echo(f"rtarena play: {page.url} ({session.env_id}; the episode starts when the page opens; "
                      "Ctrl-C stops)")
                 if open_browser:

@@ -2,8 +2,10 @@
 the same scripted policies as `/v1/chat/completions` (not a model).
 
 A client (`live:` agents, or the official SDK's `client.realtime.connect`) opens one WebSocket per
-session. The framing is the `websockets` library's sans-I/O `ServerProtocol`, driven over the socket the
-HTTP handler already holds; this module only speaks the events. The subset served:
+session. The framing is uvicorn's (Starlette's `WebSocket`), behind `webapp.Guard`: an upgrade from a
+foreign `Origin` or `Host` is refused with 403, a message larger than `websocket.bytes` closes the
+session (1009, from the frame's header), and a session silent for `websocket.idle_s` is closed; this module
+only speaks the events. The subset served:
 
 - `session.update`: keeps `instructions`, `max_output_tokens` and `reasoning.effort`; `session.updated`.
 - `conversation.item.create`: a `message` item (role `user`, `assistant` or `system`; parts `input_text`,
@@ -15,7 +17,8 @@ HTTP handler already holds; this module only speaks the events. The subset serve
   `response.output_text.delta`..., `response.output_text.done`, `response.content_part.done`,
   `response.output_item.done`, then `response.done` with the usage.
 
-Anything else, an unknown item id or an `input_audio` part is an `error` event (the session stays open).
+Anything else, an unknown item id, an `input_audio` part or a malformed value is an `error` event (the
+session stays open).
 Events that arrive while a response is generated are read after it, in order.
 
 Like the chat endpoint it waits `ttft_s` before the first delta and paces `filler_tokens` (or a reasoning
@@ -36,25 +39,22 @@ Every session is logged on the server (`PolicyServer.sessions`): one `SessionLog
 
 from __future__ import annotations
 
-import contextlib
+import asyncio
 import json
-import socket
 import time
 import uuid
 from dataclasses import dataclass, field
 from typing import Any
 
-from websockets.frames import Opcode
-from websockets.protocol import State
-from websockets.server import ServerProtocol
-
 from rtarena.agents.llm.tokens import count_messages, count_tokens
+from rtarena.limits import LIMITS
 from rtarena.policy_server import reasoning as reasoning_mode
 from rtarena.policy_server.faults import GARBAGE
+from rtarena.policy_server.pacing import FILLER_WORD, Ledger, input_shape, pace, too_many_tokens
 from rtarena.policy_server.policies import answer
+from rtarena.webapp import Dropped
 
-IDLE_S = 300.0  # a session with no event for this long is closed (its thread ends)
-READ_BYTES = 1 << 16
+IDLE_S = float(LIMITS["websocket.idle_s"].value)  # a session with no event for this long is closed
 ERROR_EVENTS = {"http_500": ("server_error", "injected fault: internal error"),
                 "http_429": ("rate_limit_exceeded", "injected fault: rate limited")}
 PARTS = {"input_text": "text", "output_text": "text", "text": "text", "input_image": "image_url"}
@@ -73,96 +73,51 @@ class SessionLog:
     errors: list[str] = field(default_factory=list)  # `type: message` of each error event sent
 
 
-class Dropped(Exception):
-    """The server dropped the socket on purpose (the `cut` fault)."""
-
-
 class Wire:
-    """JSON events over one WebSocket, framed by `websockets`' sans-I/O protocol on the handler's socket."""
+    """JSON events over one Starlette `WebSocket`."""
 
-    def __init__(self, handler: Any, protocol: ServerProtocol) -> None:
-        # the server base hands a handler its request's bytes alone: anything after the head in them is the
-        # client's first frames; the rest of the session is read off the socket itself
-        self.pending = handler.rfile.read()
-        self.sock: socket.socket = handler.connection
-        self.protocol = protocol
-        self.parts: list[bytes] = []  # a fragmented text message being assembled
-        self.received: list[str] = []
+    def __init__(self, websocket: Any) -> None:
+        self.websocket = websocket
 
-    def flush(self) -> None:
-        for data in self.protocol.data_to_send():
-            if data:
-                self.sock.sendall(data)
-            else:  # the protocol asks to half-close after a close frame
-                with contextlib.suppress(OSError):
-                    self.sock.shutdown(socket.SHUT_WR)
+    async def send(self, event: dict[str, Any]) -> None:
+        await self.send_text(json.dumps(event, separators=(",", ":")))
 
-    def send(self, event: dict[str, Any]) -> None:
-        self.send_text(json.dumps(event, separators=(",", ":")))
-
-    def send_text(self, text: str) -> None:
-        self.protocol.send_text(text.encode())
-        self.flush()
+    async def send_text(self, text: str) -> None:
+        await self.websocket.send_text(text)
 
     def drop(self) -> None:
-        """Cut the connection without a close frame, as a network failure would."""
-        with contextlib.suppress(OSError):
-            self.sock.shutdown(socket.SHUT_RDWR)
+        """Cut the connection without a close frame, as a network failure would (uvicorn closes the socket)."""
         raise Dropped
 
-    def receive(self) -> str | None:
-        """The next text message, or None once the connection is closed."""
-        while not self.received:
-            if self.protocol.state is State.CLOSED:
-                return None
-            try:
-                data, self.pending = self.pending or self.sock.recv(READ_BYTES), b""
-            except (OSError, ValueError):
-                data = b""
-            if data:
-                self.protocol.receive_data(data)
-            else:
-                self.protocol.receive_eof()
-            for frame in self.protocol.events_received():
-                if frame.opcode in (Opcode.TEXT, Opcode.CONT, Opcode.BINARY):
-                    self.parts.append(frame.data)
-                    if frame.fin:
-                        self.received.append(b"".join(self.parts).decode("utf-8", "replace"))
-                        self.parts = []
-            self.flush()
-            if not data:
-                break
-        return self.received.pop(0) if self.received else None
+    async def receive(self) -> str | None:
+        """The next message as text (a binary one decoded), or None once the client left or was idle
+        `IDLE_S`."""
+        try:
+            message = await asyncio.wait_for(self.websocket.receive(), IDLE_S)
+        except TimeoutError:
+            await self.websocket.close(1000, "idle")
+            return None
+        if message["type"] == "websocket.disconnect":
+            return None
+        if message.get("text") is not None:
+            return message["text"]
+        return (message.get("bytes") or b"").decode("utf-8", "replace")
 
 
-def serve_session(handler: Any, settings: Any, query: str) -> None:
-    """Upgrade the handler's GET to a WebSocket and serve one Realtime session until the client leaves."""
-    protocol = ServerProtocol(max_size=None)
-    # the handler has read the request already: hand its bytes to the protocol, which parses the handshake
-    head = [handler.requestline, *(f"{name}: {value}" for name, value in handler.headers.items()), "", ""]
-    protocol.receive_data("\r\n".join(head).encode("latin-1"))
-    (request,) = protocol.events_received()
-    response = protocol.accept(request)
-    protocol.send_response(response)
-    handler.close_connection = True  # after a session (or a refused upgrade) the socket is done
-    wire = Wire(handler, protocol)
-    wire.flush()
-    if response.status_code != 101:
-        return
-    handler.connection.settimeout(IDLE_S)
-    model = dict(p.partition("=")[::2] for p in query.split("&") if p).get("model") or settings.model_name
+async def serve_session(websocket: Any, settings: Any, ledger: Ledger) -> None:
+    """Accept the upgrade and serve one Realtime session until the client leaves."""
+    await websocket.accept()
+    model = websocket.query_params.get("model") or settings.model_name
     log = SessionLog(model)
-    handler.server.sessions.append(log)
-    with contextlib.suppress(Dropped, OSError):
-        Session(handler, wire, settings, log).run()
+    ledger.sessions.append(log)
+    await Session(ledger, Wire(websocket), settings, log).run()
 
 
 class Session:
     """One conversation: its items, its settings, and the events that change them."""
 
-    def __init__(self, handler: Any, wire: Wire, settings: Any, log: SessionLog) -> None:
-        self.handler = handler
-        self.server = handler.server
+    def __init__(self, ledger: Ledger, wire: Wire, settings: Any, log: SessionLog) -> None:
+        self.server = ledger
         self.wire = wire
         self.settings = settings
         self.log = log
@@ -174,30 +129,35 @@ class Session:
         self.session_id = f"sess_{uuid.uuid4().hex[:20]}"
         self.events = 0
 
-    def send(self, kind: str, **fields: Any) -> None:
+    async def send(self, kind: str, **fields: Any) -> None:
         self.events += 1
-        self.wire.send({"type": kind, "event_id": f"event_{self.events}", **fields})
+        await self.wire.send({"type": kind, "event_id": f"event_{self.events}", **fields})
 
-    def error(self, kind: str, message: str, event: dict[str, Any] | None = None, code: str | None = None) -> None:
+    async def error(self, kind: str, message: str, event: dict[str, Any] | None = None,
+                    code: str | None = None) -> None:
         self.log.errors.append(f"{kind}: {message}")
-        self.send("error", error={"type": kind, "code": code, "message": message,
-                                  "event_id": (event or {}).get("event_id")})
+        await self.send("error", error={"type": kind, "code": code, "message": message,
+                                        "event_id": (event or {}).get("event_id")})
 
-    def run(self) -> None:
-        self.send("session.created", session=self.description())
+    async def run(self) -> None:
+        await self.send("session.created", session=self.description())
         handlers = {"session.update": self.update, "conversation.item.create": self.create_item,
                     "conversation.item.delete": self.delete_item, "response.create": self.respond}
-        while (text := self.wire.receive()) is not None:
+        while (text := await self.wire.receive()) is not None:
             try:
                 event = json.loads(text)
             except ValueError:
-                self.error("invalid_request_error", "the event is not JSON")
+                await self.error("invalid_request_error", "the event is not JSON")
                 continue
             kind = event.get("type") if isinstance(event, dict) else None
             if kind not in handlers:
-                self.error("invalid_request_error", f"unsupported event type {kind!r}", event if kind else None)
+                await self.error("invalid_request_error", f"unsupported event type {kind!r}", event if kind else None)
                 continue
-            handlers[kind](event)
+            try:
+                await handlers[kind](event)
+            except (TypeError, ValueError, AttributeError) as error:  # a malformed value: the session stays open
+                await self.error("invalid_request_error", f"{kind}: {type(error).__name__}: {str(error)[:160]}",
+                                 event)
 
     def description(self) -> dict[str, Any]:
         return {"type": "realtime", "object": "realtime.session", "id": self.session_id, "model": self.log.model,
@@ -206,10 +166,10 @@ class Session:
                 **({"reasoning": {"effort": self.effort}} if self.effort else {})}
 
     # -- conversation ------------------------------------------------------------------------------
-    def update(self, event: dict[str, Any]) -> None:
+    async def update(self, event: dict[str, Any]) -> None:
         session = event.get("session") or {}
         if not isinstance(session, dict):
-            return self.error("invalid_request_error", "'session' must be an object", event)
+            return await self.error("invalid_request_error", "'session' must be an object", event)
         if "instructions" in session:
             self.instructions = str(session["instructions"] or "")
         limit = session.get("max_output_tokens")
@@ -218,17 +178,17 @@ class Session:
         effort = (session.get("reasoning") or {}).get("effort")
         if effort is not None:
             self.effort = str(effort)
-        self.send("session.updated", session=self.description())
+        await self.send("session.updated", session=self.description())
 
-    def create_item(self, event: dict[str, Any]) -> None:
+    async def create_item(self, event: dict[str, Any]) -> None:
         item = event.get("item")
         if not isinstance(item, dict) or item.get("type") != "message" or item.get("role") not in (
                 "user", "assistant", "system") or not isinstance(item.get("content"), list):
-            return self.error("invalid_request_error", "only message items with a role and a content list", event)
+            return await self.error("invalid_request_error", "only message items with a role and a content list", event)
         for part in item["content"]:
             if not isinstance(part, dict) or part.get("type") not in PARTS:
                 kind = part.get("type") if isinstance(part, dict) else part
-                return self.error("invalid_request_error", f"unsupported content part {kind!r}", event,
+                return await self.error("invalid_request_error", f"unsupported content part {kind!r}", event,
                                   code="unsupported_content_type")
         previous = event.get("previous_item_id")
         if previous in (None, ""):
@@ -238,24 +198,24 @@ class Session:
         else:
             at = next((i + 1 for i, held in enumerate(self.items) if held["id"] == previous), None)
             if at is None:
-                return self.error("invalid_request_error", f"no item {previous!r}", event, code="item_not_found")
+                return await self.error("invalid_request_error", f"no item {previous!r}", event, code="item_not_found")
         stored = {**item, "id": item.get("id") or f"item_{uuid.uuid4().hex[:20]}", "object": "realtime.item",
                   "status": "completed"}
         self.items.insert(at, stored)
         self.log.items_added += 1
         self.log.most_items = max(self.log.most_items, len(self.items))
         before = self.items[at - 1]["id"] if at else None
-        self.send("conversation.item.added", previous_item_id=before, item=stored)
-        self.send("conversation.item.done", previous_item_id=before, item=stored)
+        await self.send("conversation.item.added", previous_item_id=before, item=stored)
+        await self.send("conversation.item.done", previous_item_id=before, item=stored)
 
-    def delete_item(self, event: dict[str, Any]) -> None:
+    async def delete_item(self, event: dict[str, Any]) -> None:
         item_id = event.get("item_id")
         index = next((i for i, held in enumerate(self.items) if held["id"] == item_id), None)
         if index is None:
-            return self.error("invalid_request_error", f"no item {item_id!r}", event, code="item_not_found")
+            return await self.error("invalid_request_error", f"no item {item_id!r}", event, code="item_not_found")
         del self.items[index]
         self.log.items_deleted += 1
-        self.send("conversation.item.deleted", item_id=item_id)
+        await self.send("conversation.item.deleted", item_id=item_id)
 
     def messages(self) -> list[dict[str, Any]]:
         """The conversation as a chat request's messages, for the scripted policies and the token count."""
@@ -271,28 +231,28 @@ class Session:
         return out
 
     # -- responses ---------------------------------------------------------------------------------
-    def respond(self, event: dict[str, Any]) -> None:
-        from rtarena.policy_server.server import FILLER_WORD, input_shape
-
+    async def respond(self, event: dict[str, Any]) -> None:
         received = time.monotonic()
         settings = self.settings
-        number = self.server.next_request()
-        fault = settings.fault if number % settings.fault_every == 0 else "none"
+        fault = self.server.fault(settings)
         messages = self.messages()
         self.server.inputs.append(input_shape(messages))
         self.log.responses += 1
         if fault in ERROR_EVENTS:
-            return self.error(*ERROR_EVENTS[fault], event)
+            return await self.error(*ERROR_EVENTS[fault], event)
         if fault == "slow":
-            time.sleep(settings.slow_s)
+            await asyncio.sleep(settings.slow_s)
         if fault == "garbage_event":
-            self.wire.send_text(NOT_JSON)
+            await self.wire.send_text(NOT_JSON)
         params = event.get("response") if isinstance(event.get("response"), dict) else {}
         limit = params.get("max_output_tokens", self.max_output_tokens)
         limit = None if limit in (None, "inf") else int(limit)
-        text = reasoning_mode.with_after(answer(messages, settings.policy, settings.seed), settings)
-        text = {"garbage": GARBAGE, "empty": ""}.get(fault, text)
+        text = await asyncio.to_thread(answer, messages, settings.policy, settings.seed)
+        text = {"garbage": GARBAGE, "empty": ""}.get(fault, reasoning_mode.with_after(text, settings))
         filler = reasoning_mode.reasoning_tokens(settings, {"reasoning_effort": self.effort})
+        refused = too_many_tokens(filler)
+        if refused is not None:
+            return await self.error("invalid_request_error", refused, event)
         status, details = "completed", None
         if limit is not None and filler + count_tokens(text) > limit:
             filler, text = min(filler, limit), ""
@@ -302,45 +262,42 @@ class Session:
         ids = {"response_id": response_id, "item_id": item_id, "output_index": 0}
         item = {"id": item_id, "type": "message", "role": "assistant", "object": "realtime.item",
                 "status": "in_progress", "content": []}
-        self.send("response.created", response={"id": response_id, "object": "realtime.response",
-                                                  "status": "in_progress", "output": []})
-        self.send("response.output_item.added", response_id=response_id, output_index=0, item=item)
-        self.send("response.content_part.added", **ids, content_index=0, part={"type": "text", "text": ""})
+        await self.send("response.created", response={"id": response_id, "object": "realtime.response",
+                                                        "status": "in_progress", "output": []})
+        await self.send("response.output_item.added", response_id=response_id, output_index=0, item=item)
+        await self.send("response.content_part.added", **ids, content_index=0, part={"type": "text", "text": ""})
         written: list[str] = []
 
-        def delta(piece: str) -> None:
+        async def delta(piece: str) -> None:
             written.append(piece)
-            self.send("response.output_text.delta", **ids, content_index=0, delta=piece)
+            await self.send("response.output_text.delta", **ids, content_index=0, delta=piece)
 
-        first = [True]
-
-        def emit(n: int) -> None:
+        first = True
+        async for n in pace(received, settings, filler):
             words = " ".join([FILLER_WORD] * n)
-            delta(("<think>" + words) if first[0] else " " + words)
-            first[0] = False
-
-        self.handler._pace(received, settings, filler, emit)
+            await delta(("<think>" + words) if first else " " + words)
+            first = False
         if filler:
-            delta("</think>")
+            await delta("</think>")
         if fault == "cut":
             if text[: len(text) // 2]:
-                delta(text[: len(text) // 2])
+                await delta(text[: len(text) // 2])
             self.wire.drop()
         if text:
-            delta(text)
+            await delta(text)
         full = "".join(written)
-        self.send("response.output_text.done", **ids, content_index=0, text=full)
-        self.send("response.content_part.done", **ids, content_index=0, part={"type": "text", "text": full})
+        await self.send("response.output_text.done", **ids, content_index=0, text=full)
+        await self.send("response.content_part.done", **ids, content_index=0, part={"type": "text", "text": full})
         done_item = {**item, "status": "completed" if status == "completed" else "incomplete",
                      "content": [{"type": "output_text", "text": full}]}
-        self.send("response.output_item.done", response_id=response_id, output_index=0, item=done_item)
+        await self.send("response.output_item.done", response_id=response_id, output_index=0, item=done_item)
         # the conversation keeps the answer, not the thinking (as reasoning models keep theirs out of the
         # context, and as `llm:` history remembers a reply): both protocols then read the same prompt next turn
         self.items.append({**done_item, "content": [{"type": "output_text", "text": text}]})
         self.log.most_items = max(self.log.most_items, len(self.items))
         if fault == "no_done":
             return
-        self.send("response.done", response={
+        await self.send("response.done", response={
             "id": response_id, "object": "realtime.response", "status": status, "status_details": details,
             "output": [done_item], "output_modalities": ["text"], "usage": self.usage(messages, filler, text)})
 

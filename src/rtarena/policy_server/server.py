@@ -11,55 +11,45 @@ Endpoints: `POST /v1/chat/completions`, `GET /v1/models`, `GET /health`, and the
 protocol at `GET /v1/realtime` (`realtime.py`). Settings can also be given per
 request in the path, so one server serves many configurations: a client whose base URL is
 `http://127.0.0.1:PORT/s/filler_tokens=200/fault=http_500/v1` gets those settings (`PolicyServer.url`).
+
+It is a Starlette app served by uvicorn behind `webapp.Guard` (127.0.0.1, Host and Origin checked on HTTP
+and WebSocket alike, bodies of at most `model_request.bytes`); its settings are bounded like the CLI's
+(`policy.tokens`, `policy.delay_s`), so no request can ask it for unbounded time or memory. Replies are
+paced on the event loop (`pacing.py`): a waiting stream costs no thread.
 """
 
 from __future__ import annotations
 
-import contextlib
+import asyncio
 import json
-import threading
 import time
 import uuid
-from collections import deque
-from http.server import BaseHTTPRequestHandler
-from typing import Any, Literal
+from collections.abc import AsyncIterator
+from typing import Annotated, Any, Literal
 
-from pydantic import ConfigDict, Field
+from pydantic import ConfigDict, Field, field_validator
 
-from rtarena.agents.llm.tokens import count_content, count_messages, count_tokens
+from rtarena.agents.llm.tokens import count_messages, count_tokens
 from rtarena.errors import UserError
 from rtarena.limits import LIMITS
 from rtarena.policy_server import reasoning as reasoning_mode
 from rtarena.policy_server import tool_calls
 from rtarena.policy_server.faults import FAULTS, GARBAGE, HTML_PAGE
+from rtarena.policy_server.pacing import FILLER_WORD, Ledger, input_shape, media_parts, pace, too_many_tokens
 from rtarena.policy_server.policies import POLICIES, answer
-from rtarena.schema import Flag, Int, NonNegFloat, NonNegInt, PosInt, Section, validate
-from rtarena.webapp import RequestError, Served, ServerBase, field, read_json_body
+from rtarena.policy_server.realtime import serve_session
+from rtarena.schema import Flag, Int, NonNegFloat, NonNegInt, PosInt, Section, at_most, validate
+from rtarena.webapp import Dropped, Guard, RequestError, Served, field, parse_json_body
 
-FILLER_WORD = "think"  # one token under the counting rule
 POLICY_NAMES = tuple(POLICIES)
 FAULT_NAMES = tuple(FAULTS)
-BATCH_S = 0.02  # filler tokens due within this long go out in one event (50 events per second at most)
-INPUTS_KEPT = 4096  # shapes of the latest requests' user messages kept for tests (`PolicyServer.inputs`)
 # A chat request carries the retained history: up to 20 past screenshots and the current one (history.py),
 # several megabytes as PNG data URLs; the local apps' 1 MB body limit would refuse it (our limit, a model
 # server's own differs).
 MAX_REQUEST_BYTES = int(LIMITS["model_request.bytes"].value)
-BODIES_KEPT = 32  # the latest whole request bodies, kept for tests (`PolicyServer.bodies`): images are large
-
-
-def input_shape(messages: list[dict[str, Any]]) -> tuple[tuple[str, int], ...]:
-    """The last user message as (part type, tokens) pairs: what a request showed the model (text, images,
-    audio), so that tests can see which modalities reached it without storing the media."""
-    user = next((m for m in reversed(messages) if m.get("role") == "user"), None)
-    content = (user or {}).get("content")
-    parts = [{"type": "text", "text": content}] if isinstance(content, str) else list(content or [])
-    return tuple((str(part.get("type")), count_content([part])) for part in parts)
-
-
-def media_parts(messages: list[dict[str, Any]]) -> int:
-    """Image and audio parts of the last user message: what `media_prefill_s` charges for."""
-    return sum(kind in ("image_url", "input_audio") for kind, _ in input_shape(messages))
+Tokens = Annotated[NonNegInt, at_most("policy.tokens")]
+Delay = Annotated[NonNegFloat, at_most("policy.delay_s")]
+__all__ = ["FILLER_WORD", "PolicyServer", "ServerSettings", "input_shape", "media_parts"]
 
 
 class ServerSettings(Section):
@@ -73,24 +63,25 @@ class ServerSettings(Section):
 
     policy: Literal[POLICY_NAMES] = Field("heuristic", description="scripted policy answering")
     model: str = Field("", description='reported model name; default "scripted-<policy>"')
-    filler_tokens: NonNegInt = Field(0, description="reasoning tokens emitted before each answer")
+    filler_tokens: Tokens = Field(0, description="reasoning tokens emitted before each answer")
     filler_rate: NonNegFloat = Field(0.0, description="filler tokens per second; 0 emits them without pacing")
-    ttft_s: NonNegFloat = Field(0.0, description="time to first token, seconds")
-    media_prefill_s: NonNegFloat = Field(0.0, description="seconds added to the time to first token per image "
+    ttft_s: Delay = Field(0.0, description="time to first token, seconds")
+    media_prefill_s: Delay = Field(0.0, description="seconds added to the time to first token per image "
                                          "or audio part of the last user message (reading it, as a model's "
                                          "encoder does; earlier messages count as cached)")
     reasoning: Literal["field", "think"] = Field("field", description='"field": reasoning_content deltas; '
                                                  '"think": <think> in the content')
     fault: Literal[FAULT_NAMES] = Field("none", description="injected fault (faults.py)")
     fault_every: PosInt = Field(1, description="inject the fault on every N-th request")
-    slow_s: NonNegFloat = Field(30.0, description="the slow fault's delay, seconds")
-    retry_after_s: NonNegFloat = Field(0.2, description="Retry-After of the http_429 fault, seconds")
+    slow_s: Delay = Field(30.0, description="the slow fault's delay, seconds")
+    retry_after_s: Delay = Field(0.2, description="Retry-After of the http_429 fault, seconds")
     usage: Flag = Field(True, description="false: report no usage, like some servers (clients must count)")
-    seed: Int = Field(0, description="seed of the random policy")
+    seed: Annotated[Int, at_most("run.seed")] = Field(0, description="seed of the random policy")
     reasoning_model: Flag = Field(False, description="answer like a reasoning endpoint (reasoning.py)")
-    effort_scale: NonNegFloat = Field(1.0, description="reasoning tokens per effort level, times this")
-    after_tokens: NonNegInt = Field(0, description="words written after the ACTION line")
-    plan_tokens: NonNegInt = Field(0, description="reasoning tokens per body a request decides for (a team "
+    effort_scale: Annotated[NonNegFloat, at_most("option.count")] = Field(
+        1.0, description="reasoning tokens per effort level, times this")
+    after_tokens: Tokens = Field(0, description="words written after the ACTION line")
+    plan_tokens: Tokens = Field(0, description="reasoning tokens per body a request decides for (a team "
                                    "reply grows with its bodies), paced at filler_rate")
 
     @property
@@ -112,225 +103,53 @@ class ServerSettings(Section):
             values[key] = raw
         return self.replaced(**values)
 
-
-class _Server(ServerBase):
-    """The policy server on the shared server base (`webapp.ServerBase`): bounded workers, timeouts, a cap.
-    A match's agents each hold a streaming request at once, so it keeps more workers than a page."""
-
-    WORKERS = 64
-    MAX_BODY_BYTES = MAX_REQUEST_BYTES
-
-    def __init__(self, address: tuple[str, int], settings: ServerSettings) -> None:
-        super().__init__(address, _Handler)
-        self.settings = settings
-        self.requests = 0
-        self.inputs: deque[tuple[tuple[str, int], ...]] = deque(maxlen=INPUTS_KEPT)
-        self.sessions: list[Any] = []  # one `realtime.SessionLog` per Realtime WebSocket connection
-        self.bodies: deque[dict[str, Any]] = deque(maxlen=BODIES_KEPT)
-        self.lock = threading.Lock()
-
-    def next_request(self) -> int:
-        with self.lock:
-            self.requests += 1
-            return self.requests
+    @field_validator("filler_rate")
+    @classmethod
+    def _paced_within_a_wait(cls, rate: float) -> float:
+        """0 (unpaced), or a rate at which one token takes at most `wait.s` (1e-300 would sleep for ever)."""
+        slowest = 1.0 / LIMITS["wait.s"].value
+        if 0 < rate < slowest:
+            raise ValueError(f"must be 0 or at least {slowest:.3g} tokens per second (one token within "
+                             f"{LIMITS['wait.s'].shown()} seconds: limit wait.s, docs/limits.md), got {rate:g}")
+        return rate
 
 
-class _Handler(BaseHTTPRequestHandler):
-    protocol_version = "HTTP/1.1"
-    server: _Server
+def openai_error(status: int, message: str, kind: str = "invalid_request_error") -> dict[str, Any]:
+    """An error body as OpenAI's API writes it."""
+    return {"error": {"message": message, "type": kind}}
 
-    def log_message(self, format: str, *args: Any) -> None:  # quiet: a match sends thousands of requests
-        pass
 
-    # -- routing -----------------------------------------------------------------------------------
-    def _route(self) -> tuple[ServerSettings, str]:
-        path = self.path.split("?", 1)[0]
-        settings = self.server.settings
+def _json(status: int, body: Any, headers: dict[str, str] | None = None) -> Any:
+    from starlette.responses import Response
+
+    return Response(json.dumps(body).encode(), status_code=status, media_type="application/json", headers=headers)
+
+
+class _PathSettings:
+    """ASGI: a path `/s/key=value/.../v1/...` is served as `/v1/...` with those settings (400 on a bad one)."""
+
+    def __init__(self, app: Any, ledger: Ledger) -> None:
+        self.app, self.ledger = app, ledger
+
+    async def __call__(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
+        if scope["type"] not in ("http", "websocket"):
+            return await self.app(scope, receive, send)
+        path, settings = scope["path"], self.ledger.settings
         if path.startswith("/s/"):
             segments = path[3:].split("/")
             overrides = [seg for seg in segments if "=" in seg]
-            settings = settings.with_overrides(",".join(overrides))
+            try:
+                settings = settings.with_overrides(",".join(overrides))
+            except UserError as error:
+                body = json.dumps(openai_error(400, str(error))).encode()
+                prefix = "websocket." if scope["type"] == "websocket" else ""
+                await send({"type": f"{prefix}http.response.start", "status": 400,
+                            "headers": [(b"content-type", b"application/json"),
+                                        (b"content-length", str(len(body)).encode())]})
+                return await send({"type": f"{prefix}http.response.body", "body": body})
             path = "/" + "/".join(segments[len(overrides):])
-        return settings, path
-
-    def do_GET(self) -> None:
-        try:
-            settings, path = self._route()
-        except UserError as error:
-            return self._json(400, {"error": {"message": str(error), "type": "invalid_request_error"}})
-        if path in ("/v1/models", "/models"):
-            return self._json(200, {"object": "list", "data": [
-                {"id": settings.model_name, "object": "model", "created": 0, "owned_by": "rtarena-scripted"}]})
-        if path == "/health":
-            return self._json(200, {"status": "ok"})
-        if path in ("/v1/realtime", "/realtime"):  # OpenAI's Realtime WebSocket protocol (realtime.py)
-            from rtarena.policy_server.realtime import serve_session
-
-            return serve_session(self, settings, self.path.partition("?")[2])
-        self._json(404, {"error": {"message": f"no route {path}", "type": "not_found"}})
-
-    def do_POST(self) -> None:
-        try:
-            settings, path = self._route()
-            request = read_json_body(self.headers, self.rfile, need_json_type=False, max_bytes=MAX_REQUEST_BYTES)
-            check_request(request)
-        except (UserError, ValueError) as error:
-            return self._json(400, {"error": {"message": str(error), "type": "invalid_request_error"}})
-        except RequestError as error:
-            self.close_connection = True  # an unread body must not be taken for the next request
-            return self._json(error.status, {"error": {"message": str(error), "type": "invalid_request_error"}})
-        if path not in ("/v1/chat/completions", "/chat/completions"):
-            return self._json(404, {"error": {"message": f"no route {path}", "type": "not_found"}})
-        number = self.server.next_request()
-        self.server.inputs.append(input_shape(request.get("messages") or []))
-        self.server.bodies.append(request)
-        fault = settings.fault if number % settings.fault_every == 0 else "none"
-        # A client that gave up (its timeout, or the match ended) needs no answer.
-        with contextlib.suppress(BrokenPipeError, ConnectionResetError):
-            self._complete(request, settings, fault)
-
-    # -- answering ---------------------------------------------------------------------------------
-    def _complete(self, request: dict[str, Any], settings: ServerSettings, fault: str) -> None:
-        received = time.monotonic()
-        refused = reasoning_mode.rejection(settings, request)
-        if refused is not None:
-            return self._json(400, refused)
-        if fault == "http_500":
-            return self._json(500, {"error": {"message": "injected fault: internal error", "type": "server_error"}})
-        if fault == "http_429":
-            return self._json(429, {"error": {"message": "injected fault: rate limited", "type": "rate_limit"}},
-                              {"Retry-After": f"{settings.retry_after_s:g}"})
-        if fault == "html":
-            return self._raw(200, HTML_PAGE, "text/html; charset=utf-8")
-        if fault == "slow":
-            time.sleep(settings.slow_s)
-        messages = request.get("messages") or []
-        if request.get("tools"):  # tool calling (the reflector of `rtarena improve`): tool_calls.py
-            return tool_calls.respond(self, request, settings.model_name, settings.policy)
-        text = reasoning_mode.with_after(answer(messages, settings.policy, settings.seed), settings)
-        if fault == "garbage":
-            text = GARBAGE
-        elif fault == "empty":
-            text = ""
-        filler = reasoning_mode.reasoning_tokens(settings, request)
-        prefill_s = settings.media_prefill_s * media_parts(messages)
-        limit = request.get("max_completion_tokens") or request.get("max_tokens")
-        finish = "stop"
-        if limit is not None and filler + count_tokens(text) > int(limit):
-            # Like a model that runs out of tokens: thinking eats the budget before the answer is written.
-            filler, text, finish = min(filler, int(limit)), "", "length"
-        reasoning_text = " ".join([FILLER_WORD] * filler)
-        prompt_tokens = count_messages(messages)
-        content_tokens = count_tokens(text)
-        if settings.reasoning == "think" and filler:
-            content_tokens += count_tokens("<think></think>")
-        usage = {
-            "prompt_tokens": prompt_tokens,
-            "completion_tokens": filler + content_tokens,
-            "total_tokens": prompt_tokens + filler + content_tokens,
-            "completion_tokens_details": {"reasoning_tokens": filler},
-        }
-        meta = {"id": f"chatcmpl-{uuid.uuid4().hex[:16]}", "created": int(time.time()), "model": settings.model_name}
-        if not request.get("stream"):
-            self._pace(received, settings, filler, lambda _n: None, prefill_s)
-            message: dict[str, Any] = {"role": "assistant", "content": text}
-            if filler and settings.reasoning == "field":
-                message["reasoning_content"] = reasoning_text
-            elif filler:
-                message["content"] = f"<think>{reasoning_text}</think>{text}"
-            body = {**meta, "object": "chat.completion",
-                    "choices": [{"index": 0, "message": message, "finish_reason": finish}]}
-            if settings.usage:
-                body["usage"] = usage
-            return self._json(200, body)
-        include_usage = bool((request.get("stream_options") or {}).get("include_usage")) and settings.usage
-        self._stream(meta, settings, received, filler, text, finish, usage if include_usage else None,
-                     cut=fault == "cut", prefill_s=prefill_s)
-
-    def _pace(self, received: float, settings: ServerSettings, filler: int, emit, prefill_s: float = 0.0) -> None:
-        """Wait for the first token (`ttft_s`, plus `prefill_s` for the request's media), then release filler
-        tokens at the set rate, in small batches."""
-        first = received + settings.ttft_s + prefill_s
-        _sleep_until(first)
-        sent = 0
-        while sent < filler:
-            if settings.filler_rate > 0:
-                # token k is due at first + k / rate; events are at least BATCH_S apart
-                due = min(filler, int((time.monotonic() - first) * settings.filler_rate) + 1)
-                if due > sent:
-                    emit(due - sent)
-                    sent = due
-                if sent < filler:
-                    _sleep_until(max(first + sent / settings.filler_rate, time.monotonic() + BATCH_S))
-            else:
-                due = min(filler, sent + 512)
-                emit(due - sent)
-                sent = due
-
-    def _stream(self, meta: dict, settings: ServerSettings, received: float, filler: int, text: str,
-                finish: str, usage: dict | None, cut: bool, prefill_s: float = 0.0) -> None:
-        self.send_response(200)
-        self.send_header("Content-Type", "text/event-stream")
-        self.send_header("Cache-Control", "no-cache")
-        self.send_header("Transfer-Encoding", "chunked")
-        self.end_headers()
-
-        def event(delta: dict | None, finish_reason: str | None = None, usage_: dict | None = None,
-                  **more: Any) -> None:
-            chunk = {**meta, "object": "chat.completion.chunk", **more,
-                     "choices": [] if delta is None else [{"index": 0, "delta": delta, "finish_reason": finish_reason}]}
-            if usage_ is not None:
-                chunk["usage"] = usage_
-            self._chunk(f"data: {json.dumps(chunk, separators=(',', ':'))}\n\n".encode())
-
-        event({"role": "assistant", "content": ""})
-        think = settings.reasoning == "think" and filler > 0
-        key = "content" if think else "reasoning_content"
-        first = [True]
-
-        def emit(n: int) -> None:
-            # "<think>" rides on the first filler chunk, so it arrives after the time to first token too
-            words = " ".join([FILLER_WORD] * n)
-            event({key: ("<think>" if think else "") + words if first[0] else " " + words})
-            first[0] = False
-
-        self._pace(received, settings, filler, emit, prefill_s)
-        if think:
-            event({"content": "</think>"})
-        if cut:
-            half = text[: len(text) // 2]
-            if half:
-                event({"content": half})
-            self.wfile.flush()
-            self.close_connection = True
-            self.connection.shutdown(2)  # drop the connection mid-stream: no final chunk, no [DONE]
-            return
-        if text:
-            event({"content": text})
-        # the inference time as llama.cpp's server reports it (`timings`), for the `endpoint` latency source
-        event({}, finish, timings={"prompt_ms": 0.0, "predicted_ms": round((time.monotonic() - received) * 1000, 3)})
-        if usage is not None:
-            event(None, usage_=usage)
-        self._chunk(b"data: [DONE]\n\n")
-        self.wfile.write(b"0\r\n\r\n")
-        self.wfile.flush()
-
-    def _chunk(self, data: bytes) -> None:
-        self.wfile.write(f"{len(data):X}\r\n".encode() + data + b"\r\n")
-        self.wfile.flush()
-
-    def _json(self, status: int, body: dict, headers: dict[str, str] | None = None) -> None:
-        self._raw(status, json.dumps(body).encode(), "application/json", headers)
-
-    def _raw(self, status: int, data: bytes, content_type: str, headers: dict[str, str] | None = None) -> None:
-        self.send_response(status)
-        self.send_header("Content-Type", content_type)
-        self.send_header("Content-Length", str(len(data)))
-        for name, value in (headers or {}).items():
-            self.send_header(name, value)
-        self.end_headers()
-        self.wfile.write(data)
-        self.wfile.flush()
+        scope = {**scope, "path": path, "raw_path": path.encode(), "rtarena.settings": settings}
+        await self.app(scope, receive, send)
 
 
 def check_request(request: dict[str, Any]) -> None:
@@ -349,23 +168,208 @@ def check_request(request: dict[str, Any]) -> None:
             raise RequestError(400, f"field {name!r} must be >= 0")
 
 
-def _sleep_until(deadline: float) -> None:
-    remaining = deadline - time.monotonic()
-    if remaining > 0:
-        time.sleep(remaining)
+INLINE_BYTES = 64 << 10  # a request body below this is answered on the event loop, a larger one in a thread
+
+
+def _prepare(raw: bytes, settings: ServerSettings, ledger: Ledger) -> tuple[dict[str, Any], str, Any]:
+    """The request read and checked, counted (its fault decided), and its answer worked out: a `_Reply`, or
+    for a request with tools the `tool_calls` answer (a body, or its events)."""
+    request = parse_json_body(raw)
+    check_request(request)
+    ledger.inputs.append(input_shape(request.get("messages") or []))
+    ledger.bodies.append(request)
+    fault = ledger.fault(settings)
+    if reasoning_mode.rejection(settings, request) is not None or fault in ("http_500", "http_429", "html"):
+        return request, fault, None
+    if request.get("tools"):  # tool calling (the reflector of `rtarena improve`): tool_calls.py
+        return request, fault, tool_calls.respond(request, settings.model_name, settings.policy)
+    return request, fault, _Reply(request, settings, fault)
+
+
+def _sse(chunk: dict[str, Any]) -> bytes:
+    return f"data: {json.dumps(chunk, separators=(',', ':'))}\n\n".encode()
+
+
+SSE_HEADERS = {"content-type": "text/event-stream", "cache-control": "no-cache"}
+
+
+class _Reply:
+    """What a completion request gets, worked out off the event loop: the text, the reasoning tokens, usage."""
+
+    def __init__(self, request: dict[str, Any], settings: ServerSettings, fault: str) -> None:
+        messages = request.get("messages") or []
+        text = reasoning_mode.with_after(answer(messages, settings.policy, settings.seed), settings)
+        self.text = {"garbage": GARBAGE, "empty": ""}.get(fault, text)
+        self.filler = reasoning_mode.reasoning_tokens(settings, request)
+        self.prefill_s = settings.media_prefill_s * media_parts(messages)
+        limit = request.get("max_completion_tokens") or request.get("max_tokens")
+        self.finish = "stop"
+        if limit is not None and self.filler + count_tokens(self.text) > int(limit):
+            # Like a model that runs out of tokens: thinking eats the budget before the answer is written.
+            self.filler, self.text, self.finish = min(self.filler, int(limit)), "", "length"
+        prompt_tokens = count_messages(messages)
+        content_tokens = count_tokens(self.text)
+        if settings.reasoning == "think" and self.filler:
+            content_tokens += count_tokens("<think></think>")
+        self.usage = {
+            "prompt_tokens": prompt_tokens,
+            "completion_tokens": self.filler + content_tokens,
+            "total_tokens": prompt_tokens + self.filler + content_tokens,
+            "completion_tokens_details": {"reasoning_tokens": self.filler},
+        }
+
+
+async def completions(request: Any) -> Any:
+    """`POST /v1/chat/completions`: a scripted answer, streamed as server-sent events or whole."""
+    from starlette.concurrency import run_in_threadpool
+    from starlette.responses import Response, StreamingResponse
+
+    received = time.monotonic()
+    settings: ServerSettings = request.scope["rtarena.settings"]
+    ledger: Ledger = request.app.state.ledger
+    raw = await request.body()
+    try:
+        # a text prompt is read and answered on the event loop (a fraction of a millisecond: a thread's
+        # hand-offs would cost more under load); a prompt with images in a worker thread, so the streams
+        # being paced meanwhile are not held up
+        prepared = _prepare(raw, settings, ledger) if len(raw) < INLINE_BYTES else await run_in_threadpool(
+            _prepare, raw, settings, ledger)
+    except RequestError as error:
+        return _json(error.status, openai_error(error.status, str(error)))
+    except (UserError, ValueError) as error:
+        return _json(400, openai_error(400, str(error)))
+    body, fault, reply = prepared
+    refused = reasoning_mode.rejection(settings, body)
+    if refused is not None:
+        return _json(400, refused)
+    if fault == "http_500":
+        return _json(500, openai_error(500, "injected fault: internal error", "server_error"))
+    if fault == "http_429":
+        return _json(429, openai_error(429, "injected fault: rate limited", "rate_limit"),
+                     {"Retry-After": f"{settings.retry_after_s:g}"})
+    if fault == "html":
+        return Response(HTML_PAGE, headers={"content-type": "text/html; charset=utf-8"})
+    if fault == "slow":
+        await asyncio.sleep(settings.slow_s)
+    if isinstance(reply, dict):  # tool calling, whole
+        return _json(200, reply)
+    if isinstance(reply, list):  # tool calling, streamed
+        return StreamingResponse(_chunks(reply), headers=SSE_HEADERS)
+    refused_tokens = too_many_tokens(reply.filler)
+    if refused_tokens is not None:
+        return _json(400, openai_error(400, refused_tokens))
+    meta = {"id": f"chatcmpl-{uuid.uuid4().hex[:16]}", "created": int(time.time()), "model": settings.model_name}
+    if not body.get("stream"):
+        async for _ in pace(received, settings, reply.filler, reply.prefill_s):
+            pass
+        reasoning_text = " ".join([FILLER_WORD] * reply.filler)
+        message: dict[str, Any] = {"role": "assistant", "content": reply.text}
+        if reply.filler and settings.reasoning == "field":
+            message["reasoning_content"] = reasoning_text
+        elif reply.filler:
+            message["content"] = f"<think>{reasoning_text}</think>{reply.text}"
+        answer_body = {**meta, "object": "chat.completion",
+                       "choices": [{"index": 0, "message": message, "finish_reason": reply.finish}]}
+        if settings.usage:
+            answer_body["usage"] = reply.usage
+        return _json(200, answer_body)
+    include_usage = bool((body.get("stream_options") or {}).get("include_usage")) and settings.usage
+    events = _stream(meta, settings, received, reply, include_usage, cut=fault == "cut")
+    return StreamingResponse(events, headers=SSE_HEADERS)
+
+
+async def _chunks(chunks: list[bytes]) -> AsyncIterator[bytes]:
+    for chunk in chunks:
+        yield chunk
+
+
+async def _stream(meta: dict[str, Any], settings: ServerSettings, received: float, reply: _Reply,
+                  include_usage: bool, cut: bool) -> AsyncIterator[bytes]:
+    """The reply as server-sent events, each sent as it is due: role, reasoning (paced), content, finish,
+    usage, `[DONE]`. With `cut` the connection drops half-way (no final chunk, no `[DONE]`)."""
+
+    def event(delta: dict | None, finish_reason: str | None = None, usage_: dict | None = None,
+              **more: Any) -> bytes:
+        chunk = {**meta, "object": "chat.completion.chunk", **more,
+                 "choices": [] if delta is None else [{"index": 0, "delta": delta, "finish_reason": finish_reason}]}
+        if usage_ is not None:
+            chunk["usage"] = usage_
+        return _sse(chunk)
+
+    yield event({"role": "assistant", "content": ""})
+    think = settings.reasoning == "think" and reply.filler > 0
+    key = "content" if think else "reasoning_content"
+    first = True
+    async for n in pace(received, settings, reply.filler, reply.prefill_s):
+        # "<think>" rides on the first filler chunk, so it arrives after the time to first token too
+        words = " ".join([FILLER_WORD] * n)
+        yield event({key: ("<think>" if think else "") + words if first else " " + words})
+        first = False
+    if think:
+        yield event({"content": "</think>"})
+    text = reply.text
+    if cut:
+        if text[: len(text) // 2]:
+            yield event({"content": text[: len(text) // 2]})
+        raise Dropped  # uvicorn closes the socket mid-stream: no final chunk, no [DONE]
+    if text:
+        yield event({"content": text})
+    # the inference time as llama.cpp's server reports it (`timings`), for the `endpoint` latency source
+    yield event({}, reply.finish, timings={"prompt_ms": 0.0,
+                                           "predicted_ms": round((time.monotonic() - received) * 1000, 3)})
+    if include_usage:
+        yield event(None, usage_=reply.usage)
+    yield b"data: [DONE]\n\n"
+
+
+async def models(request: Any) -> Any:
+    settings: ServerSettings = request.scope["rtarena.settings"]
+    return _json(200, {"object": "list", "data": [
+        {"id": settings.model_name, "object": "model", "created": 0, "owned_by": "rtarena-scripted"}]})
+
+
+async def health(request: Any) -> Any:
+    return _json(200, {"status": "ok"})
+
+
+async def realtime(websocket: Any) -> None:
+    await serve_session(websocket, websocket.scope["rtarena.settings"], websocket.app.state.ledger)
+
+
+async def no_websocket(websocket: Any) -> None:
+    """An upgrade anywhere else: 404, as the chat routes answer (a client can tell "no such endpoint")."""
+    await websocket.send_denial_response(_json(404, openai_error(404, f"no route {websocket.url.path}",
+                                                                 "not_found")))
+
+
+def make_app(ledger: Ledger) -> Any:
+    """The policy server as an ASGI app: the routes, the settings in the path, `Guard` in front."""
+    from starlette.applications import Starlette
+    from starlette.routing import Route, WebSocketRoute
+
+    async def not_found(request: Any, error: Any) -> Any:
+        return _json(404, openai_error(404, f"no route {request.url.path}", "not_found"))
+
+    app = Starlette(routes=[
+        Route("/v1/chat/completions", completions, methods=["POST"]),
+        Route("/chat/completions", completions, methods=["POST"]),
+        Route("/v1/models", models, methods=["GET"]), Route("/models", models, methods=["GET"]),
+        Route("/health", health, methods=["GET"]),
+        WebSocketRoute("/v1/realtime", realtime), WebSocketRoute("/realtime", realtime),
+        WebSocketRoute("/{path:path}", no_websocket),
+    ], exception_handlers={404: not_found, 405: not_found})
+    app.state.ledger = ledger
+    return Guard(_PathSettings(app, ledger), max_body=MAX_REQUEST_BYTES, json_only=False, page=False,
+                 error=openai_error)
 
 
 class PolicyServer(Served):
     """The scripted server in a background thread of this process: `with PolicyServer() as server: ...`."""
 
-    def __init__(self, settings: ServerSettings | None = None, host: str = "127.0.0.1", port: int = 0) -> None:
+    def __init__(self, settings: ServerSettings | None = None, port: int = 0, flag: str = "--port") -> None:
         self.settings = settings or ServerSettings()
-        self.server = _Server((host, port), self.settings)
-        self.host = self.server.server_address[0]
-
-    @property
-    def httpd(self) -> _Server:
-        return self.server
+        self.ledger = Ledger(self.settings)
+        super().__init__(make_app(self.ledger), port, flag)
 
     @property
     def base_url(self) -> str:
@@ -381,22 +385,22 @@ class PolicyServer(Served):
 
     @property
     def requests(self) -> int:
-        return self.server.requests
+        return self.ledger.requests
 
     @property
     def sessions(self) -> list[Any]:
         """The Realtime sessions served so far, one `realtime.SessionLog` per WebSocket connection."""
-        return list(self.server.sessions)
+        return list(self.ledger.sessions)
 
     @property
     def inputs(self) -> list[tuple[tuple[str, int], ...]]:
         """The latest requests' user messages as (part type, tokens) pairs (see `input_shape`)."""
-        return list(self.server.inputs)
+        return list(self.ledger.inputs)
 
     @property
     def bodies(self) -> list[dict[str, Any]]:
         """The latest whole requests (at most `BODIES_KEPT`), oldest first: what a model would have read."""
-        return list(self.server.bodies)
+        return list(self.ledger.bodies)
 
 
 def settings_summary(settings: ServerSettings) -> str:
@@ -406,11 +410,8 @@ def settings_summary(settings: ServerSettings) -> str:
 
 def serve(port: int = 8000, overrides: str = "", echo=print, **settings: Any) -> None:
     """Run the server in the foreground until interrupted (the `rtarena serve-policy` command)."""
-    try:
-        chosen = ServerSettings().replaced(**settings).with_overrides(overrides)
-        server = PolicyServer(chosen, port=port)
-    except OSError as error:
-        raise UserError(f"cannot listen on 127.0.0.1:{port}: {error.strerror}", field="--port") from None
+    chosen = ServerSettings().replaced(**settings).with_overrides(overrides)
+    server = PolicyServer(chosen, port=port)
     echo(f"scripted policy server (not a model) at {server.base_url}  model={chosen.model_name}"
          + (f"  [{settings_summary(chosen)}]" if settings_summary(chosen) else ""))
     echo(f"try: rtarena run arena/coop-v0 --agent 'llm:{chosen.model_name}@{server.base_url}' --clock token")

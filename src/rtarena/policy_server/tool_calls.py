@@ -63,8 +63,8 @@ def deltas(text: str | None, calls: list[dict[str, Any]]) -> list[dict[str, Any]
     return out
 
 
-def respond(handler: Any, request: dict[str, Any], model: str, policy: str = "reflector") -> None:
-    """Answer a request with tools through the server's handler (its `_json` and `_chunk` writers)."""
+def respond(request: dict[str, Any], model: str, policy: str = "reflector") -> dict[str, Any] | list[bytes]:
+    """A request with tools answered: the completion's body, or (streamed) its server-sent events in order."""
     text, calls = reply(request, policy)
     prompt = count_messages(request.get("messages") or [])
     done = completion_tokens(text, calls)
@@ -72,20 +72,13 @@ def respond(handler: Any, request: dict[str, Any], model: str, policy: str = "re
     meta = {"id": f"chatcmpl-{uuid.uuid4().hex[:16]}", "created": int(time.time()), "model": model}
     body, finish = message(text, calls)
     if not request.get("stream"):
-        return handler._json(200, {**meta, "object": "chat.completion", "usage": usage,
-                                   "choices": [{"index": 0, "message": body, "finish_reason": finish}]})
-    handler.send_response(200)
-    handler.send_header("Content-Type", "text/event-stream")
-    handler.send_header("Transfer-Encoding", "chunked")
-    handler.end_headers()
+        return {**meta, "object": "chat.completion", "usage": usage,
+                "choices": [{"index": 0, "message": body, "finish_reason": finish}]}
     chunks = [{"role": "assistant", "content": None if calls else ""}, *deltas(text, calls)]
     events = [{"choices": [{"index": 0, "delta": d, "finish_reason": None}]} for d in chunks]
     events.append({"choices": [{"index": 0, "delta": {}, "finish_reason": finish}]})
     if (request.get("stream_options") or {}).get("include_usage"):
         events.append({"choices": [], "usage": usage})
-    for event in events:
-        data = json.dumps({**meta, "object": "chat.completion.chunk", **event}, separators=(",", ":"))
-        handler._chunk(f"data: {data}\n\n".encode())
-    handler._chunk(b"data: [DONE]\n\n")
-    handler.wfile.write(b"0\r\n\r\n")
-    handler.wfile.flush()
+    out = [f"data: {json.dumps({**meta, 'object': 'chat.completion.chunk', **event}, separators=(',', ':'))}\n\n"
+           .encode() for event in events]
+    return [*out, b"data: [DONE]\n\n"]

@@ -18,14 +18,14 @@ class here and one row in `CLOCKS`.
 
 from __future__ import annotations
 
-from typing import Any, ClassVar, Literal
+from typing import Annotated, Any, ClassVar, Literal
 
 from pydantic import ConfigDict, ValidationError, model_validator
 
 from rtarena.contract import Decision
 from rtarena.errors import UserError
 from rtarena.runtime.latency_trace import LEAST_LATENCY_S, DrawKey, LatencyModel, load_trace
-from rtarena.schema import NonNegFloat, PosFloat, PosInt, Section, error_line
+from rtarena.schema import PosFloat, PosInt, Section, SimSeconds, at_most, error_line
 
 DEFAULT_KAPPA = 100.0  # tokens per simulated second when neither kappa nor B and f are given
 # A model call's default wall budget where the world waits for it (paused, token, measured): high reasoning
@@ -41,12 +41,12 @@ class Clock(Section):
     name: ClassVar[str] = ""
     concurrent: ClassVar[bool] = False
     deterministic: ClassVar[bool] = True
-    delay_s: NonNegFloat = 0.0  # injected delay per decision
-    obs_every: PosInt = 1  # steps between published observations
+    delay_s: SimSeconds = 0.0  # injected delay per decision
+    obs_every: Annotated[PosInt, at_most("step.every")] = 1  # steps between published observations
     # Action chunks. None: a controller decides again as soon as a newer observation exists (a newer
     # decision replaces the rest of its chunk). A number: it waits until its chunk has played, then
     # `settle_s` more simulated seconds of default actions, before it takes its next observation.
-    settle_s: NonNegFloat | None = None
+    settle_s: SimSeconds | None = None
 
     def thinking_s(self, decision: Decision, wall_latency_s: float, key: DrawKey | None = None) -> float:
         """Simulated seconds the decision itself took, before the injected delay. `key` says which decision
@@ -69,11 +69,11 @@ class Clock(Section):
 
     @classmethod
     def env_defaults(cls, env: Any, settings: dict[str, Any]) -> dict[str, Any]:
-        """`settings` with the env's own defaults filled in where the user left them unset: its `obs_every`
-        (a browser task observes once per page second)."""
+        """`settings` with the env's own defaults filled in where the user left them unset: its declared
+        `capabilities.obs_every` (a browser task observes once per page second)."""
         out = dict(settings)
-        if out.get("obs_every") is None and getattr(env, "obs_every", None):
-            out["obs_every"] = int(env.obs_every)
+        if out.get("obs_every") is None and env.capabilities.obs_every:
+            out["obs_every"] = env.capabilities.obs_every
         return out
 
     def _delay_sentence(self) -> str:
@@ -88,6 +88,19 @@ class Clock(Section):
 
     def settings(self) -> dict[str, Any]:
         return {"clock": self.name, **self.model_dump()}
+
+    def given(self) -> dict[str, Any]:
+        """The settings this clock was given (what a run folder stores to rebuild it: a default the env fills
+        in, `obs_every` or a browser task's B, must stay unset)."""
+        return self.model_dump(exclude_unset=True)
+
+    def for_env(self, env: Any) -> Clock:
+        """This clock with the env's own defaults (`env_defaults`) where its settings leave them unset: the one
+        step between the clock a run was given and the clock its episode plays (itself when nothing is unset)."""
+        given = self.given()
+        filled = type(self).env_defaults(env, given)
+        filled = {k: v for k, v in filled.items() if v is not None}
+        return self if filled == given else type(self)(**filled)
 
     def describe(self) -> str:
         """One sentence for prompts: what thinking costs under this clock."""
@@ -119,7 +132,7 @@ class TokenClock(Clock):
 
     name: ClassVar[str] = "token"
     kappa: PosFloat | None = None  # tokens per simulated second
-    overhead_s: NonNegFloat = 0.0  # per decision
+    overhead_s: SimSeconds = 0.0  # per decision
     tokens_per_interval: PosFloat | None = None  # B, tokens per observation interval
     obs_rate_hz: PosFloat | None = None  # f, observations per second
 
@@ -138,12 +151,12 @@ class TokenClock(Clock):
 
     @classmethod
     def env_defaults(cls, env: Any, settings: dict[str, Any]) -> dict[str, Any]:
-        """Also, given neither kappa nor B, the env's default B (its `tokens_per_interval`: 64 for a browser
+        """Also, given neither kappa nor B, the env's default B (`capabilities.tokens_per_interval`: 64 for a browser
         task); and for B without a rate, the env's actual observation rate `1 / (dt * obs_every)`, so that
         kappa = B * f."""
         out = super().env_defaults(env, settings)
         if out.get("kappa") is None and out.get("tokens_per_interval") is None:
-            out["tokens_per_interval"] = getattr(env, "tokens_per_interval", None)
+            out["tokens_per_interval"] = env.capabilities.tokens_per_interval
         if out.get("tokens_per_interval") is not None and out.get("obs_rate_hz") is None and out.get("kappa") is None:
             out["obs_rate_hz"] = 1.0 / (float(env.dt) * int(out.get("obs_every") or 1))
         return out
@@ -264,11 +277,9 @@ def make_clock(clock: str | Clock = "token", **settings: Any) -> Clock:
 
 
 def clock_for_env(clock: str | Clock, env: Any, settings: dict[str, Any]) -> Clock:
-    """`make_clock` with the env's own defaults (`Clock.env_defaults`) filled in where `settings`, and a
-    clock given as an object, leave them unset."""
-    cls = type(clock) if isinstance(clock, Clock) else clock_class(clock)
-    given = clock.model_dump(exclude_unset=True) if isinstance(clock, Clock) else {}
-    return make_clock(clock, **cls.env_defaults(env, {**given, **settings}))
+    """A clock from a stored record's name and settings (a run's `clock` column), completed for `env`
+    (`Clock.for_env`). Runs hold their clock as an object; this is for records read back."""
+    return build_clock(clock, settings).for_env(env)
 
 
 def build_clock(clock: str | Clock, settings: dict[str, Any], source: str | None = None,

@@ -2,11 +2,13 @@
 
 This module turns what the user passed to `run_match` into controller slots, gives each its view of a
 joint observation, and checks what it decided against the env's action spaces: an action that does not
-fit becomes the default action and is counted as invalid, never a crash.
+fit becomes the default action and is counted as invalid, never a crash. A privileged agent's slot holds
+its `PrivilegedFeed`; `snapshot` fills it with copies of the env's `privileged_state`, never the env.
 """
 
 from __future__ import annotations
 
+import copy
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
@@ -14,11 +16,10 @@ from typing import Any
 import numpy as np
 from gymnasium import spaces
 
-from rtarena.contract import Agent, AgentContext, Decision, as_agent
-from rtarena.envs.base import same_action
+from rtarena.contract import Agent, AgentContext, Decision, PrivilegedFeed, as_agent, same_action
 from rtarena.errors import UserError
 from rtarena.runtime.clocks import Clock
-from rtarena.runtime.documentation import env_docs, privileged_view
+from rtarena.runtime.documentation import env_docs
 
 
 @dataclass
@@ -29,6 +30,7 @@ class ControllerSlot:
     agent_ids: tuple[str, ...]
     agent: Agent
     team: bool = False  # given as a tuple of ids: dict observations and actions, even for one body
+    feed: PrivilegedFeed | None = None  # a privileged agent's world snapshots (`context_for` makes it)
 
     @property
     def is_team(self) -> bool:
@@ -79,11 +81,24 @@ def build_slots(env: Any, controllers: Any) -> list[ControllerSlot]:
     return slots
 
 
+def snapshot(env: Any, slot: ControllerSlot) -> dict[str, Any]:
+    """A privileged slot's world facts as the env is now: a deep copy of `privileged_state` per agent it owns
+    (with the parameters its agent asked for), so nothing it holds is, or leads to, the env's own object."""
+    params = slot.feed.params if slot.feed is not None else {}
+    return copy.deepcopy({a: env.privileged_state(a, **params) for a in slot.agent_ids})
+
+
 def context_for(slot: ControllerSlot, env: Any, env_id: str, seed: int, clock: Clock, index: int,
-                horizon_s: float | None = None) -> AgentContext:
+                horizon_s: float | None = None, applies_at_commit: bool = False) -> AgentContext:
     """The read-only episode context handed to the slot's agent at reset: documentation and the frozen
-    clock, never the env; a read-only view of the env only for an agent whose class declares itself
-    privileged."""
+    clock, never the env; a feed of world snapshots (values) only for an agent whose class declares itself
+    privileged, on an env that declares them (`capabilities.privileged`)."""
+    if slot.agent.privileged:
+        if not env.capabilities.privileged:
+            raise UserError(f"{slot.agent.name} is a privileged agent, but {env_id} offers no privileged state "
+                            "(capabilities.privileged)", field="--agent")
+        slot.feed = PrivilegedFeed()
+        slot.feed.put(snapshot(env, slot))
     return AgentContext(
         env_id=env_id,
         agents=slot.agent_ids,
@@ -94,8 +109,9 @@ def context_for(slot: ControllerSlot, env: Any, env_id: str, seed: int, clock: C
         seed=int(seed) * 1000 + index,
         clock=clock,
         horizon_s=horizon_s,
+        applies_at_commit=applies_at_commit,
         docs=env_docs(env, slot.agent_ids),
-        privileged=privileged_view(env) if getattr(slot.agent, "privileged", False) else None,
+        privileged=slot.feed,
     )
 
 

@@ -9,12 +9,12 @@ from __future__ import annotations
 import math
 import time
 import traceback
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from rtarena.contract import Decision
 from rtarena.runtime.clocks import Clock
-from rtarena.runtime.controllers import ControllerSlot, is_default, split_steps
+from rtarena.runtime.controllers import ControllerSlot, is_default, snapshot, split_steps
 from rtarena.runtime.latency_trace import DrawKey
 from rtarena.runtime.records import (
     DecisionRecord,
@@ -34,12 +34,14 @@ def sim_round(t: float) -> float:
 
 @dataclass
 class Published:
-    """One joint observation: its version, the sim time it shows, and the agents alive in it."""
+    """One joint observation: its version, the sim time it shows, the agents alive in it, and the world
+    snapshots of privileged slots taken with it (slot name -> agent -> `privileged_state`, copies)."""
 
     version: int
     sim_s: float
     observations: dict[str, Any]
     alive: tuple[str, ...]
+    privileged: dict[str, dict[str, Any]] = field(default_factory=dict)
 
 
 @dataclass
@@ -53,8 +55,12 @@ class Pending:
     at_s: float = 0.0  # seconds into its step at which it applies (0: at the step's start)
 
 
-def timed_act(slot: ControllerSlot, observation: Any) -> tuple[Decision, float, float, str | None]:
-    """Call the agent, timing it; an exception becomes an invalid decision with its error recorded."""
+def timed_act(slot: ControllerSlot, seen: Published) -> tuple[Decision, float, float, str | None]:
+    """Call the agent on its view of `seen` (a privileged agent's feed set to that observation's snapshots),
+    timing it; an exception becomes an invalid decision with its error recorded."""
+    observation = slot.observation(seen.observations, seen.alive)
+    if slot.feed is not None:
+        slot.feed.put(seen.privileged.get(slot.name, {}))
     wall_start = time.perf_counter()
     try:
         decision = slot.agent.act(observation)
@@ -77,13 +83,12 @@ class Episode:
         self.clock = clock
         self.seed = seed
         self.dt = float(env.dt)
-        # the finest time inside a step the env can apply an action at (contract.RealtimeEnv.substep_s); None:
-        # only at step boundaries
-        substep = getattr(env, "substep_s", None)
-        self.substep_s = float(substep) if substep and callable(getattr(env, "set_action_times", None)) else None
+        # the finest time inside a step the env can apply an action at (contract.EnvCapabilities.substep_s);
+        # None: only at step boundaries
+        self.substep_s = env.capabilities.substep_s
         self.drafts: list[dict[str, Any]] = []
         # draft index -> (slot index, that slot's decision number from 1), to tell an agent which of its
-        # decisions was applied (`Agent.applied`, optional): model agents keep a ledger of executed actions
+        # decisions was applied (`Agent.applied`): model agents keep a ledger of executed actions
         self._decided: dict[int, tuple[int, int]] = {}
         self._counts: dict[int, int] = {}
         self.steps: list[StepRecord] = []
@@ -160,9 +165,7 @@ class Episode:
             if draft["applied_step"] is None:
                 draft["applied_sim_s"], draft["applied_step"] = sim_round(sim_s + pending.at_s), k
                 slot_index, number = self._decided[pending.draft]
-                applied = getattr(self.slots[slot_index].agent, "applied", None)
-                if callable(applied):
-                    applied(number)
+                self.slots[slot_index].agent.applied(number)
             draft["applied_steps"] += 1
             for agent, action in pending.actions.items():
                 if agent in joint:
@@ -183,7 +186,8 @@ class Episode:
         self._collect_events(infos, step=k, sim_s=sim_s)
         published = None
         if self.step_index % self.clock.obs_every == 0 and self.env.agents:
-            published = Published(self.latest.version + 1, next_sim, observations, tuple(self.env.agents))
+            published = Published(self.latest.version + 1, next_sim, observations, tuple(self.env.agents),
+                                  self.snapshots())
             self.latest = published
         self.steps.append(StepRecord(
             step=k,
@@ -214,6 +218,10 @@ class Episode:
         at = sim_round(math.ceil((committed_sim_s - step * self.dt) / self.substep_s - 1e-6) * self.substep_s)
         return (step + 1, 0.0) if at >= self.dt - 1e-9 else (step, at)
 
+    def snapshots(self) -> dict[str, dict[str, Any]]:
+        """The privileged slots' world snapshots as the env is now (none without a privileged slot)."""
+        return {slot.name: snapshot(self.env, slot) for slot in self.slots if slot.feed is not None}
+
     def done(self) -> bool:
         return not self.env.agents
 
@@ -226,10 +234,12 @@ class Episode:
     def result(self, wall_seconds: float) -> MatchResult:
         frame_s = self.dt * self.clock.obs_every
         decisions = [DecisionRecord(**d, late=None if d["committed_sim_s"] is None
-                                    else d["committed_sim_s"] > sim_round(d["obs_sim_s"] + frame_s) + 1e-9)
+                                    else d["committed_sim_s"] > sim_round(d["obs_sim_s"] + frame_s) + 1e-9,
+                                    queue_wait_s=(d.get("extra") or {}).get("queue_wait_s"),
+                                    cost_usd=(d.get("extra") or {}).get("cost_usd"))
                      for d in self.drafts]
         errors = [s.period_error_s for s in self.steps if s.period_error_s is not None]
-        env_metrics = self.env.episode_metrics() if hasattr(self.env, "episode_metrics") else {}
+        env_metrics = self.env.episode_metrics()
 
         return MatchResult(
             env_id=self.env_id,

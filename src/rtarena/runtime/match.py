@@ -5,7 +5,8 @@ from __future__ import annotations
 import time
 from typing import Any
 
-from rtarena.runtime.clocks import Clock, clock_for_env
+from rtarena.contract import RealtimeEnv
+from rtarena.runtime.clocks import Clock, build_clock
 from rtarena.runtime.controllers import build_slots, context_for
 from rtarena.runtime.episode import Episode
 from rtarena.runtime.records import MatchResult
@@ -29,20 +30,26 @@ def run_match(
     `Agent` or any callable `observation -> action`. `clock` is a protocol name (`wall`, `paused`,
     `token`, `measured`) or a `Clock`; its settings (`kappa`, `overhead`, `delay_s`, `obs_every` ...)
     may be passed as keyword arguments, and are validated by the clock (`make_clock`); the env's own
-    defaults fill what they leave unset (`Clock.env_defaults`). `max_steps` None (the default) plays until
+    defaults fill what they leave unset (`Clock.for_env`). A run (`rtarena run`, experiments, `improve`)
+    passes the `Clock` its settings built once, and no keywords. `max_steps` None (the default) plays until
     the env itself ends the episode (every registered env has a time limit).
     """
-    if not hasattr(env, "dt"):
-        raise TypeError("env has no dt: wrap it with rtarena.wrap_gymnasium(env, dt=...) or wrap_pettingzoo")
-    clock = clock_for_env(clock, env, clock_settings)
+    if not isinstance(env, RealtimeEnv):  # the contract's members, `dt` and `capabilities` among them
+        raise TypeError("env is not an rtarena env (no dt or capabilities): wrap it with "
+                        "rtarena.wrap_gymnasium(env, dt=...) or wrap_pettingzoo")
+    if isinstance(clock, str) or clock_settings:  # the Python API's name and keywords
+        clock = build_clock(clock, clock_settings)
+    clock = clock.for_env(env)
     slots = build_slots(env, controllers)
-    env_id = env_id or getattr(env, "spec_id", None) or env.metadata.get("name", type(env).__name__)
+    env_id = env_id or env.spec_id or env.metadata.get("name", type(env).__name__)
     started = time.perf_counter()
     episode = Episode(env, env_id, slots, clock, seed)
     # the episode's length in sim seconds: the step limit's, else the env's own time limit (None: unknown)
-    horizon_s = max_steps * float(env.dt) if max_steps is not None else getattr(env, "time_limit_s", None)
+    horizon_s = max_steps * float(env.dt) if max_steps is not None else env.time_limit_s
     for index, slot in enumerate(slots):
-        slot.agent.reset(context_for(slot, env, env_id, seed, clock, index, horizon_s=horizon_s))
+        slot.agent.reset(context_for(slot, env, env_id, seed, clock, index, horizon_s=horizon_s,
+                                     applies_at_commit=episode.substep_s is not None))
+    episode.latest.privileged = episode.snapshots()  # the first observation's, taken as the agents asked at reset
     loop = WallLoop(episode) if clock.concurrent else Scheduler(episode)
     loop.run(max_steps)
     return episode.result(wall_seconds=time.perf_counter() - started)

@@ -15,7 +15,7 @@ from typing import Any
 import numpy as np
 
 WALL_FIELDS = ("wall_start_s", "wall_end_s", "wall_latency_s", "wall_step_start_s", "period_error_s",
-               "wall_seconds", "extra")
+               "wall_seconds", "extra", "queue_wait_s", "cost_usd")
 # Fields computed from others that the deterministic form already holds (`late`: from `obs_sim_s`,
 # `committed_sim_s` and the frame interval); left out of `to_dict(wall=False)`, so that the records digests
 # stored before they existed (tests/arena_perf/golden_records.json) still hold, and lose nothing.
@@ -59,7 +59,9 @@ class DecisionRecord:
     frames were published while it was being made, and it acts on a world it has not seen (Realtime-Bench's
     skipped frames); None for an abandoned one. `wall_start_s`
     and `wall_end_s` are wall seconds since the episode's start around the agent's call (for an abandoned
-    decision, its end is the episode's end) and `wall_latency_s` their difference.
+    decision, its end is the episode's end) and `wall_latency_s` their difference. `queue_wait_s` is the
+    part of it a model call spent waiting for a slot of its endpoint's limits (None: no limits), and
+    `cost_usd` what its tokens cost at the model's price (None: no price); both from the agent's `extra`.
     """
 
     index: int
@@ -89,6 +91,8 @@ class DecisionRecord:
     # What the agent reported beyond the fields above (a model call's time to first token, attempts ...);
     # machine-dependent like the wall fields, so outside equality and `to_dict(wall=False)`.
     extra: dict[str, Any] | None = field(default=None, compare=False)
+    queue_wait_s: float | None = field(default=None, compare=False)
+    cost_usd: float | None = field(default=None, compare=False)
 
     def to_dict(self, wall: bool = True) -> dict[str, Any]:
         return _as_dict(self, wall)
@@ -161,7 +165,16 @@ class MatchResult:
             "decisions": len(self.decisions),
             "period_error_p50_s": self.period_error_p50_s,
             "period_error_p99_s": self.period_error_p99_s,
+            # each decision once (a team decision drives several agents); only where a decision had a price /
+            # a limited endpoint, so the records of other runs stay as they were
+            **_total("cost_usd", [d.cost_usd for d in self.decisions]),
+            **_total("queue_wait_s", [d.queue_wait_s for d in self.decisions]),
         })
+
+
+def _total(name: str, values: list[float | None]) -> dict[str, float]:
+    given = [v for v in values if v is not None]
+    return {name: float(sum(given))} if given else {}
 
 
 def failure_counts(decisions: list[DecisionRecord]) -> dict[str, int]:
@@ -190,6 +203,8 @@ def summarise_agents(
         fresh_nondefault = sum(agent in s.fresh_nondefault_agents for s in steps)
         delays = [d.delay_sim_s for d in mine if d.delay_sim_s is not None]
         latencies = [d.wall_latency_s for d in mine]
+        costs = [d.cost_usd for d in mine if d.cost_usd is not None]
+        waits = [d.queue_wait_s for d in mine if d.queue_wait_s is not None]
         out[agent] = {
             "return": float(sum(s.rewards.get(agent, 0.0) for s in steps)),
             "decisions": len(mine),
@@ -206,6 +221,9 @@ def summarise_agents(
             "decision_delay_p90_s": percentile(delays, 90),
             "wall_latency_p50_s": percentile(latencies, 50),
             "wall_latency_p90_s": percentile(latencies, 90),
+            # only where a decision had a price / a limited endpoint (records of other runs stay as they were)
+            **({"cost_usd": sum(costs)} if costs else {}),
+            **({"queue_wait_s": sum(waits), "queue_wait_p90_s": percentile(waits, 90)} if waits else {}),
             **env_metrics.get(agent, {}),
         }
     return out

@@ -58,7 +58,7 @@ class Scheduler:
         if not starting:
             return
         futures = [
-            self.pool.submit(timed_act, ep.slots[i], ep.slots[i].observation(latest.observations, latest.alive))
+            self.pool.submit(timed_act, ep.slots[i], latest)
             for i in starting
         ]
         for i, future in zip(starting, futures, strict=True):

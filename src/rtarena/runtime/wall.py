@@ -136,7 +136,7 @@ class WallLoop:
                 seen = latest.version
                 start_sim = sim_round(time.perf_counter() - ep.wall_origin)
                 self.thinking[index] = (latest, start_sim, time.perf_counter())
-            decision, wall_start, wall_end, _ = timed_act(slot, slot.observation(latest.observations, latest.alive))
+            decision, wall_start, wall_end, _ = timed_act(slot, latest)
             if ep.clock.delay_s and self.stop.wait(ep.clock.delay_s):
                 return  # the injected delay keeps the controller busy, as a slower model would be
             with self.lock:

@@ -137,17 +137,21 @@ def train_sb3(env_id: str, steps: int, out: str | Path, seed: int = 0, num_envs:
               log: Any = print, obs: str = "state") -> Path:
     """Train PPO for `steps` env steps on `env_id`'s `obs` (state or pixels) and save the policy to `out`
     (`steps=0` saves the freshly initialised policy: the "base" row of `bench/train_table.py`)."""
-    import torch
-    from stable_baselines3 import PPO
-
     if obs not in POLICIES:
         raise UserError(f"--obs must be one of {', '.join(POLICIES)}, got {obs!r}", field="--obs")
     if steps < 0:
         raise UserError(f"--steps must be 0 (save the untrained policy: the base) or more, got {steps}",
                         field="--steps")
-    path = Path(out)
-    if path.suffix != ".zip":
-        raise UserError(f"--out must name a .zip file (SB3's format), got {out}", field="--out")
+    if num_envs < 1:
+        raise UserError(f"must be >= 1, got {num_envs}", field="--envs")
+    from rtarena.limits import check_limit
+    from rtarena.schema import writable_file
+
+    check_limit("env.agents", num_envs, field="--envs")  # copies of a one-player level: players stepped together
+    path = writable_file(out, "--out", (".zip",))  # before any training: a bad --out costs one line, not a run
+    import torch
+    from stable_baselines3 import PPO
+
     torch.manual_seed(seed)
     if obs == "state":
         torch.set_num_threads(1)  # a 64x64 MLP: more threads only add contention

@@ -28,6 +28,15 @@ wall budget (`timeout` seconds, retries included); a retry after a 429, 5xx or c
 only when the previous attempt's duration plus the back-off still fits in what is left of that budget.
 `abandon()` makes an in-flight stream stop at its next chunk (the runtime no longer needs it).
 
+Endpoint limits (`limiter.py`): when the spec limits its endpoint (`max_connections`, `adaptive`, `rpm`,
+`tpm`) or names a pool (`@URL1|URL2`), every attempt first takes a slot from the run's shared limiter, which
+also says which base URL to send it to; the time spent waiting for it is `queue_wait_s`, kept apart from
+`latency_s` (the requests' own time), and it counts against the decision's budget like any other time.
+
+Cost: `cost_usd` from the prices (`price_in`, `price_out`, `price_cached`, USD per million tokens, from the
+spec or the price tables of `options.py`): uncached input, cached input and output tokens each at their
+price; None when the model has no price.
+
 The API key is read from the environment variable the user named and handed to the SDK only; it is never
 stored on this object, logged, or written anywhere.
 """
@@ -45,6 +54,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from rtarena.agents.llm.commit import commit_point
+from rtarena.agents.llm.limiter import LEASE_MARGIN_S, SLICE_S, Grant, run_limits_for, shared_limiter
 from rtarena.agents.llm.options import LLMOptions
 from rtarena.agents.llm.tokens import count_messages, count_tokens
 from rtarena.contract import ClockView
@@ -80,6 +90,8 @@ class Completion:
     finish_reason: str | None = None
     error: str | None = None
     cost_usd: float | None = None
+    queue_wait_s: float | None = None  # waited for a connection slot or budget (limited endpoints only), seconds
+    base_url: str | None = None  # the replica that answered, for a pool
     failed_attempts: list[str] = field(default_factory=list)
     tokens_after_commit: int | None = None  # written after the action was complete: recorded, not charged
     early_commit: bool = False  # the stream was closed at the commit
@@ -138,6 +150,17 @@ def _as_failure(error: Exception) -> Failure:
     return Failure("error", f"{type(error).__name__}: {error}"[:160])
 
 
+def stream_error(error: Exception) -> str:
+    """What broke a stream, in the server's words where it sent an error event (`data: {"error": ...}`: a
+    context overflow, an out-of-memory); the SDK keeps the event's text in `body`, its `message` only when
+    the error is an object."""
+    body = getattr(error, "body", None)
+    if isinstance(body, dict):
+        body = body.get("message") or body
+    said = str(body if body else getattr(error, "message", "") or "").strip()
+    return f"{type(error).__name__}: {said[:200]}" if said else type(error).__name__
+
+
 def endpoint_latency(timings: Any) -> float | None:
     """Seconds of inference an endpoint reported in its stream (llama.cpp's `timings`: prompt_ms +
     predicted_ms), or None."""
@@ -192,23 +215,61 @@ class ChatClient(ModelClient):
     """A thin, accounted wrapper of `openai.OpenAI(...).chat.completions.create` for one agent."""
 
     def __init__(self, options: LLMOptions) -> None:
-        import openai
 
         super().__init__(options)
         # reasoning-endpoint request style: max_completion_tokens, no temperature
         self.reasoning_style = options.endpoint == "reasoning" or (
             options.endpoint == "auto" and bool(REASONING_MODELS.search(options.model)))
-        self._sdk = openai.OpenAI(
-            base_url=options.base_url,
-            api_key=os.environ.get(options.api_key_env) or "EMPTY",  # local servers take any key
-            max_retries=0,  # retries are ours: they must respect the decision's time budget
-            timeout=options.timeout or FALLBACK_TIMEOUT_S,  # each request passes what is left of its budget
-            http_client=openai.DefaultHttpxClient(verify=tls_context()),
-        )
+        self.urls = options.base_urls
+        self.limits = options.endpoint_limits().merged(run_limits_for(options.base_url or "default"))
+        self.limited = self.limits.limited or len(self.urls) > 1
+        self._sdks: dict[str | None, Any] = {}
+        self._sdk = self.sdk_for(self.urls[0] if self.urls else None)
+
+    def sdk_for(self, url: str | None) -> Any:
+        """The SDK client of one base URL (a pool has one per replica, made when first used)."""
+        import openai
+
+        if url not in self._sdks:
+            self._sdks[url] = openai.OpenAI(
+                base_url=url,
+                api_key=os.environ.get(self.options.api_key_env) or "EMPTY",  # local servers take any key
+                max_retries=0,  # retries are ours: they must respect the decision's time budget
+                timeout=self.options.timeout or FALLBACK_TIMEOUT_S,  # each request passes what is left of its budget
+                http_client=openai.DefaultHttpxClient(verify=tls_context()),
+            )
+        return self._sdks[url]
 
     def close(self) -> None:
         super().close()
-        self._sdk.close()
+        for sdk in self._sdks.values():
+            sdk.close()
+
+    def _slot(self, messages: list[dict[str, Any]], deadline: float) -> Grant | None:
+        """A slot from the run's limiter (None when the endpoint is not limited), waiting as long as the
+        decision's budget allows; a `Failure` when it runs out or the decision is abandoned."""
+        if not self.limited:
+            return None
+        limiter = shared_limiter()
+        tokens = count_messages(messages) + (self.options.max_tokens or 0)
+        while True:
+            if self.abandoned.is_set():
+                raise Failure("abandoned", "the runtime no longer needed this decision")
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                raise Failure("timeout", "no connection slot or rate budget came free within the decision's budget")
+            lease = remaining + LEASE_MARGIN_S if math.isfinite(remaining) else None  # the request ends by then
+            grant = limiter.acquire(self.options.base_url or "default", self.urls or ("default",), self.limits,
+                                    tokens, min(SLICE_S, remaining), lease)
+            if grant is not None:
+                return grant
+
+    @staticmethod
+    def _release(grant: Grant | None, outcome: str, done: Completion | None = None) -> None:
+        if grant is None:
+            return
+        tokens = done.tokens_in + done.tokens_out if done is not None and done.tokens_source == "server" else None
+        shared_limiter().release_grant(grant, outcome, tokens)
 
     # -- one decision ------------------------------------------------------------------------------
     def complete(self, messages: list[dict[str, Any]], timeout_s: float | None = None, *,
@@ -218,13 +279,24 @@ class ChatClient(ModelClient):
         deadline = start + budget if budget is not None else math.inf
         failures: list[str] = []
         extra = {key: value for key, value in (("tools", tools), ("tool_choice", tool_choice)) if value}
+        queued = 0.0
         while True:
-            attempt_start = time.monotonic()
+            waiting = time.monotonic()
             try:
-                completion = self._attempt(messages, deadline, extra)
-                return self._finish(completion, messages, start, len(failures) + 1, failures)
+                grant = self._slot(messages, deadline)
+            except Failure as failure:  # no slot within the budget, or abandoned while waiting: nothing was sent
+                queued += time.monotonic() - waiting
+                return self._finish(Completion(error=str(failure)), messages, start, len(failures), failures, queued)
+            attempt_start = time.monotonic()
+            queued += attempt_start - waiting
+            try:
+                # the grant names the replica; without a base URL (the SDK's default) there is only that one
+                completion = self._attempt(messages, deadline, extra, grant.url if grant and self.urls else self._url())
+                self._release(grant, "ok", completion)
+                return self._finish(completion, messages, start, len(failures) + 1, failures, queued, grant)
             except Exception as error:  # every failure is classified, none escapes
                 failure = _as_failure(error)
+                self._release(grant, failure.kind)
             failures.append(failure.kind)
             if self._switch_style(failure):
                 continue  # the endpoint told us its style: ask again at once (the refusal stays on record)
@@ -235,7 +307,10 @@ class ChatClient(ModelClient):
             if not can_retry or self.abandoned.wait(wait):
                 text, reasoning = failure.partial
                 failed = Completion(text=text, reasoning=reasoning, error=str(failure), finish_reason=None)
-                return self._finish(failed, messages, start, len(failures), failures[:-1])
+                return self._finish(failed, messages, start, len(failures), failures[:-1], queued, grant)
+
+    def _url(self) -> str | None:
+        return self.urls[0] if self.urls else None
 
     def _switch_style(self, failure: Failure) -> bool:
         """After a 400 rejecting `max_tokens`/`temperature` (auto endpoint), use the reasoning style."""
@@ -246,7 +321,7 @@ class ChatClient(ModelClient):
         return True
 
     def _finish(self, done: Completion, messages: list[dict[str, Any]], start: float, attempts: int,
-                failed: list[str]) -> Completion:
+                failed: list[str], queued: float = 0.0, grant: Grant | None = None) -> Completion:
         values = dict(done.__dict__)
         if done.tokens_source != "server":  # no usage from the server: count locally, and say so
             values["tokens_in"] = count_messages(messages) if done.ok or done.text else 0
@@ -258,13 +333,24 @@ class ChatClient(ModelClient):
             values["tokens_after_commit"] = count_tokens(done.text[point:]) if point is not None else 0
         if done.ok and not done.text.strip() and not done.calls:
             values["error"] = "empty: the reply had no content"
-        if self.options.price_in is not None or self.options.price_out is not None:
-            values["cost_usd"] = ((self.options.price_in or 0.0) * values["tokens_in"]
-                                  + (self.options.price_out or 0.0) * values["tokens_out"]) / 1e6
-        values.update(latency_s=time.monotonic() - start, attempts=attempts, failed_attempts=list(failed))
+        values["cost_usd"] = self.cost_usd(values["tokens_in"], values["tokens_out"], done.cached_tokens)
+        values.update(latency_s=time.monotonic() - start - queued, attempts=attempts, failed_attempts=list(failed),
+                      queue_wait_s=queued if self.limited else None,
+                      base_url=grant.url if grant is not None and len(self.urls) > 1 else None)
         return Completion(**values)
 
-    def _request(self, messages: list[dict[str, Any]], deadline: float, stream: bool, extra: dict[str, Any]) -> Any:
+    def cost_usd(self, tokens_in: int, tokens_out: int, cached: int | None) -> float | None:
+        """What the tokens cost at the model's prices (USD per million tokens), or None without a price."""
+        o = self.options
+        if o.price_in is None and o.price_out is None:
+            return None
+        cached = min(cached or 0, tokens_in)
+        cached_price = o.price_cached if o.price_cached is not None else (o.price_in or 0.0)
+        return ((o.price_in or 0.0) * (tokens_in - cached) + cached_price * cached
+                + (o.price_out or 0.0) * tokens_out) / 1e6
+
+    def _request(self, messages: list[dict[str, Any]], deadline: float, stream: bool, extra: dict[str, Any],
+                 url: str | None = None) -> Any:
         if self.abandoned.is_set():
             raise Failure("abandoned", "the runtime no longer needed this decision")
         remaining = deadline - time.monotonic()
@@ -289,12 +375,13 @@ class ChatClient(ModelClient):
             kwargs["reasoning_effort"] = self.options.reasoning_effort
         if stream:
             kwargs.update(stream=True, stream_options={"include_usage": True})
-        return self._sdk.chat.completions.create(**kwargs, **extra)
+        return self.sdk_for(url).chat.completions.create(**kwargs, **extra)
 
-    def _attempt(self, messages: list[dict[str, Any]], deadline: float, extra: dict[str, Any]) -> Completion:
+    def _attempt(self, messages: list[dict[str, Any]], deadline: float, extra: dict[str, Any],
+                 url: str | None = None) -> Completion:
         started = time.monotonic()
         if not self.options.stream:
-            response = self._request(messages, deadline, stream=False, extra=extra)
+            response = self._request(messages, deadline, stream=False, extra=extra, url=url)
             if not hasattr(response, "choices"):  # HTML or other text where JSON was due
                 raise Failure("garbage", f"the reply was not an OpenAI chat completion: {str(response)[:60]!r}")
             choice = response.choices[0] if response.choices else None
@@ -306,7 +393,7 @@ class ChatClient(ModelClient):
                 calls=tuple({"id": c.id or "", "name": c.function.name or "", "arguments": c.function.arguments or "{}"}
                             for c in message.tool_calls or ()) if message else (),
             ), response.usage)
-        stream = self._request(messages, deadline, stream=True, extra=extra)
+        stream = self._request(messages, deadline, stream=True, extra=extra, url=url)
         headers_at = last_at = time.monotonic()  # the response headers arrived: the connection is set up
         text: list[str] = []
         reasoning: list[str] = []
@@ -352,7 +439,7 @@ class ChatClient(ModelClient):
         except Exception as error:  # the connection broke mid-stream
             failure = _as_failure(error)
             kind = failure.kind if failure.kind in ("timeout", "garbage") else "stream_cut"
-            raise Failure(kind, f"the stream broke after {len(text)} pieces ({type(error).__name__})",
+            raise Failure(kind, f"the stream broke after {len(text)} pieces ({stream_error(error)})",
                           partial=("".join(text), "".join(reasoning))) from None
         finally:
             stream.close()

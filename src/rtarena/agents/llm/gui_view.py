@@ -18,13 +18,15 @@ MAX_SIDE = 1280  # screenshots are sent at their own size up to this longest sid
 def default_view(space: Any) -> tuple[tuple[str, ...], int]:
     """The modalities and image size a model agent gets when its spec names none: screenshot with marks
     plus the marks list where the observation has a Set-of-Marks image; the frame at its native size and
-    the HUD line where it has `rgb` and `hud` (the game suite: the paper's players see the screen); else
-    text at 256 pixels."""
+    the HUD line where it has `rgb` and `hud` (the game suite: the paper's players see the screen); the
+    frame and the text where it has `rgb` and `text` (the arena); else text at 256 pixels."""
     spaces = getattr(space, "spaces", None) or {}
     if "som" in spaces and "marks" in spaces:
         return ("som", "marks"), min(MAX_SIDE, max(spaces["som"].shape[:2]))
     if "rgb" in spaces and "hud" in spaces:
         return ("rgb", "hud"), min(MAX_SIDE, max(spaces["rgb"].shape[:2]))
+    if "rgb" in spaces and "text" in spaces:  # the arena: ROAR's screen beside the level text (docs/conditions.md)
+        return ("rgb", "text"), min(MAX_SIDE, max(spaces["rgb"].shape[:2]))
     return ("text",), 256
 
 

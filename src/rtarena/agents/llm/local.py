@@ -31,7 +31,7 @@ from typing import Any
 from rtarena.agents.llm.agent import LLMAgent
 from rtarena.agents.llm.client import Completion, ModelClient
 from rtarena.agents.llm.options import LLMOptions, parse_llm_options
-from rtarena.contract import AgentContext
+from rtarena.contract import AgentContext, Observes
 from rtarena.errors import UserError
 
 MAX_NEW_TOKENS = 64  # a reply's cap when the spec sets no `max_tokens`: an ACTION line and a short reason
@@ -219,6 +219,8 @@ class VLMAgent(LLMAgent):
         rest, local = split_local_options(option)
         self.local, self.loaded = local, loaded
         super().__init__(parse_llm_options(rest, self.kind))
+        if self.client.vision and not self.asked.modalities:  # a VLM reads the screen: the env must make it
+            self.observes = Observes(("rgb",))
 
     def make_client(self) -> LocalClient:
         local = self.local

@@ -22,7 +22,7 @@ from rtarena.agents.llm.failures import FailureTally
 from rtarena.agents.llm.history import Content, History
 from rtarena.agents.llm.options import LLMOptions, parse_llm_options
 from rtarena.agents.llm.parsing import THINK, parser_for
-from rtarena.contract import Agent, AgentContext, Decision
+from rtarena.contract import Agent, AgentContext, Decision, Observes
 
 log = logging.getLogger(__name__)
 REASONING_KEPT_CHARS = 4000  # of a call's reasoning text kept in its decision record (head and tail), for annotators
@@ -58,16 +58,24 @@ def completion_extra(completion: Completion) -> dict[str, Any]:
         extra["failed_attempts"] = list(completion.failed_attempts)
     if completion.cost_usd is not None:
         extra["cost_usd"] = completion.cost_usd
+    if completion.queue_wait_s is not None:
+        extra["queue_wait_s"] = completion.queue_wait_s
+    if completion.base_url is not None:
+        extra["base_url"] = completion.base_url
     return {k: v for k, v in extra.items() if v is not None}
 
 
 def decision_from(completions: list[Completion], action: Any, valid: bool, error: str | None,
                   extra: dict[str, Any] | None = None, chunk: tuple[Any, ...] | None = None) -> Decision:
-    """A `Decision` from the calls of one step: their tokens summed (each to its commit, `commit.py`), their
-    texts joined, and the last call's details (`completion_extra`) with `extra` on top; `chunk` the
-    per-step actions of a reply that spans several steps (the game suite's key form)."""
+    """A `Decision` from the calls of one step: their tokens (each to its commit, `commit.py`), cost and
+    queue wait summed, their texts joined, and the last call's details (`completion_extra`) with `extra` on
+    top; `chunk` the per-step actions of a reply that spans several steps (the game suite's key form)."""
     sources = {c.tokens_source for c in completions}
     details = {**completion_extra(completions[-1]), **(extra or {})}
+    for name in ("cost_usd", "queue_wait_s"):  # a decision of several calls costs and waited for all of them
+        values = [getattr(c, name) for c in completions if getattr(c, name) is not None]
+        if values:
+            details[name] = sum(values)
     return Decision(
         action=action,
         tokens_in=sum(c.tokens_in for c in completions),
@@ -98,6 +106,10 @@ class ModelAgent(Agent):
     def __init__(self, option: str | LLMOptions | None = None) -> None:
         self.options = option if isinstance(option, LLMOptions) else parse_llm_options(option, self.kind)
         self.asked = self.options  # as given; `options` fills the env's default view in at each reset
+        # a spec that names its modalities needs the env to make them (`modalities=rgb+text` on the arena);
+        # one that names none takes the family's declared view (docs/conditions.md)
+        self.observes = (Observes(self.options.modalities, self.options.image_size or None) if self.options.modalities
+                         else Observes(family_view=True))
         self.skill = self.options.skill_text()
         self.client = self.make_client()
         self.tally = FailureTally()

@@ -244,10 +244,10 @@ class RealtimeClient(ChatClient):
         self.held = kept
 
     # -- one attempt (ChatClient.complete drives budget and retries) ------------------------------------
-    def _attempt(self, messages: list[dict[str, Any]], deadline: float, extra: dict[str, Any] | None = None
-                 ) -> Completion:
+    def _attempt(self, messages: list[dict[str, Any]], deadline: float, extra: dict[str, Any] | None = None,
+                 url: str | None = None) -> Completion:
         """One response in the session (`extra`: the chat request's tool fields, which a live player never
-        sends; refused if it does)."""
+        sends; refused if it does; `url`: the session has its own, a pool's replica is not used)."""
         from websockets.exceptions import ConnectionClosed
 
         if extra:

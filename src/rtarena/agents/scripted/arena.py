@@ -2,10 +2,10 @@
 
 A bot reads its observation's `state` vector (see `envs/arena/observations/state.py`) and keeps the minimap
 open to know where coins, ammo boxes and turrets are. Being scripted, it is privileged (its `AGENT_KINDS`
-row says so): from `context.privileged`, the runtime's read-only view of the env, it reads what a player
-would know from the level's documentation: the rules (rates, ranges, the hit cone), the static obstacles
-(for an occupancy grid it plans paths on) and the team assignment, all in `level_knowledge`. It never reads the
-positions of other players, chickens or anything else that is not in its own observation.
+row says so): from `context.privileged`, the runtime's copy of the env's `privileged_state`, it reads what a
+player would know from the level's documentation: the rules (rates, ranges, the hit cone), the static
+obstacles (for an occupancy grid it plans paths on) and the team assignment, all in `level_knowledge`. It
+never reads the positions of other players, chickens or anything else that is not in its own observation.
 
 What it does each decision, in order of priority:
 1. fight: aim at the nearest visible opponent (after its reaction time), else at a turret that is locked
@@ -29,9 +29,10 @@ from typing import Any
 import numpy as np
 
 from rtarena.agents.scripted.arena_planner import GridPlanner
-from rtarena.contract import Agent, AgentContext, Decision, ReadOnlyView
+from rtarena.contract import Agent, AgentContext, Decision, PrivilegedFeed
 from rtarena.envs.arena.layout import team_of
 from rtarena.envs.arena.observations.state import block
+from rtarena.envs.arena.world import occupancy_grid
 from rtarena.errors import UserError
 
 
@@ -74,28 +75,29 @@ class BodyMemory:
 
 @dataclass(frozen=True)
 class LevelKnowledge:
-    """What the bot knows of the level before it plays: all it reads from its privileged view."""
+    """What the bot knows of the level before it plays: all it reads from its privileged snapshot."""
 
-    rules: Any  # read-only view of the level's rules (numbers only)
+    rules: Any  # the level's rules in force (its own copy; numbers only)
     size_m: float
     blocked: np.ndarray  # occupancy grid [ix, iy] of static obstacles, grown by the body radius
     agents: list[str]
     teams: list[int]
 
 
-def level_knowledge(view: ReadOnlyView | None) -> LevelKnowledge:
+def level_knowledge(feed: PrivilegedFeed | None, agent: str) -> LevelKnowledge:
     """The bot's only reads of world state: rules, arena size, static obstacles and the team split."""
-    if view is None or not hasattr(view, "rules") or not hasattr(view, "world"):
+    facts = feed[agent] if feed is not None else None
+    if not isinstance(facts, dict) or not {"rules", "boxes", "size_m"} <= facts.keys():
         raise UserError("the heuristic arena bot needs an arena env (it reads the level as a privileged agent)",
                         field="--agent")
-    rules = view.rules
+    rules = facts["rules"]
     radius = float(rules.players.radius_m)
-    agents = list(view.possible_agents)
+    agents = list(facts["agents"])
     n = len(agents)
     return LevelKnowledge(
         rules=rules,
-        size_m=float(view.world.size_m),
-        blocked=np.array(view.world.occupancy(CELL_M, inflate_m=radius + 0.3)),  # the bot's own copy
+        size_m=facts["size_m"],
+        blocked=occupancy_grid(facts["boxes"], facts["kinds"], facts["size_m"], CELL_M, inflate_m=radius + 0.3),
         agents=agents,
         teams=[team_of(i, n, rules.players.teams) for i in range(n)],
     )
@@ -117,7 +119,7 @@ class HeuristicBot(Agent):
     # -- episode setup ------------------------------------------------------------------------------
     def reset(self, context: AgentContext) -> None:
         super().reset(context)
-        level = level_knowledge(context.privileged)
+        level = level_knowledge(context.privileged, context.agents[0])
         rules = level.rules
         self.size = level.size_m
         self.dt = float(context.dt)

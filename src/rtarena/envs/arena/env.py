@@ -10,12 +10,14 @@ from __future__ import annotations
 import itertools
 import math
 from collections.abc import Iterable, Mapping
+from dataclasses import replace
 from pathlib import Path
 from typing import Any, ClassVar
 
 import numpy as np
 from gymnasium import spaces
 
+from rtarena.contract import EnvCapabilities
 from rtarena.envs.arena import metrics
 from rtarena.envs.arena.events import EventLog
 from rtarena.envs.arena.layout import Layout, make_layout, read_map, world_from_layout
@@ -64,8 +66,9 @@ class ArenaEnv(RealtimeParallelEnv):
     """
 
     level_file: ClassVar[str] = "basic.toml"
-    # what the heuristic bot reads before it plays (agents/scripted/arena.py: read_level)
-    privileged_queries: ClassVar[tuple[str, ...]] = ("rules", "possible_agents", "world.size_m", "world.occupancy")
+    # privileged: what the heuristic bot reads before it plays (`privileged_state`; agents/scripted/arena.py);
+    # substep_s: declared per instance, with `act_inside_steps`; fused_step: the coin levels (levels.py)
+    capabilities = EnvCapabilities(action_names=ACTION_NAMES, privileged=True)
     # A level's docstring is a template: `{turret.count}` and the like are filled from its rules (the level
     # file's own numbers on the class, the numbers in force on an instance: `documentation()`).
     doc_template: ClassVar[str | None] = None
@@ -78,6 +81,8 @@ class ArenaEnv(RealtimeParallelEnv):
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
+        if "level_over" in cls.__dict__ and "capabilities" not in cls.__dict__:  # fused_step follows the end rule
+            raise TypeError(f"{cls.__name__} defines its own level_over: declare its own capabilities")
         doc = cls.__dict__.get("__doc__")
         if doc and "{" in doc:
             cls.doc_template = doc
@@ -129,11 +134,12 @@ class ArenaEnv(RealtimeParallelEnv):
         self.substep_s = round(self.dt / substeps, 12)
         self._act_from: dict[str, int] = {}  # agent -> the sub-step its action starts at (this step only)
         if act_inside_steps:  # declared per instance: the runtime applies actions inside steps only then
-            self.set_action_times = self._set_action_times
+            self.capabilities = replace(self.capabilities, substep_s=self.substep_s)
         self.game_map = read_map(map, self.rules, count) if map is not None else None
         if self.game_map and self.game_map.get("zone_rules"):  # the map's zone schedule; overrides still win
             self.rules = load_rules(self.level_file, {**self.game_map["zone_rules"], **(overrides or {})}, disable)
         self.render_mode = render_mode
+        self.renderer: Any = None
         if render_mode is not None:
             from rtarena.envs.arena.render.observations import EnvRenderer
 
@@ -154,6 +160,14 @@ class ArenaEnv(RealtimeParallelEnv):
         self.world: World | None = None
         self.layout: Layout | None = None
         self._fused: Any = None
+
+    def privileged_state(self, agent: str) -> dict[str, Any]:
+        """What a player knows of the level before it plays (the heuristic bot's one read): the rules in
+        force, the arena's size, the players, and the static obstacles (`boxes` rows x0, y0, x1, y1, height;
+        `kinds` per box, crates included) for an occupancy grid (`world.occupancy_grid`). No positions."""
+        world = self.world
+        return {"rules": self.rules, "size_m": float(world.size_m), "agents": list(self.possible_agents),
+                "boxes": world.obstacles.boxes, "kinds": world.obstacles.kind}
 
     def __getstate__(self) -> dict:
         # the fused step's compiled objects neither pickle nor copy: a copy goes on with the env's own step
@@ -218,7 +232,7 @@ class ArenaEnv(RealtimeParallelEnv):
                 self._fused = fused.OneAgent(self, observations[self.agents[0]]["rgb"])
         return observations, {a: {"events": []} for a in self.agents}
 
-    def _set_action_times(self, at_s: dict[str, float]) -> None:
+    def set_action_times(self, at_s: dict[str, float]) -> None:
         """The next step plays each agent's default action until `at_s[agent]` seconds into it, then its
         action, from the first physics sub-step at or after that time."""
         self._act_from = {a: min(self.substeps, math.ceil(t / self.substep_s - 1e-6)) for a, t in at_s.items()}
@@ -355,10 +369,8 @@ class ArenaEnv(RealtimeParallelEnv):
         return metrics.episode_metrics(self) if self.world is not None else {}
 
     def render(self):
-        renderer = getattr(self, "renderer", None)
-        return renderer.render() if renderer is not None else None
+        return self.renderer.render() if self.renderer is not None else None
 
     def close(self) -> None:
-        renderer = getattr(self, "renderer", None)
-        if renderer is not None and hasattr(renderer, "close"):
-            renderer.close()
+        if self.renderer is not None:
+            self.renderer.close()

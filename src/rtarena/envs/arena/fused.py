@@ -15,7 +15,8 @@ and writes that slot's first frame (autoreset in the same step); Python then rea
 and score and resets it for the episode after. Copies with different layouts share nothing but the rules: each
 slot holds its own obstacle tables, so no padding is needed (a typed list of slots of one numba type).
 
-Supported: one-player levels whose `level_over` is the coin level's (every coin taken), pixel observations
+Supported: one-player levels that declare `capabilities.fused_step` (their `level_over` is the coin level's:
+every coin taken), pixel observations
 (`rgb`); `ArenaVectorEnv` steps other levels and observations copy by copy.
 """
 
@@ -27,14 +28,14 @@ from typing import Any
 import numpy as np
 from numba.typed import List
 
+from rtarena.envs.arena import metrics
 from rtarena.envs.arena.events import (
     AMMO_MOVED,
     CHICKEN_SHOT,
     COIN,
+    DECODERS,
     HIT,
-    KILL,
     SHOT,
-    TURRET_DESTROYED,
     TURRET_FIRE,
     TURRET_HIT,
     TURRET_SHELL_HIT,
@@ -42,7 +43,6 @@ from rtarena.envs.arena.events import (
     decode,
 )
 from rtarena.envs.arena.kernel_cache import kernel
-from rtarena.envs.arena.levels import BasicLevel
 from rtarena.envs.arena.random_state import pointers
 from rtarena.envs.arena.render.draw import FONT
 from rtarena.envs.arena.render.hud import H_MINIMAP, HUD_FIELDS, overlay_range
@@ -72,17 +72,20 @@ NO_MINIMAP = np.zeros((0, 0, 3), dtype=np.uint8)
 
 
 def supports(env: Any) -> bool:
-    """Whether the fused step plays `env` exactly: one player, the coin level's end, no actions inside steps."""
-    return (len(env.possible_agents) == 1 and type(env).level_over is BasicLevel.level_over
-            and "set_action_times" not in env.__dict__)
+    """Whether the fused step plays `env` exactly: one player, the coin level's end (declared:
+    `capabilities.fused_step`), no actions inside steps (`capabilities.substep_s`)."""
+    declared = env.capabilities
+    return len(env.possible_agents) == 1 and declared.fused_step and declared.substep_s is None
 
 
 def points_by_code(env: Any) -> np.ndarray:
-    """The points each event code scores (`metrics.SCORED`): the reward table the kernel reads."""
+    """The points each event code scores: the level's `points` for the event types `metrics.SCORED` names
+    (the same table the env's step scores with), by the code the kernel writes (`events.DECODERS`)."""
     pts = env.rules.points
     table = np.zeros(CODES)
-    for code, key in ((COIN, "coin"), (KILL, "kill"), (TURRET_DESTROYED, "turret"), (CHICKEN_SHOT, "chicken")):
-        table[code] = float(getattr(pts, key))
+    for code, (kind, _) in enumerate(DECODERS):
+        if kind in metrics.SCORED:
+            table[code] = float(getattr(pts, metrics.SCORED[kind][1]))
     return table
 
 

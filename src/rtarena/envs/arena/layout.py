@@ -85,6 +85,45 @@ def read_map(source: Mapping[str, Any] | str | Path, rules: Rules | None = None,
 
 
 @njit(cache=True)
+def _spaced(candidates, others, spacing, room, cell, size):
+    """The indices (in order) of the candidates `_Sampler.sample` keeps: each at least `spacing` from every
+    point of `others` and from every candidate kept before it, at most `room` of them. The points are filed
+    in a grid of `cell` >= `spacing`, so each test looks at the 3 x 3 cells around a candidate, not at every
+    point placed (`coins.count = 1000` took 48 s to lay out one point at a time in numpy, issue 47)."""
+    n, m = others.shape[0], candidates.shape[0]
+    side = int(size // cell) + 3
+    head = np.full(side * side, -1, dtype=np.int64)
+    chain = np.full(n + m, -1, dtype=np.int64)
+    points = np.empty((n + m, 2))
+    total = 0
+    kept = np.empty(m, dtype=np.int64)
+    count = 0
+    for i in range(n + m):
+        if i >= n and count >= room:
+            break
+        x, y = (others[i, 0], others[i, 1]) if i < n else (candidates[i - n, 0], candidates[i - n, 1])
+        ix, iy = min(max(int(x // cell) + 1, 1), side - 2), min(max(int(y // cell) + 1, 1), side - 2)
+        if i >= n:
+            clear = True
+            for jx in range(ix - 1, ix + 2):
+                for jy in range(iy - 1, iy + 2):
+                    k = head[jx * side + jy]
+                    while k >= 0 and clear:
+                        if np.hypot(points[k, 0] - x, points[k, 1] - y) < spacing:
+                            clear = False
+                        k = chain[k]
+            if not clear:
+                continue
+            kept[count] = i - n
+            count += 1
+        points[total, 0], points[total, 1] = x, y
+        chain[total] = head[ix * side + iy]
+        head[ix * side + iy] = total
+        total += 1
+    return kept[:count]
+
+
+@njit(cache=True)
 def _free(points, boxes, clearance):
     """`_Sampler.free` compiled (a numpy pass per obstacle was a third of a reset, issue 19): the same
     distances, the same comparison."""
@@ -113,7 +152,7 @@ class _Sampler:
 
     def sample(self, count: int, clearance: float = 1.2, spacing: float = 2.0,
                avoid: np.ndarray | None = None, avoid_m: float = 0.0) -> np.ndarray:
-        out = []
+        out: list[np.ndarray] = []
         margin = clearance + 0.5
         for attempt in range(400):
             if len(out) >= count:
@@ -123,15 +162,15 @@ class _Sampler:
                 avoid_m, spacing = avoid_m / 2, spacing * 0.75
             candidates = self.rng.uniform(margin, self.size - margin, size=(max(64, 4 * count), 2))
             candidates = candidates[self.free(candidates, clearance)]
-            for point in candidates:
-                if len(out) >= count:
-                    break
-                others = np.vstack([self.placed, *(np.asarray(out).reshape(-1, 2),)])
-                if len(others) and np.min(np.hypot(*(others - point).T)) < spacing:
-                    continue
-                if avoid is not None and len(avoid) and np.min(np.hypot(*(avoid - point).T)) < avoid_m:
-                    continue
-                out.append(point)
+            if avoid is not None and len(avoid):  # one vector test for the whole batch
+                avoid = np.asarray(avoid, dtype=float).reshape(-1, 2)
+                gaps = np.hypot(candidates[:, None, 0] - avoid[None, :, 0], candidates[:, None, 1] - avoid[None, :, 1])
+                candidates = candidates[~(gaps.min(axis=1) < avoid_m)]
+            others = np.vstack([self.placed, np.asarray(out, dtype=float).reshape(-1, 2)])
+            cell = max(float(spacing), self.size / 1024.0)  # a grid of at most about 1024 x 1024 cells
+            chosen = _spaced(np.ascontiguousarray(candidates, dtype=np.float64), others, float(spacing),
+                             count - len(out), cell, float(self.size))
+            out.extend(candidates[chosen])
         if len(out) < count:
             raise UserError(f"cannot place {count} things on a {self.size:g} m arena; lower the counts")
         points = np.asarray(out, dtype=float).reshape(-1, 2)

@@ -14,6 +14,8 @@ Shared by all levels:
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import numpy as np
 
 from rtarena.envs.arena.env import ArenaEnv
@@ -41,6 +43,8 @@ class BasicLevel(ArenaEnv):
     """
 
     level_file = "basic.toml"
+    # its end rule (every coin taken) is the one the fused one-player step compiles (fused.py)
+    capabilities = replace(ArenaEnv.capabilities, fused_step=True)
 
     def score(self, i: int) -> float:
         total = len(self.world.coins.active)
@@ -116,6 +120,7 @@ class CompetitiveLevel(ArenaEnv):
     """
 
     level_file = "competitive.toml"
+    capabilities = ArenaEnv.capabilities  # its own end rule: no fused step
 
     def side_points(self) -> np.ndarray:
         """Points per team, indexed by team number."""

@@ -75,6 +75,7 @@ class ArenaVectorEnv(VectorEnv):
             raise UserError(f"the batched step plays pixels of one-player coin levels, not {env_id} with obs={obs!r}",
                             field="batched")
         self.batched = can_fuse if batched is None else bool(batched)
+        self.spares: list[Any] = []
         if self.batched:  # each copy's next episode, reset ahead (`fused.Slot`)
             self.spares = [make(env_id, obs=(self.modality,), **kwargs) for _ in range(num_envs)]
             for env in [*self.envs, *self.spares]:
@@ -154,5 +155,5 @@ class ArenaVectorEnv(VectorEnv):
         return batch.obs.copy(), batch.rewards.copy(), terminations, truncations, infos
 
     def close_extras(self, **kwargs: Any) -> None:
-        for env in [*self.envs, *getattr(self, "spares", ())]:
+        for env in [*self.envs, *self.spares]:
             env.close()

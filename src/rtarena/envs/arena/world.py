@@ -189,14 +189,22 @@ class World:
 
     def occupancy(self, cell_m: float = 1.0, inflate_m: float = 0.0, crates_block: bool = True) -> np.ndarray:
         """A boolean grid `[ix, iy]` of cells blocked by obstacles (grown by `inflate_m`), for planners
-        and the minimap; cell `(ix, iy)` covers `[ix*cell_m, (ix+1)*cell_m) x [iy*cell_m, (iy+1)*cell_m)`."""
-        n = int(np.ceil(self.size_m / cell_m))
-        centres = (np.arange(n) + 0.5) * cell_m
-        grid = np.zeros((n, n), dtype=bool)
-        for (x0, y0, x1, y1, _h), kind in zip(self.obstacles.boxes, self.obstacles.kind, strict=True):
-            if kind == CRATE and not crates_block:
-                continue
-            xs = (centres >= x0 - inflate_m) & (centres <= x1 + inflate_m)
-            ys = (centres >= y0 - inflate_m) & (centres <= y1 + inflate_m)
-            grid[np.ix_(xs, ys)] = True
-        return grid
+        and the minimap (`occupancy_grid`)."""
+        return occupancy_grid(self.obstacles.boxes, self.obstacles.kind, self.size_m, cell_m, inflate_m, crates_block)
+
+
+def occupancy_grid(boxes: np.ndarray, kinds: np.ndarray, size_m: float, cell_m: float = 1.0, inflate_m: float = 0.0,
+                   crates_block: bool = True) -> np.ndarray:
+    """A boolean grid `[ix, iy]` of the cells that obstacle `boxes` (rows x0, y0, x1, y1, height; `kinds` per
+    box) block, grown by `inflate_m`; cell `(ix, iy)` covers `[ix*cell_m, (ix+1)*cell_m) x [iy*cell_m,
+    (iy+1)*cell_m)`. A function of values, so a privileged bot builds it from its snapshot."""
+    n = int(np.ceil(size_m / cell_m))
+    centres = (np.arange(n) + 0.5) * cell_m
+    grid = np.zeros((n, n), dtype=bool)
+    for (x0, y0, x1, y1, _h), kind in zip(boxes, kinds, strict=True):
+        if kind == CRATE and not crates_block:
+            continue
+        xs = (centres >= x0 - inflate_m) & (centres <= x1 + inflate_m)
+        ys = (centres >= y0 - inflate_m) & (centres <= y1 + inflate_m)
+        grid[np.ix_(xs, ys)] = True
+    return grid

@@ -13,14 +13,21 @@ declares `level_file` and `rules_schema` and fills in these hooks:
 | `_step_world(inputs)` | `{agent: [event dicts]}` | each step; `inputs[agent]`: an `Input` per living agent |
 | `_score(agent)` | float in [0, 1] | after each step |
 | `_finished(agent)` | bool: the agent's run is over (fell, reached the flag) | after each step |
-| `_draw(agent)` | a `Canvas`: the agent's view (`None`: the spectator's) | when `rgb` is observed or rendered |
+| `_draw(agent)` | a `Canvas`: the agent's view (`None`: the spectator's), kinds by `look` | when `rgb` is observed |
 | `_hud(agent)` / `_report(agent)` | text the player reads on screen / a fuller text report | when `text` is observed |
 | `_state(agent)` | float vector of length `state_size()` | when `state` is observed |
 | `privileged_state(agent)` | dict of world facts for privileged scripted players | by those players only |
+
+What the frame shows is data: the game's drawables table (`levels/drawables/<game>.toml`) names every
+kind the renderer draws (its shape, colour, label and meaning); `_draw` asks `look(kind)` for each,
+`decorate` scatters the table's decoration over a floor, and the base class writes the HUD line on a strip
+at the top of every frame. The prompt's legend ("What you see", in `documentation()`) is written from the same table.
 """
 
 from __future__ import annotations
 
+import colorsys
+import inspect
 import string
 from dataclasses import dataclass
 from typing import Any, ClassVar
@@ -28,16 +35,56 @@ from typing import Any, ClassVar
 import numpy as np
 from gymnasium import spaces
 
+from rtarena.contract import EnvCapabilities
 from rtarena.envs.base import AgentID, RealtimeParallelEnv
-from rtarena.envs.games.canvas import Canvas
+from rtarena.envs.games.canvas import HUD_FONT, HUD_INK, HUD_PLATE, Canvas, font_atlas, text_width
 from rtarena.envs.games.keys import KeyMouseSpace, describe_keys
-from rtarena.envs.games.rules import GameRules
+from rtarena.envs.games.rules import Drawable, GameRules, read_drawables
 from rtarena.envs.level_files import META, read_level
 from rtarena.envs.modalities import GAME_MODALITIES
 from rtarena.errors import UserError
 
 MODALITIES = GAME_MODALITIES
 MAX_TEXT = 4000
+# The frame's side in pixels unless `size=` says otherwise: OpenAI's low-detail image and one tile of its
+# high-detail grid are 512 x 512, and Claude and Gemini take 512 px whole (docs/games.md, "The size a model
+# is given"). `size` only shrinks or grows what is drawn; every element scales with it.
+DEFAULT_SIZE = 512
+HUD_LINES = 3  # the HUD strip's height in lines of its font
+HUES = ((15, "red"), (40, "orange"), (68, "yellow"), (165, "green"), (195, "teal"), (255, "blue"),
+        (290, "purple"), (340, "pink"), (360, "red"))
+
+
+def color_name(rgb: tuple[int, int, int]) -> str:
+    """A plain colour word for the legend, by hue (grey shades and brown by brightness)."""
+    hue, saturation, value = colorsys.rgb_to_hsv(*(c / 255 for c in rgb))
+    if 0.1 <= saturation < 0.2 and 20 <= hue * 360 < 60 and value > 0.6:
+        return "beige"
+    if saturation < 0.2 or value < 0.15 or (value < 0.3 and saturation < 0.5):
+        return "black" if value < 0.2 else "dark grey" if value < 0.45 else "grey" if value < 0.8 else "white"
+    name = next(word for bound, word in HUES if hue * 360 < bound)
+    if name in ("orange", "red", "yellow") and value < 0.65 and saturation < 0.85:
+        return "brown"
+    if name == "blue" and saturation < 0.6:
+        return "light blue"
+    return ("dark " if value < 0.45 else "") + name
+
+
+def wrap_hud(line: str, width: int, px: int, lines: int = HUD_LINES) -> list[str]:
+    """The HUD line broken at spaces into at most `lines` rows of `width` px (the last row may run over)."""
+    rows: list[str] = []
+    current = ""
+    for word in line.split(" "):
+        trial = f"{current} {word}".strip() if current else word
+        if text_width(trial, px) <= width or not current:
+            current = trial
+        else:
+            rows.append(current)
+            current = word
+    rows.append(current)
+    if len(rows) > lines:
+        rows = [*rows[: lines - 1], " ".join(rows[lines - 1:])]
+    return [row.rstrip(" |").lstrip("| ") for row in rows]
 
 
 @dataclass(frozen=True)
@@ -70,14 +117,15 @@ class SuiteGame(RealtimeParallelEnv):
                                           "is_parallelizable": True}
     level_file: ClassVar[str] = ""
     rules_schema: ClassVar[type[GameRules]] = GameRules
-    # the scripted players' one read (agents/scripted/games: world)
-    privileged_queries: ClassVar[tuple[str, ...]] = ("privileged_state",)
+    # the scripted players' one read (agents/scripted/games: world): `privileged_state(agent)`, a copy per step
+    capabilities = EnvCapabilities(privileged=True)
 
     def __init__(self, variant: str | None = None, num_agents: int | None = None,
-                 obs: tuple[str, ...] | list[str] | str = MODALITIES, size: int = 128,
+                 obs: tuple[str, ...] | list[str] | str = MODALITIES, size: int = DEFAULT_SIZE,
                  render_mode: str | None = None, overrides: dict[str, Any] | None = None) -> None:
         super().__init__()
         self.rules = read_level(self.level_file, self.rules_schema, variant, overrides)
+        self._looks = read_drawables(self.level_file)
         self.variant = variant or "base"
         game = self.rules.game
         self.dt = float(game.dt)
@@ -127,6 +175,8 @@ class SuiteGame(RealtimeParallelEnv):
         self.previous: dict[str, frozenset[str]] = {a: frozenset() for a in self.possible_agents}
         self.scores = {a: 0.0 for a in self.possible_agents}
         self.finished = {a: False for a in self.possible_agents}
+        # decoration is placed from this seed, read without drawing from the game's generator (layouts stay)
+        self._decor_seed = int(self.np_random.bit_generator.state["state"]["state"] % 2**32)
         self._new_world(self.np_random)
         return {a: self._observe(a) for a in self.agents}, {a: {"events": []} for a in self.agents}
 
@@ -170,14 +220,67 @@ class SuiteGame(RealtimeParallelEnv):
 
     def _frame(self, agent: AgentID | None) -> np.ndarray:
         canvas = self._draw(agent)
-        canvas.bar(1.0 - self.t / self.time_limit_s, (90, 160, 255), row=0)
-        if agent is not None:
-            canvas.bar(self.scores[agent], (255, 210, 60), row=1)
+        self._hud_strip(canvas, agent)
         return canvas.paint()
 
+    def hud_px(self) -> int:
+        """The HUD strip's height in pixels: `HUD_LINES` lines of the HUD font."""
+        return HUD_LINES * (font_atlas(max(6, round(self.size * HUD_FONT)))[0].shape[1] + 2) + 4
+
+    def _hud_strip(self, canvas: Canvas, agent: AgentID | None) -> None:
+        """The HUD line written across the top of the frame (a spectator's: time left only), so a screenshot
+        alone carries time, score and the game's own HUD facts."""
+        px = canvas.font(HUD_FONT)
+        height = self.hud_px()
+        canvas.rect_px(0, 0, self.size, height, HUD_PLATE)
+        if agent is None:
+            rows = [f"time left {max(0.0, self.time_limit_s - self.t):.1f} s"]
+        else:
+            rows = wrap_hud(self.hud(agent), self.size - 8, px)
+        line = font_atlas(px)[0].shape[1] + 2
+        for i, row in enumerate(rows):
+            canvas.text_px(4, 3 + i * line, row, HUD_FONT, HUD_INK, None)
+
     def canvas(self, x0: float, y0: float, x1: float, y1: float, background=(20, 20, 28)) -> Canvas:
-        """A canvas of this env's view size over a world rectangle."""
-        return Canvas(self.size, x0, y0, x1, y1, background)
+        """A canvas of this env's view size over a world rectangle, below the HUD strip."""
+        return Canvas(self.size, x0, y0, x1, y1, background, top=self.hud_px())
+
+    def look(self, kind: str) -> Drawable:
+        """How the frame draws `kind`: its row of the game's drawables table."""
+        return self._looks[kind]
+
+    def looks(self) -> dict[str, Drawable]:
+        """The game's drawables table (`levels/drawables/<game>.toml`), kind by kind."""
+        return dict(self._looks)
+
+    def decorate(self, canvas: Canvas, x0: float, y0: float, x1: float, y1: float, radius_m: float = 0.25) -> None:
+        """The table's decoration (rows with `scatter` > 0) scattered over a floor at places fixed per episode:
+        clutter a reader looks past (the VP rating's point)."""
+        rng = np.random.default_rng(self._decor_seed)
+        vx0, vy0, vx1, vy1 = canvas.visible(radius_m)
+        for look in self._looks.values():
+            for x, y in rng.uniform((x0, y0), (x1, y1), size=(look.scatter, 2)):
+                if vx0 <= x <= vx1 and vy0 <= y <= vy1:  # only what the view shows is drawn
+                    canvas.icon(look, x, y, radius_m, outline=False)
+
+    def legend(self) -> str:
+        """What you see: each drawable kind of the level file's table in words, then the HUD strip."""
+        lines = ["What you see on the frame (each kind as drawn):"]
+        for look in self._looks.values():
+            label = f' labelled "{look.label}"' if look.label else ""
+            lines.append(f"- {color_name(look.color)} {look.shape}{label}: {look.meaning}")
+        lines.append("- the strip at the top: the HUD line (time left, score and the game's own facts)")
+        return "\n".join(lines)
+
+    def documentation(self) -> str:
+        """The class docstring with the legend at the end of its `## Observation` section (the prompt's
+        domain text reads this, so the legend is the table in force)."""
+        doc = inspect.cleandoc(type(self).__doc__ or "")
+        head, found, tail = doc.partition("## Observation\n")
+        if not found:
+            return doc + "\n\n" + self.legend()
+        body, rest, after = tail.partition("\n## ")
+        return f"{head}{found}{body.rstrip()}\n\n{self.legend()}\n{rest}{after}"
 
     def hud(self, agent: AgentID) -> str:
         """The `hud` observation: the short line the player reads on screen beside the frame (no title: the
@@ -234,5 +337,5 @@ class SuiteGame(RealtimeParallelEnv):
         return {}
 
     def privileged_state(self, agent: AgentID) -> dict[str, Any]:
-        """World facts for privileged scripted players (they get a copy through the view; never an observation)."""
+        """World facts for privileged scripted players (the runtime hands them a copy with each observation)."""
         raise NotImplementedError

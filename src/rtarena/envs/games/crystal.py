@@ -16,6 +16,7 @@ from rtarena.envs.games.firstperson import (
     MAT_WALL,
     PLAYER,
     FirstPersonView,
+    crosshair,
     heading_move,
     look,
     radar,
@@ -24,7 +25,7 @@ from rtarena.envs.games.firstperson import (
 )
 from rtarena.envs.games.monsters import segment_blocked
 from rtarena.envs.games.rules import GameRules, Section
-from rtarena.envs.games.versus import DRAW, LOSS, SIDE_COLORS, WIN, outcome, side_of
+from rtarena.envs.games.versus import DRAW, LOSS, WIN, outcome, side_of
 from rtarena.envs.games.walker import border, walk
 from rtarena.errors import UserError
 
@@ -89,11 +90,11 @@ class Crystal(SuiteGame):
     your own side's crystal and players. 1v1 (`num_agents=2`) or 2v2 (`num_agents=4`).
 
     ## Observation
-    `rgb`: the first-person view (crystals in their side's colour, players, balls in flight;
-    crosshair; bars on top: time left, score, your crystal's health, theirs). `text`: HUD (both
-    crystals' health, throw ready or knocked out) and where the crystals and the other side's players
-    in view are. `state`: x, y, yaw, your crystal's and theirs health fractions, their crystal's offset
-    x, y, throw ready, knocked out, then the offsets x, y of up to two players of the other side.
+    `rgb`: the first-person view under the HUD strip (your side blue, theirs red; the radar bottom right;
+    what each thing is: the legend below). `text`: HUD (both crystals' health, throw ready or knocked out)
+    and where the crystals and the other side's players in view are. `state`: x, y, yaw, your crystal's and
+    theirs health fractions, their crystal's offset x, y, throw ready, knocked out, then the offsets x, y of
+    up to two players of the other side.
 
     ## Action Space
     Keys `W A S D LMB` (forward, strafe left, back, strafe right, throw); mouse dx turns (degrees,
@@ -277,35 +278,37 @@ class Crystal(SuiteGame):
         return self.result is not None
 
     # -- senses ------------------------------------------------------------------------------------
+    def side_look(self, viewer: str, side: int, kind: str):
+        """Your side is drawn blue and the other red, whichever seat you play: `your crystal`, `their
+        player` ... in the drawables table."""
+        return self.look(f"{'your' if side == side_of(viewer) else 'their'} {kind}")
+
     def _draw(self, agent: str | None) -> Canvas:
         viewer = agent or self.possible_agents[0]
         cr = self.rules.crystal
         sprites = [sprite_rows(PLAYER, [[*c, 0.0]], cr.radius_m * 2, 2.0 * max(self.crystal_hp[s], 1) / cr.health + 0.3,
-                               SIDE_COLORS[s]) for s, c in enumerate(self.crystals)]
-        sprites += [sprite_rows(PLAYER, [[*self.pos[a], 0.0]], 0.8, 1.7, SIDE_COLORS[side_of(a)])
+                               self.side_look(viewer, s, "crystal").color) for s, c in enumerate(self.crystals)]
+        sprites += [sprite_rows(PLAYER, [[*self.pos[a], 0.0]], 0.8, 1.7,
+                                self.side_look(viewer, side_of(a), "player").color)
                     for a in self.possible_agents if a != viewer and self.up(a)]
         if self.balls:
-            sprites.append(sprite_rows(COIN, [[*b["pos"], 1.0] for b in self.balls], 0.3, 0.3, (250, 250, 250)))
+            sprites.append(sprite_rows(COIN, [[*b["pos"], 1.0] for b in self.balls], 0.3, 0.3, self.look("ball").color))
         image = self.view.draw(*self.pos[viewer], self.rules.player.eye_m, self.yaw[viewer], self.pitch[viewer],
                                np.concatenate(sprites))
         canvas = Canvas.over(image)
-        mid, arm = self.size / 2, max(2, self.size // 32)
-        canvas.rect(mid - arm, mid - 0.5, mid + arm, mid + 0.5, (255, 255, 255))
-        canvas.rect(mid - 0.5, mid - arm, mid + 0.5, mid + arm, (255, 255, 255))
-        side = side_of(viewer)
-        canvas.bar(self.crystal_hp[side] / cr.health, SIDE_COLORS[side], row=2)
-        canvas.bar(self.crystal_hp[1 - side] / cr.health, SIDE_COLORS[1 - side], row=3)
+        crosshair(canvas, self.size, self.look("crosshair"))
         self._radar(canvas, viewer)
         return canvas
 
     def _radar(self, canvas: Canvas, viewer: str) -> None:
         """The field from above: standing gates, both crystals, every player who is up."""
-        dots = [(c, max(1.5, 0.8 * (self.size // 3) / max(self.length, self.rules.field.width_m)), SIDE_COLORS[s])
-                for s, c in enumerate(self.crystals)]
-        dots += [(self.pos[a], 1.2, SIDE_COLORS[side_of(a)]) for a in self.possible_agents
-                 if a != viewer and self.up(a)]
+        dots = [(c, max(1.5, 0.8 * (self.size // 3) / max(self.length, self.rules.field.width_m)),
+                 self.side_look(viewer, s, "crystal").color) for s, c in enumerate(self.crystals)]
+        dots += [(self.pos[a], self.size / 110, self.side_look(viewer, side_of(a), "player").color)
+                 for a in self.possible_agents if a != viewer and self.up(a)]
         radar(canvas, self.size, (self.length, self.rules.field.width_m),
-              [(g, (150, 150, 150)) for g in self.gates[self.gate_up]], dots, self.pos[viewer], self.yaw[viewer])
+              [(g, self.look("gate").color) for g in self.gates[self.gate_up]], dots, self.pos[viewer],
+              self.yaw[viewer], self.look("radar").label)
 
     def _hud(self, agent: str) -> str:
         side = side_of(agent)

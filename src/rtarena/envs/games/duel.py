@@ -10,11 +10,9 @@ from pydantic import Field
 from rtarena.envs.games.base import Input, SuiteGame
 from rtarena.envs.games.canvas import Canvas
 from rtarena.envs.games.rules import GameRules, Section
-from rtarena.envs.games.versus import DRAW, LOSS, SIDE_COLORS, WIN, outcome
+from rtarena.envs.games.versus import DRAW, LOSS, WIN, outcome
 from rtarena.envs.games.walker import bearing
 from rtarena.errors import UserError
-
-VOID = (12, 14, 40)
 
 
 class Platform(Section):
@@ -53,10 +51,10 @@ class Duel(SuiteGame):
     falls and loses at once; one at zero health loses too. Both falling on the same step is a draw.
 
     ## Observation
-    `rgb`: the platform from above (you blue or red as your side, with a white ring; the other in the
-    other colour; holes and the void dark). `text`: HUD (both healths, strike ready) and where the other
-    fighter and the nearest edge are. `state`: x, y, health fraction, other's offset x, y, other's health
-    fraction, platform inset (m), strike ready.
+    `rgb`: the platform from above under the HUD strip (you blue, labelled YOU; the rival red; the legend
+    below). `text`: HUD (both healths, strike ready) and where the other fighter and the nearest edge are.
+    `state`: x, y, health fraction, other's offset x, y, other's health fraction, platform inset (m), strike
+    ready.
 
     ## Action Space
     Keys `W A S D Space`; no mouse. Text form: `0 0 ; W D ; W ; Space`.
@@ -179,15 +177,18 @@ class Duel(SuiteGame):
     # -- senses ------------------------------------------------------------------------------------
     def _draw(self, agent: str | None) -> Canvas:
         s, e = self.side_m, self.inset()
-        canvas = self.canvas(-1.0, -1.0, s + 1.0, s + 1.0, background=VOID)
-        canvas.rect(e, e, s - e, s - e, (150, 150, 160))
+        void = self.look("void").color
+        canvas = self.canvas(-1.0, -1.0, s + 1.0, s + 1.0, background=void)
+        canvas.checker(e, e, s - e, s - e, self.look("platform").color, 0.5, 0.9)
+        self.decorate(canvas, e + 0.3, e + 0.3, s - e - 0.3, s - e - 0.3, radius_m=0.2)
         for x0, y0, x1, y1 in self.holes:
-            canvas.rect(x0, y0, x1, y1, VOID)
+            canvas.rect(x0, y0, x1, y1, void)
         radius = self.rules.fighter.radius_m
-        for i, other in enumerate(self.possible_agents):
-            if other == agent:
-                canvas.disc(*self.pos[other], radius + 0.12, (255, 255, 255))
-            canvas.disc(*self.pos[other], radius, SIDE_COLORS[i])
+        viewer = agent or self.possible_agents[0]
+        for other in self.possible_agents:
+            look = self.look("you" if other == viewer else "rival")
+            canvas.icon(look, *self.pos[other], radius * 1.3)
+            canvas.label(look.label, self.pos[other][0], self.pos[other][1] + radius + 0.35)
         return canvas
 
     def _ready(self, agent: str) -> bool:

@@ -12,9 +12,6 @@ from rtarena.envs.games.canvas import Canvas
 from rtarena.envs.games.rules import GameRules, Section
 from rtarena.envs.games.walker import WalkerRules, bearing, blocked, border, draw_walls, nearest_in_reach, walk
 
-PALETTE = [(230, 190, 60), (240, 240, 240), (120, 120, 130), (220, 200, 90), (70, 140, 230), (200, 80, 160),
-           (200, 110, 60), (150, 90, 40)]
-
 
 class Area(Section):
     size_m: float = Field(ge=8)
@@ -60,10 +57,10 @@ class Errands(SuiteGame):
     oldest). You see `area.view_m` around you: finding and remembering who has what is the game.
 
     ## Observation
-    `rgb`: the area around you from above (characters as discs with their item's colour inside; you
-    blue). `text`: HUD (hint, inventory, prompt) and the characters within view, with what they give
-    and where they are. `state`: x, y, exchanges done, then per character their offset from you
-    (zeros when out of view), then the wanted item's index and the items carried.
+    `rgb`: the area around you from above under the HUD strip (characters named, in the colour of the item
+    they give; the legend below). `text`: HUD (hint, inventory, prompt) and the characters within view, with
+    what they give and where they are. `state`: x, y, exchanges done, then per character their offset from
+    you (zeros when out of view), then the wanted item's index and the items carried.
 
     ## Action Space
     Keys `W A S D F Space`; no mouse. Text form: `0 0 ; W*5 ; F ; - ; S D*3`.
@@ -190,21 +187,25 @@ class Errands(SuiteGame):
 
     def _draw(self, agent: str | None) -> Canvas:
         size, view = self.rules.area.size_m, self.rules.area.view_m
+        grass = self.look("grass")
         if agent is None:
-            canvas = self.canvas(-0.5, -0.5, size + 0.5, size + 0.5, background=(120, 170, 90))
+            canvas = self.canvas(-0.5, -0.5, size + 0.5, size + 0.5, background=grass.color)
             shown = self.people
         else:
             x, y = self.pos[agent]
             canvas = self.canvas(x - view, y - view, x + view, y + view, background=(20, 30, 20))
-            canvas.rect(0, 0, size, size, (120, 170, 90))
             shown = self.in_view(agent)
-        draw_walls(canvas, self.walls, color=(150, 80, 60))
-        items = self.rules.people.items
+        canvas.checker(0, 0, size, size, grass.color, 1.0, 0.95)
+        self.decorate(canvas, 0, 0, size, size, radius_m=0.3)
+        draw_walls(canvas, self.walls, color=self.look("house").color)
         for name, spot in shown.items():
-            canvas.disc(*spot, 0.5, (60, 50, 40))
-            canvas.disc(*spot, 0.25, PALETTE[items.index(self.gives[name]) % len(PALETTE)])
+            look = self.look(name)
+            canvas.icon(look, *spot, 0.45)
+            canvas.label(look.label, spot[0], spot[1] + 0.55)
+        you = self.look("you")
         for other in self.possible_agents:
-            canvas.disc(*self.pos[other], self.rules.player.radius_m, (40, 70, 230))
+            canvas.icon(you, *self.pos[other], self.rules.player.radius_m * 1.2)
+            canvas.label(you.label, self.pos[other][0], self.pos[other][1] + 0.45)
         return canvas
 
     def _hud(self, agent: str) -> str:

@@ -11,9 +11,6 @@ from rtarena.envs.games.rooms import Room, doors_of, room_of, walls_of
 from rtarena.envs.games.rules import GameRules, Section
 from rtarena.envs.games.walker import WalkerRules, bearing, draw_walls, nearest_in_reach, walk
 
-COLORS = {"red": (220, 50, 50), "blue": (60, 90, 230), "green": (50, 180, 70), "yellow": (240, 220, 50),
-          "white": (245, 245, 245), "purple": (150, 60, 200), "orange": (245, 150, 40), "black": (20, 20, 20),
-          "pink": (250, 150, 200), "brown": (130, 80, 40)}
 MARGIN_M = 0.8  # objects keep this far from the walls
 
 
@@ -49,9 +46,9 @@ class Escape(SuiteGame):
     remembering where things were is part of the game.
 
     ## Observation
-    `rgb`: the current room from above (objects in their colours, you blue). `text`: HUD (task,
-    prompt), your room and position in it, its doorways and what lies in it. `state`: x, y, room
-    column and row, tasks done, then the current task's object as an index.
+    `rgb`: the current room from above under the HUD strip (each object its own icon and colour; the legend
+    below). `text`: HUD (task, prompt), your room and position in it, its doorways and what lies in it.
+    `state`: x, y, room column and row, tasks done, then the current task's object as an index.
 
     ## Action Space
     Keys `W A S D F`; no mouse. Text form: `0 0 ; W*6 ; D*2 ; F`.
@@ -146,21 +143,25 @@ class Escape(SuiteGame):
     def _draw(self, agent: str | None) -> Canvas:
         size = self.rules.rooms.size_m
         r = self.rules.rooms
+        floor = self.look("floor")
         if agent is None:
             span = max(r.columns, r.rows) * size
             canvas = self.canvas(-0.3, -0.3, span + 0.3, span + 0.3, background=(25, 25, 30))
-            canvas.rect(0, 0, r.columns * size, r.rows * size, (190, 180, 160))
+            box = (0, 0, r.columns * size, r.rows * size)
         else:
             c, row = self.room(agent)
             canvas = self.canvas(c * size - 0.3, row * size - 0.3, (c + 1) * size + 0.3, (row + 1) * size + 0.3,
                                  background=(25, 25, 30))
-            canvas.rect(c * size, row * size, (c + 1) * size, (row + 1) * size, (190, 180, 160))
-        draw_walls(canvas, self.walls)
+            box = (c * size, row * size, (c + 1) * size, (row + 1) * size)
+        canvas.checker(*box, floor.color, 0.5, 0.93)
+        self.decorate(canvas, 0, 0, r.columns * size, r.rows * size, radius_m=0.22)
+        draw_walls(canvas, self.walls, self.look("wall").color)
         for name, pos in self.objects.items():
-            color = COLORS.get(name.split()[0], (0, 0, 0))
-            canvas.rect(pos[0] - 0.25, pos[1] - 0.25, pos[0] + 0.25, pos[1] + 0.25, color)
+            canvas.icon(self.look(name), pos[0], pos[1], 0.3)
+        you = self.look("you")
         for other in self.possible_agents:
-            canvas.disc(*self.pos[other], self.rules.player.radius_m, (40, 70, 220))
+            canvas.icon(you, *self.pos[other], self.rules.player.radius_m * 1.2)
+            canvas.label(you.label, self.pos[other][0], self.pos[other][1] + 0.45)
         return canvas
 
     def _hud(self, agent: str) -> str:

@@ -28,7 +28,7 @@ from rtarena.envs.arena.render.scene import (
 from rtarena.envs.arena.render.sky import sky_words
 
 __all__ = ["CHICKEN", "COIN", "MAT_BOUNDARY", "MAT_CRATE", "MAT_WALL", "PLAYER", "TURRET", "FirstPersonView",
-           "sprite_rows"]
+           "crosshair", "sprite_rows"]
 _SKY: list[np.ndarray] = []
 
 
@@ -83,10 +83,18 @@ def relative_bearing_deg(x: float, y: float, yaw_rad: float, tx: float, ty: floa
     return math.degrees((angle + math.pi) % (2 * math.pi) - math.pi)
 
 
+def crosshair(canvas: Any, size: int, look: Any) -> None:
+    """The aiming cross at the centre of the view, in the table's colour."""
+    mid, arm = size / 2, max(2, size // 32)
+    canvas.rect(mid - arm, mid - 1, mid + arm, mid + 1, look.color)
+    canvas.rect(mid - 1, mid - arm, mid + 1, mid + arm, look.color)
+
+
 def radar(canvas: Any, size: int, extent: tuple[float, float], rects: list[tuple[np.ndarray, tuple]],
-          dots: list[tuple[np.ndarray, float, tuple]], viewer: np.ndarray, yaw_rad: float) -> None:
+          dots: list[tuple[np.ndarray, float, tuple]], viewer: np.ndarray, yaw_rad: float, label: str = "") -> None:
     """A top-down map in the bottom-right third of a first-person frame (as many shooters have): `rects`
-    (x0, y0, x1, y1 in metres, colour), `dots` (position, radius in pixels, colour), the viewer in white
+    (x0, y0, x1, y1 in metres, colour), `dots` (position, radius in pixels, colour), the viewer in white,
+    `label` a name plate over it
     and a white dot ahead of it where it faces. What a game's text view says about things behind the
     player is then on the screen too (the information-parity test checks it)."""
     side_px = size // 3
@@ -101,5 +109,8 @@ def radar(canvas: Any, size: int, extent: tuple[float, float], rects: list[tuple
         canvas.rect(*at(box[:2]), *at(box[2:]), color)
     for pos, radius, color in dots:
         canvas.disc(*at(pos), radius, color)
-    canvas.disc(*at(viewer), 1.6, (255, 255, 255))
-    canvas.disc(*at(viewer + 1.5 * np.array([np.cos(yaw_rad), np.sin(yaw_rad)])), 0.8, (255, 255, 255))
+    dot = max(1.6, size / 160)
+    canvas.disc(*at(viewer), dot, (255, 255, 255))
+    canvas.disc(*at(viewer + 1.5 * np.array([np.cos(yaw_rad), np.sin(yaw_rad)])), dot / 2, (255, 255, 255))
+    if label:
+        canvas.label(label, x0 + extent[0] * scale / 2, y0 + extent[1] * scale + 2)

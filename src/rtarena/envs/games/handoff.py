@@ -10,8 +10,6 @@ from rtarena.envs.games.rules import Section
 from rtarena.envs.games.walker import bearing
 from rtarena.envs.games.workshop import Workshop, WorkshopRules
 
-WINDOW_COLOR = (235, 235, 245)
-
 
 class Windows(Section):
     count: int = Field(ge=1, le=4)
@@ -34,8 +32,9 @@ class Handoff(Workshop):
     was put in). Items dropped on the floor stay on their side.
 
     ## Observation
-    As the workshop's, plus the windows: `rgb` shows them white on the wall with their item as a dot;
-    `text` says what each window holds and where it is; `state` appends per window: kind, upgraded flag.
+    As the workshop's, plus the windows: `rgb` shows them on the wall with what they hold (the legend
+    below); `text` says what each window holds and where it is; `state` appends per window: kind, upgraded
+    flag.
 
     ## Action Space
     Keys `W A S D E Space`; no mouse. Text form: `0 0 ; W*4 ; E ; - ; D*3`.
@@ -125,10 +124,12 @@ class Handoff(Workshop):
 
     def _draw(self, agent: str | None) -> Canvas:
         canvas = super()._draw(agent)
+        window = self.look("window")
         for name, pos in self.window_pos.items():
-            canvas.rect(pos[0] - 0.15, pos[1] - 0.4, pos[0] + 0.15, pos[1] + 0.4, WINDOW_COLOR)
+            canvas.icon(window, pos[0], pos[1], 0.42)
             if self.windows[name] is not None:
-                canvas.disc(*pos, 0.15, self._color(self.windows[name][0]))
+                self.draw_part(canvas, self.windows[name][0], pos[0], pos[1], 0.17)
+            canvas.label(window.label, pos[0], pos[1] + 0.45)
         return canvas
 
     def _report(self, agent: str) -> str:

@@ -11,6 +11,7 @@ import numpy as np
 from gymnasium import spaces
 
 from rtarena.envs.base import AgentID, RealtimeParallelEnv
+from rtarena.envs.games.base import DEFAULT_SIZE
 from rtarena.errors import UserError
 
 QUESTION = ("These are three frames, left to right in time, from a video game. Name the game if you know "
@@ -20,7 +21,32 @@ JUDGE_QUESTION = ("A player was shown frames of a video game and asked to descri
                   "game's real mechanics, numbered, then the player's answer. Which mechanics does the answer "
                   "describe correctly? Answer on one line after `ACTION:` with their numbers separated by "
                   "spaces, or `none`.")
-FRAME_STEPS = (0, 5, 10)  # the first frames of a fresh episode: after these many steps of seeded random play
+FRAMES = 3
+PLAY_S = 12.0  # the seeded random play the frames are chosen from
+# fallback moments (shares of the play) where the episode shows fewer than three mechanics happening
+SPREAD = (0.35, 0.65, 0.95)
+
+
+def informative_moments(events: list[tuple[int, str]], steps: int, min_gap: int) -> list[tuple[int, str]]:
+    """The steps to show, by a rule over the episode's record: the first time each kind of event happens to the
+    player (a pickup, a hit, a warned tile, a fall: a mechanic at work), in order, at least `min_gap` steps
+    apart (a kind too near the one before is taken at its next time); where fewer than `FRAMES` kinds happened,
+    moments spread over the play fill in (`spread`). Never the opening second, when nothing has happened yet."""
+    chosen: list[tuple[int, str]] = []
+    for step, kind in events:
+        if step < min_gap:  # the opening second: what happens then (the first order, a spawn) shows little
+            continue
+        shown = any(kind == k for _, k in chosen)
+        if not shown and all(abs(step - s) >= min_gap for s, _ in chosen) and len(chosen) < FRAMES:
+            chosen.append((step, kind))
+    for share in SPREAD:
+        step = max(1, round(share * steps))
+        if len(chosen) < FRAMES and all(abs(step - s) >= min_gap for s, _ in chosen):
+            chosen.append((step, "spread"))
+    for share in SPREAD:  # a short episode: the spread moments, however near
+        if len(chosen) < FRAMES:
+            chosen.append((max(1, round(share * steps)), "spread"))
+    return sorted(chosen)
 
 
 class IdentifyProbe(RealtimeParallelEnv):
@@ -28,10 +54,12 @@ class IdentifyProbe(RealtimeParallelEnv):
 
     ## Description
     A one-question episode for the contamination check (docs/games.md). At reset the probe plays the
-    game named by `game` (any suite env id) with seeded random keys, takes player p0's view after
-    0, 5 and 10 steps (the first frames of a fresh episode: no title, and the frame draws no text), and
-    shows the three frames side by side with a question: name the game and
-    describe its mechanics. The answer is recorded with the run (the decision's raw text, and an
+    game named by `game` (any suite env id) with seeded random keys for up to 12 s and takes player p0's
+    view at three informative moments, chosen by a rule over the episode's record
+    (`informative_moments`: the first time each kind of event happens to p0, a mechanic at work, then
+    moments spread over the play; no title: the frames show the HUD line and name plates, never the
+    game's name), and shows the three frames side by side with a question: name the game and describe
+    its mechanics. The answer is recorded with the run (the decision's raw text, and an
     `answer` event); with `frames_dir` (set by the runner) the frames are saved as PNGs beside it.
 
     ## Observation
@@ -61,7 +89,7 @@ class IdentifyProbe(RealtimeParallelEnv):
 
     metadata: ClassVar[dict[str, Any]] = {"render_modes": [], "name": "identify_probe", "is_parallelizable": True}
 
-    def __init__(self, game: str = "games/duel-v0", size: int = 96, frames_dir: str | None = None,
+    def __init__(self, game: str = "games/duel-v0", size: int = DEFAULT_SIZE, frames_dir: str | None = None,
                  judge: bool = False) -> None:
         super().__init__()
         if not game.startswith("games/"):
@@ -87,25 +115,35 @@ class IdentifyProbe(RealtimeParallelEnv):
         return self._act_space
 
     def _frames(self) -> list[np.ndarray]:
+        """Seeded random play of the game, recorded; then the same play again, drawing p0's view at the
+        moments `informative_moments` picks from the record (the frame is drawn only there)."""
         from rtarena.envs.registry import make
 
-        env = make(self.game, obs=("rgb",), size=self.size)
         seed = int(self.np_random.integers(1 << 30))
-        observations, _ = env.reset(seed=seed)
+        events, steps, _ = self._play(make(self.game, obs=("hud",)), seed, set())
+        self.moments = informative_moments(events, steps, max(1, round(1.0 / self._dt)))
+        frames = self._play(make(self.game, obs=("hud",), size=self.size), seed, {s for s, _ in self.moments})[2]
+        return [frames[s] for s, _ in self.moments]
+
+    def _play(self, env: Any, seed: int, draw_at: set[int]) -> tuple[list[tuple[int, str]], int, dict]:
+        """One seeded random play of up to `PLAY_S`: p0's events by step, the steps played, and p0's frame at
+        each step of `draw_at`."""
+        env.reset(seed=seed)
+        self._dt = float(env.dt)
         rng = np.random.default_rng(seed)
-        frames, step = [], 0
-        while len(frames) < len(FRAME_STEPS):
-            if step in FRAME_STEPS or not env.agents:
-                frames.append(observations.get("p0", {}).get("rgb", frames[-1] if frames else
-                                                             np.zeros((self.size, self.size, 3), np.uint8)))
-                if not env.agents:
-                    continue
+        events, frames, step = [], {}, 0
+        while env.agents and step < round(PLAY_S / env.dt):
             actions = {a: env.action_space(a).action([k for k in env.action_space(a).key_names if rng.random() < 0.3],
                                                     float(rng.uniform(-20, 20))) for a in env.agents}
-            observations, *_ = env.step(actions)
+            _, _, _, _, infos = env.step(actions)
             step += 1
+            events += [(step, e["type"]) for e in infos.get("p0", {}).get("events", [])]
+            if step in draw_at:
+                frames[step] = env._frame("p0")
+        for late in draw_at - set(frames):  # the play ended before a spread moment: its last view
+            frames[late] = env._frame("p0")
         env.close()
-        return frames
+        return events, step, frames
 
     def _reset(self, options: dict) -> tuple[dict, dict]:
         frames = self._frames()

@@ -18,9 +18,10 @@ class Kitchen(Workshop):
     than one cook could serve (`orders.interval_s` 5 s), so the team must split the work.
 
     ## Observation
-    As the workshop's, from each cook's side: `rgb` the floor from above (both cooks blue, what they
-    carry as a dot), `text` the HUD (shared orders and points, your hands, prompt) and the stations'
-    bearings, `state` your x, y, carried item, the bench and the order slots.
+    As the workshop's, from each cook's side: `rgb` the floor from above (you blue and labelled YOU, the
+    other cook orange and labelled MATE; the legend below), `text` the HUD (shared orders and points, your
+    hands, prompt) and the stations' bearings, `state` your x, y, carried item, the bench and the order
+    slots.
 
     ## Action Space
     Keys `W A S D E Space`; no mouse. Text form: `0 0 ; W*4 ; E ; - ; D*3`.

@@ -10,9 +10,9 @@ from pydantic import Field
 
 from rtarena.envs.games.canvas import Canvas
 from rtarena.envs.games.rules import Section
-from rtarena.envs.games.versus import SIDE_COLORS, outcome
+from rtarena.envs.games.versus import outcome
 from rtarena.envs.games.walker import within
-from rtarena.envs.games.workshop import STATION_COLORS, Workshop, WorkshopRules
+from rtarena.envs.games.workshop import Workshop, WorkshopRules
 
 
 class Midline(Section):
@@ -41,10 +41,10 @@ class MidlineRace(Workshop):
     where they fall and anyone may pick them up.
 
     ## Observation
-    As the workshop's, from your side: `rgb` the floor (you and your stations' dots in your colour,
-    blue west or red east, the rival's in the other), `text` HUD (your points and the rival's, orders,
-    hands, prompt) and your stations' and the parts' bearings, `state` the workshop's vector plus your
-    points, the rival's points, and the rival's x, y.
+    As the workshop's, from your side: `rgb` the floor (you blue, the rival red; each station flagged in its
+    side's colour, whichever seat you play; the legend below), `text` HUD (your points and the rival's,
+    orders, hands, prompt) and your stations' and the parts' bearings, `state` the workshop's vector plus
+    your points, the rival's points, and the rival's x, y.
 
     ## Action Space
     Keys `W A S D E Space`; no mouse. Text form: `0 0 ; W*4 ; E ; - ; D*3`.
@@ -69,7 +69,9 @@ class MidlineRace(Workshop):
     """
 
     level_file = "midline.toml"
+    other_player = "rival"
     rules_schema = MidlineRules
+    seated: str | None = None  # the side whose bench the workshop rules act on now (`seat`)
     rules: MidlineRules
 
     def state_size(self) -> int:
@@ -104,7 +106,7 @@ class MidlineRace(Workshop):
     def seat(self, agent: str) -> Iterator[None]:
         """Workshop's rules act on one bench, one set of stations and one tally: run them on this side's
         (re-entrant: the workshop's HUD asks for the prompt inside a seat)."""
-        if getattr(self, "seated", None) == agent:
+        if self.seated == agent:
             yield
             return
         self.seated = agent
@@ -165,19 +167,21 @@ class MidlineRace(Workshop):
 
     # -- senses ------------------------------------------------------------------------------------
     def _draw(self, agent: str | None) -> Canvas:
-        with self.seat(agent or "p0"):
-            canvas = super()._draw(agent)
+        viewer = agent or "p0"
+        with self.seat(viewer):
+            canvas = super()._draw(agent)  # floor, loose parts, both players, the board
         room = self.rules.room
-        canvas.rect(self.mid - 0.03, 0.0, self.mid + 0.03, room.height_m, (255, 255, 255))
-        for i, side in enumerate(self.possible_agents):
+        line = self.look("midline")
+        canvas.rect(self.mid - 0.04, 0.0, self.mid + 0.04, room.height_m, line.color)
+        for side in self.possible_agents:
+            mine = side == viewer
+            tag = self.look("your flag" if mine else "rival flag")
             for name, pos in self.own[side].items():
-                canvas.rect(pos[0] - 0.4, pos[1] - 0.4, pos[0] + 0.4, pos[1] + 0.4, STATION_COLORS[name])
-                canvas.rect(pos[0] - 0.12, pos[1] + 0.25, pos[0] + 0.12, pos[1] + 0.4, SIDE_COLORS[i])
-            if self.benches[side][0]:
-                canvas.disc(*self.own[side]["bench"], 0.2, self._color(self.benches[side][0]))
-            canvas.disc(*self.pos[side], self.rules.player.radius_m * 0.6, SIDE_COLORS[i])
-            if self.hands[side].item:
-                canvas.disc(*self.pos[side], 0.14, self._color(self.hands[side].item))
+                if not mine:  # the viewer's own were drawn with the workshop's floor
+                    self.draw_station(canvas, name, pos)
+                canvas.icon(tag, pos[0] + 0.3, pos[1] + 0.3, 0.16)
+            if self.benches[side][0] and not mine:
+                self.draw_part(canvas, self.benches[side][0], *self.own[side]["bench"])
         return canvas
 
     def _hud(self, agent: str) -> str:

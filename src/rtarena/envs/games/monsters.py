@@ -14,6 +14,7 @@ from rtarena.envs.games.firstperson import (
     MAT_CRATE,
     PLAYER,
     FirstPersonView,
+    crosshair,
     heading_move,
     look,
     radar,
@@ -22,8 +23,6 @@ from rtarena.envs.games.firstperson import (
 )
 from rtarena.envs.games.rules import GameRules, Section
 from rtarena.envs.games.walker import border, walk
-
-MONSTER_COLOR = (90, 200, 60)
 
 
 class Arena(Section):
@@ -100,10 +99,10 @@ class Monsters(SuiteGame):
     (`player.shot_damage`, at most once per `cooldown_s`; each press fires once); pillars stop shots.
 
     ## Observation
-    `rgb`: the first-person view (the arena's raycaster; crosshair in the middle; bars on top: time
-    left, score, health). `text`: HUD (health, monsters left, gun) and the monsters in view with distance
-    and bearing, and how many are out of view. `state`: x, y, yaw (rad), health fraction, then per
-    monster slot: offset x, offset y, health fraction (zeros when not alive).
+    `rgb`: the first-person view (the arena's raycaster) under the HUD strip; crosshair in the middle, the
+    radar bottom right (the legend below). `text`: HUD (health, monsters left, gun) and the monsters in view
+    with distance and bearing, and how many are out of view. `state`: x, y, yaw (rad), health fraction, then
+    per monster slot: offset x, offset y, health fraction (zeros when not alive).
 
     ## Action Space
     Keys `W A S D LMB` (forward, strafe left, back, strafe right, fire); mouse dx turns (degrees, +
@@ -254,17 +253,15 @@ class Monsters(SuiteGame):
         viewer = agent or self.possible_agents[0]
         alive = np.flatnonzero(self.alive)
         xyz = np.column_stack([self.mpos[alive], np.zeros(len(alive))])
-        sprites = sprite_rows(PLAYER, xyz, 0.8, 1.4, MONSTER_COLOR)
+        monster = self.look("monster").color
+        sprites = sprite_rows(PLAYER, xyz, 0.8, 1.4, monster)
         eye = self.rules.player.eye_m
         image = self.view.draw(*self.pos[viewer], eye, self.yaw[viewer], self.pitch[viewer], sprites)
         canvas = Canvas.over(image)
-        mid, arm = self.size / 2, max(2, self.size // 32)
-        canvas.rect(mid - arm, mid - 0.5, mid + arm, mid + 0.5, (255, 255, 255))
-        canvas.rect(mid - 0.5, mid - arm, mid + 0.5, mid + arm, (255, 255, 255))
-        canvas.bar(self.health[viewer] / self.rules.player.health, (230, 40, 40), row=2)
+        crosshair(canvas, self.size, self.look("crosshair"))
         size_m = self.rules.arena.size_m  # the radar: the monsters out of sight the text view counts too
-        radar(canvas, self.size, (size_m, size_m), [], [(self.mpos[i], 1.2, MONSTER_COLOR) for i in alive],
-              self.pos[viewer], self.yaw[viewer])
+        radar(canvas, self.size, (size_m, size_m), [], [(self.mpos[i], self.size / 110, monster) for i in alive],
+              self.pos[viewer], self.yaw[viewer], self.look("radar").label)
         return canvas
 
     def _hud(self, agent: str) -> str:

@@ -14,8 +14,10 @@ from rtarena.envs.games.firstperson import (
     MAT_CRATE,
     MAT_WALL,
     FirstPersonView,
+    crosshair,
     heading_move,
     look,
+    radar,
     relative_bearing_deg,
 )
 from rtarena.envs.games.rules import GameRules, Section
@@ -62,10 +64,10 @@ class Parkour3D(SuiteGame):
     (the floor far below) puts you back on the last checkpoint you reached.
 
     ## Observation
-    `rgb`: the first-person view (the arena's raycaster: platforms as wooden pillars, checkpoints brick;
-    bars on top: time left, score). `text`: HUD (platform, checkpoint, falls) and where the next
-    platforms are (bearing, gap, height). `state`: x, y, z, yaw, vz, standing, then for the next 2
-    platforms their centre offset, top height difference, width and depth.
+    `rgb`: the first-person view (the arena's raycaster) under the HUD strip, the course map bottom right
+    (the legend below). `text`: HUD (platform, checkpoint, falls) and where the next platforms are (bearing,
+    gap, height). `state`: x, y, z, yaw, vz, standing, then for the next 2 platforms their centre offset,
+    top height difference, width and depth.
 
     ## Action Space
     Keys `W A S D Space`; mouse dx turns (degrees, + right), dy looks up. Text form:
@@ -228,8 +230,12 @@ class Parkour3D(SuiteGame):
         pos = self.body[viewer]["pos"]
         image = self.view.draw(pos[0], pos[1], pos[2] + self.rules.player.eye_m, self.yaw[viewer], self.pitch[viewer])
         canvas = Canvas.over(image)
-        mid = self.size / 2
-        canvas.rect(mid - 1, mid - 1, mid + 1, mid + 1, (255, 255, 255))
+        crosshair(canvas, self.size, self.look("crosshair"))
+        boxes = self._boxes()
+        plain, checkpoint = self.look("platform").color, self.look("checkpoint").color
+        radar(canvas, self.size, (self.extent_m, self.extent_m),
+              [(box[:4], checkpoint if box[5] == MAT_WALL else plain) for box in boxes], [], pos[:2],
+              self.yaw[viewer], self.look("map").label)
         return canvas
 
     def _ahead(self, agent: str) -> list[int]:

@@ -49,10 +49,9 @@ class Runner2D(SuiteGame):
     Falling below `player.fall_below_m` ends the run.
 
     ## Observation
-    `rgb`: the side view around the runner (blue), platforms grey (orange once crumbling), the flag
-    green; bars on top: time left, score. `text`: HUD, position, and the next platforms (gap, length,
-    height change). `state`: x / flag x, height, vx, vy, standing, then for the next 3 platforms their
-    start and end relative to you and their height relative to yours.
+    `rgb`: the side view around the runner under the HUD strip (the legend below). `text`: HUD, position,
+    and the next platforms (gap, length, height change). `state`: x / flag x, height, vx, vy, standing, then
+    for the next 3 platforms their start and end relative to you and their height relative to yours.
 
     ## Action Space
     Keys `A D Space`; no mouse. Text form: `0 0 ; D*5 ; D Space ; D*6`.
@@ -179,23 +178,27 @@ class Runner2D(SuiteGame):
 
     def _draw(self, agent: str | None) -> Canvas:
         b = self.body[agent or self.possible_agents[0]]
-        canvas = self.canvas(b["x"] - 4.0, -3.0, b["x"] + 8.0, 9.0, background=(110, 170, 230))
+        canvas = self.canvas(b["x"] - 4.0, -3.0, b["x"] + 8.0, 9.0, background=self.look("sky").color)
+        self.decorate(canvas, -4.0, 3.0, self.flag_x + 8.0, 8.5, radius_m=0.6)
+        solid, crumbling = self.look("platform"), self.look("crumbling")
         for i, (x0, x1, top) in enumerate(self.platforms):
             if self.present[i]:
-                color = (230, 140, 40) if np.isfinite(self.crumble_at[i]) else (90, 80, 70)
-                canvas.rect(x0, top - SLAB_M, x1, top, color)
-        canvas.rect(self.flag_x - 0.05, self.platforms[-1, 2], self.flag_x + 0.05, self.platforms[-1, 2] + 2.0,
-                    (240, 240, 240))
-        canvas.rect(self.flag_x + 0.05, self.platforms[-1, 2] + 1.4, self.flag_x + 0.9, self.platforms[-1, 2] + 2.0,
-                    (40, 200, 80))
+                look = crumbling if np.isfinite(self.crumble_at[i]) else solid
+                canvas.checker(x0, top - SLAB_M, x1, top, look.color, SLAB_M / 2, 0.85)
+        flag, top = self.look("flag"), self.platforms[-1, 2]
+        canvas.icon(flag, self.flag_x + 0.45, top + 1.0, 1.0)
+        canvas.label(flag.label, self.flag_x + 0.45, top + 2.1)
+        viewer = agent or self.possible_agents[0]
         for other in self.possible_agents:
             o = self.body[other]
-            color = (30, 60, 220) if other == agent or agent is None else (200, 60, 200)
+            look = self.look("you" if other == viewer else "other")
+            color = look.color
             if o["ground"] is None:  # airborne: a lighter body, and a streak as long as the vertical speed
                 color = tuple(min(255, c + 90) for c in color)
                 canvas.rect(o["x"] - 0.06, o["y"] + BODY_M / 2, o["x"] + 0.06,
                             o["y"] + BODY_M / 2 - 0.12 * o["vy"], (255, 255, 255))
-            canvas.rect(o["x"] - 0.3, o["y"], o["x"] + 0.3, o["y"] + BODY_M, color)
+            canvas.icon(look, o["x"], o["y"] + BODY_M / 2, BODY_M / 2, color)
+            canvas.label(look.label, o["x"], o["y"] + BODY_M + 0.15)
         return canvas
 
     def _hud(self, agent: str) -> str:

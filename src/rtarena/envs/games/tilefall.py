@@ -57,10 +57,10 @@ class Tilefall(SuiteGame):
     is over a dropped tile or off the floor falls. Layouts (start tile, holes) come from the seed.
 
     ## Observation
-    `rgb`: the floor from above (red = warned, darker red = about to drop; the blue disc is you; bars
-    at the top: time left, score). `text`: HUD line and an ASCII map, north up (`P` you, `.` solid,
-    `!` warned, `_` gone). `state`: x, y (fraction of the floor), time left fraction, then one value
-    per tile, column-major from the south-west (0 solid, 1 gone, in between: how far its warning ran).
+    `rgb`: the floor from above under the HUD strip (a warned tile shows its seconds left; the legend
+    below). `text`: HUD line and an ASCII map, north up (`P` you, `.` solid, `!` warned, `_` gone). `state`:
+    x, y (fraction of the floor), time left fraction, then one value per tile, column-major from the
+    south-west (0 solid, 1 gone, in between: how far its warning ran).
 
     ## Action Space
     Keys `W A S D` (north, west, south, east; two keys move diagonally) at `player.speed_m_s`; no
@@ -187,24 +187,34 @@ class Tilefall(SuiteGame):
     # -- senses ------------------------------------------------------------------------------------
     def _draw(self, agent: str | None) -> Canvas:
         n, tile = self.rules.floor.size, self.rules.floor.tile_m
-        canvas = self.canvas(-0.3 * tile, -0.3 * tile, (n + 0.3) * tile, (n + 0.3) * tile)
+        hole = self.look("hole").color
+        canvas = self.canvas(-0.3 * tile, -0.3 * tile, (n + 0.3) * tile, (n + 0.3) * tile, background=hole)
+        canvas.rect(0, 0, n * tile, n * tile, self.look("grout").color)
         gap = 0.06 * tile
         warning = self.rules.drops.warning_s
+        solid, warned = self.look("tile"), self.look("warned")
         for c in range(n):
             for r in range(n):
                 if self.gone[c, r]:
+                    canvas.rect(c * tile, r * tile, (c + 1) * tile, (r + 1) * tile, hole)
                     continue
                 left = self.warn_left[c, r]
-                if np.isfinite(left):
+                if np.isfinite(left):  # redder as the drop nears, the seconds left written on it
                     heat = 1.0 - left / warning
-                    color = (230, int(120 - 100 * heat), int(90 - 80 * heat))
+                    color = tuple(int(v * (1.0 - 0.45 * heat)) for v in warned.color)
+                    canvas.rect(c * tile + gap, r * tile + gap, (c + 1) * tile - gap, (r + 1) * tile - gap, color)
+                    x, y = canvas.px((c + 0.12) * tile, (r + 0.75) * tile)
+                    canvas.text_px(x, y, f"{left:.1f}")
                 else:
-                    color = (150, 150, 160)
-                canvas.rect(c * tile + gap, r * tile + gap, (c + 1) * tile - gap, (r + 1) * tile - gap, color)
+                    canvas.checker(c * tile + gap, r * tile + gap, (c + 1) * tile - gap, (r + 1) * tile - gap,
+                                   solid.color, tile / 4, 0.94)
+        self.decorate(canvas, 0.0, 0.0, n * tile, n * tile, radius_m=0.12 * tile)
+        viewer = agent or self.possible_agents[0]
         for other in self.possible_agents:
             if self.fell_at[other] is None:
-                color = (60, 140, 255) if other == agent or agent is None else (80, 220, 120)
-                canvas.disc(*self.pos[other], self.rules.player.radius_m, color)
+                look = self.look("you" if other == viewer else "other")
+                canvas.icon(look, *self.pos[other], self.rules.player.radius_m * 1.2)
+                canvas.label(look.label, self.pos[other][0], self.pos[other][1] + 0.45 * tile)
         return canvas
 
     def ascii_map(self, agent: str) -> str:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import ClassVar, Literal
 
 import numpy as np
 from pydantic import Field
@@ -14,8 +14,7 @@ from rtarena.envs.games.walker import Carry, WalkerRules, bearing, border, draw_
 
 UPGRADED = "+"  # an upgraded part is named `gear+`
 FULL = "Hands full: drop first (Space)"
-PART_COLORS = [(230, 190, 60), (90, 200, 230), (200, 120, 220), (140, 220, 120)]
-STATION_COLORS = {"bench": (150, 100, 50), "counter": (60, 170, 90), "trash": (40, 40, 40)}
+ORDER_FONT = 0.028  # the order board's entries, smaller than the name plates so four fit across
 
 
 class Room(Section):
@@ -66,10 +65,9 @@ class Workshop(SuiteGame):
     the floor) or use it. The HUD shows the interact prompt only within reach.
 
     ## Observation
-    `rgb`: the workshop from above (bins in their part's colour, bench brown, counter green, trash
-    black; you blue, what you carry as a dot on you). `text`: HUD (orders, hands, prompt) and where
-    each station is from you. `state`: x, y, carried kind and upgraded flag, bench state, then per
-    order slot kind, upgraded, time left.
+    `rgb`: the workshop from above under the HUD strip, stations named, the order board on top (the legend
+    below). `text`: HUD (orders, hands, prompt) and where each station is from you. `state`: x, y, carried
+    kind and upgraded flag, bench state, then per order slot kind, upgraded, time left.
 
     ## Action Space
     Keys `W A S D E Space`; no mouse. Text form: `0 0 ; W*4 ; E ; - ; D*3`.
@@ -97,6 +95,7 @@ class Workshop(SuiteGame):
     level_file = "workshop.toml"
     rules_schema = WorkshopRules
     rules: WorkshopRules
+    other_player: ClassVar[str] = "mate"  # the drawables row of another player (a co-op partner; midline's rival)
 
     def state_size(self) -> int:
         return 7 + 3 * self.rules.orders.max_open
@@ -247,36 +246,68 @@ class Workshop(SuiteGame):
         return self.points / self.rules.orders.target_points
 
     # -- senses ------------------------------------------------------------------------------------
-    def _color(self, item: str) -> tuple[int, int, int]:
-        kind = item.rstrip(UPGRADED)
-        kinds = self.rules.parts.kinds
-        return PART_COLORS[kinds.index(kind) % len(PART_COLORS)] if kind in kinds else (255, 255, 255)
+    def part_look(self, item: str):
+        """A part's row of the drawables table (`gear+` draws as `gear` with the `upgraded` ring)."""
+        return self.look(item.rstrip(UPGRADED))
+
+    def draw_part(self, canvas: Canvas, item: str, x: float, y: float, radius_m: float = 0.2) -> None:
+        if item.endswith(UPGRADED):
+            canvas.icon(self.look("upgraded"), x, y, radius_m * 1.45)
+        canvas.icon(self.part_look(item), x, y, radius_m)
+
+    def draw_station(self, canvas: Canvas, name: str, pos, look=None) -> None:
+        look = look or self.look(name)
+        canvas.icon(look, pos[0], pos[1], 0.38)
+        if name.endswith(" bin"):
+            self.draw_part(canvas, name[:-4], pos[0], pos[1] + 0.05, 0.22)
+        canvas.label(look.label, pos[0], pos[1] + 0.45)
+
+    def draw_floor(self, canvas: Canvas) -> None:
+        room = self.rules.room
+        floor = self.look("floor")
+        canvas.checker(0, 0, room.width_m, room.height_m, floor.color, 1.0)
+        self.decorate(canvas, 0.3, 0.3, room.width_m - 0.3, room.height_m - 0.3)
+        draw_walls(canvas, self.walls, self.look("wall").color)
+
+    def draw_worker(self, canvas: Canvas, agent: str, look) -> None:
+        pos = self.pos[agent]
+        canvas.icon(look, pos[0], pos[1], self.rules.player.radius_m * 1.2)
+        if self.hands[agent].item:
+            self.draw_part(canvas, self.hands[agent].item, pos[0] + 0.25, pos[1] - 0.15, 0.17)
+        canvas.label(look.label, pos[0], pos[1] + 0.45)
+
+    def draw_board(self, canvas: Canvas) -> None:
+        """The order board above the room: each open order's part and the seconds it has left."""
+        top = self.rules.room.height_m + 0.35
+        board = self.look("board")
+        canvas.rect(-0.4, top, self.rules.room.width_m + 0.4, top + 0.9, board.color)
+        x, y = canvas.px(-0.3, top + 0.75)
+        canvas.text_px(x, y, board.label)
+        step = (self.rules.room.width_m - 2.4) / max(self.rules.orders.max_open, 1)
+        for i, order in enumerate(self.orders):
+            x = 2.6 + i * step
+            self.draw_part(canvas, order["item"], x, top + 0.45, 0.22)
+            px, py = canvas.px(x + 0.35, top + 0.66)
+            canvas.text_px(px, py, f"{order['item']} {order['expires_s'] - self.t:.0f}s", ORDER_FONT)
 
     def _draw(self, agent: str | None) -> Canvas:
         room = self.rules.room
-        canvas = self.canvas(-0.5, -0.5, max(room.width_m, room.height_m) + 0.5,
-                             max(room.width_m, room.height_m) + 0.5, background=(200, 190, 170))
-        draw_walls(canvas, self.walls)
+        canvas = self.canvas(-0.5, -0.5, room.width_m + 0.5, room.height_m + 1.4, background=(60, 58, 56))
+        self.draw_floor(canvas)
         for name, pos in self.stations.items():
-            color = self._color(name[:-4]) if name.endswith(" bin") else STATION_COLORS[name]
-            canvas.rect(pos[0] - 0.4, pos[1] - 0.4, pos[0] + 0.4, pos[1] + 0.4, color)
-        if self.bench_item is not None:
-            canvas.disc(*self.stations["bench"], 0.2, self._color(self.bench_item))
+            self.draw_station(canvas, name, pos)
+        if self.bench_item is not None and "bench" in self.stations:
+            bx, by = self.stations["bench"]
+            self.draw_part(canvas, self.bench_item, bx, by, 0.2)
             if self.bench_left_s > 0:  # the work left, as a bar under the bench
-                bx, by = self.stations["bench"]
                 canvas.rect(bx - 0.4, by - 0.6, bx - 0.4 + 0.8 * self.bench_left_s / self.rules.bench.upgrade_s,
                             by - 0.48, (250, 250, 250))
         for item, pos in self.floor:
-            canvas.disc(*pos, 0.18, self._color(item))
+            self.draw_part(canvas, item, *pos)
+        viewer = agent or self.possible_agents[0]
         for other in self.possible_agents:
-            canvas.disc(*self.pos[other], self.rules.player.radius_m, (50, 90, 230))
-            if self.hands[other].item:
-                canvas.disc(*self.pos[other], 0.14, self._color(self.hands[other].item))
-        for i, order in enumerate(self.orders):  # the board above the room: one swatch per order
-            top = room.height_m + 0.4
-            canvas.rect(0.2 + i * 0.9, top, 0.8 + i * 0.9, top + 0.6, self._color(order["item"]))
-            if order["item"].endswith(UPGRADED):
-                canvas.rect(0.2 + i * 0.9, top + 0.6, 0.8 + i * 0.9, top + 0.8, (255, 255, 255))
+            self.draw_worker(canvas, other, self.look("you" if other == viewer else self.other_player))
+        self.draw_board(canvas)
         return canvas
 
     def _hud(self, agent: str) -> str:

@@ -8,12 +8,14 @@ from __future__ import annotations
 
 import contextlib
 import math
+from dataclasses import replace
 from pathlib import Path
 from typing import Any, ClassVar
 
 import numpy as np
 from gymnasium import spaces
 
+from rtarena.contract import EnvCapabilities
 from rtarena.envs.base import RealtimeParallelEnv
 from rtarena.envs.gui import actions as gui_actions
 from rtarena.envs.gui.browser import BrowserHost, chromium_path
@@ -76,14 +78,13 @@ class BrowserTaskEnv(RealtimeParallelEnv):
     `web/<task>-v0` for each web task and `gui-games/<game>-v0` for each game (see `rtarena list`).
     """
 
-    # The token clock's default B (tokens per observation interval) for browser tasks: Realtime-Bench's
-    # 1 observation per second and its implied ~64 tokens per second (kappa = B x 1 Hz).
-    tokens_per_interval: ClassVar[int] = 64
-    # The page's timers run on Playwright's clock in whole milliseconds: the env can stop at any of them, so
-    # an action applies at its commit time (`set_action_times`; Realtime-Bench's t_i^act), not at a step's end.
-    substep_s: ClassVar[float] = 0.001
-    # the oracle's reads (agents/gui_oracle.py): the task's own solution, page time and the finest stop
-    privileged_queries: ClassVar[tuple[str, ...]] = ("oracle_action", "elapsed_s", "substep_s")
+    # - tokens_per_interval: the token clock's default B (tokens per observation interval) for browser tasks:
+    #   Realtime-Bench's 1 observation per second and its implied ~64 tokens per second (kappa = B x 1 Hz);
+    # - substep_s: the page's timers run on Playwright's clock in whole milliseconds: the env can stop at any
+    #   of them, so an action applies at its commit time (`set_action_times`; Realtime-Bench's t_i^act);
+    # - privileged: the oracle's snapshot (agents/gui_oracle.py): the task's own solution and page time;
+    # - obs_every: the task file's, set per instance.
+    capabilities = EnvCapabilities(tokens_per_interval=64, substep_s=0.001, privileged=True)
     metadata: ClassVar[dict[str, Any]] = {"render_modes": ["rgb_array"], "name": "rtarena_gui",
                                           "is_parallelizable": True}
 
@@ -110,7 +111,8 @@ class BrowserTaskEnv(RealtimeParallelEnv):
         if not (self.dt > 0 and self.time_limit_s > 0):
             raise UserError(f"dt and time_limit_s must be positive, got {self.dt!r} and {self.time_limit_s!r}",
                             field="dt")
-        self.obs_every = int(spec.obs_every)  # the runtime's default: one observation per dt * obs_every
+        # the runtime's default: one observation per dt * obs_every
+        self.capabilities = replace(type(self).capabilities, obs_every=int(spec.obs_every))
         self.deadline_s = float(spec.deadline_s if spec.deadline_s is not None else self.time_limit_s)
         self.viewport = tuple(viewport or spec.viewport)
         self.params = {**spec.params, **(params or {})}
@@ -124,6 +126,7 @@ class BrowserTaskEnv(RealtimeParallelEnv):
         self.screenshot_dir = Path(screenshot_dir) if screenshot_dir else None
         self.screenshots_per_episode = int(screenshots_per_episode)
         self.executable_path = chromium_path(executable_path)  # one clear line now if Chromium is missing
+        self._user_seed: int | None = None  # the seed of this episode's reset, for screenshot folders
         self._view = ObservationBuilder(self.observe, self.time_limit_s)
         self._session = PageSession(self.executable_path, self.viewport, self.jpeg_quality,
                                     text=self._view.wants_text,
@@ -179,6 +182,11 @@ class BrowserTaskEnv(RealtimeParallelEnv):
             "failed_actions": float(self._counts["failed_actions"]),
             "malformed_actions": float(self._counts["malformed_actions"]),
         }}
+
+    @property
+    def obs_every(self) -> int:
+        """Env steps per observation, the task file's (`capabilities.obs_every`)."""
+        return self.capabilities.obs_every
 
     @property
     def elapsed_s(self) -> float:
@@ -263,6 +271,18 @@ class BrowserTaskEnv(RealtimeParallelEnv):
         `period_s`."""
         return self._session.cheat(lead_s, float(period_s if period_s is not None else self.dt))
 
+    def privileged_state(self, agent: str, lead_s: float = 0.0, after_s: float = 0.0) -> dict[str, Any]:
+        """The oracle's snapshot of the page as it is now: page time, the finest stop (`substep_s`, seconds),
+        and the task's own solution for an
+        action applied `lead_s` page seconds from now by a solver that decides again on the first
+        observation showing it (`seen_s`: the end of the step that action lands in); `wait()` without asking
+        the page before `after_s` (the oracle's last action is not visible yet)."""
+        now = self._elapsed()
+        seen_s = (math.floor(round((now + lead_s) / self.dt, 4)) + 1) * self.dt
+        early = now < after_s - 1e-4
+        return {"elapsed_s": now, "substep_s": self.capabilities.substep_s, "seen_s": seen_s,
+                "action": "wait()" if early else self.oracle_action(lead_s, seen_s + lead_s - now)}
+
     def capture(self) -> np.ndarray:
         """The viewport as it is now, without marks and without advancing page time."""
         return decode(self._session.capture())
@@ -287,8 +307,7 @@ class BrowserTaskEnv(RealtimeParallelEnv):
         save_jpeg(self._view.pixels, str(folder / f"step{self._steps:04d}.jpg"))
 
     def _seed_label(self) -> str:
-        return str(getattr(self, "_user_seed", None) if getattr(self, "_user_seed", None) is not None
-                   else f"e{self._episode}")
+        return str(self._user_seed if self._user_seed is not None else f"e{self._episode}")
 
     def reset(self, seed: int | None = None, options: dict | None = None):
         self._user_seed = seed

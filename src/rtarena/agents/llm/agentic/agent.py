@@ -42,6 +42,7 @@ class AgenticAgent(ModelAgent):
         self.context_builder = ContextBuilder(system, self.memory, self.feedback)
 
     def user_message(self, observation: Any) -> Content:
+        self.feedback.seen(observation)  # what the env did with the previous decision, read from this observation
         return self.context_builder.user(self.perception.parts(observation), self.turn)
 
     def ask(self, user: Content, observation: Any) -> tuple[Decision, str, str]:
@@ -51,7 +52,7 @@ class AgenticAgent(ModelAgent):
         action_text = self.executor.describe(decision.action)
         for completion in plan.completions:
             self.memory.remember(completion.text)
-        self.feedback.after(decision, action_text)
+        self.feedback.after(decision, action_text, observation)
         return decision, plan.final.text, action_text
 
     def _decision(self, plan: Plan) -> Decision:

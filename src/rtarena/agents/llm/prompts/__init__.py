@@ -92,10 +92,15 @@ def system_prompt(context: Any, controls: str, skill: str | None = None, extra: 
     goal = context.docs.instruction or "Score as much as you can before the episode ends."
     text = render("system.md", who=who, setting=render(f"setting_{kind}.txt"), heading=HEADINGS[kind],
                   domain=domain_text(context), controls=controls, clock=clock_text(context.clock.describe(), kind),
-                  task=render("task.md", goal=goal))
+                  task=render("task.md", goal=goal, when=WHEN[context.applies_at_commit]))
     if skill:
         text += "\n" + render("skill.md", skill=skill.strip())
     return text + extra
+
+
+# What the runtime does with a committed action (`AgentContext.applies_at_commit`; DESIGN.md, "The time model")
+WHEN = {True: "its action takes effect at the moment your decision arrives, even in the middle of a step",
+        False: "its action is taken at the first step that starts at or after the moment your decision arrives"}
 
 
 def clock_text(sentence: str, kind: str) -> str:

@@ -1,8 +1,9 @@
 """Scripted players of the game suite (privileged: they read world facts, not only observations).
 
 `GameBot` is the `heuristic` agent of the `games` family: at reset it picks the game's policy from
-`POLICIES` by env id. Every world read goes through `world()`: the game's `privileged_state(agent)`,
-queried through the runtime's read-only view (`context.privileged`), which only privileged agents get.
+`POLICIES` by env id. Every world read goes through `world()`: the game's `privileged_state(agent)` as of
+the observation being decided on, a copy the runtime puts in `context.privileged` (only privileged agents
+get one; never the env).
 """
 
 from __future__ import annotations
@@ -34,10 +35,10 @@ MP_POLICIES = {
 
 
 def world(context: AgentContext, agent: str) -> dict[str, Any]:
-    """The privileged read: the env's world facts for `agent` (a copy)."""
+    """The privileged read: the env's world facts for `agent` (a copy, taken with the observation)."""
     if context.privileged is None:
         raise ValueError("the games' scripted players are privileged: run them through the runtime")
-    return context.privileged.privileged_state(agent)
+    return context.privileged[agent]
 
 
 class GameBot(Agent):

@@ -24,7 +24,7 @@ DEFAULT_SAMPLE_RATE = 16000
 
 
 def sample_rate_of(env: Any) -> int:
-    rate = getattr(env, "sense_options", {}).get("sample_rate", DEFAULT_SAMPLE_RATE)
+    rate = env.sense_options["sample_rate"]
     if not isinstance(rate, (int, np.integer)) or not 4000 <= int(rate) <= 96000:
         raise UserError(f"sample_rate must be an integer from 4000 to 96000 Hz, got {rate!r}", field="sample_rate")
     return int(rate)
@@ -41,7 +41,7 @@ class AudioObservation:
         self._mixer: SpatialMixer | None = None
         self._world_id: int | None = None
         self._out = np.zeros((0, self.samples, 2), dtype=np.float32)
-        threads = (getattr(env, "sense_options", {}) or {}).get("render_threads")
+        threads = env.sense_options["render_threads"]
         self.threads = int(threads) if threads else default_threads()
         self._pool: ThreadPoolExecutor | None = None  # listeners are mixed in parallel (compiled, GIL-free)
 

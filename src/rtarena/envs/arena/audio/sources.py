@@ -13,6 +13,7 @@ from __future__ import annotations
 import math
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
@@ -58,14 +59,16 @@ class Hearing:
     """Turns each step of a world into sound sources; create one per env and call `update` every step."""
 
     def __init__(self) -> None:
-        self._world_id: int | None = None
+        # the world it follows: a reference, not an id, so that a copy of the env (deepcopy, pickle) follows
+        # its own copy of the world and keeps the sounds still ringing
+        self._world: Any = None
         self.sources: list[SoundSource] = []
         self._heard: tuple[np.ndarray, ...] | None = None  # every player's `heard`, worked out on first use
         self.t0_s = 0.0
         self.t1_s = 0.0
 
     def reset(self, world) -> None:
-        self._world_id = id(world)
+        self._world = world
         p = world.players
         self._last_pos = p.pos[:, :2].copy()
         self._walked = np.zeros(len(p))
@@ -76,7 +79,7 @@ class Hearing:
 
     def update(self, world, events: Iterable[dict], names: Sequence[str]) -> list[SoundSource]:
         """The sources emitted since the previous update (the step just simulated)."""
-        if self._world_id != id(world) or float(world.time_s) < self._last_t:
+        if self._world is not world or float(world.time_s) < self._last_t:
             self.reset(world)
             return self.sources
         t0, t1 = self._last_t, float(world.time_s)
@@ -253,10 +256,9 @@ def hearing_of(env) -> Hearing:
     hearing = env.__dict__.get("_hearing")
     if hearing is None:
         hearing = env.__dict__["_hearing"] = Hearing()
-    world = env.world
-    key = (id(world), float(world.time_s))
-    if env.__dict__.get("_hearing_key") != key:
-        env.__dict__["_hearing_key"] = key
+    world, now = env.world, float(env.world.time_s)
+    if hearing._world is not world or env.__dict__.get("_hearing_t") != now:
+        env.__dict__["_hearing_t"] = now
         hearing.update(world, env.log.step, env.possible_agents)
     return hearing
 

@@ -15,6 +15,8 @@ from typing import Any
 from rtarena.errors import UserError
 from rtarena.limits import loads_json, loads_toml, read_text_capped
 
+STYLES = ("open", "rooms", "maze")  # the generator's layouts (`generate.py`), named in `procedural:SEED:STYLE`
+
 # Point lists: key -> (radius in metres of what stands there, for overlap checks; must a player reach it)
 POINT_KEYS: dict[str, tuple[float, bool]] = {
     "spawns": (0.4, True),
@@ -89,8 +91,6 @@ def parse_procedural(text: str) -> tuple[int, str | None] | None:
     if not isinstance(text, str) or not text.startswith("procedural:"):
         return None
     parts = text.split(":")
-    from rtarena.envs.arena.maps.generate import STYLES
-
     if len(parts) not in (2, 3) or not parts[1].lstrip("-").isdigit():
         raise UserError(f"a procedural map is procedural:SEED or procedural:SEED:STYLE, got {text!r}", field="map")
     style = parts[2] if len(parts) == 3 else None

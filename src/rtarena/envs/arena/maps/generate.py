@@ -31,37 +31,53 @@ from typing import Any
 
 import numpy as np
 
+from rtarena.envs.arena.maps.format import STYLES
 from rtarena.envs.arena.maps.grid import blocked_grid, boxes_from_cells, label_free
+from rtarena.envs.arena.rules import load_rules
 from rtarena.envs.arena.world import CRATE, OBSTACLE_KINDS, WALL
 from rtarena.errors import UserError
 
-STYLES = ("open", "rooms", "maze")
 FREE = -1  # a painted cell holds an obstacle code of `world.py` (WALL, CRATE), or FREE
 TARGET_CELL_M = 0.5
 MAX_ATTEMPTS = 12
 
 
+# the settings a level decides (`settings_for_level`); left unset, they are the co-op level's (DEFAULT_LEVEL)
+LEVEL_FIELDS = ("size_m", "players", "teams", "coins", "turrets", "ammo", "chickens", "wall_height_m",
+                "crate_height_m", "wall_thickness_m", "gap_m", "spawn_clearance_m")
+DEFAULT_LEVEL = "coop.toml"
+
+
 @dataclass(frozen=True)
 class MapSettings:
-    """What to generate. Lengths in metres; `density` is the share of the floor covered by obstacles."""
+    """What to generate. Lengths in metres; `density` is the share of the floor covered by obstacles. The
+    level's numbers (`LEVEL_FIELDS`: size, counts, teams, heights, gaps) are read from a level file, the
+    co-op level's where not given, never written here; the rest are the generator's own."""
 
-    size_m: float = 100.0
+    size_m: float | None = None
     style: str = "open"
     density: float = 0.04
     crate_ratio: float = 0.5
-    players: int = 4
-    teams: Any = "one"  # as the level's players.teams: "one", "each" or a number of teams
-    coins: int = 24
-    turrets: int = 6
-    ammo: int = 6  # ammo areas, one box each
-    chickens: int = 5
+    players: int | None = None
+    teams: Any = None  # as the level's players.teams: "one", "each" or a number of teams
+    coins: int | None = None
+    turrets: int | None = None
+    ammo: int | None = None  # ammo areas, one box each
+    chickens: int | None = None
     symmetric: bool = False
-    wall_height_m: float = 3.0
-    crate_height_m: float = 0.9
-    wall_thickness_m: float = 1.0
-    gap_m: float = 2.5
-    spawn_clearance_m: float = 10.0
+    wall_height_m: float | None = None
+    crate_height_m: float | None = None
+    wall_thickness_m: float | None = None
+    gap_m: float | None = None
+    spawn_clearance_m: float | None = None
     maze_cell_m: float = 8.0
+
+    def __post_init__(self) -> None:
+        unset = [name for name in LEVEL_FIELDS if getattr(self, name) is None]
+        if unset:
+            level = settings_for_level(load_rules(DEFAULT_LEVEL))
+            for name in unset:
+                object.__setattr__(self, name, getattr(level, name))
 
     def checked(self) -> MapSettings:
         def bad(field: str, value: Any, want: str) -> UserError:

@@ -121,23 +121,28 @@ def boxes_from_cells(values: np.ndarray, cell_m: float, empty: int = 0) -> list[
 
 
 class BoxIndex:
-    """A uniform grid of buckets over the arena, for overlap checks linear in the number of objects.
+    """A uniform grid of buckets over the arena, for overlap checks whose work per object is bounded.
 
     Each rectangle added is filed under the cells it covers (about one object per cell on average), or in a
-    short list of wide ones when it covers more than `WIDE` cells; a query looks only at the rectangles of
-    the cells it covers plus the wide ones (every rectangle, in order, when the query itself is wide) and
-    stops at the first that touches. Validating a 10,000-obstacle map takes about a second and a few
-    megabytes, where the N x N pair matrix took gigabytes (issue 29).
+    short list of wide ones when it covers more than `WIDE` cells. A query gathers the rectangles of the
+    cells it covers plus the wide ones, but never more than `SCAN` of them one by one: past that (a wide
+    query, a crowded cell, many wide rectangles: the hostile layouts of issue 47) it tests every rectangle
+    at once in numpy instead. So the Python work per query is bounded, and the worst case is one vector
+    pass over the rectangles per query: 10,000 tiny obstacles in one cell, or 10,000 wide strips, validate
+    in about a second (docs/limits.md), where the bucket walk took 13 and 22 s and the N x N pair matrix
+    gigabytes (issue 29).
     """
 
     WIDE = 64
+    SCAN = 256
 
     def __init__(self, size_m: float, expected: int) -> None:
         self.n = max(1, min(512, int(np.sqrt(max(expected, 1)))))
         self.cell = float(size_m) / self.n
         self.buckets: dict[tuple[int, int], list[int]] = {}
         self.wide: list[int] = []
-        self.rects: list[tuple[float, float, float, float]] = []
+        self.rects = np.empty((max(expected, 16), 4))
+        self.count = 0
 
     def _span(self, x0: float, y0: float, x1: float, y1: float) -> tuple[range, range]:
         top, cell = self.n - 1, self.cell
@@ -147,8 +152,11 @@ class BoxIndex:
     def add(self, rect: Iterable[float]) -> int:
         """File a rectangle (x0, y0, x1, y1); returns its index in the order added."""
         x0, y0, x1, y1 = (float(v) for v in list(rect)[:4])
-        index = len(self.rects)
-        self.rects.append((x0, y0, x1, y1))
+        index = self.count
+        if index == len(self.rects):
+            self.rects = np.concatenate([self.rects, np.empty_like(self.rects)])
+        self.rects[index] = (x0, y0, x1, y1)
+        self.count += 1
         xs, ys = self._span(x0, y0, x1, y1)
         if len(xs) * len(ys) > self.WIDE:
             self.wide.append(index)
@@ -158,22 +166,31 @@ class BoxIndex:
                 self.buckets.setdefault((ix, iy), []).append(index)
         return index
 
-    def near(self, rect: Iterable[float]) -> list[int]:
-        """Indices (ascending) of added rectangles that may touch `rect`: a superset of those that do."""
+    def near(self, rect: Iterable[float]) -> np.ndarray:
+        """Indices (ascending) of added rectangles that may touch `rect`: a superset of those that do (every
+        rectangle when gathering them one by one would take more than `SCAN` steps)."""
         x0, y0, x1, y1 = (float(v) for v in list(rect)[:4])
         xs, ys = self._span(x0, y0, x1, y1)
-        if len(xs) * len(ys) > self.WIDE:
-            return list(range(len(self.rects)))
-        found = {i for ix in xs for iy in ys for i in self.buckets.get((ix, iy), ())}
-        found.update(self.wide)
-        return sorted(found)
+        everything = np.arange(self.count)
+        if len(xs) * len(ys) > self.WIDE or len(self.wide) > self.SCAN:
+            return everything
+        found = list(self.wide)
+        for ix in xs:
+            for iy in ys:
+                bucket = self.buckets.get((ix, iy), ())
+                if len(found) + len(bucket) > self.SCAN:
+                    return everything
+                found.extend(bucket)
+        return np.unique(np.array(found, dtype=np.int64))
 
     def first_touching(self, rect: Iterable[float], margin: float = 0.0) -> int | None:
         """The lowest index of an added rectangle whose overlap with `rect` grown by `margin` has area."""
         x0, y0, x1, y1 = (float(v) for v in list(rect)[:4])
         x0, y0, x1, y1 = x0 - margin, y0 - margin, x1 + margin, y1 + margin
-        for i in self.near((x0, y0, x1, y1)):
-            a0, b0, a1, b1 = self.rects[i]
-            if min(a1, x1) - max(a0, x0) > 1e-6 and min(b1, y1) - max(b0, y0) > 1e-6:
-                return i
-        return None
+        near = self.near((x0, y0, x1, y1))
+        if not len(near):
+            return None
+        a = self.rects[near]
+        hit = np.flatnonzero((np.minimum(a[:, 2], x1) - np.maximum(a[:, 0], x0) > 1e-6)
+                             & (np.minimum(a[:, 3], y1) - np.maximum(a[:, 1], y0) > 1e-6))
+        return int(near[hit[0]]) if len(hit) else None

@@ -197,7 +197,9 @@ def _check_points(check: _Checker, data: Mapping[str, Any], arena: _Arena, boxes
     """Spawns, coins, turrets, ammo and chickens clear of the edge and the obstacles; then those that
     stand on each other are problems (the later one is dropped)."""
     points: list[Point] = []
-    under = np.array([box[:4] for _j, box, _kind in boxes]).reshape(-1, 4)  # one vector test per point
+    under = BoxIndex(arena.size, len(boxes))  # the obstacles, in file order: a bounded look per point
+    for _j, box, _kind in boxes:
+        under.add(box[:4])
     for key, (radius, reach) in POINT_KEYS.items():
         shape = "[x, y] or [x, y, team]" if key == "spawns" else "[x, y]"
         lengths = (2, 3) if key == "spawns" else (2,)
@@ -224,26 +226,31 @@ def _drop_clashes(check: _Checker, arena: _Arena, points: list[Point]) -> list[P
     reach = max((p[2] for p in points), default=0.0)
     index = BoxIndex(arena.size, len(points))
     kept: list[Point] = []
+    radii = np.empty(len(points))
     for point in points:
         field, xy, radius, _reach = point
         near = index.near((xy[0] - radius - reach, xy[1] - radius - reach, xy[0] + radius + reach,
                            xy[1] + radius + reach))
-        clash = next((kept[k] for k in near if math.hypot(*(kept[k][1] - xy)) < kept[k][2] + radius - EPS), None)
-        if clash is not None:
+        centres = index.rects[near, :2]
+        hit = np.flatnonzero(np.hypot(centres[:, 0] - xy[0], centres[:, 1] - xy[1]) < radii[near] + radius - EPS)
+        if len(hit):
+            clash = kept[int(near[hit[0]])]
             check.add(field, f"{fmt(xy)} overlaps {clash[0]} {fmt(clash[1])}")
             continue
-        index.add((xy[0], xy[1], xy[0], xy[1]))
+        radii[index.add((xy[0], xy[1], xy[0], xy[1]))] = radius
         kept.append(point)
     return kept
 
 
-def _obstacle_under(xy: np.ndarray, radius: float, boxes: list[Box], under: np.ndarray) -> int | None:
-    """The file index of the first obstacle closer than `radius` to `xy`, or None (`under`: the boxes'
-    x0, y0, x1, y1 as one array, so the test is one vector operation per point)."""
-    dx = np.maximum(np.maximum(under[:, 0] - xy[0], xy[0] - under[:, 2]), 0.0)
-    dy = np.maximum(np.maximum(under[:, 1] - xy[1], xy[1] - under[:, 3]), 0.0)
+def _obstacle_under(xy: np.ndarray, radius: float, boxes: list[Box], under: BoxIndex) -> int | None:
+    """The file index of the first obstacle closer than `radius` to `xy`, or None (`under`: the boxes, in
+    order, in an index, so the test looks at those near the point only)."""
+    near = under.near((xy[0] - radius, xy[1] - radius, xy[0] + radius, xy[1] + radius))
+    rects = under.rects[near]
+    dx = np.maximum(np.maximum(rects[:, 0] - xy[0], xy[0] - rects[:, 2]), 0.0)
+    dy = np.maximum(np.maximum(rects[:, 1] - xy[1], xy[1] - rects[:, 3]), 0.0)
     hit = np.flatnonzero(np.hypot(dx, dy) < radius - EPS)
-    return boxes[int(hit[0])][0] if len(hit) else None
+    return boxes[int(near[hit[0]])][0] if len(hit) else None
 
 
 def _check_areas(check: _Checker, data: Mapping[str, Any], arena: _Arena) -> list[tuple[str, np.ndarray]]:

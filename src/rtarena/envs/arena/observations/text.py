@@ -97,10 +97,11 @@ class TextObservation:
     def __init__(self, env: Any) -> None:
         self.env = env
         self.space = spaces.Text(max_length=MAX_TEXT, min_length=0, charset=string.printable)
+        self._world: Any = None  # the world the obstacle line below describes (one per episode)
 
     def prepare(self) -> None:
         self._minimap_common: str | None = None  # the part of the minimap text every player shares
-        if getattr(self, "_world", None) is not self.env.world:
+        if self._world is not self.env.world:
             self._world = self.env.world
             mm = minimap_view(self._world, 0) if len(self._world.players) else None
             self._obstacles = ", ".join(

@@ -32,10 +32,10 @@ class Senses:
 
     def __init__(self, env: Any) -> None:
         self.env = env
-        options = getattr(env, "sense_options", {}) or {}
-        self.width, self.height = parse_resolution(options.get("resolution", DEFAULT_RESOLUTION))
-        self.hud = bool(options.get("hud", True))
-        self.threads = options.get("render_threads")
+        options = env.sense_options
+        self.width, self.height = parse_resolution(options["resolution"])
+        self.hud = bool(options["hud"])
+        self.threads = options["render_threads"]
         rules = env.rules
         self.fov_deg = float(rules.players.fov_deg)
         self.far_m = round(float(rules.arena.size_m) * 1.5, 3)
@@ -65,7 +65,7 @@ class Senses:
         me = env.possible_agents[i]
         if not env.events_of(me):  # most agents most steps: no event of theirs, every flag off (issue 19)
             return {"hit": False, "fired": False, "hurt": False}
-        f = env.event_flags(i) if hasattr(env, "event_flags") else {}
+        f = env.event_flags(i)
         fired = any(e.get("type") == "shot" and e.get("shooter") == me for e in env.events_of(me))
         return {"hit": bool(f.get("my_shot_hit")), "fired": fired,
                 "hurt": bool(f.get("hit_by_player") or f.get("hit_by_turret") or f.get("zone_damage"))}
@@ -81,8 +81,8 @@ class Senses:
             if flags is not None and not any(any(f.values()) for f in flags):
                 flags = None  # the same HUD rows, without making a table of flags that are all off
             rendered = np.array(indices, dtype=np.int64)  # made once for the HUD and camera tables
-            hud = renderer.hud_table(world, rendered, getattr(env, "points", None), flags, show=self.hud)
-            wants_depth = "depth" in getattr(env, "builders", {"depth": None})  # else a scratch depth only
+            hud = renderer.hud_table(world, rendered, env.points, flags, show=self.hud)
+            wants_depth = "depth" in env.builders  # else a scratch depth only
             self.rgb, self.depth = renderer.render(world, rendered, env.log.step, env.possible_agents, hud=hud,
                                                    depth=wants_depth)
             self.rows = {i: k for k, i in enumerate(indices)}
