@@ -1,8 +1,10 @@
 """`rtarena findings`: an unknown name is one line and exit 2; a finding that cannot run is skipped with its
-reason while the others run; the page (Markdown and HTML, one chart per finding run) opens in Chromium.
+reason while the others run; the page (Markdown and HTML, one chart per finding run, a rules table per
+finding) opens in Chromium.
 
-The run here is a smoke run (`--max-steps 8`): it proves the plumbing, not the directions, which need the
-findings' own lengths (`rtarena findings --quick`, measured in docs/findings.md)."""
+The run here is a smoke run (`--max-steps 8`): it proves the plumbing, not the rules, which need the
+findings' own lengths (`rtarena findings --quick`, measured in docs/findings.md); the rules themselves are
+checked against their negative controls in test_rules.py."""
 
 from __future__ import annotations
 
@@ -38,13 +40,18 @@ def test_a_finding_that_cannot_run_is_skipped_the_others_run_and_the_page_opens_
     markdown = (out / "findings.md").read_text()
     assert "token-deliberation: skipped" in done.stdout + done.stderr and "Chromium is missing" in markdown
     assert "| pdq-vs-lcrt | OmniGameArena |" in markdown and "--quick" in markdown and "smoke run" in markdown
+    assert "controls with scripted agents, not the papers' numbers" in markdown
+    assert "A real-model run: `rtarena run --preset suite-solo" in markdown and "--seed-start 1000" in markdown
     assert (out / "charts" / "pdq-vs-lcrt.svg").exists() and not (out / "charts" / "token-deliberation.svg").exists()
     html = Path(out / "findings.html")
     page, problems = open_html(html)
     assert problems == []
     verdicts = {r.get_attribute("data-finding"): r.get_attribute("data-verdict")
                 for r in page.locator("table.findings tbody tr").all()}
-    assert verdicts["token-deliberation"] == "skipped" and verdicts["pdq-vs-lcrt"] in ("matches", "differs")
+    # the measured clock reads wall time: the row is reported with its rules, never gated
+    assert verdicts["token-deliberation"] == "skipped" and verdicts["pdq-vs-lcrt"] == "reported"
+    rules = page.locator("table.rules").inner_text()
+    assert "LCRT costs decisions" in rules and "no (wall time)" in rules
     chart = page.locator("[data-chart='pdq-vs-lcrt'] svg")
     assert chart.count() == 1 and chart.bounding_box()["width"] > 300  # drawn, not an empty element
     assert page.locator("[data-chart] svg rect.bar").count() == 4  # score and decisions, PDQ and LCRT

@@ -1,9 +1,12 @@
 """`rtarena findings --only modality`: the quick shape (arena/basic-v0, rgb+text against rgb+depth+text,
 turn-based and 250 ms real time) runs the scripted pixel player, and the depth image reaches it (every
-request of the depth condition carries one more image, 85 tokens more). A smoke run (4 steps): the
-direction needs the finding's own lengths (docs/findings.md)."""
+request of the depth condition carries one more image, 85 tokens more); the negative control (the player
+ignoring depth) plays seed sets A and B turn-based. A smoke run (4 steps): the rule needs the finding's own
+lengths (docs/findings.md)."""
 
 from __future__ import annotations
+
+from dataclasses import replace
 
 import pyarrow.parquet as pq
 from rich.console import Console
@@ -13,18 +16,22 @@ from rtarena.findings import catalog, run_findings
 
 def test_the_modality_finding_runs_both_senses_under_both_clocks_and_sends_the_depth_image(tmp_path, monkeypatch):
     out = tmp_path / "f"
-    monkeypatch.setitem(catalog.QUICK_SENSE_SEEDS, "turn-based", 3)  # the quick run's 10, cut for a smoke run
+    monkeypatch.setattr(catalog, "DEPTH_RULE", replace(catalog.DEPTH_RULE, n=3))  # the quick run's seeds, cut
     _, failed = run_findings(out, quick=True, only=["modality"], workers=1, max_steps=4,
                              console=Console(quiet=True))  # in this process: no workers to start
     assert failed == []
     markdown = (out / "findings.md").read_text()
     assert "| modality | ROAR |" in markdown and "0.66 to 0.67" in markdown
-    rows = [r for f in sorted((out / "runs").glob("modality*/agents/*.parquet"))  # quick: a run per clock
+    rows = [r for f in sorted((out / "runs").glob("modality-[tr]*/agents/*.parquet"))  # quick: a run per clock
             for r in pq.read_table(f).to_pylist()]
+    flat = {(r["obs"], r["seed"]) for f in sorted((out / "runs").glob("modality-flat-*/agents/*.parquet"))
+            for r in pq.read_table(f).to_pylist()}
+    assert flat == {("rgb+depth+text", s) for s in (1000, 1001, 1002)} | {
+        (o, s) for o in ("rgb+text", "rgb+depth+text") for s in (2000, 2001, 2002)}  # negative control: sets A, B
     cells = {(r["clock_name"], r["obs"]) for r in rows}
     assert cells == {(c, o) for c in ("turn-based", "realtime-250ms") for o in ("rgb+text", "rgb+depth+text")}
     seeds = {c: {r["seed"] for r in rows if r["clock_name"] == c} for c in ("turn-based", "realtime-250ms")}
-    assert seeds == {"turn-based": {0, 1, 2}, "realtime-250ms": {0, 1}}  # each clock its own quick seeds
+    assert seeds == {"turn-based": {1000, 1001, 1002}, "realtime-250ms": {1000, 1001}}  # seed set A, per clock
     per_request = {}
     for r in rows:
         if r["clock_name"] == "turn-based":

@@ -1,12 +1,13 @@
 """IDC on the paper's two IDC games, offline: `policy=skill` plays tilefall and kitchen from their text view
-with the behaviours its skill names (the game's rulebook in `skill_rules.toml`), the scripted reflector reads
-the round's step tables and proposes the rulebook's rules, one of them harmful on purpose.
+with the behaviours its skill names (the game's rulebook in `skill_rules.toml`; with none, the project's text
+stand-in), the scripted reflector reads the round's step tables and adds the rule whose evidence is most
+frequent, one rule of each rulebook harmful on purpose.
 
-Measured, not scripted: round 0 (the cold start) is low, the first rule lifts it, the harmful rule makes
-the next round regress below half of the best, the runner rolls back, and the final round keeps the gain.
-Kept cheap: 4 rounds of 2 episodes on shortened games (`game.time_limit_s`, named below), one transfer
-episode per variant and condition (tilefall's three variants, kitchen's first); docs/improve.md has the
-full-size numbers and the command.
+Measured, not scripted: round 0 (the cold start) is beaten by a rulebook skill, a harmful rule makes a later
+round regress below half of the best, and the runner rolls back (or, in the last round, flags it). Kept cheap:
+4 rounds of 2 episodes on shortened games (`game.time_limit_s`, named below), one transfer episode per
+variant and condition (tilefall's three variants, kitchen's first); docs/improve.md has the full-size numbers
+and the command; the held-out gain against controls is `rtarena findings --only idc` (docs/findings.md).
 """
 
 from __future__ import annotations
@@ -45,10 +46,11 @@ def idc(request, server, tmp_path_factory):
 def test_a_skill_from_the_games_rulebook_gains_a_harmful_one_rolls_back_and_transfer_is_reported(idc):
     game, run_dir, metrics = idc
     means = [r["mean"] for r in metrics["rounds"]]
-    assert metrics["final_gain"]["lo"] > 0, (game, means, metrics["final_gain"])
-    assert metrics["rollbacks"] >= 1 and means[2] < 0.5 * max(means[:2]), (game, means)
+    best = metrics["best_round"]
+    assert best > 0 and metrics["best_round_gain"]["lo"] > 0, (game, means, metrics["best_round_gain"])
+    assert metrics["rollbacks"] >= 1 and any(m < 0.5 * max(means[:r]) for r, m in enumerate(means) if r), (game, means)
     skills = [(run_dir / f"round_{r:02d}" / "skill_in.md").read_text() for r in range(4)]
-    assert skills[0] == "" and skills[3] == skills[1] != ""  # round 3 replays the best skill
+    assert skills[0] == "" and skills[best] != ""
     transfer = json.loads((run_dir / "transfer.json").read_text())["variants"]
     assert [row["variant"] for row in transfer] == list(VARIANTS[game])
     assert all(row["with_n"] == row["without_n"] == 1 for row in transfer)

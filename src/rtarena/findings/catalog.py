@@ -1,22 +1,26 @@
-"""The findings, one row each: the paper's claim and figure, and how we reproduce it offline.
+"""The findings, one row each: the paper's claim and figure, the controlled experiment that stands in for
+it offline, and its pre-registered rules (`core.Rule`).
 
-Every run goes through the project's one runner (`eval/runner.py: run_experiment` on a bundled preset,
-shrunk with `--quick`) or `rtarena improve`'s own command (`improve/commands.py: improve_command`), against
-the scripted policy server; the numbers are read back by `eval/tables.py` and drawn by `eval/svg.py`.
+Each finding runs a positive control (a scripted stand-in with the paper's property) and a negative control
+(the same stand-in without it) on seed set A, and the negative control again on seed set B; its rules must
+hold for the first and fail for both others (`core.Controlled`). Every run goes through the project's one
+runner (`eval/runner.py: run_experiment` on a bundled preset, shrunk with `--quick`) or `rtarena improve`'s
+own command (`improve/commands.py: improve_command`), against the scripted policy server; the numbers are read
+back with DuckDB and drawn by `eval/svg.py`.
 """
 
 from __future__ import annotations
 
 import json
+import os
+import re
 import shutil
 import time
 import traceback
-from collections.abc import Callable
-from dataclasses import dataclass, field, replace
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-import numpy as np
 from rich.console import Console
 
 from rtarena.errors import UserError
@@ -25,6 +29,18 @@ from rtarena.eval.presets import load_preset
 from rtarena.eval.query import connect
 from rtarena.eval.runner import run_experiment
 from rtarena.eval.tables import Stat, cell_stats, mean_of, metric_names
+from rtarena.findings.core import (
+    SEEDS_A,
+    SEEDS_B,
+    Context,
+    Finding,
+    Outcome,
+    Result,
+    Rule,
+    controlled,
+    paired,
+)
+from rtarena.findings.page import write_page
 from rtarena.policy_server.server import PolicyServer
 from rtarena.runtime.clocks import CLOCKS
 
@@ -41,71 +57,64 @@ COOP_STEPS = 120
 LCRT_TTFT_S = 0.3  # the stand-in's latency in the latency-charged protocol (LCRT): it answers in 0.3 s
 
 
-@dataclass
-class Context:
-    quick: bool
-    out: Path
-    server: PolicyServer
-    workers: int
-    console: Console
-    max_steps: int | None = None  # a cap on every episode (a smoke run: the directions need the full lengths)
-
-
-@dataclass
-class Outcome:
-    """What one finding measured: our figure in words, whether its direction matches the paper's, a chart,
-    a table (header row first) and the run folders it read."""
-
-    ours: str
-    matches: bool
-    chart: str
-    table: list[list[str]]
-    runs: list[str] = field(default_factory=list)
-
-
-@dataclass(frozen=True)
-class Finding:
-    name: str
-    paper: str
-    claim: str  # the paper's words
-    paper_figure: str  # the paper's numbers, quoted exactly
-    design: str  # what we run (quick and full)
-    run: Callable[[Context], Outcome]
-    cannot_run: Callable[[], str | None] = lambda: None  # why it cannot run here, else None
-
-
 # -- shared steps ------------------------------------------------------------------------------------
 def run_preset(ctx: Context, preset: str, label: str, *, params: dict[str, str] | None = None,
                envs: tuple[str, ...] = (), lineups: tuple[str, ...] = (), clocks: tuple[str, ...] = (),
                quick_seeds: int = 2, quick_steps: int | None = None, max_steps: int | None = None,
-               llm_options: str = "", observations: tuple[str, ...] = ()) -> tuple[Path, list[dict[str, Any]]]:
+               llm_options: str = "", observations: tuple[str, ...] = (), seed_start: int = SEEDS_A,
+               effort: str | None = None) -> tuple[Path, list[dict[str, Any]]]:
     """Run a bundled preset (restricted to some envs, line-ups and clock settings; shrunk with `--quick`)
     into the findings folder and return its run folder and its cells (`tables.cell_stats`). `llm_options`
-    (`modalities=text`) are added to every model slot's spec."""
+    (`modalities=text`) are added to every model slot's spec, `effort` replaces its `reasoning_effort`.
+    Seeds start at `seed_start` (`core.SEEDS_A` / `SEEDS_B`: apart from the seeds the stand-ins were built
+    on), as many as the preset's and at least `quick_seeds` (the rule's n; exactly that with `--quick`)."""
     experiment = load_preset(preset, params={"base_url": ctx.server.base_url, **(params or {})})
-    kept = tuple(replace(lu, slots=tuple(f"{s},{llm_options}" if llm_options and "llm:" in s else s
-                                         for s in lu.slots))
+
+    def slot(spec: str) -> str:
+        if "llm:" not in spec:
+            return spec
+        spec = f"{spec},{llm_options}" if llm_options else spec
+        return re.sub(r"reasoning_effort=\w+", f"reasoning_effort={effort}", spec) if effort else spec
+
+    kept = tuple(replace(lu, slots=tuple(slot(s) for s in lu.slots))
                  for lu in experiment.lineups if not lineups or lu.name in lineups)
     names = {lu.name for lu in kept}
     chosen_envs = tuple(replace(e, lineups=tuple(n for n in e.lineups if n in names))
                         for e in experiment.envs if (not envs or e.id in envs) and (not e.lineups
                                                                                    or set(e.lineups) & names))
+    count = quick_seeds if ctx.quick else max(quick_seeds, len(experiment.seeds))  # never fewer than a rule's n
     experiment = replace(experiment, envs=chosen_envs, lineups=kept,
                          clocks=tuple(c for c in experiment.clocks if not clocks or c.name in clocks),
                          observations=tuple(o for o in experiment.observations
                                             if not observations or o.name in observations),
-                         out=str(ctx.out / "runs"))
+                         seeds=tuple(range(seed_start, seed_start + count)), out=str(ctx.out / "runs"))
     if max_steps is not None:
         experiment = replace(experiment, max_steps=max_steps)
     if ctx.quick:
-        experiment = replace(experiment, seeds=tuple(range(quick_seeds)),
-                             max_steps=quick_steps or experiment.max_steps)
+        experiment = replace(experiment, max_steps=quick_steps or experiment.max_steps)
     if ctx.max_steps is not None:
         experiment = replace(experiment, max_steps=min(ctx.max_steps, experiment.max_steps or ctx.max_steps))
     shutil.rmtree(ctx.out / "runs" / label, ignore_errors=True)  # a rerun into the same folder starts afresh
     result = run_experiment(experiment, run_id=label, workers=ctx.workers, console=ctx.console)
     con = connect([result.run_dir])
     return result.run_dir, cell_stats(con, metric_names(con))
+
+
+def per_seed(run_dir: Path, metric: str, **where: str) -> dict[int, float]:
+    """The model agents' `metric` per seed (the mean over a seed's model bodies), in the cells matching
+    `where` (`clock_name`, `lineup`, `obs`, `level`): the samples a rule's paired statistic is made of."""
+    columns = {"clock_name": "coalesce(clock_name, clock)", "lineup": "coalesce(lineup, '')",
+               "obs": "coalesce(obs, '')", "level": "coalesce(level, regexp_extract(env_id, '[^/]+$'))"}
+    clauses = "".join(f" AND {columns[k]} = ?" for k in where)
+    rows = connect([run_dir]).execute(
+        f'SELECT seed, avg("{metric}"::DOUBLE) FROM agents WHERE agent_label LIKE \'%llm:%\'{clauses} '
+        "GROUP BY seed ORDER BY seed", list(where.values())).fetchall()
+    return {int(seed): float(value or 0.0) for seed, value in rows}
+
+
+def machine_load() -> str:
+    """The 1-minute load average against the CPUs, for rows whose clock reads wall time."""
+    return f"load {os.getloadavg()[0]:.1f} on {os.cpu_count()} CPUs"
 
 
 def pooled(cells: list[dict[str, Any]], metric: str, **where: Any) -> Stat:
@@ -131,56 +140,102 @@ def relative(before: float, after: float) -> str:
 
 
 # -- ROAR: the delay curve -----------------------------------------------------------------------------
+DELAY_RULE = Rule(
+    "score falls with injected delay", "score at +0 ms minus score at +3000 ms, per seed (the model's line-ups "
+    "pooled)", +1, n=2, planning_sd=0.1, pilot="the quick run of 2026-12-02 (score 0.5 -> 0.05, s.e. 0.05)",
+    positive="the text stand-in under the wall clock (preset `delay-injection`: a delay costs game time)",
+    negative="the same stand-in turn-based (preset `delay-injection-turn-based`: the delay costs no game time)",
+    gated=False)
+
+
 def delay_curve(ctx: Context) -> Outcome:
-    run_dir, cells = run_preset(ctx, "delay-injection", "delay-curve",
-                                lineups=("model", "model-vs-heuristic", "model-team-vs-heuristic"),
-                                envs=("arena/basic-v0",) if ctx.quick else (), quick_seeds=2, quick_steps=120)
+    lineups = ("model", "model-vs-heuristic", "model-team-vs-heuristic")
+    envs = ("arena/basic-v0",) if ctx.quick else ()
+    run_dir, cells = run_preset(ctx, "delay-injection", "delay-curve", lineups=lineups, envs=envs,
+                                quick_seeds=DELAY_RULE.n, quick_steps=120)
+    load = machine_load()
+    # the negative control: the same delays, turn-based (no game time passes while the agent waits); only
+    # the two delays the rule compares
+    negatives = [run_preset(ctx, "delay-injection-turn-based", f"delay-curve-turn-based-{name}", lineups=lineups,
+                            envs=envs, clocks=("delay-0ms", "delay-3000ms"), quick_seeds=DELAY_RULE.n,
+                            quick_steps=120, seed_start=start)[0] for name, start in (("a", SEEDS_A), ("b", SEEDS_B))]
     cells = model_cells(cells)
     delays = sorted({c["delay_ms"] for c in cells})
     score = {d: pooled(cells, "score", delay_ms=d) for d in delays}
     freq = {d: pooled(cells, "effective_action_frequency", delay_ms=d) for d in delays}
     first, last = delays[0], delays[-1]
-    matches = score[last].mean < score[first].mean and freq[last].mean < freq[first].mean
+
+    def drop(run: Path) -> list[float]:
+        return paired(seed_delay(run, first), seed_delay(run, last))
+
+    check = controlled(DELAY_RULE, drop(run_dir), drop(negatives[0]), drop(negatives[1]))
     chart = svg.line_chart("Delay injection (wall clock, dt 0.25 s)", "mean over levels", "injected delay (ms)",
                            {"score": [(d, score[d].mean, score[d].se) for d in delays],
                             "effective action frequency": [(d, freq[d].mean, freq[d].se) for d in delays]})
     table = [["injected delay (ms)", "score", "effective action frequency"]] + [
         [f"{d:g}", score[d].text(), freq[d].text()] for d in delays]
     ours = (f"score {score[first].text()} -> {score[last].text()}, effective action frequency "
-            f"{freq[first].text()} -> {freq[last].text()} ({first:g} -> {last:g} ms)")
-    return Outcome(ours, matches, chart, table, [shown(ctx, run_dir)])
+            f"{freq[first].text()} -> {freq[last].text()} ({first:g} -> {last:g} ms; {load})")
+    return Outcome(ours, [check], chart, table, [shown(ctx, r) for r in (run_dir, *negatives)], load)
+
+
+def seed_delay(run_dir: Path, delay_ms: float) -> dict[int, float]:
+    """The model's score per seed at one injected delay."""
+    rows = connect([run_dir]).execute(
+        "SELECT seed, avg(score::DOUBLE) FROM agents WHERE agent_label LIKE '%llm:%' "
+        "AND coalesce(delay_ms, 0) = ? GROUP BY seed", [delay_ms]).fetchall()
+    return {int(seed): float(value or 0.0) for seed, value in rows}
 
 
 # -- Realtime-Bench: the token cost of deliberation on web tasks ----------------------------------------
 # The text stand-in plays one web task, the live quiz (policy_server/gui_text.py), from the page as text: the
-# `-text` ablations of the paper's conditions. Effort lengths as the offline study's (annotate/study.py):
-# high effort 1024 reasoning tokens (16 s at 64 tokens per page second), low 64 (1 s); the quiz gives 8 s.
+# `-text` ablation of the paper's TL/TH conditions (token clock, 64 tokens per page second), swept over the
+# effort levels. The positive control is the reasoning endpoint: it thinks `reasoning.EFFORT_TOKENS[effort]`
+# tokens (the paper's lengths: high 512, 8 s, against the quiz's 8 s answer window). The negative control
+# thinks the same `CONSTANT_EFFORT_TOKENS` whatever the effort (a non-reasoning endpoint with filler tokens).
 WEB_TASKS = ("web/quiz-v0",)
-EFFORT_SCALE = 2.0
-CONDITIONS = {"PH-text": "PH (paused, high)", "TL-text": "TL (token, low)", "TH-text": "TH (token, high)"}
+EFFORTS = ("minimal", "low", "medium", "high")
+CONSTANT_EFFORT_TOKENS = 128  # medium's length, for every effort
+DELIBERATION_RULE = Rule(
+    "more effort, later answers, fewer successes", "success at effort `minimal` minus success at effort `high`, "
+    "per seed (web/quiz-v0, token clock)", +1, n=3, planning_sd=0.3,
+    pilot="the quick run of 2026-12-03 (docs/findings.md)",
+    positive="a reasoning endpoint whose reasoning tokens follow the effort (8 / 32 / 128 / 512 tokens)",
+    negative=f"the same endpoint thinking {CONSTANT_EFFORT_TOKENS} tokens whatever the effort (constant effort)")
 
 
 def token_deliberation(ctx: Context) -> Outcome:
-    url = ctx.server.url(reasoning_model=True, effort_scale=EFFORT_SCALE)
-    rows, stats, runs = [], {}, []
-    for preset, shown_as in CONDITIONS.items():
-        run_dir, cells = run_preset(ctx, preset, f"deliberation-{preset}", params={"base_url": url},
-                                    envs=WEB_TASKS, quick_seeds=2)
+    from rtarena.policy_server.reasoning import EFFORT_TOKENS
+
+    n = DELIBERATION_RULE.n
+    swept = {e: run_preset(ctx, "TL-text", f"deliberation-{e}", envs=WEB_TASKS, quick_seeds=n, effort=e,
+                           params={"base_url": ctx.server.url(reasoning_model=True)}) for e in EFFORTS}
+    constant = ctx.server.url(filler_tokens=CONSTANT_EFFORT_TOKENS)
+    flat = {(e, start): run_preset(ctx, "TL-text", f"deliberation-constant-{e}-{start}", envs=WEB_TASKS,
+                                   quick_seeds=n, effort=e, seed_start=start, params={"base_url": constant})[0]
+            for e in (EFFORTS[0], EFFORTS[-1]) for start in (SEEDS_A, SEEDS_B)}
+
+    def success(run: Path) -> dict[int, float]:
+        return per_seed(run, "success")
+
+    check = controlled(DELIBERATION_RULE, paired(success(swept[EFFORTS[0]][0]), success(swept[EFFORTS[-1]][0])),
+                       *(paired(success(flat[(EFFORTS[0], s)]), success(flat[(EFFORTS[-1], s)]))
+                         for s in (SEEDS_A, SEEDS_B)))
+    rows, values = [], {}
+    for effort, (_, cells) in swept.items():
         cells = model_cells(cells)
-        tokens, decisions = pooled(cells, "tokens_out"), pooled(cells, "decisions")
+        tokens, decisions, ok = pooled(cells, "tokens_out"), pooled(cells, "decisions"), pooled(cells, "success")
         per_decision = (tokens.mean or 0.0) / decisions.mean if decisions.mean else 0.0
-        stats[preset] = (pooled(cells, "success"), per_decision)
-        rows.append([shown_as, stats[preset][0].text(), f"{per_decision:.0f}"])
-        runs.append(shown(ctx, run_dir))
-    (ph, _), (tl, tl_tokens), (th, th_tokens) = stats["PH-text"], stats["TL-text"], stats["TH-text"]
-    matches = (th.mean or 0.0) < (tl.mean or 0.0) and (th.mean or 0.0) < (ph.mean or 0.0) \
-        and th_tokens > tl_tokens
-    chart = svg.bar_chart("Deliberation under the token clock (the live quiz)", "success rate",
-                          list(CONDITIONS.values()), ["success"],
-                          {(CONDITIONS[p], "success"): (s[0].mean or 0.0, s[0].se) for p, s in stats.items()})
-    ours = (f"success PH {ph.text()}, TL {tl.text()}, TH {th.text()}; tokens per decision TL {tl_tokens:.0f} vs "
-            f"TH {th_tokens:.0f}")
-    return Outcome(ours, matches, chart, [["condition", "success", "tokens out per decision"], *rows], runs)
+        values[(effort, "success")] = (ok.mean or 0.0, ok.se)
+        rows.append([effort, str(EFFORT_TOKENS[effort]), f"{EFFORT_TOKENS[effort] / 64:g}", f"{per_decision:.0f}",
+                     ok.text()])
+    chart = svg.bar_chart("Deliberation swept under the token clock (the live quiz)", "success rate", list(EFFORTS),
+                          ["success"], values)
+    ours = "; ".join(f"{r[0]} ({r[1]} tokens, {r[2]} s): success {r[4]}" for r in rows)
+    table = [["effort", "reasoning tokens", "simulated seconds (64 tokens/s)", "tokens out per decision",
+              "success"], *rows]
+    return Outcome(ours, [check], chart, table, [shown(ctx, r) for r, _ in swept.values()]
+                   + [shown(ctx, r) for r in flat.values()])
 
 
 def no_chromium() -> str | None:
@@ -194,34 +249,134 @@ def no_chromium() -> str | None:
 
 
 # -- ROAR: centralized vs decentralized ---------------------------------------------------------------
+# The team policy thinks PLAN_TOKENS per body it decides for (`reasoning.py: plan_tokens`); the negative
+# control of the token half pays the same PLAN_TOKENS once per request however many bodies it covers. That
+# control proved not constant-cost (its reply still writes a line and an action per body, which the token
+# clock charges), so the token rule is reported; the turn-based coordination rule carries the gate.
+COORDINATION_RULE = Rule(
+    "coordination helps turn-based", "team score minus decentralized score, per seed (arena/coop-v0, turn-based)",
+    +1, n=40, planning_sd=0.122, pilot="seeds 1000-1010 of 2026-12-03 (paired: +0.053, s.d. 0.122)",
+    positive="the team policy pooling what every body sees and giving each body its own coin",
+    negative="a team reply whose bodies decide independently, as separate models would (`policy=independent`)")
+COST_RULE = Rule(
+    "the team's longer reply costs it the edge under the token clock", "team score minus decentralized score, "
+    "per seed (arena/coop-v0, token clock)", -1, n=6, planning_sd=0.084,
+    pilot="seeds 1000-1010 of 2026-12-03 (paired: -0.239, s.d. 0.084)",
+    positive=f"a reply that grows with the team ({PLAN_TOKENS} plan tokens per body)",
+    negative=f"a team reply whose thinking costs what one body's does ({PLAN_TOKENS} tokens per request)",
+    gated=False, note="its negative control lost too (-0.188 [-0.304, -0.071], 2026-12-03): the team reply's own "
+                      "text (a plan line and an action per body) costs tokens, so the control is not constant-cost")
+
+
 def centralized(ctx: Context) -> Outcome:
     clocks = ("turn-based", "token") if ctx.quick else ("turn-based", "token", "realtime-250ms")
     settings = load_preset("centralized-vs-decentralized").clocks
     wall_time = any(not CLOCKS[c.clock].deterministic for c in settings if c.name in clocks)
-    url = ctx.server.url(plan_tokens=PLAN_TOKENS, filler_rate=PLAN_RATE if wall_time else 0.0)
-    run_dir, cells = run_preset(ctx, "centralized-vs-decentralized", "centralized", params={"base_url": url},
-                                envs=("arena/coop-v0",), clocks=clocks, quick_seeds=4, quick_steps=120,
-                                max_steps=COOP_STEPS)
+    rate = PLAN_RATE if wall_time else 0.0
+    # each clock its own seed count: the rule it carries (turn-based: a small gain, many seeds)
+    seeds = {"turn-based": COORDINATION_RULE.n, "token": COST_RULE.n, "realtime-250ms": COST_RULE.n}
+
+    def run(label: str, url: str, lineups: tuple[str, ...], clock: str,
+            start: int = SEEDS_A) -> tuple[Path, list[dict[str, Any]]]:
+        return run_preset(ctx, "centralized-vs-decentralized", f"{label}-{clock}", params={"base_url": url},
+                          envs=("arena/coop-v0",), lineups=lineups, clocks=(clock,), quick_seeds=seeds[clock],
+                          quick_steps=COOP_STEPS, max_steps=COOP_STEPS, seed_start=start)
+
+    main_url = ctx.server.url(plan_tokens=PLAN_TOKENS, filler_rate=rate)
+    main = {clock: run("centralized", main_url, ("decentralized", "centralized"), clock) for clock in clocks}
+    cells = [c for _, found in main.values() for c in found]
+    load = machine_load()
+    # Decentralized bodies are the same under every server of this finding (each request is one body: the
+    # single-body heuristic, 32 tokens), so the negative controls play the team line-up only, against the
+    # decentralized runs of their seed set: set A's from the main runs, set B's from a run here.
+    alone = {(SEEDS_A, c): main[c][0] for c in ("turn-based", "token")} | {
+        (SEEDS_B, c): run("centralized-decentralized-b", main_url, ("decentralized",), c, SEEDS_B)[0]
+        for c in ("turn-based", "token")}
+    independent = {s: run(f"centralized-independent-{s}", ctx.server.url(policy="independent"), ("centralized",),
+                          "turn-based", s)[0] for s in (SEEDS_A, SEEDS_B)}
+    flat = {s: run(f"centralized-flat-cost-{s}", ctx.server.url(filler_tokens=PLAN_TOKENS), ("centralized",),
+                   "token", s)[0] for s in (SEEDS_A, SEEDS_B)}
+
+    def diff(team_dir: Path, clock: str, alone_dir: Path) -> list[float]:
+        return paired(per_seed(team_dir, "score", clock_name=clock, lineup="centralized"),
+                      per_seed(alone_dir, "score", clock_name=clock, lineup="decentralized"))
+
+    checks = [controlled(COORDINATION_RULE, diff(main["turn-based"][0], "turn-based", main["turn-based"][0]),
+                         *(diff(independent[s], "turn-based", alone[(s, "turn-based")]) for s in (SEEDS_A, SEEDS_B))),
+              controlled(COST_RULE, diff(main["token"][0], "token", main["token"][0]),
+                         *(diff(flat[s], "token", alone[(s, "token")]) for s in (SEEDS_A, SEEDS_B)))]
+    if "realtime-250ms" in clocks:
+        checks.append(controlled(replace(COST_RULE, name="the edge lost in 250 ms real time", gated=False,
+                                         statistic="team score minus decentralized score, per seed (250 ms real "
+                                         "time)"), diff(main["realtime-250ms"][0], "realtime-250ms",
+                                                        main["realtime-250ms"][0])))
     table = [["clock", "centralized (team)", "decentralized", "difference", "combined s.e."]]
-    values, signs = {}, {}
+    values = {}
     for clock in clocks:
-        team, alone = pooled(cells, "score", lineup="centralized", clock_name=clock), \
+        team, bodies = pooled(cells, "score", lineup="centralized", clock_name=clock), \
             pooled(cells, "score", lineup="decentralized", clock_name=clock)
-        diff = (team.mean or 0.0) - (alone.mean or 0.0)
-        se = ((team.se or 0.0) ** 2 + (alone.se or 0.0) ** 2) ** 0.5
-        signs[clock] = diff
+        se = ((team.se or 0.0) ** 2 + (bodies.se or 0.0) ** 2) ** 0.5
         values[(clock, "centralized")] = (team.mean or 0.0, team.se)
-        values[(clock, "decentralized")] = (alone.mean or 0.0, alone.se)
-        table.append([clock, team.text(), alone.text(), f"{diff:+.3f}", f"{se:.3f}"])
-    matches = signs["turn-based"] > 0 and all(signs[c] < 0 for c in clocks if c != "turn-based")
+        values[(clock, "decentralized")] = (bodies.mean or 0.0, bodies.se)
+        gap = (team.mean or 0.0) - (bodies.mean or 0.0)
+        table.append([clock, team.text(), bodies.text(), f"{gap:+.3f}", f"{se:.3f}"])
     chart = svg.bar_chart("Centralized vs decentralized control (arena/coop-v0)", "score", list(clocks),
                           ["centralized", "decentralized"], values)
     ours = "; ".join(f"{row[0]}: team - decentralized = {row[3]} (s.e. {row[4]})" for row in table[1:])
-    return Outcome(ours, matches, chart, table, [shown(ctx, run_dir)])
+    runs = [*(d for d, _ in main.values()), alone[(SEEDS_B, "turn-based")], alone[(SEEDS_B, "token")],
+            *independent.values(), *flat.values()]
+    return Outcome(ours, checks, chart, table, [shown(ctx, r) for r in runs], load if wall_time else "")
 
 
 # -- OmniGameArena: the improvement curve (IDC) with rollback and transfer --------------------------------
+# The measurement is the held-out gain: the game played with the run's final skill against without it on
+# held-out seeds (improve's transfer, variant `base`), paired per seed: a best-round gain on the seeds the
+# rounds chose it on would favour any reflector whose rounds differ by chance. The variants' transfer is
+# reported per variant with its interval (the positive control's run), not gated.
 IDC_GAMES = ("games/tilefall-v0", "games/kitchen-v0")
+VARIANTS = ("var1", "var2", "var3")
+IDC_QUICK = {"rounds": 4, "episodes": 2, "transfer_episodes": 6}
+IDC_FULL = {"rounds": 11, "episodes": 5, "transfer_episodes": 20}
+
+
+# Tilefall is reported, not gated: the quick run of 2026-12-03 (held-out seeds 11000-11005) showed its positive
+# control does not hold once the cold start is the project's text stand-in (`safest`): the kept skill (`still`,
+# which won the two training episodes, 0.93 -> 1.0) gains -0.017 on held-out seeds. The rulebook has no skill
+# that beats the stand-in there, so the control lacks the property; we report it rather than tune the game.
+# Kitchen is reported too: its positive control gained +0.202 [-0.027, +0.432] on the held-out seeds (s.d. 0.22),
+# below what n = 6 resolves (0.29 at 80% power); a gated rule needs about n = 12, pre-registered on new seeds.
+IDC_REPORTED = {"tilefall": "the positive control lacks the property: no rulebook skill beats the text stand-in",
+                "kitchen": "the positive control's gain (+0.20, s.d. 0.22) is below what n = 6 resolves"}
+
+
+def idc_rule(game: str) -> Rule:
+    return Rule(f"the reflector's skill helps on held-out {game} seeds",
+                f"score with the final skill minus without, per held-out seed (games/{game}-v0)", +1,
+                n=IDC_QUICK["transfer_episodes"], planning_sd=0.22,
+                pilot="the quick run of 2026-12-03, kitchen's held-out seeds (+0.202, s.d. 0.22)",
+                positive="the scripted reflector: it greps every rule's evidence in the round's step tables, adds "
+                         "the most frequent failure's rule, and drops a rule after which the round's score fell",
+                negative="a reflector making the same tool calls and writing well-formed skills the evidence does "
+                         "not call for (another game's rules; `policy=reflector-irrelevant`)",
+                gated=game not in IDC_REPORTED, note=IDC_REPORTED.get(game, ""))
+
+
+IDC_RULES = tuple(idc_rule(g.split("/")[1].removesuffix("-v0")) for g in IDC_GAMES)
+
+
+def held_out(run_dir: Path) -> dict[str, list[float]]:
+    """Per variant, with minus without the final skill per held-out seed (`transfer/episodes.jsonl`)."""
+    from rtarena.improve.loop import episode_score, resolve_metric
+
+    rows = [json.loads(line) for line in (run_dir / "transfer" / "episodes.jsonl").read_text().splitlines()
+            if line.strip()]
+    metric = resolve_metric(rows, None)  # the improve run's own score: the mean of `score` over the player's slots
+    scores: dict[tuple[str, str], dict[int, float]] = {}
+    for row in (r for r in rows if r.get("status") == "ok"):
+        variant, _, condition = str(row["label"]).rpartition("__")
+        scores.setdefault((variant, condition), {})[int(row["seed"])] = episode_score(row, metric)
+    variants = dict.fromkeys(v for v, _ in scores)
+    return {v: paired(scores.get((v, "with"), {}), scores.get((v, "without"), {})) for v in variants}
 
 
 def idc(ctx: Context) -> Outcome:
@@ -229,105 +384,122 @@ def idc(ctx: Context) -> Outcome:
 
     server = ctx.server
     player = "llm:scripted-skill@" + server.url(policy="skill") + ",modalities=text"
-    reflector = "scripted-reflector@" + server.url(policy="reflector")
     judge = "scripted-judge@" + server.url(policy="judge")
-    # quick: R0..R3, the fewest rounds that show the loop whole (the cold start, the first rule's gain, the
-    # harmful rule rolled back, the best skill replayed), so the final gain is the kept skill's
-    settings = ({"rounds": 4, "episodes": 2, "transfer_episodes": 1} if ctx.quick
-                else {"rounds": 11, "episodes": 5, "transfer_episodes": 5})
-    table = [["game", "R0", "best round", "best-round gain [95% CI]", "final gain [95% CI]", "rollbacks",
-              "transfer var1 / var2 / var3"]]
-    series, runs, gains = {}, [], []
-    for env_id in IDC_GAMES:
+    settings = IDC_QUICK if ctx.quick else IDC_FULL
+    table = [["game", "reflector", "R0", "best round", "final gain [95% CI]", "rollbacks",
+              "held-out gain [95% CI]", *(f"transfer {v} [95% CI]" for v in VARIANTS)]]
+    series, runs, checks = {}, [], []
+    for env_id, rule in zip(IDC_GAMES, IDC_RULES, strict=True):
         name = env_id.split("/")[1].removesuffix("-v0")
-        shutil.rmtree(ctx.out / "runs" / f"idc-{name}", ignore_errors=True)
-        run_dir = improve_command(env_id, player, reflector, judge, [f"{v}:variant={v}" for v in ("var1", "var2",
-                                  "var3")], [], {**settings, "workers": ctx.workers, "max_steps": ctx.max_steps},
-                                  ctx.out / "runs",
-                                  f"idc-{name}", False, None, ctx.console)
-        metrics = json.loads((run_dir / "metrics.json").read_text())
-        transfer = json.loads((run_dir / "transfer.json").read_text()) if (run_dir / "transfer.json").exists() \
-            else {"variants": []}
-        rounds = metrics["rounds"]
-        best, final = metrics["best_round_gain"], metrics["final_gain"]
-        gains.append(best["mean"])
-        series[name] = [(float(r), s["mean"], None) for r, s in enumerate(rounds)]
-        table.append([name, f"{rounds[0]['mean']:.3f}", str(metrics["best_round"]),
-                      f"{best['mean']:+.3f} [{best['lo']:+.3f}, {best['hi']:+.3f}]",
-                      f"{final['mean']:+.3f} [{final['lo']:+.3f}, {final['hi']:+.3f}]", str(metrics["rollbacks"]),
-                      " / ".join(f"{row['transfer']:+.3f}" for row in transfer["variants"]) or "-"])
-        runs.append(shown(ctx, run_dir))
+        gains = {}
+        for label, policy, start, variants in (("positive", "reflector", SEEDS_A, ("base", *VARIANTS)),
+                                               ("negative", "reflector-irrelevant", SEEDS_A, ("base",)),
+                                               ("negative-b", "reflector-irrelevant", SEEDS_B, ("base",))):
+            run_id = f"idc-{name}-{label}"
+            shutil.rmtree(ctx.out / "runs" / run_id, ignore_errors=True)
+            reflector = f"scripted-{policy}@" + server.url(policy=policy)
+            run_dir = improve_command(env_id, player, reflector, judge,
+                                      [f"{v}:" if v == "base" else f"{v}:variant={v}" for v in variants], [],
+                                      {**settings, "seed_start": start, "workers": ctx.workers,
+                                       "max_steps": ctx.max_steps}, ctx.out / "runs", run_id, False, None,
+                                      ctx.console)
+            metrics = json.loads((run_dir / "metrics.json").read_text())
+            gains[label] = held_out(run_dir)
+            rounds, final = metrics["rounds"], metrics["final_gain"]
+            if label == "positive":
+                series[name] = [(float(r), s["mean"], None) for r, s in enumerate(rounds)]
+            variant_text = [rule.judge(gains[label][v]).text() if v in gains[label] else "-" for v in VARIANTS]
+            table.append([name, policy, f"{rounds[0]['mean']:.3f}", str(metrics["best_round"]),
+                          f"{final['mean']:+.3f} [{final['lo']:+.3f}, {final['hi']:+.3f}]", str(metrics["rollbacks"]),
+                          rule.judge(gains[label]["base"]).text(), *variant_text])
+            runs.append(shown(ctx, run_dir))
+        checks.append(controlled(rule, gains["positive"]["base"], gains["negative"]["base"],
+                                 gains["negative-b"]["base"]))
     chart = svg.line_chart("Improvement dynamics curve (scripted skill player and reflector)", "round mean score",
                            "round", series)
-    ours = "; ".join(f"{row[0]}: best-round gain {row[3]}, rollbacks {row[5]}, transfer {row[6]}"
-                     for row in table[1:])
-    return Outcome(ours, all(g > 0 for g in gains), chart, table, runs)
+    ours = "; ".join(f"{row[0]}: held-out gain {row[6]}, transfer {' / '.join(row[7:])}, rollbacks {row[5]}"
+                     for row in table[1:] if row[1] == "reflector")
+    return Outcome(ours, checks, chart, table, runs)
 
 
 # -- OmniGameArena: PDQ vs LCRT and the action budget ----------------------------------------------------
 # The paper's latency-sensitive solo games (002, section 6: "实时反应的 MonsterShoot 或需要高吞吐量的
 # SoloCraft"): our monsters and workshop. The stand-in plays them from the text view (`modalities=text`;
-# the suite's default view is the frame and HUD, which a text player cannot read).
+# the suite's default view is the frame and HUD, which a text player cannot read). LCRT's clock
+# (`measured`) reads wall time, so the row is reported with its s.e. and the machine's load, not gated.
 QUICK_SOLO = ("games/monsters-v0", "games/workshop-v0")
 PROTOCOLS = {"paused-chunks": "PDQ (paused-chunks)", "measured": "LCRT (measured)"}
-# "mainly": fewer decisions must account for at least half of the relative score drop. The action budget is
-# decisions per unit of game time alive ("模型推理时间可能成为主要瓶颈", "需要高吞吐量": a throughput), not per
-# episode: an agent that dies sooner also decides fewer times per episode, which is the outcome, not the budget.
-BUDGET_SHARE = 0.5
+PDQ_SEEDS = 2  # quick seeds per game
+BUDGET_RULE = Rule(
+    "LCRT costs decisions", "decisions per 100 steps alive under LCRT minus under PDQ, per seed and game", -1,
+    n=PDQ_SEEDS * len(QUICK_SOLO), planning_sd=3.0, pilot="the quick run of 2026-12-02 (31.4 -> 14.0)",
+    positive=f"the stand-in answering in {LCRT_TTFT_S:g} s, charged under LCRT", negative="none run",
+    gated=False)
+# The paper's mechanism ("not from worse actions") is a claim of no difference in score per decision, which a
+# sign rule cannot pass; the table reports score per 100 decisions under both protocols.
 
 
 def pdq_vs_lcrt(ctx: Context) -> Outcome:
     preset = load_preset("suite-solo")
     model = next(lu.name for lu in preset.lineups if lu.slots[0].startswith("llm:"))
-    runs, cells = [], []
+    runs, cells, dirs = [], [], {}
     # One run per protocol, so that the stand-in waits LCRT_TTFT_S only where the clock reads wall time
     # (measured): paused never does, so PDQ's records are the same without the wait, which would only slow them.
     for setting in (c for c in preset.clocks if c.name in PROTOCOLS):
         url = ctx.server.url(**({} if CLOCKS[setting.clock].deterministic else {"ttft_s": LCRT_TTFT_S}))
         run_dir, found = run_preset(ctx, "suite-solo", f"pdq-vs-lcrt-{setting.name}", params={"base_url": url},
                                     lineups=(model,), clocks=(setting.name,),
-                                    envs=QUICK_SOLO if ctx.quick else (), quick_seeds=2, quick_steps=300,
-                                    llm_options="modalities=text")
+                                    envs=QUICK_SOLO if ctx.quick else (), quick_seeds=PDQ_SEEDS,
+                                    quick_steps=300, llm_options="modalities=text")
         runs.append(shown(ctx, run_dir))
         cells += model_cells(found)
+        dirs[setting.name] = run_dir
+    load = machine_load()
 
     def row(**where: Any) -> tuple[Stat, Stat, float, float]:
         score, n, alive = (pooled(cells, m, **where) for m in ("score", "decisions", "steps_alive"))
         rate = 100 * (n.mean or 0.0) / alive.mean if alive.mean else 0.0
         return score, n, rate, (score.mean or 0.0) / n.mean if n.mean else 0.0
 
+    levels = sorted({c["level"] for c in cells})
+
+    def per_game(clock: str, level: str) -> dict[int, float]:
+        decisions, alive = (per_seed(dirs[clock], m, level=level) for m in ("decisions", "steps_alive"))
+        return {s: 100 * decisions[s] / alive[s] if alive.get(s) else 0.0 for s in decisions}
+
+    budget = []
+    for level in levels:
+        pdq, lcrt = per_game("paused-chunks", level), per_game("measured", level)
+        budget += [lcrt[s] - pdq[s] for s in sorted(pdq) if s in lcrt]
     table = [["game", "protocol", "score", "decisions / episode", "decisions per 100 steps alive",
               "score per 100 decisions"]]
-    for level in [*sorted({c["level"] for c in cells}), "all"]:
+    for level in [*levels, "all"]:
         for clock, shown_as in PROTOCOLS.items():
             score, n, rate, per = row(clock_name=clock, **({} if level == "all" else {"level": level}))
             table.append([level, shown_as, score.text(), n.text(), f"{rate:.1f}", f"{100 * per:.3f}"])
     (pdq, pdq_n, pdq_rate, per_pdq), (lcrt, lcrt_n, lcrt_rate, per_lcrt) = (row(clock_name=c) for c in PROTOCOLS)
     score_drop = 1 - (lcrt.mean or 0.0) / pdq.mean if pdq.mean else 0.0
     budget_drop = 1 - lcrt_rate / pdq_rate if pdq_rate else 0.0
-    # the paper's claim is the mechanism, not only the direction: the score falls AND mainly because there
-    # are fewer decisions (score per decision roughly kept), not because each decision got worse
-    matches = score_drop > 0 and budget_drop > 0 and budget_drop >= BUDGET_SHARE * score_drop
     chart = svg.bar_chart("PDQ vs LCRT (solo games): score and action budget", "relative to PDQ",
                           ["score", "decisions per step alive"], ["PDQ", "LCRT"],
                           {("score", "PDQ"): (1.0, None), ("score", "LCRT"): (1 - score_drop, None),
                            ("decisions per step alive", "PDQ"): (1.0, None),
                            ("decisions per step alive", "LCRT"): (1 - budget_drop, None)})
-    mechanism = ("fewer decisions account for most of it (the budget effect)" if matches else
-                 "each decision got worse too (score per decision fell more than the budget explains)"
-                 if score_drop > 0 and per_lcrt < per_pdq else "no score drop to explain")
     ours = (f"LCRT score {relative(pdq.mean or 0.0, lcrt.mean or 0.0)}, decisions per 100 steps alive "
             f"{relative(pdq_rate, lcrt_rate)} (per episode {relative(pdq_n.mean or 0.0, lcrt_n.mean or 0.0)}), "
-            f"score per decision {relative(per_pdq, per_lcrt)} against PDQ: {mechanism}")
-    return Outcome(ours, matches, chart, table, runs)
+            f"score per decision {relative(per_pdq, per_lcrt)} against PDQ ({load})")
+    return Outcome(ours, [controlled(BUDGET_RULE, budget)], chart, table, runs, load)
 
 
 # -- ROAR: the observation-modality ablation -------------------------------------------------------------
 # The stand-in is the scripted pixel player (`policy_server/arena_pixels.py`): it reads the frame and the depth
-# image, never the text, so the text part is the same in both quick conditions and only depth differs. A model
-# pays for every image it reads before its first token; the stand-in is charged MEDIA_PREFILL_S per image or
-# audio part (`ServerSettings.media_prefill_s`, our choice: ROAR gives no per-modality latency), so under the
-# 250 ms real-time clock the depth image costs 0.1 s of every decision, and under turn-based play nothing.
+# image, never the text, so the text part is the same in both quick conditions and only depth differs. The
+# negative control is the same player ignoring the depth image it is sent (`policy=pixels-flat`): its
+# rgb+text runs are the positive control's (the same player, the same requests), so it plays rgb+depth+text
+# on seed set A and both conditions on seed set B. A model pays for every image it reads before its first
+# token; the stand-in is charged MEDIA_PREFILL_S per image or audio part (`ServerSettings.media_prefill_s`,
+# our choice: ROAR gives no per-modality latency), so under the 250 ms real-time clock the depth image costs
+# 0.1 s of every decision, and under turn-based play nothing. The real-time half reads wall time: reported.
 MEDIA_PREFILL_S = 0.1
 QUICK_SENSES = ("rgb+text", "rgb+depth+text")
 # The pixel player is stateless (it reads the last message only), so past turns change none of its actions;
@@ -335,52 +507,73 @@ QUICK_SENSES = ("rgb+text", "rgb+depth+text")
 # (the prefill charge already treats earlier messages as cached).
 SENSE_HISTORY = 0
 SENSE_METRICS = {"score": "score", "incoming_hit_rate": "incoming hit rate", "decisions": "decisions / episode"}
-BETTER = {"score": 1, "incoming_hit_rate": -1}  # the metrics the paper compares, and which way is better
-
-
-# Quick seeds per clock: a hit on the pixel player is rare (0 to 2 a 30 s episode), so at 2 seeds one hit
-# decides the incoming hit rate. Turn-based seeds are cheap: the paused clock charges no prefill, so its
-# requests go to a server that sleeps none (the same records for the deterministic stand-in, seconds sooner);
-# a real-time episode costs its 30 s of wall time.
-QUICK_SENSE_SEEDS = {"turn-based": 10, "realtime-250ms": 2}
+DEPTH_METRIC, DEPTH_SIGN = "incoming_hit_rate", -1  # the pre-registered statistic: fewer shots taken with depth
+# Reported, not gated: the quick run of 2026-12-03 on the held-apart seeds 1000-1009 showed the positive
+# control does not hold: depth moved the incoming hit rate by +0.114 [-0.116, +0.344] (the pilot on seeds 0-19,
+# which the player was built on, had 0.080 -> 0.028). Score moved +0.080 [-0.001, +0.161]; choosing it now,
+# after seeing the data, would be choosing the rule from the result, so a gated score rule needs its own
+# pre-registered run (about 20 seeds for 80% power at +0.08, s.d. 0.11).
+DEPTH_RULE = Rule(
+    "depth spares the player shots turn-based", "incoming hit rate with depth minus without, per seed "
+    "(arena/basic-v0, turn-based)", DEPTH_SIGN, n=10, planning_sd=0.1,
+    pilot="20 turn-based seeds of 2026-12-02 (0.080 -> 0.028)",
+    positive="the pixel player using the depth image (nearest coin, open ways, crates, turret range)",
+    negative="the same player ignoring the depth image it is sent (`policy=pixels-flat`)", gated=False,
+    note="the positive control did not hold on the held-apart seeds (2026-12-03): no gated claim at this n")
+REALTIME_DEPTH_RULE = replace(DEPTH_RULE, name="depth in 250 ms real time (the paper: no benefit)", n=2,
+                              statistic="incoming hit rate with depth minus without, per seed (250 ms real time)",
+                              direction=1, gated=False, negative="none run")
 
 
 def modality(ctx: Context) -> Outcome:
-    runs = []
+    runs: dict[str, tuple[Path, list[dict[str, Any]]]] = {}
     for setting in load_preset("modality-ablation").clocks:  # a run per clock: its own prefill and seeds
         wall_time = not CLOCKS[setting.clock].deterministic
         url = ctx.server.url(policy="pixels", media_prefill_s=MEDIA_PREFILL_S if wall_time else 0.0)
-        runs.append(run_preset(ctx, "modality-ablation", f"modality-{setting.name}",
-                               params={"base_url": url, "model": "scripted-pixels"},
-                               envs=("arena/basic-v0",) if ctx.quick else (), clocks=(setting.name,),
-                               observations=QUICK_SENSES if ctx.quick else (),
-                               quick_seeds=QUICK_SENSE_SEEDS.get(setting.name, 2), quick_steps=120,
-                               llm_options=f"history={SENSE_HISTORY}"))
-    cells = model_cells([c for _, run_cells in runs for c in run_cells])
+        runs[setting.name] = run_preset(
+            ctx, "modality-ablation", f"modality-{setting.name}", params={"base_url": url, "model": "scripted-pixels"},
+            envs=("arena/basic-v0",) if ctx.quick else (), clocks=(setting.name,),
+            observations=QUICK_SENSES if ctx.quick else (), quick_steps=120, llm_options=f"history={SENSE_HISTORY}",
+            quick_seeds=(REALTIME_DEPTH_RULE if wall_time else DEPTH_RULE).n)
+    load = machine_load()
+    flat = ctx.server.url(policy="pixels-flat")
+    negatives = {start: run_preset(ctx, "modality-ablation", f"modality-flat-{start}",
+                                   params={"base_url": flat, "model": "scripted-pixels-flat"},
+                                   envs=("arena/basic-v0",), clocks=("turn-based",), quick_steps=120,
+                                   observations=QUICK_SENSES[1:] if start == SEEDS_A else QUICK_SENSES,
+                                   llm_options=f"history={SENSE_HISTORY}", quick_seeds=DEPTH_RULE.n,
+                                   seed_start=start)[0] for start in (SEEDS_A, SEEDS_B)}
+
+    def depth_gain(with_dir: Path, without_dir: Path, clock: str) -> list[float]:
+        return paired(per_seed(with_dir, DEPTH_METRIC, clock_name=clock, obs=QUICK_SENSES[1]),
+                      per_seed(without_dir, DEPTH_METRIC, clock_name=clock, obs=QUICK_SENSES[0]))
+
+    turn = runs["turn-based"][0]
+    checks = [controlled(DEPTH_RULE, depth_gain(turn, turn, "turn-based"),
+                         depth_gain(negatives[SEEDS_A], turn, "turn-based"),
+                         depth_gain(negatives[SEEDS_B], negatives[SEEDS_B], "turn-based"))]
+    if "realtime-250ms" in runs:
+        real = runs["realtime-250ms"][0]
+        checks.append(controlled(REALTIME_DEPTH_RULE, depth_gain(real, real, "realtime-250ms")))
+    cells = model_cells([c for _, run_cells in runs.values() for c in run_cells])
     clocks = list(dict.fromkeys(c["clock_name"] for c in cells))
     senses = [o for o in load_preset("modality-ablation").observations if any(c["obs"] == o.name for c in cells)]
     stats = {(clock, o.name, m): pooled(cells, m, clock_name=clock, obs=o.name)
              for clock in clocks for o in senses for m in SENSE_METRICS}
     table = [["clock", "observations", *SENSE_METRICS.values()]] + [
         [clock, o.name, *(stats[(clock, o.name, m)].text() for m in SENSE_METRICS)] for clock in clocks for o in senses]
-    def delta(clock: str, metric: str) -> float:
-        return (stats[(clock, "rgb+depth+text", metric)].mean or 0.0) - (stats[(clock, "rgb+text", metric)].mean or 0.0)
-
-    gain = {clock: delta(clock, "score") for clock in clocks}
-    # "gains across most metrics": of score (up) and incoming hit rate (down), more improve than worsen
-    # turn-based; in real time "no benefit": none improves on balance
-    net = {clock: sum(np.sign(sign * delta(clock, m)) for m, sign in BETTER.items()) for clock in clocks}
-    matches = net.get("turn-based", 0) > 0 and net.get("realtime-250ms", 0) <= 0
     chart = svg.bar_chart("Observation modalities (scripted pixel player)", "score", clocks,
                           [o.name for o in senses],
                           {(clock, o.name): (stats[(clock, o.name, "score")].mean or 0.0,
                                              stats[(clock, o.name, "score")].se) for clock in clocks for o in senses})
+
     def change(clock: str, metric: str) -> str:
         return f"{stats[(clock, 'rgb+text', metric)].text()} -> {stats[(clock, 'rgb+depth+text', metric)].text()}"
 
-    ours = "; ".join(f"{clock}: adding depth changes the score by {gain[clock]:+.3f} ({change(clock, 'score')}), "
-                     f"incoming hit rate {change(clock, 'incoming_hit_rate')}" for clock in clocks)
-    return Outcome(ours, matches, chart, table, [shown(ctx, run_dir) for run_dir, _ in runs])
+    ours = "; ".join(f"{clock}: adding depth takes the score {change(clock, 'score')}, the incoming hit rate "
+                     f"{change(clock, 'incoming_hit_rate')}" for clock in clocks) + f" ({load})"
+    return Outcome(ours, checks, chart, table, [shown(ctx, r) for r, _ in runs.values()]
+                   + [shown(ctx, r) for r in negatives.values()], load)
 
 
 FINDINGS: tuple[Finding, ...] = (
@@ -390,14 +583,21 @@ FINDINGS: tuple[Finding, ...] = (
             "(Qwen 3.5 27B, 250 ms steps, +250 / 1,000 / 3,000 ms, 20 seeds per level; Tables 9 and 10)",
             "preset `delay-injection` (wall clock, dt 0.25 s, 0 / 250 / 1000 / 3000 ms), the stand-in's line-ups; "
             "quick: arena/basic-v0, 2 seeds, 30 s episodes; full: every level, 20 seeds, 5 minutes",
+            (DELAY_RULE,),
+            "rtarena run --preset delay-injection --set model=MODEL --set base_url=URL --seeds 20 --seed-start 1000 "
+            "(and --preset delay-injection-turn-based, the negative control)",
             delay_curve),
     Finding("token-deliberation", "Realtime-Bench",
             "consuming more tokens delays execution regardless of actual inference latency",
             "with only 1 s remaining to bid, Gemini Live in TH generates 544 tokens (8.5 simulated seconds), "
             "compared with 88 tokens when 3 s remain, missing the bidding opportunity (Figure 9)",
-            "presets `PH-text`, `TL-text`, `TH-text` (the page as text; the scripted server as a reasoning "
-            "endpoint thinking 64 tokens at low effort, 1024 at high) on web/quiz-v0, the one web task the text "
-            "stand-in plays; quick: 2 seeds; full: the presets' 5",
+            "preset `TL-text` (token clock, 64 tokens per page second; the page as text) on web/quiz-v0, the one web "
+            "task the text stand-in plays, swept over the efforts minimal / low / medium / high; quick: 3 seeds; "
+            "full: the preset's 5",
+            (DELIBERATION_RULE,),
+            "rtarena run --preset TL-text --set model=MODEL --set base_url=URL --seeds 5 --seed-start 1000, once per "
+            "reasoning_effort (minimal, low, medium, high); the negative control: the same model with its effort "
+            "fixed",
             token_deliberation, no_chromium),
     Finding("centralized-vs-decentralized", "ROAR",
             "their coordination and reasoning benefits can be offset by the additional latency they introduce",
@@ -405,26 +605,37 @@ FINDINGS: tuple[Finding, ...] = (
             "centralized control helps turn-based and loses its edge in real time",
             f"preset `centralized-vs-decentralized` on arena/coop-v0, the team policy coordinating and writing "
             f"{PLAN_TOKENS} reasoning tokens per body at {PLAN_RATE:g} tokens/s (paced only when a wall-time clock "
-            f"runs: turn-based and token records are the same unpaced); quick: turn-based and token, 4 "
-            f"seeds, 30 s; full: turn-based, token and 250 ms real time, 10 seeds, {COOP_STEPS // 4} s",
+            f"runs: turn-based and token records are the same unpaced); quick: turn-based ({COORDINATION_RULE.n} "
+            f"seeds) and token ({COST_RULE.n} seeds), {COOP_STEPS // 4} s; full: also 250 ms real time (reported)",
+            (COORDINATION_RULE, COST_RULE),
+            "rtarena run --preset centralized-vs-decentralized --set model=MODEL --set base_url=URL --seeds 40 "
+            "--seed-start 1000",
             centralized),
     Finding("idc", "OmniGameArena",
             "all four models find skills that beat Round 0 on both games, the best round often comes early, "
             "and source gain and transfer can diverge",
             "LastStand best-round gains +0.54 to +0.70 (+130% to +437%); SharedFloor transfer 16/16 positive "
             "(Figure 5, Table 5)",
-            "`rtarena improve` on games/tilefall-v0 (LastStand) and games/kitchen-v0 (SharedFloor), scripted "
-            "skill player, reflector and judge, transfer to var1..var3; quick: R0..R3 x 2 episodes; full: "
-            "R0..R10 x 5 episodes, 5 transfer episodes",
+            "`rtarena improve` on games/tilefall-v0 (LastStand) and games/kitchen-v0 (SharedFloor), the scripted "
+            "skill player (cold start: the project's text stand-in), reflector and judge, held-out seeds of the "
+            f"base game and var1..var3; quick: R0..R{IDC_QUICK['rounds'] - 1} x {IDC_QUICK['episodes']} episodes, "
+            f"{IDC_QUICK['transfer_episodes']} held-out episodes per arm; full: R0..R10 x 5 episodes, "
+            f"{IDC_FULL['transfer_episodes']} per arm",
+            IDC_RULES,
+            "rtarena improve games/tilefall-v0 --player llm:MODEL@URL --reflector MODEL@URL --variant base: "
+            "--variant var1:variant=var1 --variant var2:variant=var2 --variant var3:variant=var3 --rounds 11 "
+            "--episodes 5 --transfer 20 --setting seed_start=1000 (and kitchen-v0)",
             idc),
     Finding("pdq-vs-lcrt", "OmniGameArena",
             "the score drop may come mainly from fewer actions (the budget effect), not from worse actions",
             "PDQ vs LCRT (Appendix A, Tables 8 and 9): no number in our copy, the direction only",
             "preset `suite-solo` from the text view, the same chunk loop (the chunk plays, the world settles, the next "
             f"observation) paused (PDQ) vs measured (LCRT: the stand-in's {LCRT_TTFT_S:g} s answer costs game time); "
-            f"the direction matches only if fewer decisions per step alive explain at least {BUDGET_SHARE:.0%} of "
-            "the score drop; quick: the paper's latency-sensitive solo games, "
-            "monsters (MonsterShoot) and workshop (SoloCraft), 2 seeds, 30 s; full: the seven solo games, 10 seeds",
+            "quick: the paper's latency-sensitive solo games, monsters (MonsterShoot) and workshop (SoloCraft), "
+            "2 seeds, 30 s; full: the seven solo games, 10 seeds",
+            (BUDGET_RULE,),
+            "rtarena run --preset suite-solo --set model=MODEL --set base_url=URL --seeds 10 --seed-start 1000 "
+            "(clock settings paused-chunks and measured)",
             pdq_vs_lcrt),
     Finding("modality", "ROAR",
             "under the turn-based interface, adding depth and audio produces small but consistent numerical gains "
@@ -434,10 +645,11 @@ FINDINGS: tuple[Finding, ...] = (
             "Table 11)",
             f"preset `modality-ablation`, the scripted pixel player (frame and depth image, never the observation "
             "text; the field of view, eye height, walking and shell speeds from the prompt's level rules, as a "
-            f"model reads them; {MEDIA_PREFILL_S:g} s of prefill per image it reads); the direction matches if, "
-            "of score and incoming hit rate, depth improves more than it worsens turn-based and not in real time; "
-            "quick: arena/basic-v0, rgb+text vs rgb+depth+text, 30 s, 10 seeds turn-based and 2 in real time; "
-            "full: the preset's five combinations on basic and coop, 20 seeds",
+            f"model reads them; {MEDIA_PREFILL_S:g} s of prefill per image it reads); quick: arena/basic-v0, "
+            f"rgb+text vs rgb+depth+text, 30 s, {DEPTH_RULE.n} seeds turn-based and {REALTIME_DEPTH_RULE.n} in "
+            "real time; full: the preset's five combinations on basic and coop, 20 seeds",
+            (DEPTH_RULE, REALTIME_DEPTH_RULE),
+            "rtarena run --preset modality-ablation --set model=MODEL --set base_url=URL --seeds 20 --seed-start 1000",
             modality),
 )
 
@@ -449,9 +661,9 @@ def finding_names() -> list[str]:
 def run_findings(out: Path, quick: bool = False, only: list[str] | None = None, workers: int = 2,
                  max_steps: int | None = None, console: Console | None = None) -> tuple[Path, list[str]]:
     """Run the chosen findings (all by default) and write the page; returns `findings.html` and the names of
-    the findings that failed (an error while running, shown on the page)."""
-    from rtarena.findings.page import Result, write_page
-
+    the findings that failed: an error while running, or a gated rule that does not separate its controls
+    (`core.Result.verdict`: `failed`, `fails`). A smoke run (`max_steps`) gates nothing: its episodes are too
+    short for the rules."""
     unknown = [n for n in only or [] if n not in finding_names()]
     if unknown:
         raise UserError(f"unknown finding {unknown[0]!r}; findings: {', '.join(finding_names())}", field="--only")
@@ -476,8 +688,15 @@ def run_findings(out: Path, quick: bool = False, only: list[str] | None = None, 
                 results.append(Result(finding, None, f"failed: {type(error).__name__}: {error}",
                                       time.monotonic() - start))
                 continue
-            results.append(Result(finding, outcome, None, time.monotonic() - start))
-            console.print(f"{finding.name}: {outcome.ours} (direction {'matches' if outcome.matches else 'differs'})",
-                          highlight=False)
-    failed = [r.finding.name for r in results if r.verdict == "failed"]
+            result = Result(finding, outcome, None, time.monotonic() - start)
+            results.append(result)
+            console.print(f"{finding.name}: {outcome.ours} ({result.verdict})", highlight=False)
+            for c in outcome.controls:
+                console.print(f"  {c.rule.name}: positive {c.positive.text()}"
+                              + "".join(f", {label} {check.text()}" for label, check in
+                                        (("negative", c.negative), ("negative B", c.negative_b)) if check)
+                              + (f" -> {'separates' if c.separates else 'does not separate'}" if c.negative
+                                 else f" -> {'holds' if c.positive.holds else 'fails'} (reported)"), highlight=False)
+    gate = {"failed"} if max_steps is not None else {"failed", "fails"}
+    failed = [r.finding.name for r in results if r.verdict in gate]
     return write_page(out, results, quick, max_steps), failed

@@ -249,10 +249,12 @@ def side_blocked(near: np.ndarray, move_x: int) -> bool:
     return float((near[:edge] if move_x == 1 else near[-edge:]).min()) < SIDE_BLOCKED_M
 
 
-def decide(parts: list[dict[str, Any]], level: LevelNumbers | None) -> list[int] | None:
+def decide(parts: list[dict[str, Any]], level: LevelNumbers | None, use_depth: bool = True) -> list[int] | None:
     """The 7-number arena action from a user message's image parts and the level's numbers, or None when
-    it holds no frame or the prompt no level rules."""
+    it holds no frame or the prompt no level rules. `use_depth=False` (`policy=pixels-flat`, the findings'
+    negative control) decodes the depth image it is sent and then plays as if it had none."""
     rgb, depth = frames(parts)
+    depth = depth if use_depth else None
     if rgb is None or level is None:
         return None
     seen = coins(rgb, depth, level)

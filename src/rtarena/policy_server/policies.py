@@ -13,6 +13,10 @@ observation in the last user message (one block per teammate, under `### <id>`, 
 - `pixels`: the arena played from the frame and depth image, never the text (`arena_pixels.py`), with the
   level's numbers from the prompt's level rules; a request without a frame or level rules, or for anything
   else, gets the heuristic.
+- `pixels-flat`: the pixel player that ignores the depth image it is sent (the modality finding's negative
+  control: the same player without the property depth gives).
+- `independent`: the heuristic, but a team request is answered body by body, as separate models would
+  (the centralized-control finding's negative control: the same team reply and cost, no coordination).
 - `stale`: the heuristic applied to a stale picture: the OLDEST observation in the conversation on
   which the heuristic would act, not the current one. It locks onto its first target and keeps acting
   on it after the page has changed (a stale-target policy, for testing failure annotation).
@@ -20,7 +24,8 @@ observation in the last user message (one block per teammate, under `### <id>`, 
 - `random`: a uniformly random action of the named space, seeded by the request, so the same prompt
   always gets the same answer.
 - `skill`, `judge`, `reflector`: the scripted roles of `rtarena improve` (`skill_player.py`, `judge.py`,
-  `reflector.py`).
+  `reflector.py`); `reflector-irrelevant`, the reflector that reads the same evidence and writes well-formed
+  skills it does not call for (the improvement finding's negative control).
 """
 
 from __future__ import annotations
@@ -141,10 +146,10 @@ def answer(messages: list[dict[str, Any]], policy: str, seed: int = 0) -> str:
     blocks = observation_blocks(user)
     if policy in ROLE_ANSWERS:
         return ROLE_ANSWERS[policy](system, user, lambda: _format(default_action(space)))
-    if policy == "pixels" and blocks is None and space.nvec == tuple(ACTION_NVEC):
+    if policy in PIXEL_POLICIES and blocks is None and space.nvec == tuple(ACTION_NVEC):
         parts = next((m.get("content") for m in reversed(messages) if m.get("role") == "user"), None)
         level = arena_pixels.LevelNumbers.from_prompt(system)
-        action = arena_pixels.decide(parts, level) if isinstance(parts, list) else None
+        action = arena_pixels.decide(parts, level, PIXEL_POLICIES[policy]) if isinstance(parts, list) else None
         if action is not None:
             return f"Following the scripted pixel player (frame and depth image only).\nACTION: {_format(action)}"
     if policy == "random":
@@ -195,6 +200,8 @@ ROLE_ANSWERS: dict[str, Callable[[str, str, Callable[[], str]], str]] = {
     "skill": skill_player.answer,
     "judge": judge.answer,
     "reflector": reflector.answer,
+    "reflector-irrelevant": reflector.answer,  # writes well-formed skills the evidence does not call for
     "annotator": lambda _system, user, _default: annotator_text.annotate(user),  # rtarena annotate --model
 }
-POLICIES = ("heuristic", "pixels", "random", "stale", *ROLE_ANSWERS)
+PIXEL_POLICIES = {"pixels": True, "pixels-flat": False}  # whether the pixel player uses the depth image
+POLICIES = ("heuristic", "independent", *PIXEL_POLICIES, "random", "stale", *ROLE_ANSWERS)

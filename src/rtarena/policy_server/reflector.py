@@ -14,8 +14,17 @@ calls made so far and their results to choose the next call. Its plan, one call 
    judge's flagged lines while the judge asks for one, and `submit_skill(skill, notebook)`;
 4. a final plain message (no tool call) when the skill is in, or when it has nothing to change.
 
-Its rules come from the catalog `skill_rules.toml` (the scripted player recognises the same ones); it
-tries `swing` (harmful on purpose) before `angvel`, so an offline run shows a regression and a rollback.
+Its rules come from the catalog `skill_rules.toml` (the scripted player recognises the same ones). On
+cart-pole it tries `swing` (harmful on purpose) before `angvel`, so an offline run shows a regression and a
+rollback. On a suite game it decides from the round: it greps every candidate rule's evidence and adds the
+rule whose failure the step tables show most often (counted up to `EVIDENCE_MATCHES`; catalog order breaks a
+tie), and it reads the scores through its tools: the notebook keeps each round's mean, and a round whose
+mean fell below the one before marks the rule added last as harmful (dropped, never tried again),
+with or without a rollback.
+
+`policy=reflector-irrelevant` is its negative control (`irrelevant_step`): the same reads and the same
+well-formed diagnosis, skill and notebook, but the rule it adds is one of another game's rulebook, which
+this game's player does not act on: a skill that looks like advice and changes nothing.
 """
 
 from __future__ import annotations
@@ -32,7 +41,7 @@ from rtarena.policy_server.skill_player import SkillRule, recognised, rulebook, 
 READS = (("list_dir", {"path": "evidence"}), ("get_previous_skill", {}), ("read_text", {"path": "lints.md"}),
          ("read_text", {"path": "evidence/summary.md"}),
          ("grep", {"pattern": "pole angle", "path": "evidence", "max_matches": 40}))
-EVIDENCE_MATCHES = 40  # per rule's evidence grep (short enough that a result is never cut)
+EVIDENCE_MATCHES = 40  # per rule's evidence grep: short enough that a result is never cut; the count ranks the rules
 FOLLOW_SHARE = 0.8  # below this share of lean-following pushes, the player "ignores the lean"
 FALLEN_RAD, OFF_TRACK_M = 0.17, 2.0  # final pole angle / cart position that ended an episode
 
@@ -95,10 +104,11 @@ def evidence_grep(rule: SkillRule) -> tuple[str, dict[str, Any]]:
 
 def next_game_rule(calls: list[Call], game: str, present: list[str], harmful: set[str],
                    tried: set[str]) -> tuple[SkillRule | None, int, tuple[str, dict[str, Any]] | None]:
-    """The first rule of the game's rulebook not in the skill, not known harmful or tried, whose evidence
-    the step tables show: (rule, decisions showing it, None), or the grep still to make for the next
-    candidate, or (None, 0, None) when no rule applies."""
+    """The rule of the game's rulebook, not in the skill, not known harmful or tried, whose evidence the step
+    tables show most often: (rule, decisions showing it, None); or the grep still to make (every candidate's
+    evidence is read before choosing); or (None, 0, None) when no candidate's evidence shows."""
     made = {json.dumps(c.args, sort_keys=True): c.result for c in calls if c.name == "grep"}
+    counted: list[tuple[int, SkillRule]] = []
     for rule in rulebook(game):
         if rule.id in present or rule.id in harmful or rule.id in tried:
             continue
@@ -106,11 +116,27 @@ def next_game_rule(calls: list[Call], game: str, present: list[str], harmful: se
         key = json.dumps(call[1], sort_keys=True)
         if key not in made:
             return None, 0, call
-        matches = _json(made[key]).get("result", {}).get("matches", [])
-        hits = len(matches)
-        if hits:
-            return rule, hits, None
-    return None, 0, None
+        counted.append((len(_json(made[key]).get("result", {}).get("matches", [])), rule))  # capped: a tie
+    hits, best = max(counted, key=lambda c: c[0], default=(0, None))  # the first of equals on a tie
+    return (best, hits, None) if hits else (None, 0, None)
+
+
+ROUND_MEAN = re.compile(r"^round mean ([\d.]+), then added: (\w*)$", flags=re.M)  # the notebook's score line
+
+
+def round_mean(summary: str) -> float | None:
+    """The round's mean score from the evidence summary's episode rows."""
+    scores = [float(v) for v in re.findall(r"^\| [^|]+ \| \d+ \| ([\d.e+-]+) \|", summary, flags=re.M)]
+    return sum(scores) / len(scores) if scores else None
+
+
+def fell_after(notebook: str, mean: float | None) -> str | None:
+    """The rule added last, when this round's mean fell below the mean the notebook kept before it."""
+    kept = ROUND_MEAN.findall(notebook)
+    if mean is None or not kept:
+        return None
+    before, added = kept[-1]
+    return added if added and mean < float(before) else None
 
 
 def analyse(calls: list[Call]) -> Analysis:
@@ -188,10 +214,12 @@ def analyse_game(by: dict[tuple[str, Any], str], calls: list[Call], game: str) -
     rolled_back = str(previous.get("rolled_back_skill") or "")
     if rolled_back:
         harmful |= set(recognised(rolled_back, game)) - set(present)
-    tried = set(re.findall(r"tried: (\w+)", notebook))
     summary = str(_json(by.get(("read_text", "evidence/summary.md"), "")).get("result", {}).get("text", ""))
-    scores = [float(v) for v in re.findall(r"^\| [^|]+ \| \d+ \| ([\d.e+-]+) \|", summary, flags=re.M)]
-    mean = f" (round mean score {sum(scores) / len(scores):.2f})" if scores else ""
+    score = round_mean(summary)
+    if (fell := fell_after(notebook, score)) in present:
+        harmful.add(fell)  # the score fell after it went in: the scores say it hurt
+    tried = set(re.findall(r"tried: (\w+)", notebook))
+    mean = f" (round mean score {score:.2f})" if score is not None else ""
     catalog = {r.id: r for r in rulebook(game)}
     rule, hits, pending = next_game_rule(calls, game, present, harmful, tried)
     if pending is not None:
@@ -204,6 +232,8 @@ def analyse_game(by: dict[tuple[str, Any], str], calls: list[Call], game: str) -
     notes += [f"harmful: {i}" for i in sorted(harmful) if f"harmful: {i}" not in notebook]
     if found:
         notes.append(f"tried: {found[0].id}")
+    if score is not None:
+        notes.append(f"round mean {score:.4f}, then added: {found[0].id if found else ''}")
     diagnosis = {
         "failure_modes": [found[0].failure.format(n=found[1]) + mean] if found
                           else [f"No failure my {game} rules cover{mean}."],
@@ -218,7 +248,35 @@ def analyse_game(by: dict[tuple[str, Any], str], calls: list[Call], game: str) -
                     changed=bool(additions or deletions))
 
 
-def next_step(messages: list[dict[str, Any]]) -> tuple[str | None, list[tuple[str, dict[str, Any]]]]:
+def analyse_irrelevant(calls: list[Call]) -> Analysis:
+    """The negative control's analysis: a well-formed diagnosis and skill that ignore the evidence, adding
+    one rule of another game's rulebook per round (the first not yet in the skill)."""
+    by = {(c.name, c.args.get("path")): c.result for c in calls}
+    previous = _json(by.get(("get_previous_skill", None), "")).get("result") or {}
+    skill, notebook = str(previous.get("skill") or ""), str(previous.get("notebook") or "")
+    lints_text = str(_json(by.get(("read_text", "lints.md"), "")).get("result", {}).get("text", ""))
+    codes = re.findall(r"^- (\w+):", lints_text, flags=re.M)
+    game = game_of(calls)
+    written = _bullets(skill)
+    other = next((r for r in rules() if r.family == "games" and r.game not in (game, "")
+                  and not r.harmful and r.bullet not in written), None)
+    if other is None:
+        return Analysis(skill, notebook)
+    diagnosis = {
+        "failure_modes": ["The round leaves room to score more."],
+        "causes": ["The skill does not yet say enough about how to play."],
+        "prescriptions": [f"Add the rule '{other.id}'."],
+        "additions": [other.bullet],
+        "deletions": [],
+        "lints_response": "; ".join(f"{code}: considered" for code in codes) or "no signals",
+    }
+    notes = [line for line in notebook.splitlines() if line.strip()] + [f"tried: {other.id}"]
+    return Analysis("\n".join(f"- {b}" for b in [*written, other.bullet]), "\n".join(notes), diagnosis,
+                    changed=True)
+
+
+def next_step(messages: list[dict[str, Any]], analyse: Callable[[list[Call]], Analysis] = analyse
+              ) -> tuple[str | None, list[tuple[str, dict[str, Any]]]]:
     """The next reply: (text, []) to finish, or (None, [one tool call])."""
     calls = calls_so_far(messages)
     made = [(c.name, c.args) for c in calls]
@@ -254,6 +312,15 @@ def next_step(messages: list[dict[str, Any]]) -> tuple[str | None, list[tuple[st
 
 def tool_reply(messages: list[dict[str, Any]]) -> tuple[str | None, list[tuple[str, dict[str, Any]]]]:
     return next_step(messages)
+
+
+def irrelevant_step(messages: list[dict[str, Any]]) -> tuple[str | None, list[tuple[str, dict[str, Any]]]]:
+    return next_step(messages, analyse_irrelevant)
+
+
+# The tool-calling reflectors by server policy (`tool_calls.reply`): any other policy gets `tool_reply`.
+TOOL_REPLIES: dict[str, Callable[[list[dict[str, Any]]], tuple[str | None, list[tuple[str, dict[str, Any]]]]]] = {
+    "reflector": tool_reply, "reflector-irrelevant": irrelevant_step}
 
 
 def answer(system: str, user: str, default: Callable[[], str] | None = None) -> str:

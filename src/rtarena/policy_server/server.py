@@ -182,7 +182,7 @@ def _prepare(raw: bytes, settings: ServerSettings, ledger: Ledger) -> tuple[dict
     if reasoning_mode.rejection(settings, request) is not None or fault in ("http_500", "http_429", "html"):
         return request, fault, None
     if request.get("tools"):  # tool calling (the reflector of `rtarena improve`): tool_calls.py
-        return request, fault, tool_calls.respond(request, settings.model_name)
+        return request, fault, tool_calls.respond(request, settings.model_name, settings.policy)
     return request, fault, _Reply(request, settings, fault)
 
 

@@ -123,7 +123,10 @@ def answer(system: str, user: str, default: Callable[[], str]) -> str:
     if game is not None:  # a suite game's text view: its stand-in with the behaviours the skill names
         ids = recognised(skill_section(system), game)
         switches = {r.id: r.switch or r.id for r in rulebook(game)}
-        chunk, note = games_text.play(user, [switches[i] for i in ids])
+        # no recognised rule: the cold start is the project's own text stand-in (`policy=heuristic`), less
+        # any behaviour the game's rulebook teaches (midline's `bench` is its skill's to switch on)
+        cold = [b for b in games_text.HEURISTIC_RULES.get(game, ()) if b not in switches.values()]
+        chunk, note = games_text.play(user, [switches[i] for i in ids] or cold)
         return f"{note}. (rules applied: {', '.join(ids) or 'none'})\nACTION: {chunk}"
     ids = recognised(skill_section(system))
     state = re.search(r"state: (\[[^\]]*\])", user)

@@ -1,7 +1,8 @@
 """OpenAI tool calling for the scripted server: `tools` in, `tool_calls` out, streamed or not.
 
-A request that carries `tools` is answered by the scripted reflector (`reflector.py`), whatever the
-server's policy, as a model that can call tools would: either a final text, or an assistant message whose
+A request that carries `tools` is answered by the scripted reflector (`reflector.py`; with
+`policy=reflector-irrelevant` its negative control, otherwise whatever the server's policy), as a model that
+can call tools would: either a final text, or an assistant message whose
 `tool_calls` name a function and its JSON arguments (`finish_reason: "tool_calls"`). A `tool_choice` naming
 one function (the runner's forced final call) is honoured: if the reflector would call something else,
 it calls the named function with the arguments the conversation's last call of it had, or none.
@@ -17,15 +18,15 @@ import uuid
 from typing import Any
 
 from rtarena.agents.llm.tokens import count_messages, count_tokens
-from rtarena.policy_server.reflector import calls_so_far, tool_reply
+from rtarena.policy_server.reflector import TOOL_REPLIES, calls_so_far, tool_reply
 
 ARG_PIECE = 64  # characters of arguments per streamed delta
 
 
-def reply(request: dict[str, Any]) -> tuple[str | None, list[dict[str, Any]]]:
+def reply(request: dict[str, Any], policy: str = "reflector") -> tuple[str | None, list[dict[str, Any]]]:
     """(text, tool calls) for a request with tools; the calls are in the API's message shape."""
     messages = request.get("messages") or []
-    text, calls = tool_reply(messages)
+    text, calls = TOOL_REPLIES.get(policy, tool_reply)(messages)
     forced = ((request.get("tool_choice") or {}) if isinstance(request.get("tool_choice"), dict) else {})
     name = (forced.get("function") or {}).get("name")
     if name and not any(n == name for n, _ in calls):
@@ -62,9 +63,9 @@ def deltas(text: str | None, calls: list[dict[str, Any]]) -> list[dict[str, Any]
     return out
 
 
-def respond(request: dict[str, Any], model: str) -> dict[str, Any] | list[bytes]:
+def respond(request: dict[str, Any], model: str, policy: str = "reflector") -> dict[str, Any] | list[bytes]:
     """A request with tools answered: the completion's body, or (streamed) its server-sent events in order."""
-    text, calls = reply(request)
+    text, calls = reply(request, policy)
     prompt = count_messages(request.get("messages") or [])
     done = completion_tokens(text, calls)
     usage = {"prompt_tokens": prompt, "completion_tokens": done, "total_tokens": prompt + done}
