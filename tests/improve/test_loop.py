@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import math
 import statistics
+from itertools import pairwise
 from pathlib import Path
 
 import duckdb
@@ -175,7 +176,7 @@ def test_the_reflector_is_sent_the_frames_of_the_moments_that_decided_each_episo
                 assert any(abs(step - other["step"]) < 10 for other in rows if other["step"] < row["step"])
         assert row["frame"] == row["step"] + 1  # the frame after the event's step
     steps = sorted(r["step"] for r in rows if r["kind"] != "spread")
-    assert all(b - a >= 10 for a, b in zip(steps, steps[1:], strict=False)) and steps[0] >= 10  # 1 s at dt 0.1
+    assert all(b - a >= 10 for a, b in pairwise(steps)) and steps[0] >= 10  # 1 s at dt 0.1
 
 
 def test_an_episode_without_deciding_moments_is_shown_at_evenly_spread_moments(server, tmp_path):
