@@ -8,16 +8,15 @@ a Markdown table (`.steps.md`, reasoning cut to `REASON_CHARS`), plus `evidence/
 episode with its score, length, whether it ended before the step limit, and the last decision's reasoning.
 "Score" in the step table is the player's return so far (summed rewards of the controller's agents).
 
-With `frames` > 0 (the default, `FRAMES`) the episodes are recorded as MP4 and each gets the frames of the
-moments that decided it (`deciding_moments`), read from its record: a score change (an agent's reward becomes
-nonzero or changes value: `score`) and each kind of event the env recorded (a death, a fall, a failed
-interaction such as `refused` or `hands_full`, an expired order, a hit...), the first time each kind
-happens, at least one simulated second apart and never in the opening second -- the rule the
-identification probe uses (`rtarena.envs.games.identify.informative_moments`). An episode with fewer such
-kinds fills in with moments spread evenly over its steps, the last at its end (kind `spread`). A moment at
-step k is shown by the frame after that step (video frame k + 1). The frames go to
-`evidence/frames/KEY/NNNNN.png`, their moments to `evidence/frames.jsonl`, and the reflector's opening
-message carries them (`reflector.py`).
+With `frames` > 0 (`ImproveSettings.frames`, 4 by default) the episodes are recorded as MP4 and each gets the
+frames of the moments that decided it (`deciding_moments`), read from its record: a score change (an agent's
+reward becomes nonzero or changes value: `score`) and each kind of event the env recorded (a death, a fall, a
+failed interaction such as `refused` or `hands_full`, an expired order, a hit...), the first time each kind
+happens, at least one simulated second apart and never in the opening second -- the rule the identification
+probe uses (`rtarena.envs.games.identify.informative_moments`). An episode with fewer such kinds fills in with
+moments spread evenly over its steps, the last at its end (kind `spread`). A moment at step k is shown by the
+frame after that step (video frame k + 1). The frames go to `evidence/frames/KEY/NNNNN.png`, their moments to
+`evidence/frames.jsonl`, and the reflector's opening message carries them (`reflector.py`).
 """
 
 from __future__ import annotations
