@@ -3,6 +3,7 @@ scripted policy server, which stands in for a model and is named as scripted).""
 
 from __future__ import annotations
 
+import json
 from dataclasses import replace
 
 import pytest
@@ -114,21 +115,36 @@ def test_suite_variants_covers_each_games_three_variants_and_the_variant_reaches
 
 
 def test_suite_identify_shows_each_game_and_stores_answers_and_frames(tmp_path):
+    """The shipped preset scores mechanics too: each episode's judge seat is sent (read at the policy server)
+    the player's answer and that game's own mechanics list, and the episode gets `mechanics_described`."""
+    from rtarena.envs.games.identify import IdentifyProbe
     from rtarena.policy_server import PolicyServer
+    from rtarena.policy_server.identify_text import PLAYER_ANSWER
 
     with PolicyServer() as server:
-        experiment = load_preset("suite-identify", params={"base_url": server.base_url})
+        experiment = load_preset("suite-identify", params={"base_url": server.base_url,
+                                                           "judge_url": server.base_url})
         assert len(experiment.envs) == 12 and {e.kwargs["game"] for e in experiment.envs} == {
             f"games/{g}-v0" for g in ("errands", "escape", "monsters", "parkour3d", "runner2d", "tilefall",
                                       "workshop", "duel", "kitchen", "handoff", "midline", "crystal")}
+        assert all(e.kwargs["judge"] is True for e in experiment.envs)
         experiment = replace(experiment, envs=tuple(e for e in experiment.envs
                                                     if e.name in ("identify-duel", "identify-kitchen")),
                              seeds=(0,), out=str(tmp_path / "runs"))
         result = run_experiment(experiment, run_id="identify", workers=1)
-        assert server.requests == 2
+        assert server.requests == 6  # per episode: the question, the judge waiting for the answer, the verdict
+        judged = [b for b in server.bodies if "Mechanics:" in json.dumps(b["messages"][-1]["content"])]
     episodes = lines(result.run_dir)
     assert result.failed == 0 and len(episodes) == 2
     assert all(e["agents"]["p0"]["tokens_out"] > 0 and e["agents"]["p0"]["answer_chars"] > 0 for e in episodes)
+    assert all(e["agents"]["p0"]["mechanics_described"] == 0.0 for e in episodes)  # "I do not know this game"
+    assert len(judged) == 2
+    for game in ("games/duel-v0", "games/kitchen-v0"):
+        mechanics = IdentifyProbe._rules_of(game).probe.mechanics
+        asked = [json.dumps(b["messages"][-1]["content"]) for b in judged
+                 if json.dumps(mechanics[0])[1:-1] in json.dumps(b["messages"][-1]["content"])]
+        assert len(asked) == 1 and all(json.dumps(f"{i}. {m}")[1:-1] in asked[0] for i, m in enumerate(mechanics, 1))
+        assert json.dumps(PLAYER_ANSWER)[1:-1] in asked[0]
     frames = {e["level"]: sorted((result.run_dir / "frames" / e["episode"]).glob("frame-*.png")) for e in episodes}
     assert all(len(paths) == 3 for paths in frames.values())
     assert frames["identify-duel"][0].read_bytes() != frames["identify-kitchen"][0].read_bytes()

@@ -83,8 +83,9 @@ def test_orders_arrive_on_their_interval_and_expire():
     _, events = hold(env, steps=round(o.interval_s / env.dt))
     assert types(events) == ["order"] and len(env.orders) == 2
     first_expiry = env.orders[0]["expires_s"]
-    hold(env, steps=round((first_expiry - env.t) / env.dt) + 1)
+    _, events = hold(env, steps=round((first_expiry - env.t) / env.dt) + 1)
     assert all(order["expires_s"] > env.t for order in env.orders)
+    assert "expired" in types(events)  # the order that ran out is an event
 
 
 def test_var1_two_rooms_parts_west_counter_east():

@@ -24,7 +24,7 @@ def run_dir(server, tmp_path_factory):
 
 def improvement_run(server, folder, player: str):
     run_dir = folder / player
-    settings = ImproveSettings(rounds=3, episodes=1, max_steps=60, settle_s=None)
+    settings = ImproveSettings(rounds=3, episodes=1, max_steps=60, settle_s=None, frames=0)
     run = ImproveRun("classic/cartpole-v0", role(server, player, "llm:"), role(server, "reflector"),
                      role(server, "judge"), settings, run_dir)
     run_dir.mkdir(parents=True)

@@ -33,7 +33,7 @@ VARIANTS = {"tilefall": ("var1", "var2", "var3"), "kitchen": ("var1",)}
 def idc(request, server, tmp_path_factory):
     game = request.param
     run_dir = tmp_path_factory.mktemp("idc") / game
-    settings = ImproveSettings(rounds=4, episodes=2, transfer_episodes=1, bootstrap=500)
+    settings = ImproveSettings(rounds=4, episodes=2, transfer_episodes=1, bootstrap=500, frames=0)  # no video
     improve = ImproveRun(f"games/{game}-v0", role(server, "skill", "llm:") + ",modalities=text",
                          role(server, "reflector"), role(server, "judge"), settings, run_dir,
                          tuple(Variant(v, {"variant": v}) for v in VARIANTS[game]),

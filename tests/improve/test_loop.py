@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import math
 import statistics
+from itertools import pairwise
 from pathlib import Path
 
 import duckdb
@@ -26,7 +27,8 @@ from rtarena.improve.transfer import Variant
 @pytest.fixture(scope="module")
 def run(server, tmp_path_factory):
     run_dir = tmp_path_factory.mktemp("improve") / "offline"
-    settings = ImproveSettings(rounds=5, episodes=2, max_steps=60, transfer_episodes=2, settle_s=None)  # no suite game
+    settings = ImproveSettings(rounds=5, episodes=2, max_steps=60, transfer_episodes=2, settle_s=None,  # no suite game
+                               frames=0)  # no video: the frames have their own tests below
     improve = ImproveRun("classic/cartpole-v0", role(server, "skill", "llm:"), role(server, "reflector"),
                          role(server, "judge"), settings, run_dir, (Variant("heavy", {"masspole": 0.3}),))
     run_dir.mkdir(parents=True)
@@ -125,23 +127,74 @@ def test_report_draws_the_curve_with_rollback_marks_and_links(run, tmp_path):
     assert ranked["rank"] == 1 and ranked["mean"] > 0
 
 
-def test_frames_are_extracted_for_the_reflector_when_asked(server, tmp_path):
-    from rtarena.improve.tools import RoundFolder
+def opening_frames(server) -> list[tuple[str, dict]]:
+    """The reflector's first request, read at the policy server: its opening message's (label, image) pairs."""
+    first = next(b for b in reversed(server.bodies) if len(b["messages"]) == 2
+                 and any(t["function"]["name"] == "submit_skill" for t in b.get("tools") or []))
+    parts = first["messages"][1]["content"]
+    assert isinstance(parts, list), "the opening carries no images"
+    return [(parts[i - 1]["text"], part) for i, part in enumerate(parts) if part["type"] == "image_url"]
 
-    settings = ImproveSettings(rounds=1, episodes=1, max_steps=15, frames=3, settle_s=None)
-    improve = ImproveRun("classic/cartpole-v0", role(server, "skill", "llm:"), role(server, "reflector"),
-                         role(server, "judge"), settings, tmp_path / "framed")
-    Loop(improve).run_all()
+
+def shown(round_dir: Path, server) -> list[dict]:
+    """The moments of `evidence/frames.jsonl`, each checked against the image the reflector was sent."""
+    import base64
+    import io
+
+    from PIL import Image, ImageChops
+
+    rows = [json.loads(line) for line in (round_dir / "evidence" / "frames.jsonl").read_text().splitlines()]
+    pairs = opening_frames(server)
+    assert len(pairs) == len(rows)
+    for row, (label, image) in zip(rows, pairs, strict=True):
+        assert label.endswith(f"step {row['step']}, sim {row['sim_s']:g} s, {row['kind']} ({row['path']})")
+        sent = Image.open(io.BytesIO(base64.b64decode(image["image_url"]["url"].split(",", 1)[1]))).convert("RGB")
+        frame = Image.open(round_dir / row["path"]).convert("RGB")
+        frame.thumbnail((512, 512))
+        assert ImageChops.difference(sent, frame).getbbox() is None  # the very frame of that moment
+    return rows
+
+
+def test_the_reflector_is_sent_the_frames_of_the_moments_that_decided_each_episode(server, tmp_path):
+    """By default (4 frames) the reflector's opening request carries the frames of the episode's deciding
+    moments, read from its record: each moment is an event (or score change) at the step and sim time the
+    episode recorded, the first of its kind, at least a simulated second apart."""
+    settings = ImproveSettings(rounds=2, episodes=1, max_steps=40)
+    assert settings.frames == 4
+    Loop(ImproveRun("games/tilefall-v0", f"llm:scripted-heuristic@{server.base_url}", role(server, "reflector"),
+                    role(server, "judge"), settings, tmp_path / "seen")).play_round(0)
+    round_dir = tmp_path / "seen" / "round_00"
+    rows = shown(round_dir, server)
+    assert len(rows) == 4
+    events = duckdb.connect().execute(f"select step, sim_s, type from '{round_dir}/events/*.parquet'").fetchall()
+    happened = [r for r in rows if r["kind"] not in ("spread", "score")]
+    assert {r["kind"] for r in happened} >= {"warn", "drop"}  # tilefall's mechanics at work, not spread moments
+    for row in happened:
+        assert (row["step"], row["sim_s"], row["kind"]) in events  # the recorded event's own step and time
+        for step, _, kind in events:  # an earlier time of its kind was too near a moment already chosen
+            if kind == row["kind"] and 10 <= step < row["step"]:
+                assert any(abs(step - other["step"]) < 10 for other in rows if other["step"] < row["step"])
+        assert row["frame"] == row["step"] + 1  # the frame after the event's step
+    steps = sorted(r["step"] for r in rows if r["kind"] != "spread")
+    assert all(b - a >= 10 for a, b in pairwise(steps)) and steps[0] >= 10  # 1 s at dt 0.1
+
+
+def test_an_episode_without_deciding_moments_is_shown_at_evenly_spread_moments(server, tmp_path):
+    """Negative control: cartpole records no event and its reward never changes, so its frames are the fallback:
+    moments spread evenly over the steps, the last at the episode's end."""
+    settings = ImproveSettings(rounds=2, episodes=1, max_steps=15, frames=3, settle_s=None)
+    Loop(ImproveRun("classic/cartpole-v0", role(server, "skill", "llm:"), role(server, "reflector"),
+                    role(server, "judge"), settings, tmp_path / "framed")).play_round(0)
     round_dir = tmp_path / "framed" / "round_00"
-    pictures = sorted((round_dir / "evidence" / "frames").rglob("*.png"))
-    assert len(pictures) == 3
-    assert "## Frames (read_image)" in (round_dir / "evidence" / "summary.md").read_text()
-    seen = RoundFolder(round_dir, settings).read_image(pictures[-1].relative_to(round_dir).as_posix())
-    assert seen["attached"] and max(seen["width"], seen["height"]) <= settings.image_px
+    rows = shown(round_dir, server)
+    n = json.loads((round_dir / "episodes.jsonl").read_text().splitlines()[0])["steps"]  # the pole may fall early
+    expected = [("spread", round(n * i / 3), min(round(n * i / 3) + 1, n)) for i in (1, 2, 3)]  # frame n: the end
+    assert [(r["kind"], r["step"], r["frame"]) for r in rows] == expected
+    assert "## Frames of the moments that decided each episode" in (round_dir / "evidence" / "summary.md").read_text()
 
 
 def test_held_out_episodes_are_played_outside_the_round_folder(server, tmp_path):
-    settings = ImproveSettings(rounds=2, episodes=1, max_steps=30, holdout_episodes=2, settle_s=None)
+    settings = ImproveSettings(rounds=2, episodes=1, max_steps=30, holdout_episodes=2, settle_s=None, frames=0)
     improve = ImproveRun("classic/cartpole-v0", role(server, "skill", "llm:"), role(server, "reflector"),
                          role(server, "judge"), settings, tmp_path / "held")
     Loop(improve).run_all()
@@ -157,7 +210,7 @@ def test_held_out_episodes_are_played_outside_the_round_folder(server, tmp_path)
 
 def test_coop_evidence_tables_label_each_rows_controller(server, tmp_path):
     """Both cooks of a co-op game are the player: the step table tells their decisions apart."""
-    settings = ImproveSettings(rounds=1, episodes=1, max_steps=12)
+    settings = ImproveSettings(rounds=1, episodes=1, max_steps=12, frames=0)
     improve = ImproveRun("games/kitchen-v0", f"llm:scripted-heuristic@{server.base_url}",
                          role(server, "reflector"), role(server, "judge"), settings, tmp_path / "coop")
     Loop(improve).run_all()

@@ -18,7 +18,8 @@ def test_sigkill_mid_round_then_resume_continues_the_same_round(server, tmp_path
     run_dir = tmp_path / "runs" / "killed"
     args = ["improve", "classic/cartpole-v0", "--player", role(server, "skill", "llm:"), "--reflector",
             role(server, "reflector"), "--judge", role(server, "judge"), "--rounds", "3", "--episodes", "4",
-            "--max-steps", "60", "--out", str(tmp_path / "runs"), "--run-id", "killed"]
+            "--max-steps", "60", "--out", str(tmp_path / "runs"), "--run-id", "killed",
+            "--setting", "frames=0"]  # no video: resume is the point (frames: test_loop.py)
     process = subprocess.Popen([*RTARENA, *args], cwd=tmp_path, stdout=subprocess.DEVNULL,
                                stderr=subprocess.DEVNULL, start_new_session=True)
     target = run_dir / "round_01" / "episodes.jsonl"

@@ -20,7 +20,7 @@ from rtarena.improve.transfer import Variant
 def run(server, tmp_path_factory):
     run_dir = tmp_path_factory.mktemp("stop") / "peak"
     settings = ImproveSettings(rounds=5, episodes=1, max_steps=60, settle_s=None, holdout_episodes=2,
-                               stop_rule="peak", transfer_episodes=1, transfer_every_round=True)
+                               stop_rule="peak", transfer_episodes=1, transfer_every_round=True, frames=0)
     improve = ImproveRun("classic/cartpole-v0", role(server, "skill", "llm:"), role(server, "reflector"),
                          role(server, "judge"), settings, run_dir, (Variant("heavy", {"masspole": 0.3}),))
     run_dir.mkdir(parents=True)

@@ -78,7 +78,7 @@ def test_the_games_rules_change_the_skill_players_score_and_the_reflector_propos
     # evidence; a PvP round (the player in both seats) only feeds the reflector: one capped episode
     run_dir = tmp_path / "run"
     settings = ImproveSettings(rounds=2, episodes=1 if pvp else len(SEEDS), seed_start=SEEDS[0], bootstrap=100,
-                               max_steps=100 if pvp else None)
+                               max_steps=100 if pvp else None, frames=0)  # no video
     run = ImproveRun(env_id, role(server, "skill", "llm:") + ",modalities=text", role(server, "reflector"),
                      role(server, "judge"), settings, run_dir, (), {"overrides": overrides})
     run_dir.mkdir()

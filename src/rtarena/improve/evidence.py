@@ -7,6 +7,16 @@ action, the model's reasoning text, score so far and score change, wall latency,
 a Markdown table (`.steps.md`, reasoning cut to `REASON_CHARS`), plus `evidence/summary.md`: one row per
 episode with its score, length, whether it ended before the step limit, and the last decision's reasoning.
 "Score" in the step table is the player's return so far (summed rewards of the controller's agents).
+
+With `frames` > 0 (`ImproveSettings.frames`, 4 by default) the episodes are recorded as MP4 and each gets the
+frames of the moments that decided it (`deciding_moments`), read from its record: a score change (an agent's
+reward becomes nonzero or changes value: `score`) and each kind of event the env recorded (a death, a fall, a
+failed interaction such as `refused` or `hands_full`, an expired order, a hit...), the first time each kind
+happens, at least one simulated second apart and never in the opening second -- the rule the identification
+probe uses (`rtarena.envs.games.identify.informative_moments`). An episode with fewer such kinds fills in with
+moments spread evenly over its steps, the last at its end (kind `spread`). A moment at step k is shown by the
+frame after that step (video frame k + 1). The frames go to `evidence/frames/KEY/NNNNN.png`, their moments to
+`evidence/frames.jsonl`, and the reflector's opening message carries them (`reflector.py`).
 """
 
 from __future__ import annotations
@@ -20,6 +30,7 @@ import pyarrow.parquet as pq
 from rtarena.eval.store import read_episodes, write_bytes
 
 REASON_CHARS = 160
+FRAMES_FILE = "frames.jsonl"  # under evidence/: one row per frame shown, with its moment
 
 
 def _json(value: Any) -> Any:
@@ -71,8 +82,36 @@ def table_markdown(key: str, rows: list[dict[str, Any]]) -> str:
     return "\n".join(lines) + "\n"
 
 
-def write_frames(round_dir: Path, key: str, count: int) -> list[str]:
-    """`count` evenly spaced frames of the episode's MP4 as `evidence/frames/KEY/NNN.png` (run-relative)."""
+def deciding_moments(round_dir: Path, key: str, count: int) -> list[dict[str, Any]]:
+    """The `count` moments that decided episode `key`, read from its `steps/` and `events/` records (see the
+    module's docstring): `{"step", "sim_s", "kind"}` each, in order of time."""
+    from rtarena.envs.games.identify import informative_moments
+
+    steps_path, events_path = round_dir / "steps" / f"{key}.parquet", round_dir / "events" / f"{key}.parquet"
+    steps = pq.read_table(steps_path, columns=["step", "sim_s", "rewards"]).to_pylist() if steps_path.exists() else []
+    events = []
+    if events_path.exists():
+        events = [(int(e["step"]), str(e["type"]), float(e["sim_s"]))
+                  for e in pq.read_table(events_path, columns=["step", "sim_s", "type"]).to_pylist()]
+    before: dict[str, float] = {}
+    for row in steps:  # a score change: an agent's reward becomes nonzero or changes value
+        rewards = {a: float(r) for a, r in (_json(row.get("rewards")) or {}).items()}
+        if any(r and r != before.get(a, 0.0) for a, r in rewards.items()):
+            events.append((int(row["step"]), "score", float(row["sim_s"])))
+        before = rewards
+    events.sort()
+    dt = steps[1]["sim_s"] - steps[0]["sim_s"] if len(steps) > 1 else 0.0
+    min_gap = max(1, round(1.0 / dt)) if dt > 0 else 1
+    spread = tuple((i + 1) / count for i in range(count))
+    times = {(step, kind): sim_s for step, kind, sim_s in events}
+    return [{"step": step, "sim_s": times.get((step, kind), round(step * dt, 9)), "kind": kind}
+            for step, kind in informative_moments([(s, k) for s, k, _ in events], len(steps), min_gap, count,
+                                                  spread)]
+
+
+def write_frames(round_dir: Path, key: str, count: int) -> list[dict[str, Any]]:
+    """The frames of the episode's deciding moments (`deciding_moments`), from its MP4, as
+    `evidence/frames/KEY/NNNNN.png` (NNNNN: the video frame): one row per frame with its moment."""
     video = round_dir / "videos" / f"{key}.mp4"
     if count <= 0 or not video.exists():
         return []
@@ -81,26 +120,33 @@ def write_frames(round_dir: Path, key: str, count: int) -> list[str]:
     from PIL import Image
 
     total, _ = imageio_ffmpeg.count_frames_and_secs(str(video))
-    picks = {round(i * (total - 1) / max(1, count - 1)) for i in range(count)} if total else set()
+    if not total:
+        return []
+    moments = deciding_moments(round_dir, key, count)
+    picks: dict[int, list[dict[str, Any]]] = {}
+    for moment in moments:  # the frame after the moment's step (frame 0 is the reset's)
+        picks.setdefault(min(moment["step"] + 1, total - 1), []).append(moment)
     reader = imageio_ffmpeg.read_frames(str(video))
     width, height = next(reader)["size"]
-    names = []
+    rows = []
     for index, data in enumerate(reader):  # streamed: only the picked frames are kept
         if index in picks:
             path = round_dir / "evidence" / "frames" / key / f"{index:05d}.png"
             path.parent.mkdir(parents=True, exist_ok=True)
             Image.fromarray(np.frombuffer(data, dtype=np.uint8).reshape(height, width, 3)).save(path)
-            names.append(path.relative_to(round_dir).as_posix())
-    return names
+            rows += [{"episode": key, "path": path.relative_to(round_dir).as_posix(), "frame": index, **m}
+                     for m in picks[index]]
+    return rows
 
 
-def write_evidence(round_dir: Path, scores: dict[str, float], max_steps: int | None, frames: int = 0) -> None:
+def write_evidence(round_dir: Path, scores: dict[str, float], max_steps: int | None, frames: int) -> None:
     """Write the step tables, frames (when videos were recorded) and the summary of the round's episodes."""
     out = round_dir / "evidence"
     summary = ["# Episodes of this round", "",
                "| episode | seed | score | steps | decisions | ended | last reasoning |",
                "|---|---|---|---|---|---|---|"]
     pictures: list[str] = []
+    shown_rows: list[dict[str, Any]] = []
     for line in sorted(read_episodes(round_dir), key=lambda ln: ln.get("episode", "")):
         key = line.get("episode", "")
         if line.get("status") != "ok":
@@ -111,13 +157,16 @@ def write_evidence(round_dir: Path, scores: dict[str, float], max_steps: int | N
         write_bytes(out / f"{key}.steps.jsonl", "".join(json.dumps(r) + "\n" for r in rows).encode())
         write_bytes(out / f"{key}.steps.md", table_markdown(key, rows).encode())
         shown = write_frames(round_dir, key, frames)
+        shown_rows += shown
         if shown:
-            pictures.append(f"- {key}: " + ", ".join(shown))
+            pictures.append(f"- {key}: " + ", ".join(f"{r['path']} (step {r['step']}, sim {r['sim_s']:g} s: "
+                                                      f"{r['kind']})" for r in shown))
         ended = "at the step limit" if max_steps is not None and line.get("steps", 0) >= max_steps else "by the env"
         last = _cell(rows[-1]["reasoning"])[:REASON_CHARS] if rows else ""
         summary.append(f"| {key} | {line.get('seed')} | {scores.get(key, float('nan')):.4g} | {line.get('steps')} | "
                        f"{line.get('decisions')} | "
                        f"{ended} | {last} |")
+    write_bytes(out / FRAMES_FILE, "".join(json.dumps(r) + "\n" for r in shown_rows).encode())
     if pictures:
-        summary += ["", "## Frames (read_image)", *pictures]
+        summary += ["", "## Frames of the moments that decided each episode (read_image)", *pictures]
     write_bytes(out / "summary.md", ("\n".join(summary) + "\n").encode())

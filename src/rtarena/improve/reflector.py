@@ -1,6 +1,7 @@
 """One reflection: the reflector model and its tools, turn by turn, with every call recorded.
 
-The conversation is `[system (prompts/reflector.md), user (the round's numbers and signals)]`, then turns:
+The conversation is `[system (prompts/reflector.md), user (the round's numbers and signals, and the frames of
+the moments that decided each episode when the round recorded them)]`, then turns:
 the model answers with tool calls (run here; each result goes back as a `tool` message, and images asked
 for by `read_image` follow as one user message) or with plain text (the reflection ends). The reflection
 also ends when a skill is accepted or the resubmission budget is spent; at turn `max_turns` the call is
@@ -20,6 +21,7 @@ from typing import Any
 from rtarena.agents.llm.client import ChatClient, Completion
 from rtarena.eval.store import append_line, write_bytes
 from rtarena.improve.chat import arguments
+from rtarena.improve.evidence import FRAMES_FILE
 from rtarena.improve.schema import tool_schema
 from rtarena.improve.settings import ImproveSettings
 from rtarena.improve.submit import RoundState, Submissions
@@ -70,6 +72,23 @@ def system_prompt(settings: ImproveSettings, env_id: str, round_index: int, metr
     return Template(text).substitute({k: str(v) for k, v in values.items()})
 
 
+def opening_content(folder: RoundFolder, opening: str) -> str | list[dict[str, Any]]:
+    """The opening user message: the round's numbers and, when the round recorded frames, the frames of the
+    moments that decided each episode (`evidence/frames.jsonl`, `evidence.py`), each after a line naming its
+    episode, step, simulated time and moment, resized as `read_image` resizes."""
+    listed = folder.root / "evidence" / FRAMES_FILE
+    rows = [json.loads(line) for line in listed.read_text(encoding="utf-8").splitlines()] if listed.exists() else []
+    if not rows:
+        return opening
+    parts: list[dict[str, Any]] = [{"type": "text", "text": opening + "\n\nThe frames of the moments that decided "
+                                    "each episode (evidence/frames.jsonl):"}]
+    for row in rows:
+        folder.read_image(row["path"])
+        parts += [{"type": "text", "text": f"{row['episode']}: step {row['step']}, sim {row['sim_s']:g} s, "
+                   f"{row['kind']} ({row['path']})"}, folder.images.pop()]
+    return parts
+
+
 def reflect(chat: ChatClient, judge: Any, round_dir: Path, state: RoundState, settings: ImproveSettings,
             env_id: str, metric: str, opening: str) -> Outcome:
     """Run one reflection in `round_dir` (a rerun starts it afresh: its files are replaced)."""
@@ -80,7 +99,7 @@ def reflect(chat: ChatClient, judge: Any, round_dir: Path, state: RoundState, se
     session = ToolSession(folder, submissions)
     messages: list[dict[str, Any]] = [{"role": "system", "content": system_prompt(settings, env_id, state.index,
                                                                                  metric)},
-                                      {"role": "user", "content": opening}]
+                                      {"role": "user", "content": opening_content(folder, opening)}]
     reason, turn = "the reflector stopped without a skill", 0
     for turn in range(1, settings.max_turns + 1):
         forced = turn == settings.max_turns

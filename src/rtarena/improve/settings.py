@@ -68,7 +68,9 @@ class ImproveSettings(Section):
     bootstrap: Annotated[int, at_most("option.count")] = Field(
         2000, ge=100, description="bootstrap resamples for confidence intervals")
     confidence: float = Field(0.95, gt=0.0, lt=1.0, description="confidence level of intervals")
-    frames: Count = Field(0, description="frames per episode for the reflector (recorded as MP4; needs video)")
+    frames: Count = Field(4, description="frames per episode the reflector is shown: the moments that decided it "
+                          "(score changes, deaths, failed interactions, expired orders; improve/evidence.py), recorded "
+                          "as MP4 (the video extra; 0: no video, no frames)")
     holdout_episodes: Annotated[NonNegInt, at_most("run.seeds")] = Field(
         0, description="held-out episodes per round for the best-skill choice")
     transfer_episodes: Annotated[NonNegInt, at_most("run.seeds")] = Field(

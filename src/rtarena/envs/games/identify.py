@@ -27,24 +27,31 @@ PLAY_S = 12.0  # the seeded random play the frames are chosen from
 SPREAD = (0.35, 0.65, 0.95)
 
 
-def informative_moments(events: list[tuple[int, str]], steps: int, min_gap: int) -> list[tuple[int, str]]:
+def informative_moments(events: list[tuple[int, str]], steps: int, min_gap: int, count: int = FRAMES,
+                        spread: tuple[float, ...] = SPREAD) -> list[tuple[int, str]]:
     """The steps to show, by a rule over the episode's record: the first time each kind of event happens to the
     player (a pickup, a hit, a warned tile, a fall: a mechanic at work), in order, at least `min_gap` steps
-    apart (a kind too near the one before is taken at its next time); where fewer than `FRAMES` kinds happened,
-    moments spread over the play fill in (`spread`). Never the opening second, when nothing has happened yet."""
+    apart (a kind too near the one before is taken at its next time), `count` at most; where fewer kinds
+    happened, moments spread over the play fill in (`spread`, shares of `steps`, kind "spread"). Never the
+    opening second, when nothing has happened yet. The probe shows three; the reflector's evidence
+    (`improve/evidence.py`) reads the same rule over a recorded episode."""
     chosen: list[tuple[int, str]] = []
     for step, kind in events:
         if step < min_gap:  # the opening second: what happens then (the first order, a spawn) shows little
             continue
         shown = any(kind == k for _, k in chosen)
-        if not shown and all(abs(step - s) >= min_gap for s, _ in chosen) and len(chosen) < FRAMES:
+        if not shown and all(abs(step - s) >= min_gap for s, _ in chosen) and len(chosen) < count:
             chosen.append((step, kind))
-    for share in SPREAD:
+    for share in spread:
         step = max(1, round(share * steps))
-        if len(chosen) < FRAMES and all(abs(step - s) >= min_gap for s, _ in chosen):
+        if len(chosen) < count and all(abs(step - s) >= min_gap for s, _ in chosen):
             chosen.append((step, "spread"))
-    for share in SPREAD:  # a short episode: the spread moments, however near
-        if len(chosen) < FRAMES:
+    for share in spread:  # a short episode: the spread moments, however near, each step once
+        step = max(1, round(share * steps))
+        if len(chosen) < count and all(step != s for s, _ in chosen):
+            chosen.append((step, "spread"))
+    for share in spread:  # a play too short for that: repeats
+        if len(chosen) < count:
             chosen.append((max(1, round(share * steps)), "spread"))
     return sorted(chosen)
 

@@ -137,7 +137,9 @@ class Workshop(SuiteGame):
 
     def _new_orders(self) -> list[dict]:
         o = self.rules.orders
-        events = []
+        # an order that runs out is an event (the improvement loop shows its moment to the reflector)
+        events = [{"type": "expired", "item": order["item"]} for order in self.orders
+                  if order["expires_s"] <= self.t + 1e-9]
         self.orders = [order for order in self.orders if order["expires_s"] > self.t + 1e-9]
         if self.t + 1e-9 >= self.next_order_s:
             self.next_order_s += o.interval_s
