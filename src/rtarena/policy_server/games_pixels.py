@@ -25,9 +25,9 @@ import numpy as np
 
 from rtarena.agents.llm.prompts import LEVEL_RULES_HEADING
 from rtarena.envs.arena.rules import read_rules_text
-from rtarena.envs.games.reports import Hud, TilefallReport
+from rtarena.envs.games.reports import Hud, RunnerReport, TilefallReport
 from rtarena.policy_server.arena_pixels import frames
-from rtarena.policy_server.games_text import HEURISTIC_RULES, Play, duel_play, tilefall_play
+from rtarena.policy_server.games_text import HEURISTIC_RULES, Play, duel_play, runner_play, tilefall_play
 
 _ROW = re.compile(r'^- (?P<word>[\w ]+?) \(#(?P<hex>[0-9a-f]{6})\) (?P<shape>\w+)'
                   r'(?: labelled "(?P<label>[^"]*)")?: (?P<meaning>.*)$', re.M)
@@ -189,8 +189,49 @@ def duel(rgb: np.ndarray, legend: list[Row], rules: dict, hud: Hud | None) -> Pl
     return duel_play(hud, at, edge, edges[edge], HEURISTIC_RULES.get("Duel", ()))
 
 
+# ---- runner2d -----------------------------------------------------------------------------------------------
+
+_TALL = re.compile(r"a square (?P<m>[\d.]+) m tall")
+
+
+def runner(rgb: np.ndarray, legend: list[Row], rules: dict, hud: Hud | None) -> Play | None:
+    """Your square (the row labelled YOU: its own colour standing, lighter in the air) gives metres (the
+    legend says how tall it is); the platform under your feet (the platform or crumbling colour, either
+    shade of its bricks) how far it runs ahead; then `games_text.runner_play`."""
+    you = find(legend, label="YOU")
+    grounds = [r for r in (find(legend, meaning="a platform"), find(legend, meaning="a crumbling")) if r]
+    tall = _TALL.search(you.meaning) if you else None
+    if you is None or not grounds or tall is None:
+        return None
+    body = mask(rgb, you.rgb)
+    standing = body.sum() > 0
+    if not standing:  # airborne: drawn lighter (every channel raised), found by its hue instead
+        hue, sat = hue_of(rgb)
+        want = float(hue_of(np.array(you.rgb))[0])
+        body = (np.abs((hue - want + 180) % 360 - 180) <= 10) & (sat >= 0.3)
+    ys, xs = np.nonzero(body)
+    if xs.size == 0:
+        return None
+    px_per_m = (ys.max() - ys.min() + 1) / float(tall["m"])
+    below = slice(ys.max() + 1, min(ys.max() + 2 + round(0.3 * px_per_m), rgb.shape[0]))  # under the outline
+    bricks = np.zeros((below.stop - below.start, rgb.shape[1]), dtype=bool)
+    for look in grounds:  # a platform's bricks: its colour and a darker shade of it
+        for shade in (1.0, 0.85):
+            bricks |= mask(rgb[below], tuple(int(c * shade) for c in look.rgb))
+    under = np.flatnonzero(bricks[:, xs.min():xs.max() + 1].any(axis=1))
+    brick = bricks[under[0]] if under.size else np.zeros(rgb.shape[1], dtype=bool)
+    centre_x, edge_m = int(round(xs.mean())), None
+    if under.size:
+        run = centre_x
+        while run + 1 < brick.size and brick[run + 1 : run + 4].any():
+            run += 1
+        edge_m = (run - centre_x) / px_per_m
+    report = RunnerReport(x_m=0.0, height_m=0.0, standing=standing, edge_ahead_m=edge_m, next_platforms=())
+    return runner_play(report, HEURISTIC_RULES.get("Runner", ()))
+
+
 READERS: dict[str, Callable[[np.ndarray, list[Row], dict, Hud | None], Play | None]] = {
-    "Tilefall": tilefall, "Duel": duel,
+    "Tilefall": tilefall, "Duel": duel, "Runner": runner,
 }
 
 

@@ -25,6 +25,7 @@ from rtarena.agents.scripted.games.tilefall import next_tile, path_from
 from rtarena.envs.games.reports import (
     COMPASS,
     Hud,
+    RunnerReport,
     TilefallReport,
     WorkshopReport,
     read_hud,
@@ -139,7 +140,11 @@ def runner(text: str, rules: Rules) -> Play:
     ends within 0.6 m. `carry`: hold right through the whole jump, until it lands. `stride`: hold right
     for several steps an answer (and jump from farther back, since a longer chunk covers more ground).
     `drop` (harmful): let go of right in the air, to drop straight onto the next platform."""
-    report = read_runner(text)
+    return runner_play(read_runner(text), rules)
+
+
+def runner_play(report: RunnerReport | None, rules: Rules) -> Play:
+    """`runner`'s decision from the facts it reads: standing or in the air, where the platform ends."""
     stride = "stride" in rules
     run = "0 0 ; D*3" if stride else "0 0 ; D"
     jump_at = 1.2 if stride else 0.6
