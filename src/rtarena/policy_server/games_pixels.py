@@ -220,7 +220,7 @@ def runner(rgb: np.ndarray, legend: list[Row], rules: dict, hud: Hud | None) -> 
             bricks |= mask(rgb[below], tuple(int(c * shade) for c in look.rgb))
     under = np.flatnonzero(bricks[:, xs.min():xs.max() + 1].any(axis=1))
     brick = bricks[under[0]] if under.size else np.zeros(rgb.shape[1], dtype=bool)
-    centre_x, edge_m = int(round(xs.mean())), None
+    centre_x, edge_m = round(xs.mean()), None
     if under.size:
         run = centre_x
         while run + 1 < brick.size and brick[run + 1 : run + 4].any():
