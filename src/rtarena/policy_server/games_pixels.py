@@ -3,14 +3,16 @@ beside it, and the prompt's words. What the policy server answers suite-game pro
 `policy=pixels` (issue 41: a pixel player checks that a reader can play from the screen).
 
 It never sees the text view, the state vector or the game's code: it finds each kind on the frame by the
-colour the prompt's legend gives ("What you see on the frame": `- blue (#3264f0) disc labelled "YOU": you`,
+colour the prompt's legend gives ("What you see on the frame": `- blue (#326ef0) disc labelled "YOU": you`,
 `SuiteGame.legend`), picks the rows it needs by their words (the row labelled YOU, the row whose meaning
 says "warned tile"), takes the level's numbers from the prompt's `### Level rules`, builds the facts the text
-stand-in reads (`games_text.py`: a Tilefall map and your place; the duel's offsets) and decides with that
-stand-in's own functions. A game it cannot read yet gets None (the caller answers the no-op).
+stand-in reads (`games_text.py`: a Tilefall map and your place; the duel's offsets; the runner's footing)
+and decides with that stand-in's own functions. A game it cannot read yet gets None (the caller answers
+the no-op).
 
-Covered: Tilefall (the map read tile by tile off the grout lattice) and Duel (your disc, the rival's and
-the platform's edges; metres from the fighter's radius in the level rules). The others are not covered
+Covered: Tilefall (the map read tile by tile off the grout lattice), Duel (your disc, the rival's and the
+platform's edges; metres from the fighter's radius in the level rules) and Runner (your square and the
+platform under it; metres from the square's height the legend gives). The others are not covered
 (docs/games.md, "A pixel player").
 """
 
