@@ -30,7 +30,7 @@ SLOW_FIRST = (
     "tests/games/test_parity.py", "tests/train/test_vlm.py", "tests/test_conditions.py",
     "tests/eval/test_agent_observes.py", "tests/games/test_screens.py",
     "tests/test_docs_site.py", "tests/test_page_injection.py",
-    "tests/eval/test_endpoints.py",
+    "tests/eval/test_endpoints.py", "tests/llm/test_games_pixel_player.py",
 )
 
 

@@ -24,6 +24,9 @@ import numpy as np
 from rtarena.agents.scripted.games.tilefall import next_tile, path_from
 from rtarena.envs.games.reports import (
     COMPASS,
+    Hud,
+    RunnerReport,
+    TilefallReport,
     WorkshopReport,
     read_hud,
     read_places,
@@ -78,7 +81,11 @@ def tilefall(text: str, rules: Rules) -> Play:
     `policy=heuristic` stand-in): walk toward the tile farthest from warned and missing ones. `still`: stand
     still unless your own tile warns, then step onto a solid neighbour. `patch`: go to the middle of the
     largest intact patch and hold it. `run` (harmful): keep running across the floor."""
-    report = read_tilefall(text)
+    return tilefall_play(read_tilefall(text), read_hud(text), rules)
+
+
+def tilefall_play(report: TilefallReport | None, hud: Hud | None, rules: Rules) -> Play:
+    """`tilefall`'s decision from the facts it reads (the pixel player builds them from the frame)."""
     here = report.here if report is not None else None
     if report is None or here is None:
         return NOOP, "no map"
@@ -89,7 +96,6 @@ def tilefall(text: str, rules: Rules) -> Play:
     tile_m = x / (here[0] + 0.5) if here[0] + 0.5 else 1.0
     n = grid_.shape[0]
     if "run" in rules:
-        hud = read_hud(text)
         heading = "DWAS"[int((hud.time_left_s if hud else 0.0) // 3.0) % 4]  # a new heading every 3 s
         return f"0 0 ; {heading}*{MAX_STEPS}", "Tilefall: running across the floor"
     if "patch" in rules and not warned_here:
@@ -134,7 +140,11 @@ def runner(text: str, rules: Rules) -> Play:
     ends within 0.6 m. `carry`: hold right through the whole jump, until it lands. `stride`: hold right
     for several steps an answer (and jump from farther back, since a longer chunk covers more ground).
     `drop` (harmful): let go of right in the air, to drop straight onto the next platform."""
-    report = read_runner(text)
+    return runner_play(read_runner(text), rules)
+
+
+def runner_play(report: RunnerReport | None, rules: Rules) -> Play:
+    """`runner`'s decision from the facts it reads: standing or in the air, where the platform ends."""
     stride = "stride" in rules
     run = "0 0 ; D*3" if stride else "0 0 ; D"
     jump_at = 1.2 if stride else 0.6
@@ -490,8 +500,12 @@ def duel(text: str, rules: Rules) -> Play:
     if hud is None or other is None:
         return NOOP, "Duel: waiting"
     places = read_places(f"them {other.group(1)}")
-    at = places[0][1] if places else (0.0, 0.0)
-    edge, edge_m = other.group(2), float(other.group(3))
+    return duel_play(hud, places[0][1] if places else (0.0, 0.0), other.group(2), float(other.group(3)), rules)
+
+
+def duel_play(hud: Hud, at: tuple[float, float], edge: str, edge_m: float, rules: Rules) -> Play:
+    """`duel`'s decision from the facts it reads: the HUD, the other fighter's offset (m) and the nearest
+    edge (a compass word) and how far it is (the pixel player builds them from the frame)."""
     if edge_m < 0.8:
         ex, ey = _DOOR_WORDS[edge]
         return "0 0 ; " + keys_toward(-ex, -ey), "Duel: stepping back from the edge"

@@ -264,11 +264,13 @@ class SuiteGame(RealtimeParallelEnv):
                     canvas.icon(look, x, y, radius_m, outline=False)
 
     def legend(self) -> str:
-        """What you see: each drawable kind of the level file's table in words, then the HUD strip."""
+        """What you see: each drawable kind of the level file's table in words (its colour also as hex RGB, so a
+        reader of the image can match it), then the HUD strip."""
         lines = ["What you see on the frame (each kind as drawn):"]
         for look in self._looks.values():
             label = f' labelled "{look.label}"' if look.label else ""
-            lines.append(f"- {color_name(look.color)} {look.shape}{label}: {look.meaning}")
+            hexa = "#" + "".join(f"{c:02x}" for c in look.color)  # the exact colour, for a reader that measures
+            lines.append(f"- {color_name(look.color)} ({hexa}) {look.shape}{label}: {look.meaning}")
         lines.append("- the strip at the top: the HUD line (time left, score and the game's own facts)")
         return "\n".join(lines)
 

@@ -12,7 +12,7 @@ from rtarena.envs.games.canvas import Canvas
 from rtarena.envs.games.rules import GameRules, Section
 
 SLAB_M = 0.4  # platform thickness
-BODY_M = 1.0  # runner height
+BODY_M = 1.0  # runner height (the drawables table says it: "a square 1 m tall", which the pixel player reads)
 AHEAD = 3  # platforms described in the text and state
 
 
