@@ -86,7 +86,9 @@ def test_the_games_rules_change_the_skill_players_score_and_the_reflector_propos
     state = Loop(run).play_round(0)
     book = rulebook(game)
     assert state["reflection"]["accepted"], state["reflection"]
-    assert (run_dir / "round_00" / "skill_out.md").read_text().strip() == f"- {book[0].bullet}"
+    # the reflector adds the rule whose failure the round's evidence shows most (tests/findings/test_stand_ins.py
+    # checks that choice against the evidence); here: it is one of the game's rules, not free text
+    assert (run_dir / "round_00" / "skill_out.md").read_text().strip() in {f"- {r.bullet}" for r in book}
 
     helpful = [r.bullet for r in book if not r.harmful]
     harmful = next(r.bullet for r in book if r.harmful)
