@@ -24,6 +24,8 @@ import os
 import stat
 import sys
 import tomllib
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -204,18 +206,27 @@ def _value_line(kind: str, error: ValueError) -> str:
     return f"invalid {kind}: {text}"
 
 
-def loads_toml(text: str, source: str | None = None) -> dict[str, Any]:
-    """TOML text parsed (nesting checked); a syntax error is one line naming `source`."""
+@contextmanager
+def _parse_errors(kind: str, source: str | None) -> Iterator[None]:
+    """The one-line errors every reader shares: too deep, or a value Python cannot hold (an integer past its
+    4,300-digit conversion limit; JSON's syntax errors are ValueErrors too)."""
     try:
-        return check_depth(tomllib.loads(text), source)
-    except tomllib.TOMLDecodeError as error:
-        raise UserError(f"invalid TOML: {error}", source=source) from None
+        yield
     except RecursionError:
         raise _depth_error(source) from None
     except UserError:
         raise
-    except ValueError as error:  # an integer past Python's conversion limit (4,300 digits)
-        raise UserError(_value_line("TOML", error), source=source) from None
+    except ValueError as error:
+        raise UserError(_value_line(kind, error), source=source) from None
+
+
+def loads_toml(text: str, source: str | None = None) -> dict[str, Any]:
+    """TOML text parsed (nesting checked); a syntax error is one line naming `source`."""
+    with _parse_errors("TOML", source):
+        try:
+            return check_depth(tomllib.loads(text), source)
+        except tomllib.TOMLDecodeError as error:
+            raise UserError(f"invalid TOML: {error}", source=source) from None
 
 
 def loads_json(text: str | bytes, source: str | None = None, **kwargs: Any) -> Any:
@@ -225,14 +236,8 @@ def loads_json(text: str | bytes, source: str | None = None, **kwargs: Any) -> A
             text = text.decode("utf-8")
         except UnicodeDecodeError:
             raise UserError("not UTF-8 text", source=source) from None
-    try:
+    with _parse_errors("JSON", source):
         return check_depth(json.loads(text, **kwargs), source)
-    except RecursionError:
-        raise _depth_error(source) from None
-    except UserError:
-        raise
-    except ValueError as error:
-        raise UserError(_value_line("JSON", error), source=source) from None
 
 
 def _yaml_shape(text: str, source: str | None) -> None:
@@ -280,18 +285,14 @@ def loads_yaml(text: str, source: str | None = None) -> Any:
     except ImportError:
         raise UserError("reading YAML needs PyYAML (pip install pyyaml); or write the file as TOML",
                         source=source) from None
-    try:
-        _yaml_shape(text, source)
-        return check_depth(yaml.load(text, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader)), source)
-    except yaml.YAMLError as error:
-        if "nesting depth" in str(getattr(error, "problem", "")):  # libyaml's own bound (1,000), past ours
-            raise _depth_error(source) from None
-        mark = getattr(error, "problem_mark", None)
-        where = f" (at line {mark.line + 1}, column {mark.column + 1})" if mark else ""
-        raise UserError(f"invalid YAML: {getattr(error, 'problem', None) or error}{where}", source=source) from None
-    except RecursionError:
-        raise _depth_error(source) from None
-    except UserError:
-        raise
-    except ValueError as error:  # an integer past Python's conversion limit (4,300 digits)
-        raise UserError(_value_line("YAML", error), source=source) from None
+    with _parse_errors("YAML", source):
+        try:
+            _yaml_shape(text, source)
+            return check_depth(yaml.load(text, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader)), source)
+        except yaml.YAMLError as error:
+            if "nesting depth" in str(getattr(error, "problem", "")):  # libyaml's own bound (1,000), past ours
+                raise _depth_error(source) from None
+            mark = getattr(error, "problem_mark", None)
+            where = f" (at line {mark.line + 1}, column {mark.column + 1})" if mark else ""
+            raise UserError(f"invalid YAML: {getattr(error, 'problem', None) or error}{where}",
+                            source=source) from None
