@@ -119,7 +119,10 @@ def test_two_long_episodes_at_once_run_on_both_nodes(cluster, tmp_path):
     Short episodes prove nothing here: Ray hands queued tasks to the worker it already leased, so forty
     50 ms episodes may all finish on the head before the other node's worker has started. Each new driver
     starts its own workers, and under a loaded `make test` the second node's took 4-13 s (episodes of 3.8 s,
-    6 s and 10 s were too short), so the episodes wait on real time, not on the CPU, for 20 s."""
+    6 s and 10 s were too short), so the episodes wait on real time, not on the CPU, for 20 s.
+    The proof is the placement, not the start times: a busy CI machine once took over 20 s to start the second
+    node's worker, so that episode began 0.7 s after the first ended. Ray placed it on the other node while the
+    head's one CPU was leased; had it been queued behind the first, the head's leased worker would have run it."""
     path = tmp_path / "pair.toml"
     path.write_text(WALL_PAIR.format(out=tmp_path / "runs"))
     free = cluster.run(sys.executable, "-c", BOTH_FREE, cluster.address)
@@ -129,5 +132,4 @@ def test_two_long_episodes_at_once_run_on_both_nodes(cluster, tmp_path):
     episodes = lines(tmp_path / "runs" / "pair")
     assert [e["status"] for e in episodes] == ["ok", "ok"]
     first, second = sorted((e["worker"] for e in episodes), key=lambda w: w["started_unix_s"])
-    assert first["ray_node"] != second["ray_node"], (first, second)
-    assert second["started_unix_s"] < first["finished_unix_s"]  # at once, so on two nodes
+    assert first["ray_node"] != second["ray_node"], (first, second)  # at once, so on two nodes
