@@ -76,6 +76,16 @@ def mask(rgb: np.ndarray, color: tuple[int, int, int], tolerance: int = COLOR_TO
     return (np.abs(rgb.astype(np.int16) - np.array(color, dtype=np.int16)) <= tolerance).all(axis=2)
 
 
+def masks(rgb: np.ndarray, colors: list[tuple[int, int, int]], tolerance: int = COLOR_TOLERANCE) -> list[np.ndarray]:
+    """`mask` for several colours at once: each distinct colour of the picture is compared once, not
+    each pixel once per colour (a frame holds a few hundred colours)."""
+    key = (rgb[..., 0].astype(np.int32) << 16) | (rgb[..., 1].astype(np.int32) << 8) | rgb[..., 2]
+    present, where = np.unique(key, return_inverse=True)
+    palette = np.stack([present >> 16, (present >> 8) & 255, present & 255], axis=1)
+    where = where.reshape(key.shape)
+    return [(np.abs(palette - np.array(c)) <= tolerance).all(axis=1)[where] for c in colors]
+
+
 def centre(where: np.ndarray) -> tuple[float, float] | None:
     """The centroid (x, y pixels) of a mask's pixels, None when empty."""
     ys, xs = np.nonzero(where)
@@ -91,6 +101,46 @@ def hue_of(rgb: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     safe = np.where(chroma > 0, chroma, 1.0)
     hue = np.where(high == r, ((g - b) / safe) % 6, np.where(high == g, (b - r) / safe + 2, (r - g) / safe + 4)) * 60
     return hue, chroma / np.maximum(high, 1e-6)
+
+
+def solid(where: np.ndarray, radius: int = 2) -> np.ndarray:
+    """The mask eroded by a (2 radius + 1) square: a filled shape survives (shrunk), the one- to
+    three-pixel lines of outlines and glyphs that share a dark colour with it do not."""
+    out = np.zeros_like(where)
+    found = box(where)
+    if found is None:
+        return out
+    x0, y0, x1, y1 = found  # eroded only around the mask's pixels; past them counts as outside
+    part = np.pad(where[y0:y1 + 1, x0:x1 + 1], radius)
+    for axis in (0, 1):  # a square's erosion is one along each axis
+        along = part.copy()
+        for step in range(1, radius + 1):
+            along &= np.roll(part, step, axis=axis) & np.roll(part, -step, axis=axis)
+        part = along
+    out[y0:y1 + 1, x0:x1 + 1] = part[radius:part.shape[0] - radius, radius:part.shape[1] - radius]
+    return out
+
+
+def box(where: np.ndarray) -> tuple[int, int, int, int] | None:
+    """The bounding box (x0, y0, x1, y1 pixels, inclusive) of a mask's pixels, None when empty."""
+    ys, xs = np.nonzero(where)
+    return (int(xs.min()), int(ys.min()), int(xs.max()), int(ys.max())) if xs.size else None
+
+
+def middle(where: np.ndarray) -> tuple[float, float] | None:
+    """The middle of a mask's bounding box (x, y pixels): an icon's centre however its parts are weighted."""
+    b = box(where)
+    return ((b[0] + b[2]) / 2, (b[1] + b[3]) / 2) if b else None
+
+
+def hud_bottom(rgb: np.ndarray) -> int:
+    """The first pixel row below the HUD strip (the legend's "strip at the top"): the rows from the top
+    in the strip's colour (its top-left pixel's) at the left edge, where no text is written, and on a
+    good part of the row."""
+    plate = rgb[0, 0].astype(np.int16)
+    on = (np.abs(rgb.astype(np.int16) - plate) <= 2).all(axis=2)
+    strip = on[:, :3].all(axis=1) & (on.mean(axis=1) > 0.2)
+    return int(np.argmin(strip)) if not strip.all() else rgb.shape[0]
 
 
 def lines(where: np.ndarray, axis: int) -> list[float]:
@@ -232,8 +282,15 @@ def runner(rgb: np.ndarray, legend: list[Row], rules: dict, hud: Hud | None) -> 
     return runner_play(report, HEURISTIC_RULES.get("Runner", ()))
 
 
+# the readers kept in other modules import this one's helpers, so they are imported after them
+from rtarena.policy_server import games_pixels_walk as walker  # noqa: E402
+
 READERS: dict[str, Callable[[np.ndarray, list[Row], dict, Hud | None], Play | None]] = {
     "Tilefall": tilefall, "Duel": duel, "Runner": runner,
+    "Escape": walker.escape,
+    "Errands": walker.errands,
+    "Workshop": walker.workshop,
+    "Kitchen": walker.workshop,
 }
 
 

@@ -211,10 +211,13 @@ def _interact(r: WorkshopReport, at: tuple[float, float], hold: bool = False) ->
 
 
 def workshop(text: str, rules: Rules) -> Play:
-    r = read_workshop(text)
+    return workshop_play(read_workshop(text), read_hud(text), rules)
+
+
+def workshop_play(r: WorkshopReport | None, hud: Hud | None, rules: Rules) -> Play:
+    """`workshop`'s decision from the facts it reads (the pixel player builds them from the frame)."""
     if r is None:
         return NOOP, "no report"
-    hud = read_hud(text)
     title = hud.title if hud else "Workshop"
     bins = {name: at for name, at in r.stations.items() if name.endswith(" bin")}
     for item, at in sorted(r.floor, key=lambda f: math.hypot(*f[1])):  # midline: loose parts are its bins
@@ -261,26 +264,35 @@ def handoff(r: WorkshopReport, rules: Rules, title: str) -> Play:
 
 # ---- errands, escape ---------------------------------------------------------------------------------------
 
-def _wander(text: str, period_s: float) -> tuple[float, float]:
+def _wander(hud: Hud | None, period_s: float) -> tuple[float, float]:
     """An exploring direction that turns every `period_s` of the countdown (the player keeps no memory)."""
-    hud = read_hud(text)
     turn = int((hud.time_left_s if hud else 0.0) // period_s)
     names = list(COMPASS)
     return COMPASS[names[(3 * turn) % 8]]
 
 
+_GIVER = re.compile(r"the (?P<name>\w+) \(gives (?P<item>\w+)\)$")
+
+
 def errands(text: str, rules: Rules) -> Play:
-    hud = read_hud(text)
+    seen = re.search(r"Within [\d.]+ m: (.*)\.$", text, re.M)
+    people = {m["name"]: (at, m["item"]) for name, at, _ in read_places(seen.group(1) if seen else "")
+              if (m := _GIVER.match(name))}
+    here = re.search(r"You are at x ([\d.]+) m, y ([\d.]+) m", text)
+    return errands_play(read_hud(text), people, (float(here.group(1)), float(here.group(2))) if here else None, rules)
+
+
+def errands_play(hud: Hud | None, people: dict[str, tuple[tuple[float, float], str]],
+                 here: tuple[float, float] | None, rules: Rules) -> Play:
+    """`errands`' decision from the facts it reads: the HUD, the characters in view (name -> offset in
+    metres and the item they give) and where you are (for `ring`; the pixel player builds them from the frame)."""
     errand = re.search(r"the (\w+) wants (\w+)", hud.status if hud else "")
     if errand is None:
         return NOOP, "Errands: no errand"
     who, item = errand.groups()
     bag = re.search(r"inventory \((\d+)/(\d+)\): ([^|]*)", hud.status)
     carrying = bag is not None and item in bag.group(3)
-    seen = re.search(r"Within [\d.]+ m: (.*)\.$", text, re.M)
-    people = {re.sub(r"^the | \(gives \w+\)$", "", name): (at, name) for name, at, _ in
-              read_places(seen.group(1) if seen else "")}
-    giver = next((n for n, (_, name) in people.items() if f"(gives {item})" in name), None)
+    giver = next((n for n, (_, gives) in people.items() if gives == item), None)
     goal = who if carrying else giver
     if "Press F" in hud.status and goal in people and _near(people[goal][0]):
         return "0 0 ; F", f"Errands: trading with the {goal}"
@@ -291,12 +303,11 @@ def errands(text: str, rules: Rules) -> Play:
     seeking = f"the {goal or 'one who gives ' + item}"
     if "wait" in rules:
         return "0 0 ; -*10", f"Errands: waiting for {seeking} to come by"
-    here = re.search(r"You are at x ([\d.]+) m, y ([\d.]+) m", text)
     if "ring" in rules and here:
-        dx, dy = ring_step(float(here.group(1)), float(here.group(2)))
+        dx, dy = ring_step(*here)
         return walk(dx, dy, most=RING_STEPS), \
             f"Errands: walking the loop around the area, looking for {seeking}"
-    dx, dy = _wander(text, 6.0)
+    dx, dy = _wander(hud, 6.0)
     return walk(dx * 1.0, dy * 1.0), f"Errands: looking for {seeking}"
 
 
@@ -328,34 +339,43 @@ _DOOR_WORDS = {"north": (0.0, 1.0), "south": (0.0, -1.0), "east": (1.0, 0.0), "w
 
 
 def escape(text: str, rules: Rules) -> Play:
-    hud = read_hud(text)
+    inside = re.search(r"In this room: (.*)\.$", text, re.M)
+    things = {name: at for name, at, _ in read_places(inside.group(1) if inside else "")}
+    room = _ROOM.search(text)
+    doors = re.search(r"Doorways: ([\w, ]+)\.", text)
+    ways = [w for w in (doors.group(1).split(", ") if doors else []) if w in _DOOR_WORDS]
+    return escape_play(read_hud(text), things, (int(room["c"]), int(room["r"])) if room else None,
+                       (float(room["x"]), float(room["y"])) if room else None, ways, rules)
+
+
+def escape_play(hud: Hud | None, things: dict[str, tuple[float, float]], room: tuple[int, int] | None,
+                at: tuple[float, float] | None, ways: list[str], rules: Rules) -> Play:
+    """`escape`'s decision from the facts it reads: the HUD, the things in this room (name -> offset in
+    metres), the room's column and row, where you are in it (metres from its south-west corner) and its
+    doorways (compass words; the pixel player builds them from the frame)."""
     task = re.search(r"find the ([\w ]+?)(?: \||$)", hud.status if hud else "")
     if task is None:
         return NOOP, "Escape: no task"
     target = task.group(1)
-    inside = re.search(r"In this room: (.*)\.$", text, re.M)
-    things = {name: at for name, at, _ in read_places(inside.group(1) if inside else "")}
     if target in things:
         if "Press F" in hud.status and math.hypot(*things[target]) <= 0.5:
             return "0 0 ; F", f"Escape: using the {target}"
         return walk(*things[target], tolerance=0.1), f"Escape: walking to the {target}"
-    room = _ROOM.search(text)
-    doors = re.search(r"Doorways: ([\w, ]+)\.", text)
-    ways = [w for w in (doors.group(1).split(", ") if doors else []) if w in _DOOR_WORDS]
-    if room is None or not ways:
+    if room is None or at is None or not ways:
         return NOOP, "Escape: no way out"
-    x, y = float(room["x"]), float(room["y"])
+    x, y = at
+    c, r = room
     if "corners" in rules:
         corner = CORNERS[int(hud.time_left_s // 3.0) % 4]
         return walk(corner[0] * ROOM_M - x, corner[1] * ROOM_M - y, tolerance=0.1), \
             f"Escape: searching this room's corners for the {target}"
     hud_turn = int(hud.time_left_s // 12.0)
-    way = ways[(hud_turn + int(room["c"]) + int(room["r"])) % len(ways)]
+    way = ways[(hud_turn + c + r) % len(ways)]
     if "onward" in rules:  # not the doorway it came in by; crossed in one answer
         came = min(_DOOR_WORDS, key=lambda w: ROOM_M / 2 - (x - ROOM_M / 2) * _DOOR_WORDS[w][0]
                    - (y - ROOM_M / 2) * _DOOR_WORDS[w][1])
         onward = [w for w in ways if w != came] or ways
-        way = onward[(hud_turn + int(room["c"]) + int(room["r"])) % len(onward)]
+        way = onward[(hud_turn + c + r) % len(onward)]
         ux, uy = _DOOR_WORDS[way]
         across = (ROOM_M / 2 + ux * (ROOM_M / 2 + 0.6) - x, ROOM_M / 2 + uy * (ROOM_M / 2 + 0.6) - y)
         legs = [(across[0], 0.0), (0.0, across[1])] if uy else [(0.0, across[1]), (across[0], 0.0)]  # line up first

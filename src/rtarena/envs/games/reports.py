@@ -147,20 +147,30 @@ _HANDS = re.compile(r"hands: (?P<held>[^|\n]+?)(?: \| (?P<prompt>[^\n]*))?$", re
 _BENCH = re.compile(r"the bench holds (?P<item>\S+) \((?P<left>[\d.]+) s of work left\)")
 
 
+def read_workshop_hud(hud: str) -> tuple[tuple[str, ...], str | None, str] | None:
+    """The open orders (oldest first), the item in hand and the interact prompt of a workshop-family HUD
+    line (None when it is not one)."""
+    orders, hands = _ORDERS.search(hud), _HANDS.search(hud)
+    if orders is None or hands is None:
+        return None
+    listed = [] if orders["orders"] == "none" else [o.split(" (")[0].strip() for o in orders["orders"].split(", ")]
+    held = hands["held"].strip()
+    return tuple(listed), None if held == "empty" else held, (hands["prompt"] or "").strip()
+
+
 def read_workshop(text: str) -> WorkshopReport | None:
     """The orders, hands, prompt, stations, bench, floor (and handoff's windows) of a workshop-family text."""
-    orders, hands = _ORDERS.search(text), _HANDS.search(text)
+    head = read_workshop_hud(text)
     stations = re.search(r"^Stations: (?P<s>.*)\.$", text, re.M)
-    if orders is None or hands is None or stations is None:
+    if head is None or stations is None:
         return None
     bench = _BENCH.search(text)
     floor = re.search(r"On the floor: (?P<f>.*?)\.$", text, re.M)
     windows = re.search(r"^Windows: (?P<w>.*)\.$", text, re.M)
     role = re.search(r"You are the (runner|maker)", text)
-    listed = [] if orders["orders"] == "none" else [o.split(" (")[0].strip() for o in orders["orders"].split(", ")]
-    held = hands["held"].strip()
+    orders, held, prompt = head
     return WorkshopReport(
-        orders=tuple(listed), held=None if held == "empty" else held, prompt=(hands["prompt"] or "").strip(),
+        orders=orders, held=held, prompt=prompt,
         stations={name: at for name, at, _ in read_places(stations["s"])},
         bench_item=bench["item"] if bench else None, bench_left_s=float(bench["left"]) if bench else 0.0,
         floor=tuple((name, at) for name, at, _ in read_places(floor["f"])) if floor and floor["f"] != "nothing"
