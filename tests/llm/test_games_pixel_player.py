@@ -1,15 +1,21 @@
 """The scripted suite-game pixel player (`policy=pixels`, policy_server/games_pixels.py) behind the real
 protocol: it reads the request alone (the frame, the HUD line, the prompt's legend and level rules) and
 plays the runner past random; the same player given a prompt without the legend, or frames with their
-colour channels swapped, does not (it cannot find itself, so it waits)."""
+colour channels swapped, does not (it cannot find itself, so it waits). On the top-down walker games
+(`games_pixels_walk.py`) it answers, moment by moment, what the text stand-in answers from the text view
+of the same moment; with swapped colours it does not."""
 
 from __future__ import annotations
 
 import re
 from typing import Any
 
+import pytest
+
 from rtarena.agents.llm import LLMAgent
+from rtarena.agents.llm.prompts import observation_message
 from rtarena.envs.registry import make
+from rtarena.policy_server import games_text
 from rtarena.runtime.match import run_match
 
 STEPS = 40  # two seconds of the runner: far enough to reach (and jump) the first gap
@@ -47,3 +53,57 @@ def test_the_pixel_player_reads_the_frame_with_the_legend_and_outruns_random_wit
     swapped = runner_score(SwappedColours(f"scripted-pixels@{pixels}"))
     assert score > 3 * random and score > 0.1, (score, random)
     assert blind < score / 3 and swapped < score / 3, (blind, swapped, score)
+
+
+WALK_STEPS = 12  # about a second of a walker game: every answer a move the frame decides
+
+
+class Beside(LLMAgent):
+    """The pixel player's agent sent what a model gets by default (the frame and the HUD line), while the
+    test reads the same moment's text view to know what the text stand-in would answer (its own rules)."""
+
+    def setup(self, context) -> None:
+        super().setup(context)
+        self.expected: list[str] = []
+        self.answered: list[str] = []
+
+    def frame(self, rgb):
+        return rgb
+
+    def user_message(self, observation: Any):
+        text = observation["text"]
+        title = games_text.title(text)
+        self.expected.append(games_text.play(text, games_text.HEURISTIC_RULES.get(title, ()))[0])
+        o = self.options
+        sent = {"rgb": self.frame(observation["rgb"]), "hud": observation["hud"]}
+        return observation_message(sent, self.turn, ("rgb", "hud"), o.image_size, o.image_format)
+
+    def ask(self, user, observation):
+        decision, reply, action = super().ask(user, observation)
+        self.answered.append(reply.rpartition("ACTION:")[2].strip())
+        return decision, reply, action
+
+
+class BesideSwapped(Beside):
+    def frame(self, rgb):
+        return rgb[..., ::-1]
+
+
+def agreement(agent: Beside, env_id: str, seed: int) -> float:
+    """The share of moments where the pixel player answered what the text stand-in would have."""
+    env = make(env_id)
+    run_match(env, [agent], clock="paused", seed=seed, max_steps=WALK_STEPS)
+    env.close()
+    pairs = list(zip(agent.expected, agent.answered, strict=True))
+    return sum(e == a for e, a in pairs) / max(len(pairs), 1)
+
+
+# escape: leaving the first room by a doorway read off its walls; workshop (seed 2: the first order is a
+# plain gear, so the stand-in walks at once): walking to the gear bin found by its colour
+@pytest.mark.parametrize(("env_id", "seed"), [("games/escape-v0", 0), ("games/workshop-v0", 2)])
+def test_on_a_walker_game_the_pixel_player_answers_as_the_text_stand_in_and_not_with_swapped_colours(
+        server, env_id, seed):
+    spec = f"scripted-pixels@{server.url(policy='pixels')},modalities=text+rgb+hud"
+    same = agreement(Beside(spec), env_id, seed)
+    swapped = agreement(BesideSwapped(spec), env_id, seed)
+    assert same >= 0.75 and swapped <= 0.25, (same, swapped)

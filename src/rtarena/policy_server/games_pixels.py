@@ -138,9 +138,10 @@ def hud_bottom(rgb: np.ndarray) -> int:
     in the strip's colour (its top-left pixel's) at the left edge, where no text is written, and on a
     good part of the row."""
     plate = rgb[0, 0].astype(np.int16)
-    on = (np.abs(rgb.astype(np.int16) - plate) <= 2).all(axis=2)
-    strip = on[:, :3].all(axis=1) & (on.mean(axis=1) > 0.2)
-    return int(np.argmin(strip)) if not strip.all() else rgb.shape[0]
+    edge = (np.abs(rgb[:, :3].astype(np.int16) - plate) <= 2).all(axis=(1, 2))
+    rows = int(np.argmin(edge)) if not edge.all() else rgb.shape[0]
+    on = (np.abs(rgb[:rows].astype(np.int16) - plate) <= 2).all(axis=2).mean(axis=1) > 0.2
+    return int(np.argmin(on)) if not on.all() else rows
 
 
 def lines(where: np.ndarray, axis: int) -> list[float]:
@@ -291,6 +292,7 @@ READERS: dict[str, Callable[[np.ndarray, list[Row], dict, Hud | None], Play | No
     "Errands": walker.errands,
     "Workshop": walker.workshop,
     "Kitchen": walker.workshop,
+    "Handoff": walker.workshop,
 }
 
 

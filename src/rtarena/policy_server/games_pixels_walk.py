@@ -136,12 +136,46 @@ def errands(rgb: np.ndarray, legend: list[Row], rules: dict, hud: Hud | None) ->
     return errands_play(hud, seen, None, HEURISTIC_RULES.get("Errands", ()))
 
 
-# ---- the workshop family (workshop, kitchen) ----------------------------------------------------------------
+# ---- the workshop family (workshop, kitchen, handoff) -------------------------------------------------------------
 
 _STATION = re.compile(r"^the (?P<name>[\w ]+?): ")  # a station's row: "the gear bin: E takes a gear"
 _PART = re.compile(r"^an? (?P<kind>\w+) \(a part")  # a part's row: "a gear (a part: ...)"
 BENCH_REACH_M = 0.3  # a part drawn on the bench lies within this of its middle
 BAR_BELOW_M = (0.4, 0.75)  # the bench's work bar lies this far below its middle
+WINDOW_GAP_M = 0.4  # window-coloured rows nearer than this belong to one window
+
+
+def _part_at(world: np.ndarray, legend: list[Row], x: float, y: float, reach: int) -> str | None:
+    """The part drawn at a pixel point (the part row whose colour fills most of the square `reach` around
+    it), `gear+` when the legend's white ring is there too; None when no part is."""
+    on = world[max(round(y) - reach, 0):round(y) + reach + 1, max(round(x) - reach, 0):round(x) + reach + 1]
+    parts = {m["kind"]: mask(on, r.rgb, ICON_TOLERANCE).sum() for r in legend if (m := _PART.match(r.meaning))}
+    kind = max(parts, key=parts.get, default=None)
+    if kind is None or parts[kind] < 6:
+        return None
+    white = find(legend, meaning="a white ring")
+    return kind + (UP if white is not None and mask(on, white.rgb, ICON_TOLERANCE).sum() >= 6 else "")
+
+
+def _windows(world: np.ndarray, legend: list[Row], area: tuple[int, int, int, int], at: tuple[float, float],
+             px_per_m: float) -> dict[str, tuple[tuple[float, float], str | None]]:
+    """Handoff's windows (the row whose meaning begins "a window"; they stand one above another in the
+    dividing wall), numbered from the south: each one's offset from you and the part drawn in it."""
+    window = find(legend, meaning="a window")
+    if window is None:
+        return {}
+    x0, y0, x1, y1 = area
+    where = solid(mask(world[y0:y1 + 1, x0:x1 + 1], window.rgb, ICON_TOLERANCE))
+    rows = np.flatnonzero(where.any(axis=1))
+    found = []
+    gap = WINDOW_GAP_M * px_per_m  # a part drawn in a window splits its colour; windows stand farther apart
+    for run in np.split(rows, np.flatnonzero(np.diff(rows) > gap) + 1) if rows.size else []:
+        spot = middle(where[run[0]:run[-1] + 1])
+        if spot is not None:
+            found.append((x0 + spot[0] + 0.5, y0 + run[0] + spot[1] + 0.5))
+    reach = round(0.2 * px_per_m)
+    return {f"window {i + 1}": (((x - at[0]) / px_per_m, (at[1] - y) / px_per_m), _part_at(world, legend, x, y, reach))
+            for i, (x, y) in enumerate(sorted(found, key=lambda f: -f[1]))}
 
 
 def workshop(rgb: np.ndarray, legend: list[Row], rules: dict, hud: Hud | None) -> Play | None:
@@ -149,10 +183,10 @@ def workshop(rgb: np.ndarray, legend: list[Row], rules: dict, hud: Hud | None) -
     each station (a labelled row whose meaning names it, "the gear bin: ...") where it stands from you (the
     row labelled YOU); the part on the bench (a part row's colour at the bench's middle; upgraded with the
     white ring) and whether its work bar (white, under it) is still there; the orders, your hands and the
-    prompt from the HUD line; then `games_text.workshop_play`. Loose parts on the floor are not read (the
-    stand-in never drops one)."""
+    prompt from the HUD line; in Handoff the windows, what each holds, and your role (the runner keeps
+    the side of the wall where the part bins are); then `games_text.workshop_play`. Loose parts on the
+    floor are not read (the stand-in never drops one), so Midline is not covered."""
     you, floor = find(legend, label="YOU"), find(legend, meaning="the floor")
-    white = find(legend, meaning="a white ring")
     room = rules.get("room", {})
     width_m, height_m = float(room.get("width_m", 0.0)), float(room.get("height_m", 0.0))
     head = read_workshop_hud(hud.status) if hud else None
@@ -172,17 +206,20 @@ def workshop(rgb: np.ndarray, legend: list[Row], rules: dict, hud: Hud | None) -
     bench_item, bench_left_s = None, 0.0
     bench = next((seen[r] for r in seen if named[r] == "bench"), None)
     if bench is not None:
-        bx, by = round(bench[0]), round(bench[1])
-        reach, (near, far) = round(BENCH_REACH_M * px_per_m), (round(m * px_per_m) for m in BAR_BELOW_M)
-        on = world[max(by - reach, 0):by + reach + 1, max(bx - reach, 0):bx + reach + 1]
-        parts = {m["kind"]: mask(on, r.rgb, ICON_TOLERANCE).sum() for r in legend if (m := _PART.match(r.meaning))}
-        kind = max(parts, key=parts.get, default=None)
-        if kind is not None and parts[kind] >= 6:
-            ringed = white is not None and mask(on, white.rgb, ICON_TOLERANCE).sum() >= 6
-            bench_item = kind + (UP if ringed else "")
-            under = world[by + near:by + far + 1, max(bx - 2 * reach, 0):bx + 2 * reach + 1]
-            bench_left_s = 1.0 if white is not None and mask(under, white.rgb, ICON_TOLERANCE).sum() >= 6 else 0.0
+        bench_item = _part_at(world, legend, *bench, round(BENCH_REACH_M * px_per_m))
+        white = find(legend, meaning="a white ring")
+        near, far = (round(bench[1] + m * px_per_m) for m in BAR_BELOW_M)
+        side = round(0.6 * px_per_m)
+        under = world[near:far + 1, max(round(bench[0]) - side, 0):round(bench[0]) + side + 1]
+        if bench_item and white is not None and mask(under, white.rgb, ICON_TOLERANCE).sum() >= 6:
+            bench_left_s = 1.0  # the work bar is still there (its length is not needed)
+    windows = _windows(world, legend, area, (mx, my), px_per_m)
+    role = ""
+    if windows:  # handoff: the runner works the side of the dividing wall where the part bins are
+        bins = [x for name, (x, _) in stations.items() if name.endswith(" bin")]
+        across = next(iter(windows.values()))[0][0]  # the windows sit in the dividing wall
+        role = "runner" if bins and (np.mean(bins) < across) == (across > 0) else "maker"
     orders, held, prompt = head
     report = WorkshopReport(orders=orders, held=held, prompt=prompt, stations=stations, bench_item=bench_item,
-                            bench_left_s=bench_left_s, floor=(), windows={}, role="")
+                            bench_left_s=bench_left_s, floor=(), windows=windows, role=role)
     return workshop_play(report, hud, HEURISTIC_RULES.get(hud.title, ()))
