@@ -12,8 +12,9 @@ the no-op).
 
 Covered: Tilefall (the map read tile by tile off the grout lattice), Duel (your disc, the rival's and the
 platform's edges; metres from the fighter's radius in the level rules) and Runner (your square and the
-platform under it; metres from the square's height the legend gives). The others are not covered
-(docs/games.md, "A pixel player").
+platform under it; metres from the square's height the legend gives); the top-down walker games Escape,
+Errands, Workshop, Kitchen and Handoff in `games_pixels_walk.py` (which imports this module's helpers:
+its readers are registered below them). The others are not covered (docs/games.md, "A pixel player").
 """
 
 from __future__ import annotations
@@ -283,7 +284,7 @@ def runner(rgb: np.ndarray, legend: list[Row], rules: dict, hud: Hud | None) -> 
     return runner_play(report, HEURISTIC_RULES.get("Runner", ()))
 
 
-# the readers kept in other modules import this one's helpers, so they are imported after them
+# the readers kept in other modules import this module's helpers, so they are imported after them
 from rtarena.policy_server import games_pixels_walk as walker  # noqa: E402
 
 READERS: dict[str, Callable[[np.ndarray, list[Row], dict, Hud | None], Play | None]] = {
