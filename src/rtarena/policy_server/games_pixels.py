@@ -13,7 +13,7 @@ the no-op).
 Covered: Tilefall (the map read tile by tile off the grout lattice), Duel (your disc, the rival's and the
 platform's edges; metres from the fighter's radius in the level rules) and Runner (your square and the
 platform under it; metres from the square's height the legend gives); the top-down walker games Escape,
-Errands, Workshop, Kitchen and Handoff in `games_pixels_walk.py` (which imports this module's helpers:
+Errands, Workshop and Kitchen in `games_pixels_walk.py` (which imports this module's helpers:
 its readers are registered below them). The others are not covered (docs/games.md, "A pixel player").
 """
 
@@ -293,7 +293,6 @@ READERS: dict[str, Callable[[np.ndarray, list[Row], dict, Hud | None], Play | No
     "Errands": walker.errands,
     "Workshop": walker.workshop,
     "Kitchen": walker.workshop,
-    "Handoff": walker.workshop,
 }
 
 

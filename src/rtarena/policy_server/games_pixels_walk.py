@@ -17,22 +17,23 @@ from rtarena.envs.games.reports import Hud, WorkshopReport, read_workshop_hud
 from rtarena.policy_server.games_pixels import Row, box, find, hud_bottom, mask, masks, middle, solid
 from rtarena.policy_server.games_text import HEURISTIC_RULES, UP, Play, errands_play, escape_play, workshop_play
 
-ICON_TOLERANCE = 6  # icons are painted in their exact colour: a tight match keeps near colours apart
+ICON_TOLERANCE = 3  # icons are painted in their exact colour: a tight match keeps near ones apart (the
+# trash's (70, 70, 75) from the wall's (70, 70, 80))
 DOOR_M = 0.6  # a run of a side's wall line this long without wall is a doorway
 BEYOND_M = 0.25  # walls farther than this past the floor's edge belong to a neighbouring room
 
 
 def _things(world: np.ndarray, rows: list[Row], within: tuple[int, int, int, int] | None = None,
-            you: Row | None = None) -> dict[Row, tuple[float, float]]:
+            present: tuple[Row, ...] = ()) -> dict[Row, tuple[float, float]]:
     """Where each row's icon is on the picture (its middle, pixels), for the rows found: solid patches of the
-    row's exact colour (outlines and glyphs eroded away), inside `within` when given. `you` is always on
-    the frame: where name plates leave only slivers of it, the slivers place it."""
+    row's exact colour (outlines and glyphs eroded away), inside `within` when given. The `present` rows
+    are always on the frame (you, a station): where name plates leave only slivers of one, they place it."""
     x0, y0, x1, y1 = within or (0, 0, world.shape[1] - 1, world.shape[0] - 1)
     out = {}
     for row, where in zip(rows, masks(world[y0:y1 + 1, x0:x1 + 1], [r.rgb for r in rows], ICON_TOLERANCE),
                           strict=True):
         found = solid(where)
-        if row == you and found.sum() < 4:
+        if row in present and found.sum() < 4:
             found = where
         at = middle(found) if found.sum() >= 4 else None
         if at is not None:
@@ -98,7 +99,7 @@ def escape(rgb: np.ndarray, legend: list[Row], rules: dict, hud: Hud | None) -> 
     px_per_m = (x1 - x0 + 1 + y1 - y0 + 1) / 2 / size_m
     objects = [r for r in legend if r not in (you, floor, wall) and "decoration" not in r.meaning
                and r.meaning.startswith("the ")]
-    seen = _things(world, [you, *objects], room, you)
+    seen = _things(world, [you, *objects], room, (you,))
     if you not in seen:
         return None
     mx, my = seen.pop(you)
@@ -136,13 +137,12 @@ def errands(rgb: np.ndarray, legend: list[Row], rules: dict, hud: Hud | None) ->
     return errands_play(hud, seen, None, HEURISTIC_RULES.get("Errands", ()))
 
 
-# ---- the workshop family (workshop, kitchen, handoff) -------------------------------------------------------------
+# ---- the workshop family (workshop, kitchen) ----------------------------------------------------------------------
 
-_STATION = re.compile(r"^the (?P<name>[\w ]+?): ")  # a station's row: "the gear bin: E takes a gear"
+_STATION = re.compile(r"^the (?P<name>[\w ]+?): E ")  # a station (what E acts on): "the gear bin: E takes a gear"
 _PART = re.compile(r"^an? (?P<kind>\w+) \(a part")  # a part's row: "a gear (a part: ...)"
 BENCH_REACH_M = 0.3  # a part drawn on the bench lies within this of its middle
 BAR_BELOW_M = (0.4, 0.75)  # the bench's work bar lies this far below its middle
-WINDOW_GAP_M = 0.4  # window-coloured rows nearer than this belong to one window
 
 
 def _part_at(world: np.ndarray, legend: list[Row], x: float, y: float, reach: int) -> str | None:
@@ -157,35 +157,14 @@ def _part_at(world: np.ndarray, legend: list[Row], x: float, y: float, reach: in
     return kind + (UP if white is not None and mask(on, white.rgb, ICON_TOLERANCE).sum() >= 6 else "")
 
 
-def _windows(world: np.ndarray, legend: list[Row], area: tuple[int, int, int, int], at: tuple[float, float],
-             px_per_m: float) -> dict[str, tuple[tuple[float, float], str | None]]:
-    """Handoff's windows (the row whose meaning begins "a window"; they stand one above another in the
-    dividing wall), numbered from the south: each one's offset from you and the part drawn in it."""
-    window = find(legend, meaning="a window")
-    if window is None:
-        return {}
-    x0, y0, x1, y1 = area
-    where = solid(mask(world[y0:y1 + 1, x0:x1 + 1], window.rgb, ICON_TOLERANCE))
-    rows = np.flatnonzero(where.any(axis=1))
-    found = []
-    gap = WINDOW_GAP_M * px_per_m  # a part drawn in a window splits its colour; windows stand farther apart
-    for run in np.split(rows, np.flatnonzero(np.diff(rows) > gap) + 1) if rows.size else []:
-        spot = middle(where[run[0]:run[-1] + 1])
-        if spot is not None:
-            found.append((x0 + spot[0] + 0.5, y0 + run[0] + spot[1] + 0.5))
-    reach = round(0.2 * px_per_m)
-    return {f"window {i + 1}": (((x - at[0]) / px_per_m, (at[1] - y) / px_per_m), _part_at(world, legend, x, y, reach))
-            for i, (x, y) in enumerate(sorted(found, key=lambda f: -f[1]))}
-
-
 def workshop(rgb: np.ndarray, legend: list[Row], rules: dict, hud: Hud | None) -> Play | None:
     """The floor (its light tiles, the legend's floor colour) gives metres (`room.width_m` by `height_m`);
     each station (a labelled row whose meaning names it, "the gear bin: ...") where it stands from you (the
     row labelled YOU); the part on the bench (a part row's colour at the bench's middle; upgraded with the
     white ring) and whether its work bar (white, under it) is still there; the orders, your hands and the
-    prompt from the HUD line; in Handoff the windows, what each holds, and your role (the runner keeps
-    the side of the wall where the part bins are); then `games_text.workshop_play`. Loose parts on the
-    floor are not read (the stand-in never drops one), so Midline is not covered."""
+    prompt from the HUD line; then `games_text.workshop_play`. Loose parts on the floor are not read (the
+    stand-in never drops one), so Midline is not covered; nor is Handoff (its windows sit under the name
+    plates as often as not). A station the frame does not show (under a plate): no answer this step."""
     you, floor = find(legend, label="YOU"), find(legend, meaning="the floor")
     room = rules.get("room", {})
     width_m, height_m = float(room.get("width_m", 0.0)), float(room.get("height_m", 0.0))
@@ -198,8 +177,8 @@ def workshop(rgb: np.ndarray, legend: list[Row], rules: dict, hud: Hud | None) -
         return None
     px_per_m = ((area[2] - area[0] + 1) / width_m + (area[3] - area[1] + 1) / height_m) / 2
     named = {r: m["name"] for r in legend if r.label and (m := _STATION.match(r.meaning))}
-    seen = _things(world, [you, *named], area, you)
-    if you not in seen:
+    seen = _things(world, [you, *named], area, (you, *named))
+    if len(seen) < 1 + len(named):
         return None
     mx, my = seen.pop(you)
     stations = {named[r]: ((x - mx) / px_per_m, (my - y) / px_per_m) for r, (x, y) in seen.items()}
@@ -213,13 +192,7 @@ def workshop(rgb: np.ndarray, legend: list[Row], rules: dict, hud: Hud | None) -
         under = world[near:far + 1, max(round(bench[0]) - side, 0):round(bench[0]) + side + 1]
         if bench_item and white is not None and mask(under, white.rgb, ICON_TOLERANCE).sum() >= 6:
             bench_left_s = 1.0  # the work bar is still there (its length is not needed)
-    windows = _windows(world, legend, area, (mx, my), px_per_m)
-    role = ""
-    if windows:  # handoff: the runner works the side of the dividing wall where the part bins are
-        bins = [x for name, (x, _) in stations.items() if name.endswith(" bin")]
-        across = next(iter(windows.values()))[0][0]  # the windows sit in the dividing wall
-        role = "runner" if bins and (np.mean(bins) < across) == (across > 0) else "maker"
     orders, held, prompt = head
     report = WorkshopReport(orders=orders, held=held, prompt=prompt, stations=stations, bench_item=bench_item,
-                            bench_left_s=bench_left_s, floor=(), windows=windows, role=role)
+                            bench_left_s=bench_left_s, floor=(), windows={}, role="")
     return workshop_play(report, hud, HEURISTIC_RULES.get(hud.title, ()))
