@@ -10,6 +10,7 @@ each way, so the picture below the HUD strip is twice that tall.
 from __future__ import annotations
 
 import re
+from typing import Any
 
 import numpy as np
 
@@ -41,9 +42,17 @@ def _things(world: np.ndarray, rows: list[Row], within: tuple[int, int, int, int
     return out
 
 
+def _under_you(seen: dict[str, Any], hud: Hud | None, here: Any) -> None:
+    """What the HUD's interact prompt names is within reach: where the frame does not show it, it lies
+    under your own icon (and its name plate), so it is put `here`."""
+    prompt = _PROMPT.search(hud.status if hud else "")
+    if prompt and prompt["name"] not in seen:
+        seen[prompt["name"]] = here
+
+
 # ---- escape -------------------------------------------------------------------------------------------------
 
-_PROMPT = re.compile(r"Press F to use the (?P<name>[\w ]+?)(?: \||$)")
+_PROMPT = re.compile(r"Press F to (?:use|talk to|give the \w+ to) the (?P<name>[\w ]+?)(?: \||$)")
 _SIDES = {"north": (0, -1), "south": (0, 1), "east": (1, 0), "west": (-1, 0)}  # compass word -> pixel step
 
 
@@ -104,9 +113,7 @@ def escape(rgb: np.ndarray, legend: list[Row], rules: dict, hud: Hud | None) -> 
         return None
     mx, my = seen.pop(you)
     things = {r.meaning.removeprefix("the "): ((x - mx) / px_per_m, (my - y) / px_per_m) for r, (x, y) in seen.items()}
-    prompt = _PROMPT.search(hud.status if hud else "")
-    if prompt and prompt["name"] not in things:  # within reach yet not seen: under your own icon
-        things[prompt["name"]] = (0.0, 0.0)
+    _under_you(things, hud, (0.0, 0.0))
     walls = mask(world, wall.rgb, ICON_TOLERANCE)
     ways = [side for side in ("north", "south", "east", "west") if _doorway(walls, room, side, px_per_m)]
     near = {side: _neighbour(walls, room, side, px_per_m) for side in _SIDES}
@@ -121,8 +128,9 @@ def escape(rgb: np.ndarray, legend: list[Row], rules: dict, hud: Hud | None) -> 
 
 def errands(rgb: np.ndarray, legend: list[Row], rules: dict, hud: Hud | None) -> Play | None:
     """The characters (the legend's labelled persons other than YOU, named by their label) where they stand
-    from you at the picture's middle; metres from the view's reach (`area.view_m` each way); what each gives
-    from the level rules (`people.items`, in the order of `people.names`); then `games_text.errands_play`."""
+    from you at the picture's middle (one the HUD's prompt names but the frame does not show is under
+    you); metres from the view's reach (`area.view_m` each way); what each gives from the level rules
+    (`people.items`, in the order of `people.names`); then `games_text.errands_play`."""
     people = rules.get("people", {})
     names, items = list(people.get("names", ())), list(people.get("items", ()))
     view_m = float(rules.get("area", {}).get("view_m", 0.0))
@@ -134,6 +142,9 @@ def errands(rgb: np.ndarray, legend: list[Row], rules: dict, hud: Hud | None) ->
     rows = [r for r in legend if r.shape == "person" and r.label.lower() in names]
     seen = {r.label.lower(): (((x - cx) / px_per_m, (cy - y) / px_per_m), items[names.index(r.label.lower())])
             for r, (x, y) in _things(world, rows).items()}
+    prompt = _PROMPT.search(hud.status if hud else "")
+    if prompt and prompt["name"] in names:
+        _under_you(seen, hud, ((0.0, 0.0), items[names.index(prompt["name"])]))
     return errands_play(hud, seen, None, HEURISTIC_RULES.get("Errands", ()))
 
 
