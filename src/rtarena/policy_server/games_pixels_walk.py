@@ -175,7 +175,8 @@ def workshop(rgb: np.ndarray, legend: list[Row], rules: dict, hud: Hud | None) -
     white ring) and whether its work bar (white, under it) is still there; the orders, your hands and the
     prompt from the HUD line; then `games_text.workshop_play`. Loose parts on the floor are not read (the
     stand-in never drops one), so Midline is not covered; nor is Handoff (its windows sit under the name
-    plates as often as not). A station the frame does not show (under a plate): no answer this step."""
+    plates as often as not). Where the station it would go to is hidden (under name plates), no answer
+    this step."""
     you, floor = find(legend, label="YOU"), find(legend, meaning="the floor")
     room = rules.get("room", {})
     width_m, height_m = float(room.get("width_m", 0.0)), float(room.get("height_m", 0.0))
@@ -189,7 +190,7 @@ def workshop(rgb: np.ndarray, legend: list[Row], rules: dict, hud: Hud | None) -
     px_per_m = ((area[2] - area[0] + 1) / width_m + (area[3] - area[1] + 1) / height_m) / 2
     named = {r: m["name"] for r in legend if r.label and (m := _STATION.match(r.meaning))}
     seen = _things(world, [you, *named], area, (you, *named))
-    if len(seen) < 1 + len(named):
+    if you not in seen:
         return None
     mx, my = seen.pop(you)
     stations = {named[r]: ((x - mx) / px_per_m, (my - y) / px_per_m) for r, (x, y) in seen.items()}
@@ -206,4 +207,7 @@ def workshop(rgb: np.ndarray, legend: list[Row], rules: dict, hud: Hud | None) -
     orders, held, prompt = head
     report = WorkshopReport(orders=orders, held=held, prompt=prompt, stations=stations, bench_item=bench_item,
                             bench_left_s=bench_left_s, floor=(), windows={}, role="")
-    return workshop_play(report, hud, HEURISTIC_RULES.get(hud.title, ()))
+    try:
+        return workshop_play(report, hud, HEURISTIC_RULES.get(hud.title, ()))
+    except KeyError:  # the station it would go to is hidden (under name plates): no answer this step
+        return None
