@@ -40,7 +40,7 @@ from rtarena.envs.base import AgentID, RealtimeParallelEnv
 from rtarena.envs.games.canvas import HUD_FONT, HUD_INK, HUD_PLATE, Canvas, font_atlas, text_width
 from rtarena.envs.games.keys import KeyMouseSpace, describe_keys
 from rtarena.envs.games.rules import Drawable, GameRules, read_drawables
-from rtarena.envs.level_files import META, read_level
+from rtarena.envs.level_files import META, fill_doc, read_level
 from rtarena.envs.modalities import GAME_MODALITIES
 from rtarena.errors import UserError
 
@@ -119,6 +119,14 @@ class SuiteGame(RealtimeParallelEnv):
     rules_schema: ClassVar[type[GameRules]] = GameRules
     # the scripted players' one read (agents/scripted/games: world): `privileged_state(agent)`, a copy per step
     capabilities = EnvCapabilities(privileged=True)
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        """A game's docstring is a template: `{orders.target_points:g}` and the `{variants}` line are filled
+        from its level file (the base level's numbers: the prompt's `### Level rules` states the ones in force)."""
+        super().__init_subclass__(**kwargs)
+        doc = cls.__dict__.get("__doc__")
+        if doc and cls.level_file and "{" in doc:
+            cls.__doc__ = fill_doc(doc, read_level(cls.level_file, cls.rules_schema))
 
     def __init__(self, variant: str | None = None, num_agents: int | None = None,
                  obs: tuple[str, ...] | list[str] | str = MODALITIES, size: int = DEFAULT_SIZE,

@@ -109,12 +109,10 @@ class Crystal(SuiteGame):
     A destroyed crystal ends the episode for everyone; the time limit truncates.
 
     ## Capabilities
-    VP 3, SN 2, RT 2, MEM 1, PLN 2, ADV 3, COOP 1.
+    Rated 0-3 in the level file's `[capabilities]` table (`rtarena list --capabilities`).
 
     ## Variants
-    - `var1`: new layout family: a wider field (18 m) crowded with eight pillars.
-    - `var2`: changed mechanic: a gate breaks after absorbing three balls.
-    - `var3`: harder timing: 20 m/s balls every 0.25 s, respawn after 1.5 s, crystals of 60 health.
+    {variants}
 
     ## Registered Configurations
     - `games/crystal-v0`, `games/crystal-var1-v0`, `games/crystal-var2-v0`, `games/crystal-var3-v0`

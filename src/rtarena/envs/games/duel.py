@@ -67,12 +67,10 @@ class Duel(SuiteGame):
     A fall or zero health ends the episode for both; the time limit truncates.
 
     ## Capabilities
-    VP 2, SN 2, RT 3, MEM 0, PLN 1, ADV 3, COOP 0.
+    Rated 0-3 in the level file's `[capabilities]` table (`rtarena list --capabilities`).
 
     ## Variants
-    - `var1`: new layout family: a larger platform with three seeded holes.
-    - `var2`: changed mechanic: the platform shrinks by 0.1 m per second on every side.
-    - `var3`: harder timing: faster fighters, a 0.3 s cooldown, stronger knockback.
+    {variants}
 
     ## Registered Configurations
     - `games/duel-v0`, `games/duel-var1-v0`, `games/duel-var2-v0`, `games/duel-var3-v0`

@@ -75,9 +75,7 @@ class Errands(SuiteGame):
     Rated 0-3 in the level file's `[capabilities]` table (`rtarena list --capabilities`).
 
     ## Variants
-    - `var1`: new layout family: a village whose houses block the way.
-    - `var2`: changed mechanic: the characters stroll about at 0.6 m/s.
-    - `var3`: harder timing: 60 s for the ten errands and room for one item only.
+    {variants}
 
     ## Registered Configurations
     - `games/errands-v0`, `games/errands-var1-v0`, `games/errands-var2-v0`, `games/errands-var3-v0`

@@ -63,9 +63,7 @@ class Escape(SuiteGame):
     Rated 0-3 in the level file's `[capabilities]` table (`rtarena list --capabilities`).
 
     ## Variants
-    - `var1`: new layout family: a long 5 x 2 block of smaller (4 m) rooms.
-    - `var2`: changed mechanic: after each task the remaining objects move to other rooms.
-    - `var3`: harder timing: 50 s for the ten tasks and a 0.6 m reach.
+    {variants}
 
     ## Registered Configurations
     - `games/escape-v0`, `games/escape-var1-v0`, `games/escape-var2-v0`, `games/escape-var3-v0`

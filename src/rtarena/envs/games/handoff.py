@@ -40,19 +40,18 @@ class Handoff(Workshop):
     Keys `W A S D E Space`; no mouse. Text form: `0 0 ; W*4 ; E ; - ; D*3`.
 
     ## Rewards and Score
-    Team score, the same for both: min(1, points of delivered orders / `orders.target_points`) (plain 1,
-    upgraded 2; the documented maximum is 10 points); reward = the score's change.
+    Team score, the same for both: min(1, points of delivered orders / `orders.target_points`) (plain
+    {orders.points_plain:g}, upgraded {orders.points_upgraded:g}; the documented maximum is
+    {orders.target_points:g} points); reward = the score's change.
 
     ## Termination
-    The time limit (60 s) truncates.
+    The time limit ({game.time_limit_s:g} s) truncates.
 
     ## Capabilities
-    VP 2, SN 1, RT 1, MEM 1, PLN 3, ADV 0, COOP 3.
+    Rated 0-3 in the level file's `[capabilities]` table (`rtarena list --capabilities`).
 
     ## Variants
-    - `var1`: new layout family: a long, narrow room (16 x 5 m) with a single window.
-    - `var2`: changed mechanic: an item takes 2 s to pass through a window.
-    - `var3`: harder timing: orders expire after 15 s and come every 4 s; upgrades take 6 s.
+    {variants}
 
     ## Registered Configurations
     - `games/handoff-v0`, `games/handoff-var1-v0`, `games/handoff-var2-v0`, `games/handoff-var3-v0`

@@ -50,19 +50,18 @@ class MidlineRace(Workshop):
     Keys `W A S D E Space`; no mouse. Text form: `0 0 ; W*4 ; E ; - ; D*3`.
 
     ## Rewards and Score
-    1 for a win, 0.5 for a draw, 0 for a loss by order points (plain 1, upgraded 2), decided when a
-    side reaches the target or at the time limit (equal points: a draw); 0 while the race goes on.
+    1 for a win, 0.5 for a draw, 0 for a loss by order points (plain {orders.points_plain:g}, upgraded
+    {orders.points_upgraded:g}), decided when a side reaches the target or at the time limit (equal points: a
+    draw); 0 while the race goes on.
 
     ## Termination
     A side reaching `orders.target_points` ends the episode; the time limit truncates.
 
     ## Capabilities
-    VP 2, SN 2, RT 2, MEM 1, PLN 3, ADV 3, COOP 0.
+    Rated 0-3 in the level file's `[capabilities]` table (`rtarena list --capabilities`).
 
     ## Variants
-    - `var1`: new layout family: each side's bench stands in the other side's half.
-    - `var2`: changed mechanic: `E` with empty hands beside the rival takes the part it carries.
-    - `var3`: harder timing: two midline places that refill after 4 s; orders expire after 15 s.
+    {variants}
 
     ## Registered Configurations
     - `games/midline-v0`, `games/midline-var1-v0`, `games/midline-var2-v0`, `games/midline-var3-v0`

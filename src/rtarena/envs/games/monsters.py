@@ -120,10 +120,7 @@ class Monsters(SuiteGame):
     Rated 0-3 in the level file's `[capabilities]` table (`rtarena list --capabilities`).
 
     ## Variants
-    - `var1`: new layout family: a larger hall (28 m) full of pillars.
-    - `var2`: changed mechanic: monsters move only while you are not looking at them (all ten at once,
-      2.5 m/s when they move).
-    - `var3`: harder timing: faster monsters (2.4 m/s) arriving every 2 s, a 0.5 s gun cooldown.
+    {variants}
 
     ## Registered Configurations
     - `games/monsters-v0`, `games/monsters-var1-v0`, `games/monsters-var2-v0`, `games/monsters-var3-v0`

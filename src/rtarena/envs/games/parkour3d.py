@@ -84,9 +84,7 @@ class Parkour3D(SuiteGame):
     Rated 0-3 in the level file's `[capabilities]` table (`rtarena list --capabilities`).
 
     ## Variants
-    - `var1`: new layout family: a zigzag course that turns every three platforms (18 platforms).
-    - `var2`: changed mechanic: every other platform slides sideways (1.2 m, 3 s period) and carries you.
-    - `var3`: harder timing: a 35 s countdown, smaller platforms (1.1-2.0 m), wider gaps (1.4-2.4 m).
+    {variants}
 
     ## Registered Configurations
     - `games/parkour3d-v0`, `games/parkour3d-var1-v0`, `games/parkour3d-var2-v0`, `games/parkour3d-var3-v0`

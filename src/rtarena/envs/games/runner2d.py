@@ -66,9 +66,7 @@ class Runner2D(SuiteGame):
     Rated 0-3 in the level file's `[capabilities]` table (`rtarena list --capabilities`).
 
     ## Variants
-    - `var1`: new layout family: stairs of short steps, long climbs and drops, short gaps.
-    - `var2`: changed mechanic: platforms crumble 0.6 s after you first land on them (2-4.5 m long).
-    - `var3`: harder timing: 8 m/s run, 1.8-3.0 m gaps, 15 s countdown.
+    {variants}
 
     ## Registered Configurations
     - `games/runner2d-v0`, `games/runner2d-var1-v0`, `games/runner2d-var2-v0`, `games/runner2d-var3-v0`

@@ -76,9 +76,7 @@ class Tilefall(SuiteGame):
     Rated 0-3 in the level file's `[capabilities]` table (`rtarena list --capabilities`).
 
     ## Variants
-    - `var1`: new layout family: a 10x10 floor with seeded holes (islands joined by bridges).
-    - `var2`: changed mechanic: tiles drop in connected clusters of four (slower pace).
-    - `var3`: harder timing: drops track the player (the tile under you warns), 0.8 s warnings.
+    {variants}
 
     ## Registered Configurations
     - `games/tilefall-v0`, `games/tilefall-var1-v0`, `games/tilefall-var2-v0`, `games/tilefall-var3-v0`

@@ -83,10 +83,7 @@ class Workshop(SuiteGame):
     Rated 0-3 in the level file's `[capabilities]` table (`rtarena list --capabilities`).
 
     ## Variants
-    - `var1`: new layout family: two rooms joined by a doorway; parts west, counter and trash east.
-    - `var2`: changed mechanic: the bench works only while you stand at it holding E (2.5 s of
-      holding; the part stays on the bench until done).
-    - `var3`: harder timing: orders expire after 15 s and come every 5 s; upgrades take 6 s.
+    {variants}
 
     ## Registered Configurations
     - `games/workshop-v0`, `games/workshop-var1-v0`, `games/workshop-var2-v0`, `games/workshop-var3-v0`
