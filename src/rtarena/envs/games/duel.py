@@ -9,9 +9,10 @@ from pydantic import Field
 
 from rtarena.envs.games.base import Input, SuiteGame
 from rtarena.envs.games.canvas import Canvas
+from rtarena.envs.games.reports import DuelReport
 from rtarena.envs.games.rules import GameRules, Section
 from rtarena.envs.games.versus import DRAW, LOSS, WIN, outcome
-from rtarena.envs.games.walker import bearing
+from rtarena.envs.games.walker import place
 from rtarena.errors import UserError
 
 
@@ -201,9 +202,8 @@ class Duel(SuiteGame):
         pos, lo, hi = self.pos[agent], self.inset(), self.side_m - self.inset()
         edges = {"west": pos[0] - lo, "east": hi - pos[0], "south": pos[1] - lo, "north": hi - pos[1]}
         edge = min(edges, key=edges.get)
-        holes = "; ".join(bearing(pos, ((h[0] + h[2]) / 2, (h[1] + h[3]) / 2)) for h in self.holes) or "none"
-        return (f"The other fighter is {bearing(pos, self.pos[self.other(agent)])}. Nearest edge: {edge}, "
-                f"{edges[edge]:.1f} m. Holes: {holes}.")
+        holes = tuple(place(pos, ((h[0] + h[2]) / 2, (h[1] + h[3]) / 2)) for h in self.holes)
+        return DuelReport(place(pos, self.pos[self.other(agent)]), edge, edges[edge], holes).format()
 
     def _state(self, agent: str) -> np.ndarray:
         other, hp = self.other(agent), self.rules.fighter.health

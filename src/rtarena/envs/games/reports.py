@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from typing import NamedTuple
 
 import numpy as np
 
@@ -168,3 +169,346 @@ def read_workshop(text: str) -> WorkshopReport | None:
         windows={name: (at, None if rest == "holds nothing" else rest.removeprefix("holds ").strip())
                  for name, at, rest in read_places(windows["w"])} if windows else {},
         role=role.group(1) if role else "")
+
+
+# ---- the words the reports share: where a thing lies --------------------------------------------------------
+
+_PLACE_WORDS = re.compile(r"(?P<d>[\d.]+) m (?P<dir>(?:north|south)-(?:east|west)|north|south|east|west)|here")
+_BEARING_WORDS = re.compile(r"(?P<d>[\d.]+) m(?P<away> away)?, (?:ahead|(?P<deg>\d+) deg (?P<side>left|right))")
+
+
+class Place(NamedTuple):
+    """Where a thing lies from you, top-down (`walker.place`): `3.2 m north-east`, or `here` (direction "")."""
+
+    dist_m: float
+    direction: str  # a COMPASS word; "" for here
+
+    def words(self) -> str:
+        return f"{self.dist_m:.1f} m {self.direction}" if self.direction else "here"
+
+    @classmethod
+    def parse(cls, words: str) -> Place | None:
+        m = _PLACE_WORDS.fullmatch(words)
+        return None if m is None else cls(float(m["d"]), m["dir"]) if m["d"] else cls(0.0, "")
+
+    @property
+    def offset(self) -> tuple[float, float]:
+        """(dx, dy) metres, as rounded as the words: eight directions, 0.1 m (`read_places`)."""
+        ux, uy = COMPASS.get(self.direction, (0.0, 0.0))
+        return self.dist_m * ux, self.dist_m * uy
+
+
+class Bearing(NamedTuple):
+    """Where a thing lies in a first-person report: `12.3 m, 40 deg right`, or `12.3 m, ahead` (deg 0).
+    Compares as (metres, degrees + right), as `read_relative` returns it."""
+
+    dist_m: float
+    deg: float  # + to the right; 0: ahead
+
+    @classmethod
+    def seen(cls, dist_m: float, left_deg: float, ahead_deg: float) -> Bearing:
+        """From a game's bearing (`firstperson.relative_bearing_deg`: + left): `ahead` within `ahead_deg`."""
+        return cls(dist_m, 0.0 if abs(left_deg) < ahead_deg else -left_deg)
+
+    def side(self) -> str:
+        return "ahead" if self.deg == 0 else f"{abs(self.deg):.0f} deg {'right' if self.deg > 0 else 'left'}"
+
+    def words(self, away: bool = False) -> str:
+        return f"{self.dist_m:.1f} m{' away' if away else ''}, {self.side()}"
+
+    @classmethod
+    def parse(cls, words: str) -> Bearing | None:
+        m = _BEARING_WORDS.fullmatch(words)
+        if m is None:
+            return None
+        deg = float(m["deg"] or 0.0)
+        return cls(float(m["d"]), deg if m["side"] == "right" else -deg)
+
+
+def _items(listing: str, none: str) -> list[str]:
+    """The `; `-separated items of a listing, none for its word for nothing (`nobody`, `nothing`)."""
+    return [] if listing == none else listing.split("; ")
+
+
+# ---- errands -------------------------------------------------------------------------------------------------
+
+class Person(NamedTuple):
+    name: str
+    gives: str
+    place: Place
+
+
+_ERRANDS = re.compile(r"You are at x (?P<x>-?[\d.]+) m, y (?P<y>-?[\d.]+) m \(x east, y north\)\. "
+                      r"Within (?P<view>[\d.]+) m: (?P<seen>.*)\.$", re.M)
+_PERSON = re.compile(r"the (?P<name>\w+) \(gives (?P<gives>\w+)\) (?P<place>.+)")
+
+
+@dataclass(frozen=True)
+class ErrandsReport:
+    """An Errands report (`Errands._report` writes it with `format`): where you are and who is in view."""
+
+    x_m: float
+    y_m: float
+    view_m: float
+    people: tuple[Person, ...]
+
+    def format(self) -> str:
+        seen = "; ".join(f"the {p.name} (gives {p.gives}) {p.place.words()}" for p in self.people) or "nobody"
+        return f"You are at x {self.x_m:.1f} m, y {self.y_m:.1f} m (x east, y north). Within {self.view_m:g} m: {seen}."
+
+    @classmethod
+    def parse(cls, text: str) -> ErrandsReport | None:
+        m = _ERRANDS.search(text)
+        if m is None:
+            return None
+        people = [(p, Place.parse(p["place"])) for p in map(_PERSON.fullmatch, _items(m["seen"], "nobody")) if p]
+        return cls(float(m["x"]), float(m["y"]), float(m["view"]),
+                   tuple(Person(p["name"], p["gives"], at) for p, at in people if at is not None))
+
+
+_ERRANDS_HUD = re.compile(r"^(?:errand (?P<n>\d+)/(?P<of>\d+): the (?P<who>\w+) wants (?P<wants>\w+)|all errands done) "
+                          r"\| inventory \((?P<held>\d+)/(?P<cap>\d+)\): (?P<bag>[^|]*?)(?: \| (?P<prompt>.*))?$")
+
+
+@dataclass(frozen=True)
+class ErrandsStatus:
+    """The Errands HUD's own words (`Errands._hud`): the errand (number `n` of `of`; who wants what, "" when
+    all are done), the bag and its room, the prompt ("" when none)."""
+
+    n: int
+    of: int
+    who: str
+    wants: str
+    bag: tuple[str, ...]
+    capacity: int
+    prompt: str
+
+    def format(self) -> str:
+        hint = f"errand {self.n}/{self.of}: the {self.who} wants {self.wants}" if self.who else "all errands done"
+        return f"{hint} | inventory ({len(self.bag)}/{self.capacity}): {', '.join(self.bag) or 'empty'}" + \
+            (f" | {self.prompt}" if self.prompt else "")
+
+    @classmethod
+    def parse(cls, status: str) -> ErrandsStatus | None:
+        m = _ERRANDS_HUD.match(status)
+        if m is None:
+            return None
+        return cls(int(m["n"] or 0), int(m["of"] or 0), m["who"] or "", m["wants"] or "",
+                   () if m["bag"] == "empty" else tuple(m["bag"].split(", ")), int(m["cap"]), m["prompt"] or "")
+
+
+# ---- escape --------------------------------------------------------------------------------------------------
+
+_ESCAPE = re.compile(r"You are in room \((?P<c>\d+), (?P<r>\d+)\) \(column, row from the south-west\), "
+                     r"(?P<x>-?[\d.]+) m east and (?P<y>-?[\d.]+) m north of its south-west corner\. "
+                     r"Doorways: (?P<ways>[\w, ]+)\. In this room: (?P<seen>.*)\.$", re.M)
+_THING = re.compile(rf"(?P<name>.+?) (?P<place>{_PLACE_WORDS.pattern})")
+
+
+@dataclass(frozen=True)
+class EscapeReport:
+    """An Escape report (`Escape._report` writes it with `format`): the room you are in, where in it, its
+    doorways (compass words) and the things in it."""
+
+    room: tuple[int, int]  # (column, row) from the south-west
+    x_m: float  # metres east of the room's south-west corner
+    y_m: float  # metres north of it
+    doorways: tuple[str, ...]
+    things: tuple[tuple[str, Place], ...]
+
+    def format(self) -> str:
+        seen = "; ".join(f"{name} {at.words()}" for name, at in self.things) or "nothing"
+        ways = ", ".join(self.doorways) or "none"
+        return (f"You are in room ({self.room[0]}, {self.room[1]}) (column, row from the south-west), {self.x_m:.1f} m "
+                f"east and {self.y_m:.1f} m north of its south-west corner. Doorways: {ways}. In this room: {seen}.")
+
+    @classmethod
+    def parse(cls, text: str) -> EscapeReport | None:
+        m = _ESCAPE.search(text)
+        if m is None:
+            return None
+        listed = map(_THING.fullmatch, _items(m["seen"], "nothing"))
+        things = [(t["name"], Place.parse(t["place"])) for t in listed if t]
+        return cls((int(m["c"]), int(m["r"])), float(m["x"]), float(m["y"]),
+                   () if m["ways"] == "none" else tuple(m["ways"].split(", ")),
+                   tuple((name, at) for name, at in things if at is not None))
+
+
+_ESCAPE_HUD = re.compile(r"^(?:task (?P<n>\d+)/(?P<of>\d+): find the (?P<target>[\w ]+?)|all tasks done)"
+                         r"(?: \| (?P<prompt>.*))?$")
+
+
+@dataclass(frozen=True)
+class EscapeStatus:
+    """The Escape HUD's own words (`Escape._hud`): the task (number `n` of `of`, the thing to find; "" when
+    all are done) and the prompt ("" when none)."""
+
+    n: int
+    of: int
+    target: str
+    prompt: str
+
+    def format(self) -> str:
+        task = f"task {self.n}/{self.of}: find the {self.target}" if self.target else "all tasks done"
+        return task + (f" | {self.prompt}" if self.prompt else "")
+
+    @classmethod
+    def parse(cls, status: str) -> EscapeStatus | None:
+        m = _ESCAPE_HUD.match(status)
+        return None if m is None else cls(int(m["n"] or 0), int(m["of"] or 0), m["target"] or "", m["prompt"] or "")
+
+
+# ---- first person: monsters, parkour3d, crystal ------------------------------------------------------------
+
+_MONSTERS = re.compile(r"You are at x (?P<x>-?[\d.]+) m, y (?P<y>-?[\d.]+) m, facing (?P<yaw>-?\d+) deg "
+                       r"\(0 = east, counter-clockwise\)\. In view: (?P<seen>.*?)\. "
+                       r"(?:(?P<more>\d+) more out of sight \(nearest (?P<nearest>[^)]*)\)|None out of sight)\.$", re.M)
+
+
+@dataclass(frozen=True)
+class MonstersReport:
+    """A Monsters report (`Monsters._report` writes it with `format`): where you are and face, the monsters
+    in view (nearest first) and how many are out of sight, with the nearest of those."""
+
+    x_m: float
+    y_m: float
+    facing_deg: float  # 0 = east, counter-clockwise
+    seen: tuple[Bearing, ...]
+    out_of_sight: int
+    nearest_unseen: Bearing | None  # given when out_of_sight > 0
+
+    def format(self) -> str:
+        view = "; ".join(f"monster {b.words()}" for b in self.seen) or "no monster"
+        heard = f"{self.out_of_sight} more out of sight (nearest {self.nearest_unseen.words()})" \
+            if self.out_of_sight else "none out of sight"
+        return (f"You are at x {self.x_m:.1f} m, y {self.y_m:.1f} m, facing {self.facing_deg:.0f} deg "
+                f"(0 = east, counter-clockwise). In view: {view}. {heard.capitalize()}.")
+
+    @classmethod
+    def parse(cls, text: str) -> MonstersReport | None:
+        m = _MONSTERS.search(text)
+        if m is None:
+            return None
+        seen = [Bearing.parse(item.removeprefix("monster ")) for item in _items(m["seen"], "no monster")]
+        return cls(float(m["x"]), float(m["y"]), float(m["yaw"]), tuple(b for b in seen if b),
+                   int(m["more"] or 0), Bearing.parse(m["nearest"]) if m["nearest"] else None)
+
+
+class Platform(NamedTuple):
+    name: str  # "platform 3" or "the goal"
+    centre: Bearing
+    rise_m: float  # its top above your feet
+    width_m: float
+    depth_m: float
+    sliding: bool
+
+
+_PARKOUR_HEAD = re.compile(r"^You are at height (?P<z>-?[\d.]+) m, facing (?P<yaw>-?\d+) deg\.$", re.M)
+_PARKOUR_PLATFORM = re.compile(r"^(?P<name>Platform \d+|The goal): centre (?P<centre>[\d.]+ m away, [\w ]+?), "
+                               r"top (?P<rise>[+-][\d.]+) m, (?P<w>[\d.]+) x (?P<d>[\d.]+) m(?P<sliding>, sliding)?\.$",
+                               re.M)
+
+
+@dataclass(frozen=True)
+class ParkourReport:
+    """A Parkour3D report (`Parkour3D._report` writes it with `format`): your height and heading, then the
+    platforms ahead, one a line."""
+
+    height_m: float
+    facing_deg: float
+    platforms: tuple[Platform, ...]
+
+    def format(self) -> str:
+        lines = [f"You are at height {self.height_m:.1f} m, facing {self.facing_deg:.0f} deg."]
+        lines += [f"{p.name.capitalize()}: centre {p.centre.words(away=True)}, top {p.rise_m:+.1f} m, "
+                  f"{p.width_m:.1f} x {p.depth_m:.1f} m" + (", sliding" if p.sliding else "") + "."
+                  for p in self.platforms]
+        return "\n".join(lines)
+
+    @classmethod
+    def parse(cls, text: str) -> ParkourReport | None:
+        head = _PARKOUR_HEAD.search(text)
+        if head is None:
+            return None
+        platforms = [(m, Bearing.parse(m["centre"])) for m in _PARKOUR_PLATFORM.finditer(text, head.end())]
+        return cls(float(head["z"]), float(head["yaw"]),
+                   tuple(Platform(m["name"][0].lower() + m["name"][1:], at, float(m["rise"]), float(m["w"]),
+                                  float(m["d"]), bool(m["sliding"])) for m, at in platforms if at is not None))
+
+
+class Sight(NamedTuple):
+    """A first-person bearing and whether a throw's line to it is clear (crystal)."""
+
+    at: Bearing
+    clear: bool
+
+    def words(self) -> str:
+        return f"{self.at.words()}, {'clear line' if self.clear else 'blocked'}"
+
+    @classmethod
+    def parse(cls, words: str) -> Sight | None:
+        where, _, line = words.rpartition(", ")
+        at = Bearing.parse(where)
+        return None if at is None or line not in ("clear line", "blocked") else cls(at, line == "clear line")
+
+
+_SIGHT = r"[\d.]+ m, [\w ]+?, (?:clear line|blocked)"
+_CRYSTAL = re.compile(rf"Their crystal: (?P<theirs>{_SIGHT})\. Your crystal: (?P<mine>{_SIGHT})\. "
+                      r"Other side's players: (?P<foes>.*?)\. Gates standing: (?P<gates>\d+)\.$", re.M)
+_FOE = re.compile(rf"(?P<name>p\d+) (?P<sight>{_SIGHT})")
+
+
+@dataclass(frozen=True)
+class CrystalReport:
+    """A Crystal report (`Crystal._report` writes it with `format`): both crystals, the other side's players
+    still up, and how many gates stand."""
+
+    theirs: Sight
+    mine: Sight
+    foes: tuple[tuple[str, Sight], ...]
+    gates: int
+
+    def format(self) -> str:
+        seen = "; ".join(f"{name} {sight.words()}" for name, sight in self.foes) or "none up"
+        return (f"Their crystal: {self.theirs.words()}. Your crystal: {self.mine.words()}. "
+                f"Other side's players: {seen}. Gates standing: {self.gates}.")
+
+    @classmethod
+    def parse(cls, text: str) -> CrystalReport | None:
+        m = _CRYSTAL.search(text)
+        theirs, mine = (Sight.parse(m["theirs"]), Sight.parse(m["mine"])) if m else (None, None)
+        if theirs is None or mine is None:
+            return None
+        foes = [(f["name"], Sight.parse(f["sight"])) for f in map(_FOE.fullmatch, _items(m["foes"], "none up")) if f]
+        return cls(theirs, mine, tuple((name, s) for name, s in foes if s), int(m["gates"]))
+
+
+# ---- duel ----------------------------------------------------------------------------------------------------
+
+_DUEL = re.compile(rf"The other fighter is (?P<other>{_PLACE_WORDS.pattern})\. Nearest edge: (?P<edge>\w+), "
+                   r"(?P<edge_m>[\d.]+) m\. Holes: (?P<holes>.*)\.$", re.M)
+
+
+@dataclass(frozen=True)
+class DuelReport:
+    """A Duel report (`Duel._report` writes it with `format`): the other fighter, the nearest edge (a compass
+    word) and how far, the holes."""
+
+    other: Place
+    edge: str
+    edge_m: float
+    holes: tuple[Place, ...]
+
+    def format(self) -> str:
+        holes = "; ".join(h.words() for h in self.holes) or "none"
+        return (f"The other fighter is {self.other.words()}. Nearest edge: {self.edge}, {self.edge_m:.1f} m. "
+                f"Holes: {holes}.")
+
+    @classmethod
+    def parse(cls, text: str) -> DuelReport | None:
+        m = _DUEL.search(text)
+        other = Place.parse(m["other"]) if m else None
+        if other is None:
+            return None
+        holes = [Place.parse(h) for h in _items(m["holes"], "none")]
+        return cls(other, m["edge"], float(m["edge_m"]), tuple(h for h in holes if h))
