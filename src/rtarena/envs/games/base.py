@@ -39,6 +39,7 @@ from rtarena.contract import EnvCapabilities
 from rtarena.envs.base import AgentID, RealtimeParallelEnv
 from rtarena.envs.games.canvas import HUD_FONT, HUD_INK, HUD_PLATE, Canvas, font_atlas, text_width
 from rtarena.envs.games.keys import KeyMouseSpace, describe_keys
+from rtarena.envs.games.reports import Hud
 from rtarena.envs.games.rules import Drawable, GameRules, read_drawables
 from rtarena.envs.level_files import META, fill_doc, read_level
 from rtarena.envs.modalities import GAME_MODALITIES
@@ -295,13 +296,15 @@ class SuiteGame(RealtimeParallelEnv):
     def hud(self, agent: AgentID) -> str:
         """The `hud` observation: the short line the player reads on screen beside the frame (no title: the
         frame and this line are all a player of the screenshot view gets)."""
-        left = max(0.0, self.time_limit_s - self.t)
-        return f"time left {left:.1f} s | score {self.scores[agent]:.2f} | {self._hud(agent)}"
+        return self._hud_line(agent).line()
 
     def text(self, agent: AgentID) -> str:
         """The `text` observation (the text ablation): the title and HUD line, then the report (read back by
-        `reports.py: read_hud`)."""
-        return f"[{self.rules.game.title}] {self.hud(agent)}\n{self._report(agent)}"
+        `reports.py: Hud.parse` and the game's report's `parse`)."""
+        return f"{self._hud_line(agent).format()}\n{self._report(agent)}"
+
+    def _hud_line(self, agent: AgentID) -> Hud:
+        return Hud(self.rules.game.title, max(0.0, self.time_limit_s - self.t), self.scores[agent], self._hud(agent))
 
     def render(self) -> np.ndarray | None:
         if self.render_mode != "rgb_array":

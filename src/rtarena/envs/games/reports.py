@@ -27,14 +27,27 @@ class Hud:
     score: float
     status: str  # the game's own `_hud` words
 
+    def line(self) -> str:
+        """The line without the title: the `hud` observation (`SuiteGame.hud`)."""
+        return f"time left {self.time_left_s:.1f} s | score {self.score:.2f} | {self.status}"
+
+    def format(self) -> str:
+        """The first line of the `text` observation (`SuiteGame.text`)."""
+        return f"[{self.title}] {self.line()}"
+
+    @classmethod
+    def parse(cls, text: str) -> Hud | None:
+        m = _HUD.search(text)
+        return cls(m["title"], float(m["left"]), float(m["score"]), m["status"]) if m else None
+
 
 def read_hud(text: str) -> Hud | None:
     """The HUD line of a game's text observation, or None if `text` has none."""
-    m = _HUD.search(text)
-    return Hud(m["title"], float(m["left"]), float(m["score"]), m["status"]) if m else None
+    return Hud.parse(text)
 
 
-_TILEFALL_POS = re.compile(r"You are at x (?P<x>-?[\d.]+) m, y (?P<y>-?[\d.]+) m")
+_TILEFALL_POS = re.compile(r"You are at x (?P<x>-?[\d.]+) m, y (?P<y>-?[\d.]+) m(?:, on tile (?P<tile>\((?P<tc>\d+), "
+                           r"(?P<tr>\d+)\)|None))?")
 _TILEFALL_WARNED = re.compile(r"\((?P<c>\d+),(?P<r>\d+)\) in (?P<s>[\d.]+) s")
 _TILEFALL_MAP = re.compile(r"Map \(north up[^\n]*\n(?P<rows>(?:[.!_P]+\n?)+)")
 
@@ -46,6 +59,19 @@ class TilefallReport:
     pos: tuple[float, float]
     warned: dict[tuple[int, int], float]  # the warned tiles listed (at most 8): seconds until each drops
     grid: np.ndarray  # [column, row] of the map's characters (P . ! _), row 0 in the south
+    tile: tuple[int, int] | None = None  # the tile you are on (None: off the floor)
+
+    def format(self) -> str:
+        tile = f"({self.tile[0]}, {self.tile[1]})" if self.tile is not None else "None"
+        soon = ", ".join(f"({c},{r}) in {s:.1f} s" for (c, r), s in self.warned.items()) or "none"
+        rows = "\n".join("".join(self.grid[:, r]) for r in range(self.grid.shape[1] - 1, -1, -1))
+        return (f"You are at x {self.pos[0]:.1f} m, y {self.pos[1]:.1f} m, on tile {tile} (column, row from the "
+                f"south-west; W = north). Warned tiles drop: {soon}.\n"
+                f"Map (north up; P you, . solid, ! warned, _ gone):\n{rows}")
+
+    @classmethod
+    def parse(cls, text: str) -> TilefallReport | None:
+        return read_tilefall(text)
 
     @property
     def here(self) -> tuple[int, int] | None:
@@ -63,11 +89,12 @@ def read_tilefall(text: str) -> TilefallReport | None:
     warned = text[pos.end():rows.start()]
     return TilefallReport(pos=(float(pos["x"]), float(pos["y"])),
                           warned={(int(m["c"]), int(m["r"])): float(m["s"]) for m in _TILEFALL_WARNED.finditer(warned)},
-                          grid=np.array([list(line) for line in reversed(lines)]).T)
+                          grid=np.array([list(line) for line in reversed(lines)]).T,
+                          tile=(int(pos["tc"]), int(pos["tr"])) if pos["tc"] else None)
 
 
 _RUNNER_WHERE = re.compile(r"You are at x (?P<x>-?[\d.]+) m, height (?P<y>-?[\d.]+) m, "
-                    r"(?P<where>standing on a platform|in the air)")
+                           r"(?P<where>standing on a platform|in the air(?: \(vertical speed (?P<vy>-?[\d.]+) m/s\))?)")
 _RUNNER_EDGE = re.compile(r"This platform ends (?P<d>-?[\d.]+) m ahead")
 _RUNNER_NEXT = re.compile(r"Next: a platform (?P<d>-?[\d.]+) m ahead, (?P<len>[\d.]+) m long, "
                    r"(?P<rise>[+-][\d.]+) m higher")
@@ -82,6 +109,21 @@ class RunnerReport:
     standing: bool
     edge_ahead_m: float | None  # where the platform underfoot ends, if the report says
     next_platforms: tuple[tuple[float, float, float], ...]  # (metres ahead, length, rise) of the ones ahead
+    vertical_m_s: float = 0.0  # written while in the air
+
+    def format(self) -> str:
+        air = f"in the air (vertical speed {self.vertical_m_s:.1f} m/s)"
+        where = "standing on a platform" if self.standing else air
+        lines = [f"You are at x {self.x_m:.1f} m, height {self.height_m:.1f} m, {where}."]
+        if self.edge_ahead_m is not None:
+            lines.append(f"This platform ends {self.edge_ahead_m:.1f} m ahead.")
+        lines += [f"Next: a platform {ahead:.1f} m ahead, {length:.1f} m long, {rise:+.1f} m higher."
+                  for ahead, length, rise in self.next_platforms]
+        return "\n".join(lines)
+
+    @classmethod
+    def parse(cls, text: str) -> RunnerReport | None:
+        return read_runner(text)
 
 
 def read_runner(text: str) -> RunnerReport | None:
@@ -94,7 +136,8 @@ def read_runner(text: str) -> RunnerReport | None:
                         standing=where["where"] == "standing on a platform",
                         edge_ahead_m=float(edge["d"]) if edge else None,
                         next_platforms=tuple((float(m["d"]), float(m["len"]), float(m["rise"]))
-                                             for m in _RUNNER_NEXT.finditer(text)))
+                                             for m in _RUNNER_NEXT.finditer(text)),
+                        vertical_m_s=float(where["vy"] or 0.0))
 
 
 COMPASS = {"east": (1.0, 0.0), "north-east": (0.7071, 0.7071), "north": (0.0, 1.0), "north-west": (-0.7071, 0.7071),
