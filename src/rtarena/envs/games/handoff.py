@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import numpy as np
 from pydantic import Field
 
 from rtarena.envs.games.canvas import Canvas
+from rtarena.envs.games.reports import WorkshopFloor
 from rtarena.envs.games.rules import Section
-from rtarena.envs.games.walker import bearing
+from rtarena.envs.games.walker import place
 from rtarena.envs.games.workshop import Workshop, WorkshopRules
 
 
@@ -131,12 +134,11 @@ class Handoff(Workshop):
             canvas.label(window.label, pos[0], pos[1] + 0.45)
         return canvas
 
-    def _report(self, agent: str) -> str:
+    def _floor_report(self, agent: str) -> WorkshopFloor:
         pos = self.pos[agent]
-        role = "runner (part bins side)" if self._side(pos) else "maker (bench, counter and trash side)"
-        slots = "; ".join(f"{n} {bearing(pos, p)} holds {self.windows[n][0] if self.windows[n] else 'nothing'}"
-                          for n, p in self.window_pos.items())
-        return f"You are the {role}.\n{super()._report(agent)}\nWindows: {slots}."
+        slots = tuple((n, place(pos, p), self.windows[n][0] if self.windows[n] else None)
+                      for n, p in self.window_pos.items())
+        return replace(super()._floor_report(agent), role="runner" if self._side(pos) else "maker", windows=slots)
 
     def _state(self, agent: str) -> np.ndarray:
         kinds = self.rules.parts.kinds

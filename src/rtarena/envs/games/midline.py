@@ -4,11 +4,13 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from contextlib import contextmanager
+from dataclasses import replace
 
 import numpy as np
 from pydantic import Field
 
 from rtarena.envs.games.canvas import Canvas
+from rtarena.envs.games.reports import WorkshopFloor, WorkshopStatus
 from rtarena.envs.games.rules import Section
 from rtarena.envs.games.versus import outcome
 from rtarena.envs.games.walker import within
@@ -183,14 +185,14 @@ class MidlineRace(Workshop):
                 self.draw_part(canvas, self.benches[side][0], *self.own[side]["bench"])
         return canvas
 
-    def _hud(self, agent: str) -> str:
+    def _status(self, agent: str) -> WorkshopStatus:
         with self.seat(agent):
-            hud = super()._hud(agent)
-        return f"rival points {self.side_points(self.rival(agent))} | {hud}"
+            status = super()._status(agent)
+        return replace(status, rival_points=self.side_points(self.rival(agent)))
 
-    def _report(self, agent: str) -> str:
+    def _floor_report(self, agent: str) -> WorkshopFloor:
         with self.seat(agent):
-            return super()._report(agent) + f"\nYour side: {'west' if agent == 'p0' else 'east'} of the midline."
+            return replace(super()._floor_report(agent), side="west" if agent == "p0" else "east")
 
     def _state(self, agent: str) -> np.ndarray:
         rival = self.rival(agent)

@@ -186,32 +186,6 @@ class WorkshopReport:
     role: str  # handoff: "runner" | "maker"; "" elsewhere
 
 
-_ORDERS = re.compile(r"orders: (?P<orders>[^|]*?) \|")
-_HANDS = re.compile(r"hands: (?P<held>[^|\n]+?)(?: \| (?P<prompt>[^\n]*))?$", re.M)
-_BENCH = re.compile(r"the bench holds (?P<item>\S+) \((?P<left>[\d.]+) s of work left\)")
-
-
-def read_workshop(text: str) -> WorkshopReport | None:
-    """The orders, hands, prompt, stations, bench, floor (and handoff's windows) of a workshop-family text."""
-    orders, hands = _ORDERS.search(text), _HANDS.search(text)
-    stations = re.search(r"^Stations: (?P<s>.*)\.$", text, re.M)
-    if orders is None or hands is None or stations is None:
-        return None
-    bench = _BENCH.search(text)
-    floor = re.search(r"On the floor: (?P<f>.*?)\.$", text, re.M)
-    windows = re.search(r"^Windows: (?P<w>.*)\.$", text, re.M)
-    role = re.search(r"You are the (runner|maker)", text)
-    listed = [] if orders["orders"] == "none" else [o.split(" (")[0].strip() for o in orders["orders"].split(", ")]
-    held = hands["held"].strip()
-    return WorkshopReport(
-        orders=tuple(listed), held=None if held == "empty" else held, prompt=(hands["prompt"] or "").strip(),
-        stations={name: at for name, at, _ in read_places(stations["s"])},
-        bench_item=bench["item"] if bench else None, bench_left_s=float(bench["left"]) if bench else 0.0,
-        floor=tuple((name, at) for name, at, _ in read_places(floor["f"])) if floor and floor["f"] != "nothing"
-        else (),
-        windows={name: (at, None if rest == "holds nothing" else rest.removeprefix("holds ").strip())
-                 for name, at, rest in read_places(windows["w"])} if windows else {},
-        role=role.group(1) if role else "")
 
 
 # ---- the words the reports share: where a thing lies --------------------------------------------------------
@@ -268,9 +242,9 @@ class Bearing(NamedTuple):
         return cls(float(m["d"]), deg if m["side"] == "right" else -deg)
 
 
-def _items(listing: str, none: str) -> list[str]:
-    """The `; `-separated items of a listing, none for its word for nothing (`nobody`, `nothing`)."""
-    return [] if listing == none else listing.split("; ")
+def _items(listing: str, none: str, sep: str = "; ") -> list[str]:
+    """The items of a listing, none for its word for nothing (`nobody`, `nothing`)."""
+    return [] if listing == none else listing.split(sep)
 
 
 # ---- errands -------------------------------------------------------------------------------------------------
@@ -555,3 +529,105 @@ class DuelReport:
             return None
         holes = [Place.parse(h) for h in _items(m["holes"], "none")]
         return cls(other, m["edge"], float(m["edge_m"]), tuple(h for h in holes if h))
+
+
+def read_workshop(text: str) -> WorkshopReport | None:
+    """The orders, hands, prompt (the HUD's `WorkshopStatus`), stations, bench, floor and handoff's windows
+    (the report's `WorkshopFloor`) of a workshop-family text, together."""
+    hud = read_hud(text)
+    status, floor = WorkshopStatus.parse(hud.status) if hud else None, WorkshopFloor.parse(text)
+    if status is None or floor is None:
+        return None
+    return WorkshopReport(
+        orders=tuple(o.item for o in status.orders), held=status.held, prompt=status.prompt,
+        stations={name: at.offset for name, at in floor.stations}, bench_item=floor.bench_item,
+        bench_left_s=floor.bench_left_s, floor=tuple((item, at.offset) for item, at in floor.floor),
+        windows={name: (at.offset, item) for name, at, item in floor.windows}, role=floor.role)
+
+
+class Order(NamedTuple):
+    item: str  # `spring+`: an upgraded spring
+    left_s: float  # until it expires
+
+
+_WORKSHOP_HUD = re.compile(r"^(?:rival points (?P<rival>\d+) \| )?points (?P<points>\d+) \| orders: (?P<orders>[^|]*?) "
+                           r"\| hands: (?P<held>[^|]+?)(?: \| (?P<prompt>.*))?$")
+_ORDER = re.compile(r"(?P<item>\S+) \((?P<left>-?\d+) s\)")
+
+
+@dataclass(frozen=True)
+class WorkshopStatus:
+    """The workshop family's HUD words (`Workshop._hud`): points, open orders (oldest first), hands, prompt
+    ("" when none); midline puts the rival's points first."""
+
+    points: int
+    orders: tuple[Order, ...]
+    held: str | None
+    prompt: str
+    rival_points: int | None = None  # midline
+
+    def format(self) -> str:
+        orders = ", ".join(f"{o.item} ({o.left_s:.0f} s)" for o in self.orders) or "none"
+        rival = f"rival points {self.rival_points} | " if self.rival_points is not None else ""
+        return f"{rival}points {self.points} | orders: {orders} | hands: {self.held or 'empty'}" + \
+            (f" | {self.prompt}" if self.prompt else "")
+
+    @classmethod
+    def parse(cls, status: str) -> WorkshopStatus | None:
+        m = _WORKSHOP_HUD.match(status)
+        if m is None:
+            return None
+        orders = [_ORDER.fullmatch(o) for o in _items(m["orders"], "none", ", ")]
+        return cls(int(m["points"]), tuple(Order(o["item"], float(o["left"])) for o in orders if o),
+                   None if m["held"] == "empty" else m["held"], m["prompt"] or "",
+                   int(m["rival"]) if m["rival"] else None)
+
+
+ROLES = {"runner": "runner (part bins side)", "maker": "maker (bench, counter and trash side)"}  # handoff
+_WORKSHOP = re.compile(r"(?:^You are the (?P<role>runner|maker) \([^)\n]*\)\.\n)?^Stations: (?P<stations>.*)\.\n"
+                       r"Bench: (?:the bench holds (?P<item>\S+) \((?P<left>[\d.]+) s of work left\)"
+                       r"|the bench is empty)\. "
+                       r"On the floor: (?P<floor>.*)\.(?:\nWindows: (?P<windows>.*)\.)?"
+                       r"(?:\nYour side: (?P<side>west|east) of the midline\.)?$", re.M)
+_WINDOW = re.compile(rf"(?P<name>.+?) (?P<place>{_PLACE_WORDS.pattern}) holds (?P<item>.+)")
+
+
+def _named_places(listing: str, none: str) -> tuple[tuple[str, Place], ...]:
+    found = [(t["name"], Place.parse(t["place"])) for t in map(_THING.fullmatch, _items(listing, none)) if t]
+    return tuple((name, at) for name, at in found if at is not None)
+
+
+@dataclass(frozen=True)
+class WorkshopFloor:
+    """The workshop family's report (`Workshop._report`): stations, the bench, loose parts; handoff adds your
+    role first and the windows last, midline your side last."""
+
+    stations: tuple[tuple[str, Place], ...]
+    bench_item: str | None
+    bench_left_s: float
+    floor: tuple[tuple[str, Place], ...]
+    role: str = ""  # handoff: "runner" | "maker"
+    windows: tuple[tuple[str, Place, str | None], ...] = ()  # handoff: name, where, the item it holds
+    side: str = ""  # midline: "west" | "east"
+
+    def format(self) -> str:
+        where = "; ".join(f"{name} {at.words()}" for name, at in self.stations)
+        bench = f"the bench holds {self.bench_item} ({self.bench_left_s:.1f} s of work left)" if self.bench_item \
+            else "the bench is empty"
+        floor = "; ".join(f"{item} {at.words()}" for item, at in self.floor) or "nothing"
+        text = f"Stations: {where}.\nBench: {bench}. On the floor: {floor}."
+        if self.role:
+            slots = "; ".join(f"{name} {at.words()} holds {item or 'nothing'}" for name, at, item in self.windows)
+            text = f"You are the {ROLES[self.role]}.\n{text}\nWindows: {slots}."
+        return text + (f"\nYour side: {self.side} of the midline." if self.side else "")
+
+    @classmethod
+    def parse(cls, text: str) -> WorkshopFloor | None:
+        m = _WORKSHOP.search(text)
+        if m is None:
+            return None
+        listed = [(w["name"], Place.parse(w["place"]), w["item"])
+                  for w in map(_WINDOW.fullmatch, _items(m["windows"] or "", "")) if w]
+        windows = tuple((name, at, None if item == "nothing" else item) for name, at, item in listed if at is not None)
+        return cls(_named_places(m["stations"], ""), m["item"], float(m["left"] or 0.0),
+                   _named_places(m["floor"], "nothing"), m["role"] or "", windows, m["side"] or "")
