@@ -1,9 +1,12 @@
-"""The readers of the game suite's `text` observations, beside their writers in this package.
+"""Every text the game suite writes, as a dataclass that writes it (`format`) and reads it back (`parse`).
 
-`read_hud` reads the HUD line `SuiteGame.text` writes (`base.py`); `read_tilefall` and `read_runner` read
-the reports of `Tilefall._report` (`tilefall.py`) and `Runner2D._report` (`runner2d.py`). They import
-nothing of the games (the policy server reads texts without loading the compiled canvas), and
-`tests/test_text_formats.py` checks each against the game that wrote the text.
+Each game builds its report (and its HUD's own words) as one of these and writes it with `format`, so the
+writer and the reader the stand-ins use (`policy_server/games_text.py`) are one class: `Hud` (`SuiteGame.text`
+and `hud`), `TilefallReport`, `RunnerReport`, `ErrandsReport` + `ErrandsStatus`, `EscapeReport` +
+`EscapeStatus`, `MonstersReport`, `ParkourReport`, `CrystalReport`, `DuelReport`, and the workshop family's
+`WorkshopStatus` + `WorkshopFloor` (read together as `WorkshopReport`); `Place` and `Bearing` are the words
+of where a thing lies. Nothing here imports the games (the policy server reads texts without loading the
+compiled canvas); `tests/test_text_formats.py` round-trips every format and reads each game's own text.
 """
 
 from __future__ import annotations
@@ -142,55 +145,12 @@ def read_runner(text: str) -> RunnerReport | None:
 
 COMPASS = {"east": (1.0, 0.0), "north-east": (0.7071, 0.7071), "north": (0.0, 1.0), "north-west": (-0.7071, 0.7071),
            "west": (-1.0, 0.0), "south-west": (-0.7071, -0.7071), "south": (0.0, -1.0), "south-east": (0.7071, -0.7071)}
-_PLACE = re.compile(r"^(?P<name>.+?) (?:(?P<d>[\d.]+) m (?P<dir>(?:north|south)-(?:east|west)|north|south|east|west)"
-                    r"|here)(?P<rest>.*)$")
-
-
-def read_places(listing: str) -> list[tuple[str, tuple[float, float], str]]:
-    """`name 3.2 m north-east; other here` (`walker.bearing`'s words) as (name, (dx, dy) metres, rest of
-    the item), the offset rounded as the words are: eight directions, 0.1 m; `here` is (0, 0)."""
-    out = []
-    for item in filter(None, (part.strip() for part in listing.split(";"))):
-        m = _PLACE.match(item)
-        if m is None:
-            continue
-        d, (ux, uy) = (float(m["d"]), COMPASS[m["dir"]]) if m["d"] else (0.0, (0.0, 0.0))
-        out.append((m["name"], (d * ux, d * uy), m["rest"].strip()))
-    return out
-
-
-_REL = re.compile(r"(?P<d>[\d.]+) m, (?:ahead|(?P<deg>\d+) deg (?P<side>left|right))")
-
-
-def read_relative(text: str) -> tuple[float, float] | None:
-    """`12.3 m, 40 deg right` (first-person bearings) as (metres, degrees; + to the right), or None."""
-    m = _REL.search(text)
-    if m is None:
-        return None
-    deg = float(m["deg"] or 0.0)
-    return float(m["d"]), deg if m["side"] == "right" else -deg
-
-
-@dataclass(frozen=True)
-class WorkshopReport:
-    """The workshop family's text (workshop, kitchen, handoff, midline), read back."""
-
-    orders: tuple[str, ...]  # open orders, oldest first (`spring+` wants an upgraded spring)
-    held: str | None
-    prompt: str  # the HUD's interact prompt ("" when none)
-    stations: dict[str, tuple[float, float]]  # name -> offset from you, metres
-    bench_item: str | None
-    bench_left_s: float
-    floor: tuple[tuple[str, tuple[float, float]], ...]
-    windows: dict[str, tuple[tuple[float, float], str | None]]  # handoff: name -> (offset, item held)
-    role: str  # handoff: "runner" | "maker"; "" elsewhere
-
-
 
 
 # ---- the words the reports share: where a thing lies --------------------------------------------------------
 
 _PLACE_WORDS = re.compile(r"(?P<d>[\d.]+) m (?P<dir>(?:north|south)-(?:east|west)|north|south|east|west)|here")
+_NAMED_PLACE = re.compile(rf"^(?P<name>.+?) (?P<place>{_PLACE_WORDS.pattern})(?P<rest>.*)$")
 _BEARING_WORDS = re.compile(r"(?P<d>[\d.]+) m(?P<away> away)?, (?:ahead|(?P<deg>\d+) deg (?P<side>left|right))")
 
 
@@ -245,6 +205,23 @@ class Bearing(NamedTuple):
 def _items(listing: str, none: str, sep: str = "; ") -> list[str]:
     """The items of a listing, none for its word for nothing (`nobody`, `nothing`)."""
     return [] if listing == none else listing.split(sep)
+
+
+def read_places(listing: str) -> list[tuple[str, tuple[float, float], str]]:
+    """`name 3.2 m north-east; other here` (`walker.bearing`'s words) as (name, (dx, dy) metres, rest of
+    the item), the offset rounded as the words are: eight directions, 0.1 m; `here` is (0, 0)."""
+    out = []
+    for item in filter(None, (part.strip() for part in listing.split(";"))):
+        m = _NAMED_PLACE.match(item)
+        if m is not None:
+            out.append((m["name"], Place.parse(m["place"]).offset, m["rest"].strip()))
+    return out
+
+
+def read_relative(text: str) -> tuple[float, float] | None:
+    """`12.3 m, 40 deg right` (first-person bearings) as (metres, degrees; + to the right), or None."""
+    m = _BEARING_WORDS.search(text)
+    return None if m is None else Bearing.parse(m[0])
 
 
 # ---- errands -------------------------------------------------------------------------------------------------
@@ -529,6 +506,21 @@ class DuelReport:
             return None
         holes = [Place.parse(h) for h in _items(m["holes"], "none")]
         return cls(other, m["edge"], float(m["edge_m"]), tuple(h for h in holes if h))
+
+
+@dataclass(frozen=True)
+class WorkshopReport:
+    """The workshop family's text (workshop, kitchen, handoff, midline), read back."""
+
+    orders: tuple[str, ...]  # open orders, oldest first (`spring+` wants an upgraded spring)
+    held: str | None
+    prompt: str  # the HUD's interact prompt ("" when none)
+    stations: dict[str, tuple[float, float]]  # name -> offset from you, metres
+    bench_item: str | None
+    bench_left_s: float
+    floor: tuple[tuple[str, tuple[float, float]], ...]
+    windows: dict[str, tuple[tuple[float, float], str | None]]  # handoff: name -> (offset, item held)
+    role: str  # handoff: "runner" | "maker"; "" elsewhere
 
 
 def read_workshop(text: str) -> WorkshopReport | None:
