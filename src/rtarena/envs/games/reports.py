@@ -207,6 +207,11 @@ def _items(listing: str, none: str, sep: str = "; ") -> list[str]:
     return [] if listing == none else listing.split(sep)
 
 
+def _prompted(status: str, prompt: str) -> str:
+    """A HUD's words with the interact prompt last, when there is one."""
+    return status + (f" | {prompt}" if prompt else "")
+
+
 def read_places(listing: str) -> list[tuple[str, tuple[float, float], str]]:
     """`name 3.2 m north-east; other here` (`walker.bearing`'s words) as (name, (dx, dy) metres, rest of
     the item), the offset rounded as the words are: eight directions, 0.1 m; `here` is (0, 0)."""
@@ -279,8 +284,8 @@ class ErrandsStatus:
 
     def format(self) -> str:
         hint = f"errand {self.n}/{self.of}: the {self.who} wants {self.wants}" if self.who else "all errands done"
-        return f"{hint} | inventory ({len(self.bag)}/{self.capacity}): {', '.join(self.bag) or 'empty'}" + \
-            (f" | {self.prompt}" if self.prompt else "")
+        return _prompted(f"{hint} | inventory ({len(self.bag)}/{self.capacity}): {', '.join(self.bag) or 'empty'}",
+                         self.prompt)
 
     @classmethod
     def parse(cls, status: str) -> ErrandsStatus | None:
@@ -288,7 +293,7 @@ class ErrandsStatus:
         if m is None:
             return None
         return cls(int(m["n"] or 0), int(m["of"] or 0), m["who"] or "", m["wants"] or "",
-                   () if m["bag"] == "empty" else tuple(m["bag"].split(", ")), int(m["cap"]), m["prompt"] or "")
+                   tuple(_items(m["bag"], "empty", ", ")), int(m["cap"]), m["prompt"] or "")
 
 
 # ---- escape --------------------------------------------------------------------------------------------------
@@ -344,7 +349,7 @@ class EscapeStatus:
 
     def format(self) -> str:
         task = f"task {self.n}/{self.of}: find the {self.target}" if self.target else "all tasks done"
-        return task + (f" | {self.prompt}" if self.prompt else "")
+        return _prompted(task, self.prompt)
 
     @classmethod
     def parse(cls, status: str) -> EscapeStatus | None:
@@ -561,8 +566,7 @@ class WorkshopStatus:
     def format(self) -> str:
         orders = ", ".join(f"{o.item} ({o.left_s:.0f} s)" for o in self.orders) or "none"
         rival = f"rival points {self.rival_points} | " if self.rival_points is not None else ""
-        return f"{rival}points {self.points} | orders: {orders} | hands: {self.held or 'empty'}" + \
-            (f" | {self.prompt}" if self.prompt else "")
+        return _prompted(f"{rival}points {self.points} | orders: {orders} | hands: {self.held or 'empty'}", self.prompt)
 
     @classmethod
     def parse(cls, status: str) -> WorkshopStatus | None:
