@@ -41,6 +41,7 @@ from rtarena.envs.games.reports import (
     read_hud,
     read_runner,
     read_tilefall,
+    read_workshop_hud,
 )
 from rtarena.envs.gui.text import read_text_block, text_block
 
@@ -304,6 +305,10 @@ def test_the_games_write_their_reports_in_the_readers_format(env_id):
             read = report.parse(text)
             assert read is not None and text.endswith(read.format()), text
             if status is not None:
-                assert status.parse(read_hud(text).status).format() == read_hud(text).status
+                read_status = status.parse(read_hud(text).status)
+                assert read_status.format() == read_hud(text).status
+            if status is WorkshopStatus:  # the pixel player's read of the HUD words
+                assert read_workshop_hud(read_hud(text).status) == (tuple(o.item for o in read_status.orders),
+                                                                    read_status.held, read_status.prompt)
         obs, *_ = env.step({a: env.action_space(a).sample() for a in env.agents})
     env.close()

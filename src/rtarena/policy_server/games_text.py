@@ -216,10 +216,13 @@ def _interact(r: WorkshopReport, at: tuple[float, float], hold: bool = False) ->
 
 
 def workshop(text: str, rules: Rules) -> Play:
-    r = read_workshop(text)
+    return workshop_play(read_workshop(text), read_hud(text), rules)
+
+
+def workshop_play(r: WorkshopReport | None, hud: Hud | None, rules: Rules) -> Play:
+    """`workshop`'s decision from the facts it reads (the pixel player builds them from the frame)."""
     if r is None:
         return NOOP, "no report"
-    hud = read_hud(text)
     title = hud.title if hud else "Workshop"
     bins = {name: at for name, at in r.stations.items() if name.endswith(" bin")}
     for item, at in sorted(r.floor, key=lambda f: math.hypot(*f[1])):  # midline: loose parts are its bins

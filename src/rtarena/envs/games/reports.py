@@ -542,6 +542,13 @@ def read_workshop(text: str) -> WorkshopReport | None:
         windows={name: (at.offset, item) for name, at, item in floor.windows}, role=floor.role)
 
 
+def read_workshop_hud(hud: str) -> tuple[tuple[str, ...], str | None, str] | None:
+    """The open orders (oldest first), the item in hand and the interact prompt of a workshop-family HUD
+    status (`WorkshopStatus`; None when it is not one)."""
+    status = WorkshopStatus.parse(hud)
+    return None if status is None else (tuple(o.item for o in status.orders), status.held, status.prompt)
+
+
 class Order(NamedTuple):
     item: str  # `spring+`: an upgraded spring
     left_s: float  # until it expires
