@@ -232,8 +232,13 @@ def runner(rgb: np.ndarray, legend: list[Row], rules: dict, hud: Hud | None) -> 
     return runner_play(report, HEURISTIC_RULES.get("Runner", ()))
 
 
+from rtarena.policy_server import games_pixels_fp as first_person  # noqa: E402  (its readers use the helpers above)
+
 READERS: dict[str, Callable[[np.ndarray, list[Row], dict, Hud | None], Play | None]] = {
     "Tilefall": tilefall, "Duel": duel, "Runner": runner,
+    "Monsters": first_person.monsters,
+    "Parkour": first_person.parkour,
+    "Crystal": first_person.crystal,
 }
 
 

@@ -392,9 +392,16 @@ def monsters(text: str, rules: Rules) -> Play:
     view = re.search(r"In view: (.*?)\. (?:\d+ more|None out)", text)
     seen = [read_relative(m) for m in re.findall(r"monster ([\d.]+ m, (?:ahead|\d+ deg \w+))",
                                                  view.group(1) if view else "")]
-    seen = [s for s in seen if s]
     hud = read_hud(text)
-    ready = hud is not None and "gun ready" in hud.status
+    heard = re.search(r"nearest ([\d.]+ m, (?:ahead|\d+ deg \w+))", text)
+    return monsters_play([s for s in seen if s], read_relative(heard.group(1)) if heard else None,
+                         hud is not None and "gun ready" in hud.status, rules)
+
+
+def monsters_play(seen: list[tuple[float, float]], heard: tuple[float, float] | None, ready: bool,
+                  rules: Rules) -> Play:
+    """`monsters`' decision from the facts it reads: the monsters in view and the nearest out of sight
+    (metres, degrees + right) and whether the gun is ready (the pixel player builds them from the frame)."""
     flick = "flick" in rules
     if seen:
         dist, deg = min(seen)
@@ -404,10 +411,8 @@ def monsters(text: str, rules: Rules) -> Play:
             return f"{deg:.0f} 0 ; LMB ; -", "Monsters: firing at the nearest monster"
         turn = np.clip(deg, -FLICK_DEG, FLICK_DEG) if flick else np.clip(deg, -TURN_DEG, TURN_DEG)
         return f"{turn:.0f} 0 ; -", "Monsters: turning to the nearest monster"
-    heard = re.search(r"nearest ([\d.]+ m, (?:ahead|\d+ deg \w+))", text)
-    where = read_relative(heard.group(1)) if heard else None
-    if where:
-        turn = np.clip(where[1], -FLICK_DEG, FLICK_DEG) if flick else np.clip(where[1], -TURN_DEG, TURN_DEG)
+    if heard:
+        turn = np.clip(heard[1], -FLICK_DEG, FLICK_DEG) if flick else np.clip(heard[1], -TURN_DEG, TURN_DEG)
         return f"{turn:.0f} 0 ; -", "Monsters: turning toward one out of sight"
     return "30 0 ; -", "Monsters: looking around"
 
@@ -425,12 +430,18 @@ def parkour(text: str, rules: Rules) -> Play:
                        r"([\d.]+) x ([\d.]+) m", text, re.M)
     if not plats or hud is None:
         return NOOP, "Parkour: nothing ahead"
-    standing = hud.status.startswith("platform")
     rel = read_relative(f"{plats[0][0]}, {plats[0][1]}")
+    narrow = min(float(plats[0][3]), float(plats[0][4]))
+    return parkour_play(rel, narrow, hud.status.startswith("platform"), rules)
+
+
+def parkour_play(rel: tuple[float, float] | None, narrow_m: float, standing: bool, rules: Rules) -> Play:
+    """`parkour`'s decision from the facts it reads: the next platform's centre (metres, degrees + right),
+    its narrower side (m) and whether you stand (the pixel player builds them from the frame)."""
     if rel is None:
         return NOOP, "Parkour: nothing ahead"
     dist, deg = rel
-    near_side = dist - min(float(plats[0][3]), float(plats[0][4])) / 2
+    near_side = dist - narrow_m / 2
     turn = float(np.clip(deg, -30, 30))
     if abs(deg) > 12:
         return f"{turn:.0f} 0 ; -", "Parkour: facing the next platform"
@@ -454,21 +465,28 @@ def crystal(text: str, rules: Rules) -> Play:
     `guard` (harmful): stay by your own crystal."""
     hud = read_hud(text)
     theirs = re.search(r"Their crystal: (.*?), (clear line|blocked)\.", text)
-    if hud is None or theirs is None or "knocked out" in hud.status:
+    mine = re.search(r"Your crystal: (.*?), (?:clear line|blocked)\.", text)
+    foes = [r for r in (read_relative(m) for m in re.findall(r"p\d+ ([\d.]+ m, (?:ahead|\d+ deg \w+)), clear line",
+                                                          text.partition("Other side's players:")[2])) if r]
+    if hud is None or theirs is None:
         return NOOP, "Crystal: waiting"
-    rel = read_relative(theirs.group(1))
-    if rel is None:
+    return crystal_play(hud, read_relative(theirs.group(1)), theirs.group(2) == "clear line",
+                        read_relative(mine.group(1)) if mine else None, foes, rules)
+
+
+def crystal_play(hud: Hud, rel: tuple[float, float] | None, clear: bool, home: tuple[float, float] | None,
+                 foes: list[tuple[float, float]], rules: Rules) -> Play:
+    """`crystal`'s decision from the facts it reads: the HUD, their crystal (metres, degrees + right) and
+    whether the line to it is clear, your crystal, the opposing players in a clear line (the pixel player
+    builds them from the frame)."""
+    if rel is None or "knocked out" in hud.status:
         return NOOP, "Crystal: waiting"
     ready = "ball ready" in hud.status
     if "guard" in rules:
-        mine = re.search(r"Your crystal: (.*?), (?:clear line|blocked)\.", text)
-        home = read_relative(mine.group(1)) if mine else None
         if home and home[0] > 2.5:
             return f"{np.clip(home[1], -45, 45):.0f} 0 ; W*3", "Crystal: going back to guard my crystal"
         return NOOP, "Crystal: guarding my crystal"
     if "knock" in rules and ready:
-        foes = [r for r in (read_relative(m) for m in re.findall(r"p\d+ ([\d.]+ m, (?:ahead|\d+ deg \w+)), clear line",
-                                                              text.partition("Other side's players:")[2])) if r]
         near = [f for f in foes if f[0] < BALL_M]
         if near:
             _, deg = min(near)
@@ -477,7 +495,6 @@ def crystal(text: str, rules: Rules) -> Play:
             return f"{np.clip(deg, -45, 45):.0f} 0 ; -", "Crystal: turning to an opposing player"
     dist, deg = rel
     turn = float(np.clip(deg, -45, 45))
-    clear = theirs.group(2) == "clear line"
     if clear and abs(deg) <= 3 and ready and dist < THROW_M:
         return f"{turn:.0f} 0 ; LMB ; -", "Crystal: throwing at their crystal"
     if not clear:
