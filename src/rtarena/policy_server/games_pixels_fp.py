@@ -32,6 +32,9 @@ RADAR_SHARE = 0.5  # a column (row) this full of the plate's colour, against the
 WHITE = (255, 255, 255)  # the legend: "you the white dot" on the radar
 MATCH_DEG = 8.0  # a sprite in view this near the bearing the radar gives is that thing
 GAP_PX = 3  # sprite columns this close belong to one sprite
+VIEW_M = 12.0  # a crystal within this shows its legend red in the view (measured: at 19 m the haze greys it)
+MISS_COST = 3  # fitting the white dot: a covered pixel that is not white costs this many left-out white ones
+FRAGMENT = 0.6  # a platform on the map narrower than this share of the usual side is a piece your dot left
 
 
 @dataclass(frozen=True)
@@ -75,33 +78,59 @@ def blobs(where: np.ndarray) -> list[np.ndarray]:
     """The 8-connected pixel groups of a mask, each as an (n, 2) array of (x, y)."""
     left = {(int(x), int(y)) for y, x in np.argwhere(where)}
     steps = [(dx, dy) for dx in (-1, 0, 1) for dy in (-1, 0, 1) if dx or dy]
+    neighbours = grid(where.shape[::-1], lambda c: bool(where[c[1], c[0]]), steps)
     found = []
     while left:
-        group = breadth_first([next(iter(left))], grid(where.shape[::-1], lambda c: c in left, steps))
+        group = breadth_first([next(iter(left))], neighbours)
         left -= set(group)
         found.append(np.array(list(group), dtype=float))
     return found
 
 
+def disc_fit(white: np.ndarray) -> tuple[float, float, float]:
+    """The disc (centre y, x and radius, pixels) that best covers a white mask's main dot: a white pixel it
+    leaves out costs 1, a pixel it covers that is not white costs `MISS_COST` (so extra white, a second dot
+    or a bump on the rim, stays outside). Searched about the pixels deepest inside the white."""
+    inner, outer = np.argwhere(white), np.argwhere(~np.pad(white, 1)) - 1
+    depth = np.hypot(*(inner[:, None, :] - outer[None, :, :]).transpose(2, 0, 1)).min(axis=1)
+    core = inner[depth >= depth.max() - 1.0]
+    offsets = np.arange(-1.5, 1.51, 0.25)
+    centres = np.unique((core[:, None, None, :] + np.stack(np.meshgrid(offsets, offsets, indexing="ij"), -1)
+                         ).reshape(-1, 2), axis=0)
+    radii = np.arange(1.0, depth.max() + 2.0, 0.25)
+    ys, xs = np.indices(white.shape)
+    best, fit = np.inf, (0.0, 0.0, 1.0)
+    for r in radii:
+        inside = (ys[None] - centres[:, 0, None, None]) ** 2 + (xs[None] - centres[:, 1, None, None]) ** 2 <= r * r
+        cost = (white[None] & ~inside).sum(axis=(1, 2)) + MISS_COST * (~white[None] & inside).sum(axis=(1, 2))
+        k = int(np.argmin(cost))
+        if cost[k] < best:
+            best, fit = float(cost[k]), (float(centres[k, 0]), float(centres[k, 1]), float(r))
+    return fit
+
+
 def read_radar(rgb: np.ndarray, row: Row, px_per_m) -> Radar | None:
-    """The radar in the legend row's colour; `px_per_m(box)` its scale from the box. You: the white dot's core
-    (the pixel with the most white about it); where you face: the far side of the white from that core."""
+    """The radar in the legend row's colour; `px_per_m(box)` its scale from the box. You: the white dot (the
+    disc that best covers the white); where you face: the white outside that disc (the small dot, apart or
+    a bump on its rim)."""
     box = plate(rgb, row.rgb)
     if box is None:
         return None
     x0, y0, x1, y1 = box
     white = mask(rgb[y0:y1, x0:x1], WHITE, 30)
-    if white.sum() < 2:
-        return None
-    padded = np.pad(white, 2).astype(np.int32)
-    crowd = np.lib.stride_tricks.sliding_window_view(padded, (5, 5)).sum(axis=(2, 3)) * white
-    cy, cx = np.argwhere(crowd == crowd.max()).mean(axis=0)
     ys, xs = np.nonzero(white)
-    far = np.hypot(xs - cx, ys - cy)
-    tip = far >= 0.75 * far.max()
-    facing = math.atan2(cy - ys[tip].mean(), xs[tip].mean() - cx)
+    if xs.size < 2:
+        return None
+    crop = np.pad(white[ys.min():ys.max() + 1, xs.min():xs.max() + 1], 1)
+    cy, cx, r = disc_fit(crop)
+    iy, ix = np.nonzero(crop)
+    beyond = np.hypot(iy - cy, ix - cx) > r
+    if not beyond.any():
+        return None
+    facing = math.atan2(cy - iy[beyond].mean(), ix[beyond].mean() - cx)
     scale = px_per_m(box)
-    return Radar(box, scale, (x0 + cx, y0 + cy), facing) if scale > 0 else None
+    me = (x0 + xs.min() - 1 + cx, y0 + ys.min() - 1 + cy)
+    return Radar(box, scale, me, facing) if scale > 0 else None
 
 
 def dots(rgb: np.ndarray, radar: Radar, color: tuple[int, int, int]) -> list[tuple[float, float, int]]:
@@ -117,7 +146,7 @@ def sprites(rgb: np.ndarray, color: tuple[int, int, int], level: LevelNumbers, r
     holding its hue (the radar's box left out)."""
     hue = float(hue_of(np.array(color))[0])
     seen = hue_mask(rgb, hue, 0.25, saturation)
-    x0, y0, x1, y1 = radar.box
+    x0, y0 = radar.box[:2]
     seen[y0:, x0:] = False
     columns = np.flatnonzero(seen.any(axis=0))
     runs = np.split(columns, np.flatnonzero(np.diff(columns) > GAP_PX) + 1) if columns.size else []
@@ -170,7 +199,7 @@ def monsters(rgb: np.ndarray, legend: list[Row], rules: dict, hud: Hud | None) -
 def crystal(rgb: np.ndarray, legend: list[Row], rules: dict, hud: Hud | None) -> Play | None:
     """Their crystal: of the red dots on the radar (its scale: the field's width in the level rules), the one
     nearest the middle of a short end (crystals stand there; players roam); the line to it is blocked when a
-    gate's grey lies on it on the radar, or when in view no red shows near its bearing (a pillar between);
+    gate's grey lies on it on the radar, or when in view and near no red shows near its bearing (a pillar);
     your crystal the blue dot likewise; the red players in a clear line; then `games_text.crystal_play`."""
     theirs_row, mine_row = find(legend, meaning="their crystal"), find(legend, meaning="your crystal")
     gate, radar_row = find(legend, meaning="a gate"), find(legend, label="RADAR")
@@ -200,7 +229,8 @@ def crystal(rgb: np.ndarray, legend: list[Row], rules: dict, hud: Hud | None) ->
     dist, deg = radar.where(target[:2])
     line = clear(target[:2])
     seen = sprites(rgb, theirs_row.rgb, level, radar, saturation=0.5)
-    if abs(deg) <= level.fov_deg / 2 - 2:  # in view: the view's bearing is finer; none there: hidden
+    if abs(deg) <= level.fov_deg / 2 - 2 and dist <= VIEW_M:  # in view: the view's bearing is finer; none there:
+        # a pillar hides it (farther, the haze greys it out to the bricks' saturation: the radar alone says)
         match = in_view(deg, seen, level)
         line = line and match is not None
         deg = deg if match is None else match
@@ -216,7 +246,9 @@ def parkour(rgb: np.ndarray, legend: list[Row], rules: dict, hud: Hud | None) ->
     platforms' drawn sides against the middle of the level rules' platform sizes (the map states none).
     The platforms are put in course order by chaining nearest neighbours from an end; the HUD's "platform k"
     says which end is the start (you stand on the k-th) and the next is the one after yours; in the air, the
-    nearest in front of you. Then `games_text.parkour_play` with its centre and its narrower side."""
+    one under you in front, else the nearest in front of you (not a sliver your dot leaves of one). Its
+    bearing is refined by the nearest crate in view (`nearest_crate`). Then `games_text.parkour_play` with
+    its centre and its narrower side."""
     kinds = [r for r in (find(legend, meaning="a platform"), find(legend, meaning="a checkpoint")) if r]
     map_row = find(legend, label="MAP")
     sizes = rules.get("course", {}).get("size_m")
@@ -255,10 +287,37 @@ def parkour(rgb: np.ndarray, legend: list[Row], rules: dict, hud: Hud | None) ->
             return None
         target = chain[nxt]
     else:
-        ahead = [i for i in range(len(rects)) if abs(radar.where(tuple(centres[i]))[1]) <= 90]
-        if not ahead:
+        whole = [i for i, r in enumerate(rects) if min(r[2] - r[0], r[3] - r[1]) >= FRAGMENT * drawn]
+        ahead = [i for i in whole if abs(radar.where(tuple(centres[i]))[1]) <= 90]
+        landing = [chain[k] for k in under if abs(radar.where(tuple(centres[chain[k]]))[1]) <= 90]
+        if not ahead and not landing:
             return None
-        target = min(ahead, key=lambda i: radar.where(tuple(centres[i]))[0])
+        target = landing[0] if landing else min(ahead, key=lambda i: radar.where(tuple(centres[i]))[0])
     rect = rects[target]
     narrow = min(rect[2] - rect[0], rect[3] - rect[1]) / radar.px_per_m
-    return parkour_play(radar.where(tuple(centres[target])), narrow, standing, HEURISTIC_RULES.get("Parkour", ()))
+    dist, deg = radar.where(tuple(centres[target]))
+    level = numbers(rules)
+    if level is not None:  # the map's facing dot is a bump of a pixel or two: the view's crates are finer
+        deg = nearest_crate(rgb, kinds[0].rgb, level, radar, deg) or deg
+    return parkour_play((dist, deg), narrow, standing, HEURISTIC_RULES.get("Parkour", ()))
+
+
+def nearest_crate(rgb: np.ndarray, color: tuple[int, int, int], level: LevelNumbers, radar: Radar,
+                  deg: float) -> float | None:
+    """The bearing (degrees, + right) of the nearest platform in view near the map's bearing `deg`: of the
+    run of crate-coloured columns there, the columns of its lowest rows (the course lies below the eye, so
+    the nearer a platform the lower it shows)."""
+    hue = float(hue_of(np.array(color))[0])
+    seen = hue_mask(rgb, hue, 0.25, 0.3)
+    seen[radar.box[1]:, radar.box[0]:] = False
+    columns = np.flatnonzero(seen.any(axis=0))
+    if columns.size == 0:
+        return None
+    runs = np.split(columns, np.flatnonzero(np.diff(columns) > GAP_PX) + 1)
+    bearings = [-bearing(float(run.mean()), rgb.shape[1], level) for run in runs]
+    k = int(np.argmin([abs(b - deg) for b in bearings]))
+    if abs(bearings[k] - deg) > 2 * MATCH_DEG:
+        return None
+    ys, xs = np.nonzero(seen[:, runs[k][0]:runs[k][-1] + 1])
+    low = ys >= ys.max() - 0.25 * (ys.max() - ys.min())
+    return -bearing(runs[k][0] + float(xs[low].mean()), rgb.shape[1], level)
