@@ -51,13 +51,12 @@ def test_the_pixel_player_reads_the_frame_with_the_legend_and_outruns_random_wit
     assert blind < score / 3 and swapped < score / 3, (blind, swapped, score)
 
 
-MONSTER_STEPS = 30  # three seconds: turning onto the first monster and a few shots at it
+MONSTER_STEPS = 20  # two seconds: turning onto the first monster and a shot or two at it
 
 
 def test_the_pixel_player_shoots_monsters_it_reads_off_the_radar_and_view_with_colours_swapped_it_finds_none(server):
     pixels = server.url(policy="pixels")
     score = played_score(LLMAgent(f"scripted-pixels@{pixels}"), "monsters", MONSTER_STEPS)
     swapped = played_score(SwappedColours(f"scripted-pixels@{pixels}"), "monsters", MONSTER_STEPS)
-    random = played_score(LLMAgent(f"scripted-random@{server.url(policy='random')}"), "monsters", MONSTER_STEPS)
-    assert score >= 0.05 and score > random, (score, random)  # a hit is 25 of 500 health points: 0.05
+    assert score >= 0.05, score  # a hit is 25 of the 500 health points: 0.05 (random's mean: 0, bench/games_pixels.py)
     assert swapped == 0.0, swapped
