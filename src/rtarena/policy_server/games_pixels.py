@@ -12,8 +12,9 @@ the no-op).
 
 Covered: Tilefall (the map read tile by tile off the grout lattice), Duel (your disc, the rival's and the
 platform's edges; metres from the fighter's radius in the level rules) and Runner (your square and the
-platform under it; metres from the square's height the legend gives). The others are not covered
-(docs/games.md, "A pixel player").
+platform under it; metres from the square's height the legend gives). The first-person games
+(Monsters, Parkour, Crystal) are read in `games_pixels_fp.py`, off the radar and the view. The others are
+not covered (docs/games.md, "A pixel player").
 """
 
 from __future__ import annotations
