@@ -247,8 +247,8 @@ def write_latency_trace(out_dir: Path) -> Path | None:
 
     out_dir = Path(out_dir)
     keys = sorted({line["episode"] for line in read_episodes(out_dir) if line.get("status", "ok") == "ok"})
-    decisions = [pq.read_table(p) for k in keys if (p := out_dir / "decisions" / f"{k}.parquet").exists()]
-    if not decisions:
+    files = [p for k in keys if (p := out_dir / "decisions" / f"{k}.parquet").exists()]
+    if not files:
         return None
     specs = {}
     for key in keys:
@@ -256,9 +256,16 @@ def write_latency_trace(out_dir: Path) -> Path | None:
         if path.exists():
             for row in pq.read_table(path, columns=["controller", "spec"]).to_pylist():
                 specs[(key, row["controller"])] = row["spec"]
+    # a batch of the columns the trace needs at a time: a long episode's decisions are never all in memory
+    parts = [trace_table(pa.Table.from_batches([batch]), specs) for file in files
+             for batch in pq.ParquetFile(file).iter_batches(batch_size=records.BATCH_ROWS, columns=TRACE_READS)]
     path = out_dir / TRACE_FILE
-    write_table(path, trace_table(pa.concat_tables(decisions, promote_options="default"), specs))
+    write_table(path, pa.concat_tables(parts) if parts else trace_table(pq.read_table(files[0]).slice(0, 0), specs))
     return path
+
+
+TRACE_READS = ["episode", "controller", "delay_sim_s", "wall_latency_s", "extra", "tokens_in", "tokens_out",
+               "tokens_source"]
 
 
 def remove_episode_files(out_dir: Path, key: str) -> None:
