@@ -220,8 +220,9 @@ def write_episode(out_dir: Path, key: str, result: MatchResult, extra: dict[str,
         })
     if video is not None:
         extra["video"] = f"videos/{key}.mp4"
-    if files:
-        extra["files"] = sorted(files)
+    listed = sorted(f for f in files or {} if f.split("/", 1)[0] not in RECORD_VIEWS)  # not a Ray task's records
+    if listed:
+        extra["files"] = listed
     line = {"episode": key, "status": "ok", **result.summary(), **extra}
     json.dumps(jsonable(line))  # a line that cannot be written fails now, not after the files
     if video is not None:
