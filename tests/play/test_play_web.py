@@ -181,10 +181,13 @@ def test_the_episode_starts_at_the_persons_start_after_its_first_frame(tmp_path,
     page.wait_for_timeout(1500)  # six steps of 250 ms, were the world running
     assert page.get_attribute("#view", "data-version") == first  # the world waits for the person
     assert page.is_visible("#start")
+    pressed = time.monotonic()
     page.keyboard.press("a")  # the first key starts it
     page.wait_for_selector("body[data-done='1']", timeout=60000)
+    played_s = time.monotonic() - pressed
     assert not page.is_visible("#start")
     thread.join(timeout=30)
     page.close()
     [line] = lines
     assert line["steps"] == 8 and not line["interrupted"] and failed == []
+    assert line["wall_seconds"] < played_s + 0.5  # the 1.5 s before the key are not the episode's
