@@ -54,8 +54,8 @@ test: $(STAMP) system-deps
 	@start=$$(date +%s); $(BIN)/python -m pytest -q -x -n $(TEST_WORKERS) -m "not serving" --durations=15; \
 		status=$$?; echo "make test: pytest took $$(( $$(date +%s) - start )) s"; exit $$status
 
-# The tests against a serving stack the project did not write (`transformers serve` with a tiny model built
-# from a config, tests/llm/test_serving.py): about 20 CPU-s to start the server, so apart from `make test`.
+# The tests against a serving stack the project did not write (`transformers serve` with tiny models built
+# from configs, tests/llm/test_serving.py): about 30 CPU-s, most of it starting the server, so apart from `make test`.
 test-serving: $(STAMP)
 	$(BIN)/python -m pytest -q -x -n 0 -m serving tests/llm/test_serving.py
 

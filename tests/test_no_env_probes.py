@@ -17,7 +17,7 @@ ENV_LIKE = re.compile(r"(^|\.)(_?env|view|parallel_env|target|future)(\.\w+)?$")
 ALLOWED = {
     "envs/adapters.py": 4,  # an outside Gymnasium env's spec.id; an outside PettingZoo env's metadata,
     #                          render_mode and default_action
-    "train/sb3.py": 1,  # Stable-Baselines3's VecEnv.env_method: the method name comes from SB3's callers
+    "train/sb3_env.py": 1,  # Stable-Baselines3's VecEnv.env_method: the method name comes from SB3's callers
 }
 
 

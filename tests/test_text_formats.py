@@ -4,16 +4,45 @@ server reads every format through these readers, so a change to a writer that it
 
 from __future__ import annotations
 
+import dataclasses
 import math
 
 import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from tests.arena.helpers import action, face
 
 import rtarena
 from rtarena.envs.arena.minimap import minimap_view
 from rtarena.envs.arena.observations.report import read_report as read_arena
 from rtarena.envs.arena.rules import read_rules_text
-from rtarena.envs.games.reports import read_hud, read_runner, read_tilefall
+from rtarena.envs.games.reports import (
+    COMPASS,
+    Bearing,
+    CrystalReport,
+    DuelReport,
+    ErrandsReport,
+    ErrandsStatus,
+    EscapeReport,
+    EscapeStatus,
+    Hud,
+    MonstersReport,
+    Order,
+    ParkourReport,
+    Person,
+    Place,
+    Platform,
+    RunnerReport,
+    Sight,
+    TilefallReport,
+    WorkshopFloor,
+    WorkshopStatus,
+    read_hud,
+    read_runner,
+    read_tilefall,
+    read_workshop_hud,
+)
 from rtarena.envs.gui.text import read_text_block, text_block
 
 
@@ -145,3 +174,141 @@ def test_the_set_of_marks_list_reads_back():
     assert block is not None and block.goal == observation["goal"]
     assert [{k: v for k, v in m.items() if k != "actions"} for m in block.marks] == marks
     assert decide(message) == 'type(1, "482113"); type(2, "nightowl91"); click(4)'
+
+
+# ---- the game reports the stand-ins read: each `parse` undoes its `format`, which the game writes with ----------
+
+ROUND_TRIP = settings(max_examples=40, deadline=None, derandomize=True, database=None)
+tenths = st.integers(0, 9999).map(lambda i: i / 10)  # what a `:.1f` writes, read back exactly
+signed_tenths = st.integers(-999, 9999).map(lambda i: i / 10)
+word = st.from_regex(r"[a-z]{1,8}", fullmatch=True)
+words = st.from_regex(r"[a-z]{1,6}( [a-z]{1,6})?", fullmatch=True)
+prompt = st.one_of(st.just(""), st.from_regex(r"Press F to [a-z]{1,8} the [a-z]{1,8}", fullmatch=True))
+place = st.one_of(st.just(Place(0.0, "")), st.builds(Place, tenths.filter(bool), st.sampled_from(list(COMPASS))))
+bearing = st.builds(Bearing, tenths, st.integers(-180, 180).map(float))
+degrees = st.integers(-180, 359).map(float)
+sight = st.builds(Sight, bearing, st.booleans())
+
+
+@st.composite
+def tilefall_reports(draw) -> TilefallReport:
+    n = draw(st.integers(2, 6))
+    grid = np.array(draw(st.lists(st.lists(st.sampled_from(list(".!_")), min_size=n, max_size=n), min_size=n,
+                                  max_size=n)))
+    tile = draw(st.one_of(st.none(), st.tuples(st.integers(0, n - 1), st.integers(0, n - 1))))
+    if tile is not None:
+        grid[tile] = "P"
+    warned = draw(st.dictionaries(st.tuples(st.integers(0, n - 1), st.integers(0, n - 1)), tenths, max_size=8))
+    return TilefallReport((draw(signed_tenths), draw(signed_tenths)), warned, grid, tile)
+
+
+part = st.from_regex(r"[a-z]{1,6}\+?", fullmatch=True).filter(lambda w: w not in ("empty", "none", "nothing"))
+name = words.filter(lambda w: "here" not in w and w != "nothing")
+named = st.tuples(name, place)
+window = st.tuples(name, place, st.one_of(st.none(), part))
+FORMATS = {
+    Hud: st.builds(Hud, st.from_regex(r"[A-Z][a-z]{1,8}", fullmatch=True), tenths,
+                   st.integers(0, 100).map(lambda i: i / 100), st.from_regex(r"[a-z0-9 |()/:]{0,30}", fullmatch=True)),
+    TilefallReport: tilefall_reports(),
+    RunnerReport: st.one_of(
+        st.builds(RunnerReport, signed_tenths, signed_tenths, st.just(True), st.one_of(st.none(), signed_tenths),
+                  st.lists(st.tuples(signed_tenths, tenths, signed_tenths), max_size=3).map(tuple), st.just(0.0)),
+        st.builds(RunnerReport, signed_tenths, signed_tenths, st.just(False), st.one_of(st.none(), signed_tenths),
+                  st.lists(st.tuples(signed_tenths, tenths, signed_tenths), max_size=3).map(tuple), signed_tenths)),
+    ErrandsReport: st.builds(ErrandsReport, signed_tenths, signed_tenths, st.integers(1, 99).map(float),
+                             st.lists(st.builds(Person, word, word, place), max_size=4).map(tuple)),
+    ErrandsStatus: st.one_of(
+        st.builds(ErrandsStatus, st.integers(1, 20), st.integers(1, 20), word, word,
+                  st.lists(word, max_size=3).map(tuple), st.integers(1, 9), prompt),
+        st.builds(ErrandsStatus, st.just(0), st.just(0), st.just(""), st.just(""),
+                  st.lists(word, max_size=3).map(tuple), st.integers(1, 9), prompt)),
+    EscapeReport: st.builds(EscapeReport, st.tuples(st.integers(0, 9), st.integers(0, 9)), tenths, tenths,
+                            st.lists(st.sampled_from(["north", "south", "east", "west"]), unique=True).map(tuple),
+                            st.lists(st.tuples(words, place), max_size=4).map(tuple)),
+    EscapeStatus: st.one_of(st.builds(EscapeStatus, st.integers(1, 20), st.integers(1, 20), words, prompt),
+                            st.builds(EscapeStatus, st.just(0), st.just(0), st.just(""), prompt)),
+    MonstersReport: st.one_of(
+        st.builds(MonstersReport, signed_tenths, signed_tenths, degrees, st.lists(bearing, max_size=4).map(tuple),
+                  st.integers(1, 12), bearing),
+        st.builds(MonstersReport, signed_tenths, signed_tenths, degrees, st.lists(bearing, max_size=4).map(tuple),
+                  st.just(0), st.none())),
+    ParkourReport: st.builds(ParkourReport, signed_tenths, degrees, st.lists(st.builds(
+        Platform, st.one_of(st.just("the goal"), st.integers(0, 30).map(lambda i: f"platform {i}")), bearing,
+        signed_tenths, tenths, tenths, st.booleans()), max_size=3).map(tuple)),
+    CrystalReport: st.builds(CrystalReport, sight, sight,
+                             st.lists(st.tuples(st.sampled_from(["p1", "p3"]), sight), max_size=2).map(tuple),
+                             st.integers(0, 8)),
+    WorkshopStatus: st.builds(WorkshopStatus, st.integers(0, 30),
+                              st.lists(st.builds(Order, part, st.integers(-5, 60).map(float)), max_size=4).map(tuple),
+                              st.one_of(st.none(), part), prompt, st.one_of(st.none(), st.integers(0, 30))),
+    WorkshopFloor: st.one_of(
+        st.builds(WorkshopFloor, st.lists(named, max_size=4).map(tuple), st.just(None), st.just(0.0),
+                  st.lists(named, max_size=3).map(tuple), st.just(""), st.just(()),
+                  st.sampled_from(["", "west", "east"])),
+        st.builds(WorkshopFloor, st.lists(named, max_size=4).map(tuple), part, tenths,
+                  st.lists(named, max_size=3).map(tuple), st.sampled_from(["runner", "maker"]),
+                  st.lists(window, max_size=2).map(tuple), st.just(""))),
+    DuelReport: st.builds(DuelReport, place, st.sampled_from(["north", "south", "east", "west"]), tenths,
+                          st.lists(place, max_size=3).map(tuple)),
+}
+
+
+@pytest.mark.parametrize("report", list(FORMATS), ids=lambda r: r.__name__)
+def test_each_game_report_reads_back_what_it_writes(report):
+    @ROUND_TRIP
+    @given(FORMATS[report])
+    def round_trip(value):
+        written = value.format()
+        assert same(report.parse(written), value)
+        if report not in (Hud, ErrandsStatus, EscapeStatus, WorkshopStatus):  # found inside the whole observation
+            assert same(report.parse(f"[Game] time left 3.0 s | score 0.00 | x\n{written}"), value)
+
+    round_trip()
+
+
+def same(read, value) -> bool:
+    """Field by field (a Tilefall map is an array)."""
+    return read is not None and all(np.array_equal(getattr(read, f.name), getattr(value, f.name))
+                                    if isinstance(getattr(value, f.name), np.ndarray)
+                                    else getattr(read, f.name) == getattr(value, f.name)
+                                    for f in dataclasses.fields(value))
+
+
+def test_a_report_that_is_not_one_reads_as_none():
+    """The negative control: a changed word in a written report is no longer read."""
+    errands = ErrandsReport(1.0, 2.0, 6.0, (Person("baker", "bread", Place(2.5, "north")),)).format()
+    assert ErrandsReport.parse(errands) is not None and ErrandsReport.parse(errands.replace("Within", "Inside")) is None
+    duel = DuelReport(Place(1.0, "east"), "west", 0.5, ()).format()
+    assert DuelReport.parse(duel.replace("Nearest edge", "Edge")) is None
+    assert all(report.parse("In view: nothing.") is None for report in FORMATS)
+
+
+WRITERS = {"games/errands-v0": (ErrandsReport, ErrandsStatus), "games/escape-v0": (EscapeReport, EscapeStatus),
+           "games/monsters-v0": (MonstersReport, None), "games/parkour3d-v0": (ParkourReport, None),
+           "games/crystal-v0": (CrystalReport, None), "games/duel-v0": (DuelReport, None),
+           "games/tilefall-v0": (TilefallReport, None), "games/runner2d-v0": (RunnerReport, None),
+           **{f"games/{game}-v0": (WorkshopFloor, WorkshopStatus) for game in ("workshop", "kitchen", "handoff",
+                                                                                  "midline")}}
+
+
+@pytest.mark.parametrize("env_id", list(WRITERS))
+def test_the_games_write_their_reports_in_the_readers_format(env_id):
+    """What each game writes reads back whole: the report is the last lines of the text, the status the HUD's."""
+    env = rtarena.make(env_id, obs=("text",))
+    report, status = WRITERS[env_id]
+    obs, _ = env.reset(seed=2)
+    for agent in env.possible_agents:
+        env.action_space(agent).seed(2)
+    for _ in range(12):
+        for agent in env.agents:
+            text = obs[agent]["text"]
+            read = report.parse(text)
+            assert read is not None and text.endswith(read.format()), text
+            if status is not None:
+                read_status = status.parse(read_hud(text).status)
+                assert read_status.format() == read_hud(text).status
+            if status is WorkshopStatus:  # the pixel player's read of the HUD words
+                assert read_workshop_hud(read_hud(text).status) == (tuple(o.item for o in read_status.orders),
+                                                                    read_status.held, read_status.prompt)
+        obs, *_ = env.step({a: env.action_space(a).sample() for a in env.agents})
+    env.close()

@@ -233,6 +233,13 @@ def test_improvement_page_shows_the_curve_rollbacks_and_each_rounds_skill(page, 
     for i, name in enumerate(rounds):
         assert float(points.nth(i).get_attribute("data-mean")) == pytest.approx(states[name]["interval"]["mean"])
     assert page.locator("#curve .rollback-mark").count() == sum(bool(s.get("rollback")) for s in states.values())
+    # the run's metrics as tables and a chart, not raw JSON (issue 47)
+    metrics = json.loads((run / "metrics.json").read_text())
+    final = page.locator("#improve-metrics table.metric-intervals tr[data-metric='final_gain'] td").first.inner_text()
+    assert float(final) == pytest.approx(metrics["final_gain"]["mean"], rel=1e-3)
+    assert page.locator("#improve-metrics svg.interval-chart g[data-metric='final_gain']").count() == 1
+    assert page.locator("#improve-metrics table.metric-list[data-name='rounds'] tbody tr").count() == len(rounds)
+    assert "{" not in page.inner_text("#improve-metrics")
     skill = (run / "round_01" / "skill_in.md").read_text().strip().splitlines()
     diff = page.inner_text("section.round[data-round='round_01'] pre.skill-diff")
     assert skill and all(f"+ {line}" in diff for line in skill if line.strip())
@@ -251,3 +258,26 @@ def test_compare_of_an_annotated_run_shows_its_failure_modes(page, app, root):
     assert rows.count() == len({(r["condition"], r["agent_label"], r["code"]) for r in coded})
     for r in coded:
         assert page.locator(f"#panels tr[data-code='{r['code']}']").count() >= 1
+
+
+def test_compare_groups_the_games_each_with_its_own_metrics(page, app, root):
+    """Issue 47: the demo's games in one Compare table were about 50 columns and 4,300 px wide."""
+    page.goto(app.url + "#/compare?runs=cartpole,duel")
+    page.wait_for_selector("#compare-table section.compare-group table tbody tr")
+    data = json.loads(api(page, "/api/compare?runs=cartpole,duel"))
+    groups = page.locator("#compare-table section.compare-group")
+    levels = {row["level"] for row in data["rows"]}
+    assert groups.count() == len(levels) == 2
+    shown, counts = set(), []
+    for i in range(groups.count()):
+        level = groups.nth(i).get_attribute("data-level")
+        mine = [row for row in data["rows"] if row["level"] == level]
+        headers = groups.nth(i).locator("thead th").all_inner_texts()
+        metrics = [m for m in data["metrics"] if m in headers]
+        assert metrics == [m for m in data["metrics"] if any(row[m]["n"] for row in mine)]
+        assert groups.nth(i).locator("tbody tr").count() == len(mine)
+        shown.update(metrics)
+        counts.append(len(metrics))
+    assert shown == {m for m in data["metrics"] if any(row[m]["n"] for row in data["rows"])}
+    # cart-pole's table leaves out the duel's own columns (the duel has every metric cart-pole has, and more)
+    assert min(counts) < len(data["metrics"]), counts

@@ -41,7 +41,7 @@ def test_each_variant_changes_the_rules_and_says_how(env_id):
         assert rules != base and rules not in seen
         seen.append(rules)
         doc = type(rtarena.make(env_id, obs=("state",))).__doc__
-        assert f"`{variant}`" in doc
+        assert f"- `{variant}`: {notes[variant]}." in doc  # the docstring renders the level file's note
 
 
 def test_docs_show_the_ratings_of_the_level_files():

@@ -152,10 +152,42 @@ def test_a_preset_session_plays_its_envs_in_turn_in_one_page(tmp_path, new_page)
     page = new_page(bypass_csp=True)  # wait_for_function evaluates with eval, which the page's CSP forbids
     page.goto(urls[0])
     page.wait_for_selector("body[data-family='games'] canvas[data-version]")
+    page.click("#start")
     page.wait_for_function("document.getElementById('title').textContent.includes('runner2d')",
                            timeout=60000)  # the page reloaded itself for the second env
+    page.wait_for_selector("canvas[data-version]")
+    page.click("#start")
     thread.join(timeout=60)
     page.close()
     assert [line["env_id"] for line in lines] == ["games/tilefall-v0", "games/runner2d-v0"]
     assert all(line["agent_specs"] == ["human:web"] and line["steps"] == 8 for line in lines)
     assert len((tmp_path / "episodes.jsonl").read_text().splitlines()) == 2
+
+
+def test_the_episode_starts_at_the_persons_start_after_its_first_frame(tmp_path, new_page):
+    """Issue 47: the clock started when the page loaded (1.8 s of a 40 s game gone before the first frame),
+    and the page logged 404s until the first frame existed."""
+    from rtarena.play.session import HumanSession
+
+    urls, lines, thread = serve_in_thread([lambda: HumanSession.build("games/tilefall-v0", max_steps=8)], tmp_path)
+    page = new_page()
+    failed = []  # a 404 (the frame before it existed, a favicon) logs an error in the console
+    page.on("response", lambda response: failed.append(response.url) if response.status >= 400 else None)
+    page.on("console", lambda message: failed.append(message.text) if message.type == "error" else None)
+    page.goto(urls[0])
+    page.wait_for_selector("canvas[data-version]")
+    first = page.get_attribute("#view", "data-version")
+    assert page.is_visible("#start")
+    page.wait_for_timeout(1500)  # six steps of 250 ms, were the world running
+    assert page.get_attribute("#view", "data-version") == first  # the world waits for the person
+    assert page.is_visible("#start")
+    pressed = time.monotonic()
+    page.keyboard.press("a")  # the first key starts it
+    page.wait_for_selector("body[data-done='1']", timeout=60000)
+    played_s = time.monotonic() - pressed
+    assert not page.is_visible("#start")
+    thread.join(timeout=30)
+    page.close()
+    [line] = lines
+    assert line["steps"] == 8 and not line["interrupted"] and failed == []
+    assert line["wall_seconds"] < played_s + 0.5  # the 1.5 s before the key are not the episode's

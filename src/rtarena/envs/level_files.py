@@ -19,6 +19,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, ClassVar, TypeVar
@@ -160,4 +161,42 @@ def read_level(path: str | Path, schema: type[M], variant: str | None = None,
     return validate(schema, data, source=source)
 
 
-__all__ = ["LevelFile", "Variant", "apply", "dotted", "read_level", "read_tables", "rule_keys"]
+__all__ = ["LevelFile", "Variant", "apply", "dotted", "fill_doc", "read_level", "read_tables", "rule_keys"]
+
+
+# ---- docstrings that render a level's numbers ---------------------------------------------------------------
+
+_VARIANTS = re.compile(r"^(?P<indent>[ \t]*)\{variants\}$", re.M)
+
+
+def fill_doc(template: str, rules: LevelFile) -> str:
+    """A docstring template filled from a level's `rules`: `{section.key}` (booleans as on/off; `:g` writes
+    `60.0` as `60`), and a line `{variants}` as one bullet per variant with its `about` line. A level's
+    numbers live in its file; a docstring that states one renders it from there, so the two cannot drift."""
+
+    def bullets(m: re.Match[str]) -> str:
+        lines = [f"- `{name}`: {variant.about}." for name, variant in rules.variants.items()]
+        return "\n".join(m["indent"] + line.replace("{", "{{").replace("}", "}}") for line in lines)
+
+    return _VARIANTS.sub(bullets, template).format_map(_DocRules(rules))
+
+
+class _DocRules:
+    """A level's rules as `str.format_map` sees them: each table by its name."""
+
+    def __init__(self, rules: Any) -> None:
+        self._rules = rules
+
+    def __getitem__(self, name: str) -> _DocTable:
+        return _DocTable(getattr(self._rules, name))
+
+
+class _DocTable:
+    """A rules table as `str.format` sees it: numbers as they are, booleans as on/off."""
+
+    def __init__(self, table: Any) -> None:
+        self._table = table
+
+    def __getattr__(self, key: str) -> Any:
+        value = getattr(self._table, key)
+        return ("on" if value else "off") if isinstance(value, bool) else value

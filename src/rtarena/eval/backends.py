@@ -28,7 +28,10 @@ Finished = list[tuple[EpisodeJob, dict[str, Any]]]
 def execute_with(job: EpisodeJob, env: dict[str, str]) -> dict[str, Any]:
     """A Ray task: the job, run with the driver's variables for it (a node does not inherit its environment)."""
     os.environ.update(env)
-    return execute_job(job)
+    payload = execute_job(job)
+    if payload.get("ok"):
+        payload["outcome"].records_as_files(job.key)
+    return payload
 
 
 def crashed(job: EpisodeJob, error: str) -> dict[str, Any]:

@@ -8,8 +8,8 @@ may sit on another machine) and never raises, so one failing episode cannot stop
 from __future__ import annotations
 
 import contextlib
-import hashlib
 import os
+import shutil
 import socket
 import sys
 import tempfile
@@ -22,7 +22,7 @@ from typing import Any
 
 from rtarena.agents.specs import AgentSpec, build_agent, parse_spec
 from rtarena.envs.registry import env_spec, make
-from rtarena.eval.store import episode_key, write_episode
+from rtarena.eval.store import RecordSpool, episode_key, write_episode
 from rtarena.runtime.clocks import Clock, make_clock
 from rtarena.runtime.match import run_match
 from rtarena.runtime.records import MatchResult
@@ -59,12 +59,28 @@ class EpisodeJob:
 
 @dataclass
 class Outcome:
-    """A played episode: its result, which spec drove each env agent, and the MP4 bytes if recorded."""
+    """A played episode: its result, which spec drove each env agent, and the MP4 bytes if recorded.
+    `spool`: the scratch folder a streamed episode's record files are in (`result.record_files`) until the
+    driver moves them into the run; `discard` removes it."""
 
     result: MatchResult
     slot_specs: dict[str, str]
     video: bytes | None = None
     files: dict[str, bytes] = field(default_factory=dict)  # run-relative path -> content (screenshots ...)
+    spool: str | None = None
+
+    def discard(self) -> None:
+        if self.spool is not None:
+            shutil.rmtree(self.spool, ignore_errors=True)
+
+    def records_as_files(self, key: str) -> None:
+        """Carry the streamed record files as bytes in `files` (a Ray task: the driver may be another machine)."""
+        for view, path in (self.result.record_files or {}).items():
+            self.files[f"{view}/{key}.parquet"] = Path(path).read_bytes()
+        if self.result.record_files is not None:
+            self.result.record_files = {}
+        self.discard()
+        self.spool = None
 
 
 def controllers_for(env: Any, specs: list[AgentSpec], family: str) -> dict[Any, Any]:
@@ -92,14 +108,24 @@ def controllers_for(env: Any, specs: list[AgentSpec], family: str) -> dict[Any, 
     }
 
 
-def play_episode(job: EpisodeJob) -> Outcome:
-    """Play one episode in this process."""
+def play_episode(job: EpisodeJob, stream: bool = False) -> Outcome:
+    """Play one episode in this process; `stream`: its records are written as they are made, to Parquet
+    files in a scratch folder (`Outcome.spool`, `store.RecordSpool`), so its memory does not grow with its
+    length; otherwise they are kept in the result."""
     spec = env_spec(job.env_id)
+    spool = tempfile.mkdtemp(prefix="rtarena-records-") if stream else None
     with tempfile.TemporaryDirectory(prefix="rtarena-artifacts-") as scratch:
         # Envs that leave files (screenshots) write them to a scratch folder; the driver writes them to
         # the run, so they travel from worker processes and Ray nodes like the rest of the outcome.
         folders = {kwarg: Path(scratch) / sub for kwarg, sub in spec.artifact_kwargs.items()}
-        outcome = _play(job, spec, {k: str(v) for k, v in folders.items()})
+        try:
+            outcome = _play(job, spec, {k: str(v) for k, v in folders.items()},
+                            RecordSpool(Path(spool), job.key) if spool else None)
+        except BaseException:
+            if spool is not None:
+                shutil.rmtree(spool, ignore_errors=True)
+            raise
+        outcome.spool = spool
         for kwarg, folder in folders.items():
             sub = spec.artifact_kwargs[kwarg]
             for path in sorted(folder.rglob("*")) if folder.exists() else []:
@@ -108,7 +134,7 @@ def play_episode(job: EpisodeJob) -> Outcome:
     return outcome
 
 
-def _play(job: EpisodeJob, spec: Any, artifact_kwargs: dict[str, str]) -> Outcome:
+def _play(job: EpisodeJob, spec: Any, artifact_kwargs: dict[str, str], sink: RecordSpool | None) -> Outcome:
     env_kwargs = {**job.env_kwargs, **artifact_kwargs, **({"render_mode": "rgb_array"} if job.video else {})}
     env = make(job.env_id, **env_kwargs)
     recorder = None
@@ -128,7 +154,7 @@ def _play(job: EpisodeJob, spec: Any, artifact_kwargs: dict[str, str]) -> Outcom
             recorder = VideoRecorder(env, clock)
             playing_env, playing = recorder.wrap(env, controllers)
         result = run_match(playing_env, playing, clock=clock, seed=job.seed, max_steps=job.max_steps,
-                           env_id=job.env_id)
+                           env_id=job.env_id, sink=sink)
         video = recorder.finish() if recorder else None
         recorder = None
     finally:
@@ -141,8 +167,9 @@ def _play(job: EpisodeJob, spec: Any, artifact_kwargs: dict[str, str]) -> Outcom
 
 
 def records_digest(result: MatchResult) -> str:
-    """SHA-256 of the decision and step records without wall-clock fields: equal digests, equal episodes."""
-    return hashlib.sha256(result.records_json(wall=False).encode()).hexdigest()
+    """SHA-256 of the decision and step records without wall-clock fields (`records_json(wall=False)`,
+    computed as they were made): equal digests, equal episodes."""
+    return result.records_sha256
 
 
 def episode_extra(job: EpisodeJob, outcome: Outcome) -> dict[str, Any]:
@@ -153,15 +180,19 @@ def episode_extra(job: EpisodeJob, outcome: Outcome) -> dict[str, Any]:
 
 def run_episode(job: EpisodeJob, out_dir: Path | None = None,
                 on_result: Callable[[Any], None] | None = None) -> dict[str, Any]:
-    """Play one episode; write it to `out_dir` when given; return its `episodes.jsonl` line."""
-    outcome = play_episode(job)
-    if on_result is not None:
-        on_result(outcome.result)
-    extra = episode_extra(job, outcome)
-    if out_dir is None:
-        return {"episode": job.key, **outcome.result.summary(), **extra}
-    return write_episode(Path(out_dir), job.key, outcome.result, extra, slot_specs=outcome.slot_specs,
-                         video=outcome.video, files=outcome.files)
+    """Play one episode; write it to `out_dir` when given (its records streamed); return its `episodes.jsonl`
+    line."""
+    outcome = play_episode(job, stream=out_dir is not None)
+    try:
+        if on_result is not None:
+            on_result(outcome.result)
+        extra = episode_extra(job, outcome)
+        if out_dir is None:
+            return {"episode": job.key, **outcome.result.summary(), **extra}
+        return write_episode(Path(out_dir), job.key, outcome.result, extra, slot_specs=outcome.slot_specs,
+                             video=outcome.video, files=outcome.files)
+    finally:
+        outcome.discard()
 
 
 def execute_job(job: EpisodeJob) -> dict[str, Any]:
@@ -173,7 +204,7 @@ def execute_job(job: EpisodeJob) -> dict[str, Any]:
         with contextlib.suppress(Exception):
             where["ray_node"] = ray.get_runtime_context().get_node_id()
     try:
-        outcome = play_episode(job)
+        outcome = play_episode(job, stream=True)
     except Exception as error:
         where["finished_unix_s"] = time.time()
         return {"key": job.key, "ok": False, "error": f"{type(error).__name__}: {error}",

@@ -345,6 +345,8 @@ def record(run_dir: Path, run_id: str, job: EpisodeJob, payload: dict[str, Any])
             remove_episode_files(run_dir, job.key)
             payload = {**payload, "error": f"recording failed: {type(error).__name__}: {error}",
                        "traceback": traceback.format_exc(limit=8)}
+        finally:
+            outcome.discard()  # the streamed records' scratch folder (its files moved in, or not wanted)
     details = {"env_id": job.env_id, "seed": job.seed, "label": job.label, "agent_specs": list(job.agent_specs),
                "env_kwargs": job.env_kwargs, "clock": {"clock": job.clock.name, **job.clock.given()}, **job.tags,
                **base, "traceback": payload.get("traceback", "")}

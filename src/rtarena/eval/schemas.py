@@ -102,8 +102,14 @@ def open_schema(core: pa.Schema, rows: list[dict[str, Any]], rest: str) -> pa.Sc
     return pa.schema(list(core) + [pa.field(n, t) for n, t in extra])
 
 
+def events_schema(names: Any) -> pa.Schema:
+    """The events table's schema for events with these field names (in order of first appearance)."""
+    return pa.schema(list(EVENT_CORE) + [pa.field(n, pa.string()) for n in dict.fromkeys(names)
+                                         if n not in EVENT_CORE.names])
+
+
 def events_table(rows: list[dict[str, Any]]) -> pa.Table:
-    return table(rows, open_schema(EVENT_CORE, rows, "text"))
+    return table(rows, events_schema(name for row in rows for name in row))
 
 
 def agents_table(rows: list[dict[str, Any]]) -> pa.Table:

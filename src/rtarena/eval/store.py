@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 from pathlib import Path
 from typing import Any
 
@@ -28,6 +29,7 @@ import pyarrow.parquet as pq
 
 from rtarena.eval import schemas
 from rtarena.redact import redact_all
+from rtarena.runtime import records
 from rtarena.runtime.records import MatchResult, jsonable
 
 EPISODES = "episodes.jsonl"
@@ -113,6 +115,73 @@ def write_bytes(path: Path, data: bytes) -> None:
     _replace(path, lambda tmp: tmp.write_bytes(data))
 
 
+def move_file(source: Path, path: Path) -> None:
+    """Put the finished file `source` (a streamed episode's records) at `path`, through a temporary name."""
+    _replace(path, lambda tmp: shutil.move(source, tmp))
+
+
+class RecordSpool:
+    """Streams one episode's records (`runtime.records.RecordSink`) into `folder`: decisions and steps to
+    `VIEW.parquet`, one row group per batch as it arrives, with the declared schemas; events to a JSON-lines
+    file first, made into `events.parquet` at the end (their columns are the fields the episode's events
+    had, known only then). The driver then moves the files into the run (`write_episode`), so a run folder
+    still never holds half an episode."""
+
+    def __init__(self, folder: Path, key: str) -> None:
+        self.folder, self.key = Path(folder), key
+        self.folder.mkdir(parents=True, exist_ok=True)
+        self.writers: dict[str, pq.ParquetWriter] = {}
+        self.event_names: dict[str, None] = {}
+        self.events_file: Any = None
+
+    def path(self, view: str) -> Path:
+        return self.folder / f"{view}.parquet"
+
+    def write(self, view: str, rows: list[dict[str, Any]]) -> None:
+        rows = [{"episode": self.key, **row} for row in rows]
+        if view == "events":
+            if self.events_file is None:
+                self.events_file = open(self.folder / "events.jsonl", "w", encoding="utf-8")  # noqa: SIM115
+            for row in rows:
+                self.event_names.update(dict.fromkeys(row))
+                self.events_file.write(json.dumps(row) + "\n")
+            return
+        self._append(view, schemas.table(rows, SPOOLED[view]))
+
+    def _append(self, view: str, data: pa.Table) -> None:
+        if view not in self.writers:
+            self.writers[view] = pq.ParquetWriter(self.path(view), data.schema)
+        self.writers[view].write_table(data)
+
+    def close(self) -> dict[str, str]:
+        """Finish every view's file (an empty view keeps its columns); returns view -> path."""
+        if self.events_file is not None:
+            self.events_file.close()
+            schema = schemas.events_schema(self.event_names)
+            with open(self.folder / "events.jsonl", encoding="utf-8") as lines:
+                batch: list[dict[str, Any]] = []
+                for line in lines:
+                    batch.append(json.loads(line))
+                    if len(batch) >= records.BATCH_ROWS:
+                        self._append("events", schemas.table(batch, schema))
+                        batch = []
+                if batch:
+                    self._append("events", schemas.table(batch, schema))
+            (self.folder / "events.jsonl").unlink()
+            self.events_file = None
+        for view, schema in {**SPOOLED, "events": schemas.EVENT_CORE}.items():
+            if view not in self.writers:
+                self._append(view, schemas.table([], schema))
+        for writer in self.writers.values():
+            writer.close()
+        files = {view: str(self.path(view)) for view in self.writers}
+        self.writers = {}
+        return files
+
+
+SPOOLED = {"decisions": schemas.DECISIONS, "steps": schemas.STEPS}
+
+
 TAG_COLUMNS = ("run_id", "level", "lineup", "clock_name", "delay_ms", "obs")
 
 
@@ -126,7 +195,7 @@ def agent_rows(key: str, result: MatchResult, extra: dict[str, Any], slot_specs:
             "episode": key, "env_id": result.env_id, "seed": result.seed, "clock": result.clock.get("clock"),
             **{tag: extra.get(tag) for tag in TAG_COLUMNS},
             "agent": agent, "controller": controller_of.get(agent), "spec": spec,
-            "agent_label": spec.split("@", 1)[0], "sim_seconds": result.sim_seconds, "steps": len(result.steps),
+            "agent_label": spec.split("@", 1)[0], "sim_seconds": result.sim_seconds, "steps": result.step_count,
             **{name: value for name, value in jsonable(metrics).items() if not isinstance(value, (dict, list))},
         })
     return rows
@@ -139,23 +208,29 @@ def write_episode(out_dir: Path, key: str, result: MatchResult, extra: dict[str,
     out_dir = Path(out_dir)
     extra = dict(extra or {})
     # Every table (and the line) is built before any file is written, so a record that cannot be stored
-    # fails here, with nothing of the episode on disk yet.
-    tables = {
-        "agents": schemas.agents_table(agent_rows(key, result, extra, slot_specs or {})),
-        "decisions": schemas.table([{"episode": key, **row} for row in result.decision_rows()], schemas.DECISIONS),
-        "steps": schemas.table([{"episode": key, **row} for row in result.step_rows()], schemas.STEPS),
-        "events": schemas.events_table([{"episode": key, **e} for e in result.events]),
-    }
+    # fails here, with nothing of the episode on disk yet. A streamed match's records are files already
+    # (`RecordSpool`, or `files` where they travelled as bytes from a Ray node): they are moved in.
+    tables = {"agents": schemas.agents_table(agent_rows(key, result, extra, slot_specs or {}))}
+    if result.record_files is None:
+        tables.update({
+            "decisions": schemas.table([{"episode": key, **row} for row in result.decision_rows()],
+                                       schemas.DECISIONS),
+            "steps": schemas.table([{"episode": key, **row} for row in result.step_rows()], schemas.STEPS),
+            "events": schemas.events_table([{"episode": key, **e} for e in result.events]),
+        })
     if video is not None:
         extra["video"] = f"videos/{key}.mp4"
-    if files:
-        extra["files"] = sorted(files)
+    listed = sorted(f for f in files or {} if f.split("/", 1)[0] not in RECORD_VIEWS)  # not a Ray task's records
+    if listed:
+        extra["files"] = listed
     line = {"episode": key, "status": "ok", **result.summary(), **extra}
     json.dumps(jsonable(line))  # a line that cannot be written fails now, not after the files
     if video is not None:
         write_bytes(out_dir / extra["video"], video)
     for relative, content in (files or {}).items():
         write_bytes(out_dir / relative, content)
+    for view, source in (result.record_files or {}).items():
+        move_file(Path(source), out_dir / view / f"{key}.parquet")
     for view, data in tables.items():
         write_table(out_dir / view / f"{key}.parquet", data)
     append_line(out_dir / EPISODES, line)
@@ -173,8 +248,8 @@ def write_latency_trace(out_dir: Path) -> Path | None:
 
     out_dir = Path(out_dir)
     keys = sorted({line["episode"] for line in read_episodes(out_dir) if line.get("status", "ok") == "ok"})
-    decisions = [pq.read_table(p) for k in keys if (p := out_dir / "decisions" / f"{k}.parquet").exists()]
-    if not decisions:
+    files = [p for k in keys if (p := out_dir / "decisions" / f"{k}.parquet").exists()]
+    if not files:
         return None
     specs = {}
     for key in keys:
@@ -182,9 +257,16 @@ def write_latency_trace(out_dir: Path) -> Path | None:
         if path.exists():
             for row in pq.read_table(path, columns=["controller", "spec"]).to_pylist():
                 specs[(key, row["controller"])] = row["spec"]
+    # a batch of the columns the trace needs at a time: a long episode's decisions are never all in memory
+    parts = [trace_table(pa.Table.from_batches([batch]), specs) for file in files
+             for batch in pq.ParquetFile(file).iter_batches(batch_size=records.BATCH_ROWS, columns=TRACE_READS)]
     path = out_dir / TRACE_FILE
-    write_table(path, trace_table(pa.concat_tables(decisions, promote_options="default"), specs))
+    write_table(path, pa.concat_tables(parts) if parts else trace_table(pq.read_table(files[0]).slice(0, 0), specs))
     return path
+
+
+TRACE_READS = ["episode", "controller", "delay_sim_s", "wall_latency_s", "extra", "tokens_in", "tokens_out",
+               "tokens_source"]
 
 
 def remove_episode_files(out_dir: Path, key: str) -> None:

@@ -193,6 +193,10 @@ class _Watched(RealtimeWrapper):
         super().__init__(env)
         self._viewer, self._frames = viewer, frames
         self.stop = threading.Event()
+        # set by the play page: `reset` shows the first frame, then waits for it (the person's Start or first
+        # key) or a stop, so the episode's clock starts when the person does, not when the page loads
+        self.start: threading.Event | None = None
+        self.waited_s = 0.0  # how long the first frame waited for the person (not part of the episode's time)
 
     @property
     def walked(self) -> np.ndarray:
@@ -201,6 +205,10 @@ class _Watched(RealtimeWrapper):
     def reset(self, seed: int | None = None, options: dict | None = None):
         out = self.env.reset(seed=seed, options=options)
         self._show(out[0])
+        waiting = time.perf_counter()
+        while self.start is not None and not self.start.wait(0.1) and not self.stop.is_set():
+            pass
+        self.waited_s = time.perf_counter() - waiting
         return out
 
     def step(self, actions):

@@ -156,6 +156,7 @@ class HumanSession:
         from rtarena.eval.store import episode_key, write_episode
 
         walked = {a: round(float(d), 3) for a, d in zip(self.humans, self.watched.walked, strict=True)}
+        result.wall_seconds = max(0.0, result.wall_seconds - self.watched.waited_s)  # not the wait for Start
         extra = {"agent_specs": self.specs, "env_kwargs": self.kwargs, "humans": self.humans, "label": "play",
                  "slot_specs": dict(zip(self.watched.possible_agents, self.specs, strict=True)),
                  "walked_m": walked, "interrupted": self.interrupted is not None,

@@ -6,14 +6,20 @@ does not wait for the person. The routes, on the safe local web-app base (`rtare
 
 | route | answer |
 |---|---|
-| `GET /api/info` | the env, its family, its keys, whether it takes the mouse; the first call starts the episode |
-| `GET /api/frame?after=V` | the first frame newer than version V (waits up to 0.5 s) as PNG; headers |
+| `GET /api/info` | the env, its family, its keys, whether it takes the mouse; the first call readies the episode |
+| `GET /api/frame?after=V` | the first frame newer than version V (waits up to 0.5 s) as PNG; headers (before the |
+| | first frame: an empty answer with `X-Frame-Version: -1`, not an error) |
+| `POST /api/start` | starts the episode's clock (the page's Start button, or the person's first key or click) |
 | `GET /api/meta` | the latest frame's extras (a browser task's marks, when the page shows them) |
 | `POST /api/input` | `{"events": [...]}`: `down`/`up` a key, `move` (pixels), `click` (x, y), `key`, `scroll` |
 | `GET /api/result` | the episode's line once it ended (`interrupted` when the page went away) |
 
+The episode is reset when the page first asks for its info, and its first frame is shown; the world then
+waits for the person (`X-Started: 0`), so no second of a timed game passes before they have seen it and
+chosen to begin (issue 47: 1.8 s of a 40 s game went by while the page loaded).
+
 A frame's headers: `X-Frame-Version`, `X-Sim-S`, `X-Frame-Age-Ms` (since it was rendered), `X-Waited-Ms`
-(how long the request waited for it), `X-Status` and `X-Done`. The page's latency readout: the frame's
+(how long the request waited for it), `X-Status`, `X-Started` and `X-Done`. The page's latency readout: the frame's
 age at the server, its transfer (the request's time less the wait), and the input round trip.
 
 A page that stops asking for frames for `DISCONNECT_S` ends the episode as interrupted (truncated at the
@@ -54,11 +60,13 @@ class PlayPage(LocalApp):
         self.line: dict[str, Any] | None = None
         self._png: tuple[int, bytes] = (-1, b"")
         self._png_lock = threading.Lock()
+        self._hold(session)
         super().__init__(PAGE.read_text(encoding="utf-8"), {
             ("GET", "/api/info"): self.info,
             ("GET", "/api/frame"): self.frame,
             ("GET", "/api/meta"): lambda r: self._seen(self.session.frames.extra),
             ("POST", "/api/input"): self.input,
+            ("POST", "/api/start"): self.begin,
             ("GET", "/api/result"): lambda r: self._seen({"done": self.line is not None, "line": self.line,
                                                           "generation": self.generation}),
         }, port, static=STATIC)
@@ -67,7 +75,18 @@ class PlayPage(LocalApp):
         """The next episode (a preset's next env): the page sees a new generation and reloads."""
         self.connected.clear()
         self.session, self.keyboard, self.line = session, session.keyboard, None
+        self._hold(session)
         self.generation += 1
+
+    @staticmethod
+    def _hold(session: HumanSession) -> None:
+        """The session's episode waits at its first frame until the person starts it (`/api/start`)."""
+        session.watched.start = threading.Event()
+
+    def begin(self, request: Request) -> dict[str, Any]:
+        self._seen(None)
+        self.session.watched.start.set()
+        return {"ok": True}
 
     def _seen(self, answer: Any) -> Any:
         self.last_seen = time.monotonic()
@@ -86,8 +105,8 @@ class PlayPage(LocalApp):
         waited_ms = (time.perf_counter() - asked) * 1000
         with frames.lock:
             views, status, sim_s, stamp = frames.views, frames.status, frames.sim_s, frames.stamp
-        if not views:
-            raise RequestError(404, "no frame yet")
+        if not views:  # the env is being reset: the page asks again (no error for what is not one)
+            return Reply(b"", "text/plain", {"X-Frame-Version": "-1", "X-Started": "0", "X-Done": "0"})
         with self._png_lock:
             if self._png[0] != version:
                 self._png = (version, encode_png(views[0]))
@@ -96,7 +115,7 @@ class PlayPage(LocalApp):
         return Reply(data, "image/png", {
             "X-Frame-Version": str(version), "X-Sim-S": f"{sim_s:.3f}", "X-Status": status.encode("ascii", "replace")
             .decode("ascii")[:200], "X-Frame-Age-Ms": f"{(time.perf_counter() - stamp) * 1000:.1f}", "X-Done": done,
-            "X-Waited-Ms": f"{waited_ms:.1f}"})
+            "X-Waited-Ms": f"{waited_ms:.1f}", "X-Started": "1" if self.session.watched.start.is_set() else "0"})
 
     def input(self, request: Request) -> dict[str, Any]:
         self._seen(None)
@@ -164,8 +183,8 @@ def play_web(sessions: list[Callable[[], HumanSession]], port: int = 0, open_bro
                 except BaseException:  # a busy port: one line, and the session's env is closed
                     session.close()
                     raise
-                echo(f"rtarena play: {page.url} ({session.env_id}; the episode starts when the page opens; "
-                     "Ctrl-C stops)")
+                echo(f"rtarena play: {page.url} ({session.env_id}; the episode starts at your first key or "
+                     "the page's Start button; Ctrl-C stops)")
                 if open_browser:
                     webbrowser.open(page.url)
             else:

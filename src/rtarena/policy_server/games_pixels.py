@@ -12,9 +12,10 @@ the no-op).
 
 Covered: Tilefall (the map read tile by tile off the grout lattice), Duel (your disc, the rival's and the
 platform's edges; metres from the fighter's radius in the level rules) and Runner (your square and the
-platform under it; metres from the square's height the legend gives); the top-down walker games Escape,
-Errands, Workshop and Kitchen in `games_pixels_walk.py` (which imports this module's helpers:
-its readers are registered below them). The others are not covered (docs/games.md, "A pixel player").
+platform under it; metres from the square's height the legend gives). The first-person games
+(Monsters, Parkour, Crystal) are read in `games_pixels_fp.py`, off the radar and the view; the top-down
+walker games (Escape, Errands, Workshop, Kitchen) in `games_pixels_walk.py`. The others are not covered
+(docs/games.md, "A pixel player").
 """
 
 from __future__ import annotations
@@ -284,11 +285,14 @@ def runner(rgb: np.ndarray, legend: list[Row], rules: dict, hud: Hud | None) -> 
     return runner_play(report, HEURISTIC_RULES.get("Runner", ()))
 
 
-# the readers kept in other modules import this module's helpers, so they are imported after them
-from rtarena.policy_server import games_pixels_walk as walker  # noqa: E402
+from rtarena.policy_server import games_pixels_fp as first_person  # noqa: E402  (its readers use the helpers above)
+from rtarena.policy_server import games_pixels_walk as walker  # noqa: E402  (so do these)
 
 READERS: dict[str, Callable[[np.ndarray, list[Row], dict, Hud | None], Play | None]] = {
     "Tilefall": tilefall, "Duel": duel, "Runner": runner,
+    "Monsters": first_person.monsters,
+    "Parkour": first_person.parkour,
+    "Crystal": first_person.crystal,
     "Escape": walker.escape,
     "Errands": walker.errands,
     "Workshop": walker.workshop,

@@ -16,7 +16,6 @@ becomes the reasoning line a reflector reads in the step tables.
 from __future__ import annotations
 
 import math
-import re
 from collections.abc import Callable, Collection
 
 import numpy as np
@@ -24,13 +23,19 @@ import numpy as np
 from rtarena.agents.scripted.games.tilefall import next_tile, path_from
 from rtarena.envs.games.reports import (
     COMPASS,
+    CrystalReport,
+    DuelReport,
+    ErrandsReport,
+    ErrandsStatus,
+    EscapeReport,
+    EscapeStatus,
     Hud,
+    MonstersReport,
+    ParkourReport,
     RunnerReport,
     TilefallReport,
     WorkshopReport,
     read_hud,
-    read_places,
-    read_relative,
     read_runner,
     read_tilefall,
     read_workshop,
@@ -271,34 +276,28 @@ def _wander(hud: Hud | None, period_s: float) -> tuple[float, float]:
     return COMPASS[names[(3 * turn) % 8]]
 
 
-_GIVER = re.compile(r"the (?P<name>\w+) \(gives (?P<item>\w+)\)$")
-
-
 def errands(text: str, rules: Rules) -> Play:
-    seen = re.search(r"Within [\d.]+ m: (.*)\.$", text, re.M)
-    people = {m["name"]: (at, m["item"]) for name, at, _ in read_places(seen.group(1) if seen else "")
-              if (m := _GIVER.match(name))}
-    here = re.search(r"You are at x ([\d.]+) m, y ([\d.]+) m", text)
-    return errands_play(read_hud(text), people, (float(here.group(1)), float(here.group(2))) if here else None, rules)
+    report = ErrandsReport.parse(text)
+    people = {p.name: (p.place.offset, p.gives) for p in report.people} if report else {}
+    return errands_play(read_hud(text), people, (report.x_m, report.y_m) if report else None, rules)
 
 
 def errands_play(hud: Hud | None, people: dict[str, tuple[tuple[float, float], str]],
                  here: tuple[float, float] | None, rules: Rules) -> Play:
     """`errands`' decision from the facts it reads: the HUD, the characters in view (name -> offset in
     metres and the item they give) and where you are (for `ring`; the pixel player builds them from the frame)."""
-    errand = re.search(r"the (\w+) wants (\w+)", hud.status if hud else "")
-    if errand is None:
+    status = ErrandsStatus.parse(hud.status) if hud else None
+    if status is None or not status.who:
         return NOOP, "Errands: no errand"
-    who, item = errand.groups()
-    bag = re.search(r"inventory \((\d+)/(\d+)\): ([^|]*)", hud.status)
-    carrying = bag is not None and item in bag.group(3)
+    who, item = status.who, status.wants
+    carrying = item in status.bag
     giver = next((n for n, (_, gives) in people.items() if gives == item), None)
     goal = who if carrying else giver
     if "Press F" in hud.status and goal in people and _near(people[goal][0]):
         return "0 0 ; F", f"Errands: trading with the {goal}"
     if goal in people:
         return walk(*people[goal][0]), f"Errands: walking to the {goal}"
-    if bag and int(bag.group(1)) >= int(bag.group(2)) and not carrying:
+    if len(status.bag) >= status.capacity and not carrying:
         return "0 0 ; Space", "Errands: dropping an item to make room"
     seeking = f"the {goal or 'one who gives ' + item}"
     if "wait" in rules:
@@ -334,18 +333,15 @@ def ring_step(x: float, y: float) -> tuple[float, float]:
     return lo - x, lo - y
 
 
-_ROOM = re.compile(r"room \((?P<c>\d+), (?P<r>\d+)\) .*?, (?P<x>[\d.]+) m east and (?P<y>[\d.]+) m north")
 _DOOR_WORDS = {"north": (0.0, 1.0), "south": (0.0, -1.0), "east": (1.0, 0.0), "west": (-1.0, 0.0)}
 
 
 def escape(text: str, rules: Rules) -> Play:
-    inside = re.search(r"In this room: (.*)\.$", text, re.M)
-    things = {name: at for name, at, _ in read_places(inside.group(1) if inside else "")}
-    room = _ROOM.search(text)
-    doors = re.search(r"Doorways: ([\w, ]+)\.", text)
-    ways = [w for w in (doors.group(1).split(", ") if doors else []) if w in _DOOR_WORDS]
-    return escape_play(read_hud(text), things, (int(room["c"]), int(room["r"])) if room else None,
-                       (float(room["x"]), float(room["y"])) if room else None, ways, rules)
+    report = EscapeReport.parse(text)
+    if report is None:
+        return escape_play(read_hud(text), {}, None, None, [], rules)
+    return escape_play(read_hud(text), {name: at.offset for name, at in report.things}, report.room,
+                       (report.x_m, report.y_m), [w for w in report.doorways if w in _DOOR_WORDS], rules)
 
 
 def escape_play(hud: Hud | None, things: dict[str, tuple[float, float]], room: tuple[int, int] | None,
@@ -353,10 +349,10 @@ def escape_play(hud: Hud | None, things: dict[str, tuple[float, float]], room: t
     """`escape`'s decision from the facts it reads: the HUD, the things in this room (name -> offset in
     metres), the room's column and row, where you are in it (metres from its south-west corner) and its
     doorways (compass words; the pixel player builds them from the frame)."""
-    task = re.search(r"find the ([\w ]+?)(?: \||$)", hud.status if hud else "")
-    if task is None:
+    status = EscapeStatus.parse(hud.status) if hud else None
+    if status is None or not status.target:
         return NOOP, "Escape: no task"
-    target = task.group(1)
+    target = status.target
     if target in things:
         if "Press F" in hud.status and math.hypot(*things[target]) <= 0.5:
             return "0 0 ; F", f"Escape: using the {target}"
@@ -409,12 +405,15 @@ def monsters(text: str, rules: Rules) -> Play:
     """Cold start: turn (at most TURN_DEG an answer) toward the nearest monster in view (else the nearest
     heard), fire when it is within 4 degrees. `flick`: turn all the way to it in one answer and fire in the
     same answer. `close` (harmful): hold fire until the monster is within CLOSE_M, so that no shot misses."""
-    view = re.search(r"In view: (.*?)\. (?:\d+ more|None out)", text)
-    seen = [read_relative(m) for m in re.findall(r"monster ([\d.]+ m, (?:ahead|\d+ deg \w+))",
-                                                 view.group(1) if view else "")]
-    seen = [s for s in seen if s]
-    hud = read_hud(text)
-    ready = hud is not None and "gun ready" in hud.status
+    report, hud = MonstersReport.parse(text), read_hud(text)
+    return monsters_play(list(report.seen) if report else [], report.nearest_unseen if report else None,
+                         hud is not None and "gun ready" in hud.status, rules)
+
+
+def monsters_play(seen: list[tuple[float, float]], heard: tuple[float, float] | None, ready: bool,
+                  rules: Rules) -> Play:
+    """`monsters`' decision from the facts it reads: the monsters in view and the nearest out of sight
+    (metres, degrees + right) and whether the gun is ready (the pixel player builds them from the frame)."""
     flick = "flick" in rules
     if seen:
         dist, deg = min(seen)
@@ -424,10 +423,8 @@ def monsters(text: str, rules: Rules) -> Play:
             return f"{deg:.0f} 0 ; LMB ; -", "Monsters: firing at the nearest monster"
         turn = np.clip(deg, -FLICK_DEG, FLICK_DEG) if flick else np.clip(deg, -TURN_DEG, TURN_DEG)
         return f"{turn:.0f} 0 ; -", "Monsters: turning to the nearest monster"
-    heard = re.search(r"nearest ([\d.]+ m, (?:ahead|\d+ deg \w+))", text)
-    where = read_relative(heard.group(1)) if heard else None
-    if where:
-        turn = np.clip(where[1], -FLICK_DEG, FLICK_DEG) if flick else np.clip(where[1], -TURN_DEG, TURN_DEG)
+    if heard:
+        turn = np.clip(heard[1], -FLICK_DEG, FLICK_DEG) if flick else np.clip(heard[1], -TURN_DEG, TURN_DEG)
         return f"{turn:.0f} 0 ; -", "Monsters: turning toward one out of sight"
     return "30 0 ; -", "Monsters: looking around"
 
@@ -440,17 +437,20 @@ def parkour(text: str, rules: Rules) -> Play:
     """Cold start: face the next platform, walk up until its near side is about two metres off, jump
     holding W for part of the flight. `leap`: take off a stride farther back (LEAP_M) and hold W through the
     whole jump. `early` (harmful): jump as soon as the next platform is ahead, from wherever it is."""
-    hud = read_hud(text)
-    plats = re.findall(r"^(?:Platform \d+|The goal): centre ([\d.]+ m) away, (ahead|\d+ deg \w+), top ([+-][\d.]+) m, "
-                       r"([\d.]+) x ([\d.]+) m", text, re.M)
-    if not plats or hud is None:
+    report, hud = ParkourReport.parse(text), read_hud(text)
+    if report is None or not report.platforms or hud is None:
         return NOOP, "Parkour: nothing ahead"
-    standing = hud.status.startswith("platform")
-    rel = read_relative(f"{plats[0][0]}, {plats[0][1]}")
+    first = report.platforms[0]
+    return parkour_play(first.centre, min(first.width_m, first.depth_m), hud.status.startswith("platform"), rules)
+
+
+def parkour_play(rel: tuple[float, float] | None, narrow_m: float, standing: bool, rules: Rules) -> Play:
+    """`parkour`'s decision from the facts it reads: the next platform's centre (metres, degrees + right),
+    its narrower side (m) and whether you stand (the pixel player builds them from the frame)."""
     if rel is None:
         return NOOP, "Parkour: nothing ahead"
     dist, deg = rel
-    near_side = dist - min(float(plats[0][3]), float(plats[0][4])) / 2
+    near_side = dist - narrow_m / 2
     turn = float(np.clip(deg, -30, 30))
     if abs(deg) > 12:
         return f"{turn:.0f} 0 ; -", "Parkour: facing the next platform"
@@ -472,23 +472,26 @@ def crystal(text: str, rules: Rules) -> Play:
     """Cold start: close in on their crystal, step aside while the line is blocked, throw from within THROW_M.
     `knock`: first throw at an opposing player in a clear line within BALL_M (a hit one is out for seconds).
     `guard` (harmful): stay by your own crystal."""
-    hud = read_hud(text)
-    theirs = re.search(r"Their crystal: (.*?), (clear line|blocked)\.", text)
-    if hud is None or theirs is None or "knocked out" in hud.status:
+    report, hud = CrystalReport.parse(text), read_hud(text)
+    if hud is None or report is None:
         return NOOP, "Crystal: waiting"
-    rel = read_relative(theirs.group(1))
-    if rel is None:
+    foes = [sight.at for _, sight in report.foes if sight.clear]
+    return crystal_play(hud, report.theirs.at, report.theirs.clear, report.mine.at, foes, rules)
+
+
+def crystal_play(hud: Hud, rel: tuple[float, float] | None, clear: bool, home: tuple[float, float] | None,
+                 foes: list[tuple[float, float]], rules: Rules) -> Play:
+    """`crystal`'s decision from the facts it reads: the HUD, their crystal (metres, degrees + right) and
+    whether the line to it is clear, your crystal, the opposing players in a clear line (the pixel player
+    builds them from the frame)."""
+    if rel is None or "knocked out" in hud.status:
         return NOOP, "Crystal: waiting"
     ready = "ball ready" in hud.status
     if "guard" in rules:
-        mine = re.search(r"Your crystal: (.*?), (?:clear line|blocked)\.", text)
-        home = read_relative(mine.group(1)) if mine else None
         if home and home[0] > 2.5:
             return f"{np.clip(home[1], -45, 45):.0f} 0 ; W*3", "Crystal: going back to guard my crystal"
         return NOOP, "Crystal: guarding my crystal"
     if "knock" in rules and ready:
-        foes = [r for r in (read_relative(m) for m in re.findall(r"p\d+ ([\d.]+ m, (?:ahead|\d+ deg \w+)), clear line",
-                                                              text.partition("Other side's players:")[2])) if r]
         near = [f for f in foes if f[0] < BALL_M]
         if near:
             _, deg = min(near)
@@ -497,7 +500,6 @@ def crystal(text: str, rules: Rules) -> Play:
             return f"{np.clip(deg, -45, 45):.0f} 0 ; -", "Crystal: turning to an opposing player"
     dist, deg = rel
     turn = float(np.clip(deg, -45, 45))
-    clear = theirs.group(2) == "clear line"
     if clear and abs(deg) <= 3 and ready and dist < THROW_M:
         return f"{turn:.0f} 0 ; LMB ; -", "Crystal: throwing at their crystal"
     if not clear:
@@ -515,12 +517,10 @@ def duel(text: str, rules: Rules) -> Play:
     """Cold start: step back from an edge within 0.8 m, strike when the other fighter is within 1 m and the
     strike is ready, else close in. `lunge`: from within LUNGE_M, step in and strike in one answer.
     `back_off` (harmful): back off while the strike recovers."""
-    hud = read_hud(text)
-    other = re.search(r"The other fighter is (.*?)\. Nearest edge: (\w+), ([\d.]+) m", text)
-    if hud is None or other is None:
+    report, hud = DuelReport.parse(text), read_hud(text)
+    if hud is None or report is None:
         return NOOP, "Duel: waiting"
-    places = read_places(f"them {other.group(1)}")
-    return duel_play(hud, places[0][1] if places else (0.0, 0.0), other.group(2), float(other.group(3)), rules)
+    return duel_play(hud, report.other.offset, report.edge, report.edge_m, rules)
 
 
 def duel_play(hud: Hud, at: tuple[float, float], edge: str, edge_m: float, rules: Rules) -> Play:

@@ -19,10 +19,11 @@ from rtarena.runtime.latency_trace import DrawKey
 from rtarena.runtime.records import (
     DecisionRecord,
     MatchResult,
+    Recording,
+    RecordSink,
     StepRecord,
     jsonable,
     percentile,
-    summarise_agents,
 )
 
 SIM_DECIMALS = 9  # sim times are rounded so that k * dt and sums of delays compare exactly
@@ -74,9 +75,15 @@ def timed_act(slot: ControllerSlot, seen: Published) -> tuple[Decision, float, f
 
 
 class Episode:
-    """One episode's env, observations and records, driven by a time loop."""
+    """One episode's env, observations and records, driven by a time loop.
 
-    def __init__(self, env: Any, env_id: str, slots: list[ControllerSlot], clock: Clock, seed: int) -> None:
+    Its records go to a `Recording` as they are made (in memory, or streamed to a sink). A decision is held
+    as a draft while actions of it may still apply (its applied step and count change until then); it is
+    recorded once none is left, in index order: the time loops say when they drop a replaced action
+    (`dropped`), and the episode's end records whatever is left."""
+
+    def __init__(self, env: Any, env_id: str, slots: list[ControllerSlot], clock: Clock, seed: int,
+                 sink: RecordSink | None = None, batch_rows: int | None = None) -> None:
         self.env = env
         self.env_id = env_id
         self.slots = slots
@@ -86,13 +93,15 @@ class Episode:
         # the finest time inside a step the env can apply an action at (contract.EnvCapabilities.substep_s);
         # None: only at step boundaries
         self.substep_s = env.capabilities.substep_s
-        self.drafts: list[dict[str, Any]] = []
+        self.drafts: dict[int, dict[str, Any]] = {}  # decisions not yet recorded, by index
+        self._next_draft = 0
+        self._next_record = 0  # the first draft not yet recorded
+        self._outstanding: dict[int, int] = {}  # draft index -> its actions neither applied nor dropped yet
         # draft index -> (slot index, that slot's decision number from 1), to tell an agent which of its
         # decisions was applied (`Agent.applied`): model agents keep a ledger of executed actions
         self._decided: dict[int, tuple[int, int]] = {}
         self._counts: dict[int, int] = {}
-        self.steps: list[StepRecord] = []
-        self.events: list[dict[str, Any]] = []
+        self.recording = Recording(list(env.possible_agents), sink, batch_rows)
         self.alive_steps: dict[str, int] = {a: 0 for a in env.possible_agents}
         self.step_index = 0
         self.wall_origin = time.perf_counter()
@@ -114,13 +123,15 @@ class Episode:
         or one per chunk step) and its commit sim time."""
         slot = self.slots[slot_index]
         steps, valid = split_steps(slot, decision, self.env, seen.alive)
-        index = len(self.drafts)
+        index = self._next_draft
+        self._next_draft += 1
+        self._outstanding[index] = len(steps)
         self._counts[slot_index] = self._counts.get(slot_index, 0) + 1
         self._decided[index] = (slot_index, self._counts[slot_index])
         key = DrawKey(self.seed, slot.name, self._counts[slot_index])  # seeds a clock's drawn latency
         delay = sim_round(self.clock.decision_delay_s(decision, wall_end - wall_start, key))
         committed = sim_round(start_sim_s + delay)
-        self.drafts.append({
+        self.drafts[index] = {
             "index": index,
             "controller": slot.name,
             "agents": slot.agent_ids,
@@ -145,7 +156,7 @@ class Episode:
             "wall_end_s": wall_end - self.wall_origin,
             "wall_latency_s": wall_end - wall_start,
             "extra": jsonable(decision.extra) or None,
-        })
+        }
         return index, [Pending(index, s, committed, position=p) for p, s in enumerate(steps)], committed
 
     @staticmethod
@@ -167,6 +178,7 @@ class Episode:
                 slot_index, number = self._decided[pending.draft]
                 self.slots[slot_index].agent.applied(number)
             draft["applied_steps"] += 1
+            self._outstanding[pending.draft] -= 1
             for agent, action in pending.actions.items():
                 if agent in joint:
                     joint[agent] = action
@@ -189,7 +201,7 @@ class Episode:
             published = Published(self.latest.version + 1, next_sim, observations, tuple(self.env.agents),
                                   self.snapshots())
             self.latest = published
-        self.steps.append(StepRecord(
+        self.recording.add_step(StepRecord(
             step=k,
             sim_s=sim_s,
             fresh_agents=tuple(sorted(fresh)),
@@ -201,7 +213,29 @@ class Episode:
             wall_step_start_s=wall_start - self.wall_origin,
             period_error_s=period_error_s,
         ))
+        self._record_decisions()
         return published
+
+    def dropped(self, pendings: Any) -> None:
+        """The loop dropped these actions unapplied (a newer decision replaced them): their decisions may be
+        final now."""
+        for pending in pendings:
+            if pending.draft in self._outstanding:
+                self._outstanding[pending.draft] -= 1
+
+    def _record_decisions(self, everything: bool = False) -> None:
+        """Record the drafts, in index order, that no action is left of (`everything`: all, at the end)."""
+        frame_s = self.dt * self.clock.obs_every
+        while (first := self._next_record) in self.drafts and (everything or self._outstanding[first] <= 0):
+            d = self.drafts.pop(first)
+            self._outstanding.pop(first)
+            self._decided.pop(first, None)
+            extra = d.get("extra") or {}
+            late = None if d["committed_sim_s"] is None else (
+                d["committed_sim_s"] > sim_round(d["obs_sim_s"] + frame_s) + 1e-9)
+            self.recording.add_decision(DecisionRecord(**d, late=late, queue_wait_s=extra.get("queue_wait_s"),
+                                                       cost_usd=extra.get("cost_usd")))
+            self._next_record = first + 1
 
     def apply_point(self, committed_sim_s: float) -> tuple[int, float]:
         """Where an action committed at `committed_sim_s` applies: a step and the seconds into it. The env
@@ -228,31 +262,30 @@ class Episode:
     def _collect_events(self, infos: dict[str, dict], step: int, sim_s: float) -> None:
         for agent in sorted(infos):
             for event in infos[agent].get("events", []):
-                self.events.append({"step": step, "sim_s": sim_s, "agent": agent, **jsonable(event)})
+                self.recording.add_event({"step": step, "sim_s": sim_s, "agent": agent, **jsonable(event)})
 
     # -- result ------------------------------------------------------------------------------------
     def result(self, wall_seconds: float) -> MatchResult:
-        frame_s = self.dt * self.clock.obs_every
-        decisions = [DecisionRecord(**d, late=None if d["committed_sim_s"] is None
-                                    else d["committed_sim_s"] > sim_round(d["obs_sim_s"] + frame_s) + 1e-9,
-                                    queue_wait_s=(d.get("extra") or {}).get("queue_wait_s"),
-                                    cost_usd=(d.get("extra") or {}).get("cost_usd"))
-                     for d in self.drafts]
-        errors = [s.period_error_s for s in self.steps if s.period_error_s is not None]
+        self._record_decisions(everything=True)
+        recording = self.recording
         env_metrics = self.env.episode_metrics()
-
+        digest, files = recording.finish()
         return MatchResult(
             env_id=self.env_id,
             seed=self.seed,
             clock=self.clock.settings(),
             controllers={s.name: s.agent_ids for s in self.slots},
-            steps=self.steps,
-            decisions=decisions,
-            events=self.events,
-            agents=summarise_agents(list(self.env.possible_agents), self.steps, decisions, self.alive_steps,
-                                    env_metrics),
-            sim_seconds=sim_round(len(self.steps) * self.dt),
+            steps=recording.steps,
+            decisions=recording.decisions,
+            events=recording.events,
+            agents=recording.agent_metrics(self.alive_steps, env_metrics),
+            sim_seconds=sim_round(recording.step_count * self.dt),
             wall_seconds=wall_seconds,
-            period_error_p50_s=percentile(errors, 50),
-            period_error_p99_s=percentile(errors, 99),
+            period_error_p50_s=percentile(recording.period_errors, 50),
+            period_error_p99_s=percentile(recording.period_errors, 99),
+            step_count=recording.step_count,
+            decision_count=recording.decision_count,
+            records_sha256=digest,
+            totals=recording.totals(),
+            record_files=files,
         )

@@ -9,7 +9,7 @@ from rtarena.contract import RealtimeEnv
 from rtarena.runtime.clocks import Clock, build_clock
 from rtarena.runtime.controllers import build_slots, context_for
 from rtarena.runtime.episode import Episode
-from rtarena.runtime.records import MatchResult
+from rtarena.runtime.records import MatchResult, RecordSink
 from rtarena.runtime.scheduler import Scheduler
 from rtarena.runtime.wall import WallLoop
 
@@ -21,6 +21,7 @@ def run_match(
     seed: int = 0,
     max_steps: int | None = None,
     env_id: str | None = None,
+    sink: RecordSink | None = None,
     **clock_settings: Any,
 ) -> MatchResult:
     """Play one episode and return its records.
@@ -32,7 +33,8 @@ def run_match(
     may be passed as keyword arguments, and are validated by the clock (`make_clock`); the env's own
     defaults fill what they leave unset (`Clock.for_env`). A run (`rtarena run`, experiments, `improve`)
     passes the `Clock` its settings built once, and no keywords. `max_steps` None (the default) plays until
-    the env itself ends the episode (every registered env has a time limit).
+    the env itself ends the episode (every registered env has a time limit). `sink` streams the records
+    as they are made (`records.Recording`; a run's Parquet files) instead of keeping them in the result.
     """
     if not isinstance(env, RealtimeEnv):  # the contract's members, `dt` and `capabilities` among them
         raise TypeError("env is not an rtarena env (no dt or capabilities): wrap it with "
@@ -43,7 +45,7 @@ def run_match(
     slots = build_slots(env, controllers)
     env_id = env_id or env.spec_id or env.metadata.get("name", type(env).__name__)
     started = time.perf_counter()
-    episode = Episode(env, env_id, slots, clock, seed)
+    episode = Episode(env, env_id, slots, clock, seed, sink=sink)
     # the episode's length in sim seconds: the step limit's, else the env's own time limit (None: unknown)
     horizon_s = max_steps * float(env.dt) if max_steps is not None else env.time_limit_s
     for index, slot in enumerate(slots):
@@ -51,5 +53,9 @@ def run_match(
                                      applies_at_commit=episode.substep_s is not None))
     episode.latest.privileged = episode.snapshots()  # the first observation's, taken as the agents asked at reset
     loop = WallLoop(episode) if clock.concurrent else Scheduler(episode)
-    loop.run(max_steps)
+    try:
+        loop.run(max_steps)
+    except BaseException:
+        episode.recording.discard()
+        raise
     return episode.result(wall_seconds=time.perf_counter() - started)

@@ -45,6 +45,8 @@ class Scheduler:
                 self._start_ready(lambda i, now=now, after=after: now < self.free_at[i] < after, start_at=None)
                 ready = [q.pop(ep.step_index) for q in self.queue if ep.step_index in q]
                 ep.apply_step(ready, wall_start=time.perf_counter(), period_error_s=None)
+                if ep.recording.due():
+                    ep.recording.flush()
         finally:
             self.pool.shutdown(wait=True)
 
@@ -73,8 +75,7 @@ class Scheduler:
             # A newer decision replaces whatever of older ones has not been applied from its first step on
             # (the same step, or the rest of a chunk); replaced actions stay unapplied in the records.
             queue = self.queue[i]
-            for step in [s for s in queue if s >= first]:
-                del queue[step]
+            ep.dropped([queue.pop(step) for step in [s for s in queue if s >= first]])
             for offset, pending in enumerate(steps):
                 queue[first + offset] = pending
 

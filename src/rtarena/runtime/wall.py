@@ -81,6 +81,8 @@ class WallLoop:
                         self.visible = ep.latest
                     if lag or ep.done() or self.settling:
                         self.new_version.notify_all()
+                if ep.recording.due():  # a batch of records to the sink, outside the lock
+                    ep.recording.flush()
                 collector.between_steps(origin + (ep.step_index + lag) * ep.dt)
         finally:
             self.stop.set()
@@ -149,6 +151,7 @@ class WallLoop:
                 ep.drafts[draft]["delay_sim_s"] = sim_round(committed - start_sim)
                 for pending in steps:
                     pending.committed_sim_s = committed
+                ep.dropped(self.buffers[index])  # what is left of the older chunk is replaced
                 self.buffers[index] = deque(steps)
                 self.played_until[index] = sim_round(ep.step_index * ep.dt)  # an empty chunk ends now
                 if ep.clock.settle_s is not None:  # the chunk plays out, then the world settles

@@ -93,7 +93,7 @@ async function comparePage(params) {
   view.innerHTML = html`<h2>Compare</h2><p class="muted">runs: <span id="compare-runs">${esc(runs || "all")}</span></p>
     <div class="bar">${filters.map(f => html`<label>${f} <select id="f-${f}"><option value="">all</option></select></label>`)}
     <button id="export-csv">Export CSV</button></div>
-    <table id="compare-table"></table><div class="charts" id="charts"></div><div id="panels"></div>`;
+    <div id="compare-table"></div><div class="charts" id="charts"></div><div id="panels"></div>`;
   async function load() {
     const data = await api("compare", {runs, ...state});
     for (const f of filters) {
@@ -101,12 +101,24 @@ async function comparePage(params) {
       select.innerHTML = html`<option value="">all</option>` + data.options[f].map(v => html`<option>${esc(v)}</option>`).join("");
       select.value = state[f];
     }
-    const metrics = data.metrics;
-    document.getElementById("compare-table").innerHTML = html`<thead><tr>${data.columns.map(c => html`<th>${esc(c)}</th>`)}
-      ${metrics.map(m => html`<th>${esc(m)}</th>`)}</tr></thead><tbody>${data.rows.map(row => html`<tr>
-      ${data.columns.map(c => html`<td>${esc(row[c])}</td>`)}
-      ${metrics.map(m => html`<td class="num" data-metric="${esc(m)}" data-mean="${row[m].mean ?? ""}" data-n="${row[m].n}">
-        ${num(row[m].mean)}${row[m].se !== null ? " ± " + Number(row[m].se).toPrecision(2) : ""}</td>`)}</tr>`)}</tbody>`;
+    // One table per game (level), with the metrics that game has: the demo's games in one table were about
+    // 50 columns and 4,300 px wide, most cells empty (issue 47).
+    const groups = new Map();
+    for (const row of data.rows) {
+      const level = row.level ?? "";
+      if (!groups.has(level)) groups.set(level, []);
+      groups.get(level).push(row);
+    }
+    const columns = data.columns.filter(c => c !== "level");
+    document.getElementById("compare-table").innerHTML = joined([...groups].map(([level, rows]) => {
+      const metrics = data.metrics.filter(m => rows.some(row => row[m].n > 0));
+      return html`<section class="compare-group" data-level="${esc(level)}"><h3>${esc(level || "(no level)")}</h3>
+        <table><thead><tr>${columns.map(c => html`<th>${esc(c)}</th>`)}
+        ${metrics.map(m => html`<th>${esc(m)}</th>`)}</tr></thead><tbody>${rows.map(row => html`<tr>
+        ${columns.map(c => html`<td>${esc(row[c])}</td>`)}
+        ${metrics.map(m => html`<td class="num" data-metric="${esc(m)}" data-mean="${row[m].mean ?? ""}" data-n="${row[m].n}">
+          ${num(row[m].mean)}${row[m].se !== null ? " ± " + Number(row[m].se).toPrecision(2) : ""}</td>`)}</tr>`)}</tbody></table></section>`;
+    }), "");
     document.getElementById("charts").innerHTML = data.charts.map(c => html`<figure data-chart="${esc(c.name)}">${raw(c.svg)}</figure>`).join("");
     // Panels are HTML built by the report code from the store's numbers (no page input reaches them).
     document.getElementById("panels").innerHTML = data.panels.map(p => html`<section class="panel" data-title="${esc(p.title)}">
@@ -211,6 +223,51 @@ async function replayPage(params) {
 }
 
 // ---- Improvement run ---------------------------------------------------------------------------
+// An improvement run's metrics (`metrics.json`, `transfer.json`) as tables and a chart, not raw JSON: plain
+// values in one table, intervals (mean, lo, hi, n) in another with a bar chart of their means and bounds,
+// lists of records (each round's interval, each transfer variant) as tables, long texts as text.
+const isInterval = v => v !== null && typeof v === "object" && !Array.isArray(v) && "mean" in v;
+const shown = v => isInterval(v) ? `${num(v.mean)} [${num(v.lo)}, ${num(v.hi)}]` :
+  Array.isArray(v) ? v.map(num).join(", ") : typeof v === "number" ? num(v) : String(v ?? "—");
+
+function intervalChart(intervals) {
+  const values = intervals.flatMap(([, v]) => [v.lo ?? v.mean, v.hi ?? v.mean, v.mean]).filter(v => v !== null);
+  const lo = Math.min(0, ...values), hi = Math.max(1e-9, ...values);
+  const w = 460, row = 22, pad = 150, h = intervals.length * row + 20;
+  const x = v => pad + (w - pad - 20) * ((v - lo) / (hi - lo || 1));
+  return html`<svg class="interval-chart" viewBox="0 0 ${w} ${h}" width="${w}" height="${h}">
+    <line x1="${x(0)}" x2="${x(0)}" y1="0" y2="${h - 14}" stroke="#98a2b3"/>
+    ${intervals.map(([name, v], i) => html`<g data-metric="${esc(name)}"><text x="${pad - 6}" y="${i * row + 15}" font-size="11" text-anchor="end">${esc(name)}</text>
+      <rect x="${Math.min(x(0), x(v.mean ?? 0))}" y="${i * row + 5}" width="${Math.abs(x(v.mean ?? 0) - x(0))}" height="12" fill="#2e90fa" opacity=".7"/>
+      <line x1="${x(v.lo ?? v.mean ?? 0)}" x2="${x(v.hi ?? v.mean ?? 0)}" y1="${i * row + 11}" y2="${i * row + 11}" stroke="#1849a9" stroke-width="2"/></g>`)}
+    <text x="${pad}" y="${h - 2}" font-size="10">${esc(num(lo))}</text><text x="${w - 20}" y="${h - 2}" font-size="10" text-anchor="end">${esc(num(hi))}</text></svg>`;
+}
+
+function recordsTable(name, items) {
+  const columns = [...new Set(items.flatMap(item => isInterval(item) || typeof item !== "object" ? [] : Object.keys(item)))];
+  const intervals = items.every(isInterval);
+  return html`<table class="metric-list" data-name="${esc(name)}"><caption>${esc(name)}</caption><thead><tr><th>#</th>
+    ${intervals ? html`<th>mean</th><th>lo</th><th>hi</th><th>n</th>` : columns.map(c => html`<th>${esc(c)}</th>`)}</tr></thead>
+    <tbody>${items.map((item, i) => html`<tr><td>${i}</td>${intervals
+      ? ["mean", "lo", "hi", "n"].map(k => html`<td class="num">${num(item[k])}</td>`)
+      : columns.map(c => html`<td class="num">${esc(shown(item[c]))}</td>`)}</tr>`)}</tbody></table>`;
+}
+
+function metricsView(data) {
+  const entries = Object.entries(data);
+  const intervals = entries.filter(([, v]) => isInterval(v));
+  const lists = entries.filter(([, v]) => Array.isArray(v) && v.length && typeof v[0] === "object");
+  const texts = entries.filter(([, v]) => typeof v === "string" && v.includes("\n"));
+  const plain = entries.filter(e => !intervals.includes(e) && !lists.includes(e) && !texts.includes(e));
+  return html`<div class="metrics-view">
+    ${plain.length ? html`<table class="metric-values"><tbody>${plain.map(([k, v]) => html`<tr data-metric="${esc(k)}"><th>${esc(k)}</th><td class="num">${esc(shown(v))}</td></tr>`)}</tbody></table>` : ""}
+    ${intervals.length ? html`<table class="metric-intervals"><thead><tr><th>metric</th><th>mean</th><th>lo</th><th>hi</th><th>n</th></tr></thead><tbody>
+      ${intervals.map(([k, v]) => html`<tr data-metric="${esc(k)}"><th>${esc(k)}</th>${["mean", "lo", "hi", "n"].map(p => html`<td class="num">${num(v[p])}</td>`)}</tr>`)}</tbody></table>
+      <div class="charts">${intervalChart(intervals)}</div>` : ""}
+    ${lists.map(([k, v]) => recordsTable(k, v))}
+    ${texts.map(([k, v]) => html`<details><summary>${esc(k)}</summary><pre>${esc(v)}</pre></details>`)}</div>`;
+}
+
 async function improvePage(params) {
   const data = await api("improve", {run: params.run});
   const rounds = data.rounds.filter(r => r.mean !== null);
@@ -228,8 +285,8 @@ async function improvePage(params) {
         ${r.rollback ? html`<text class="rollback-mark" x="${x(i)}" y="${y(r.mean) - 9}" font-size="11" text-anchor="middle" fill="#d92d20">rollback</text>` : ""}
         <text x="${x(i)}" y="${h - pad + 14}" font-size="10" text-anchor="middle">${i}</text>`)}
       <text x="${pad}" y="14" font-size="11">round mean score with its confidence band</text></svg>
-    <h3>Metrics</h3><pre id="improve-metrics">${esc(JSON.stringify(data.metrics, null, 1))}</pre>
-    ${data.transfer ? html`<h3>Transfer</h3><pre id="improve-transfer">${esc(JSON.stringify(data.transfer, null, 1))}</pre>` : ""}
+    <h3>Metrics</h3><div id="improve-metrics">${metricsView(data.metrics || {})}</div>
+    ${data.transfer ? html`<h3>Transfer</h3><div id="improve-transfer">${metricsView(data.transfer)}</div>` : ""}
     ${data.rounds.map(r => html`<section class="round" data-round="${esc(r.round)}"><h3>${esc(r.round)}
       ${r.rollback ? html`<span class="error">rollback</span>` : ""} <span class="muted">${esc(r.skill_source || "")}</span>
       <a href="#/run?run=${encodeURIComponent(params.run + "/" + r.round)}">episodes</a></h3>

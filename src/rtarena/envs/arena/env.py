@@ -23,32 +23,16 @@ from rtarena.envs.arena.events import EventLog
 from rtarena.envs.arena.layout import Layout, make_layout, read_map, world_from_layout
 from rtarena.envs.arena.observations import modality
 from rtarena.envs.arena.perception import AgentView, Perception, agent_view, perceive
-from rtarena.envs.arena.rules import SECTIONS, Rules, load_rules
+from rtarena.envs.arena.rules import Rules, load_rules
 from rtarena.envs.arena.sim import ACTION_TOP, FIRE, MINIMAP, Simulation  # noqa: F401 (action indices)
 from rtarena.envs.arena.world import World
 from rtarena.envs.base import RealtimeParallelEnv
+from rtarena.envs.level_files import fill_doc
 from rtarena.errors import UserError
 from rtarena.limits import check_limit
 
 ACTION_NVEC = tuple(int(top) + 1 for top in ACTION_TOP)  # (3, 3, 3, 3, 2, 2, 2)
 ACTION_NAMES = ("move_x", "move_y", "yaw", "pitch", "fire", "jump", "minimap")
-
-
-def fill_doc(template: str, rules: Rules) -> str:
-    """A docstring template with `{section.key}` filled from `rules` (booleans as on/off)."""
-    tables = {name: _DocTable(getattr(rules, name)) for name in SECTIONS}
-    return template.format(**tables)
-
-
-class _DocTable:
-    """A rules table as `str.format` sees it: numbers as they are, booleans as on/off."""
-
-    def __init__(self, table: Any) -> None:
-        self._table = table
-
-    def __getattr__(self, key: str) -> Any:
-        value = getattr(self._table, key)
-        return ("on" if value else "off") if isinstance(value, bool) else value
 
 
 class ArenaEnv(RealtimeParallelEnv):

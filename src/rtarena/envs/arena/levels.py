@@ -6,7 +6,7 @@ Shared by all levels:
   1 backward, 2 forward), yaw (0 none, 1 left, 2 right), pitch (0 none, 1 down, 2 up), fire, jump,
   minimap. `[1, 0, 0, 0, 1, 0, 0]` moves left and fires. The default action is all zeros. An action is held
   for the whole step (`dt`, default 0.25 s; any positive value, 0.04 s included) while physics runs in
-  equal sub-steps of at most 0.05 s (`arena.substep_s`).
+  equal sub-steps of at most {arena.substep_s:g} s (`arena.substep_s`).
 - Observation: a dict of the modalities chosen with `obs=` (default `("text", "state")`); see
   `observations/text.py` and `observations/state.py` for the formats, `docs/metrics.md` for the metrics.
 - Reward: the points made in the step (coin, kill, turret, chicken; `[points]` in the level file).
@@ -19,6 +19,10 @@ from dataclasses import replace
 import numpy as np
 
 from rtarena.envs.arena.env import ArenaEnv
+from rtarena.envs.arena.rules import load_rules
+from rtarena.envs.level_files import fill_doc
+
+__doc__ = fill_doc(__doc__, load_rules(ArenaEnv.level_file))  # the family's notes render the level file's numbers
 
 
 class BasicLevel(ArenaEnv):

@@ -35,7 +35,7 @@ from rtarena.envs.arena.zone import ZoneSchedule, zone_substep
 
 ACTION_TOP = np.array([2, 2, 2, 2, 1, 1, 1])  # the largest value of each action (`env.ACTION_NVEC` - 1)
 FIRE, MINIMAP = 4, 6  # indices in `env.ACTION_NAMES`
-PLANS_KEPT = 100_000  # sub-step schedules remembered (one per distinct step start time)
+PLANS_KEPT = 10_000  # sub-step schedules remembered (one per distinct step start time; about 1 KB each)
 
 
 @kernel

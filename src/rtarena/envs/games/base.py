@@ -39,8 +39,9 @@ from rtarena.contract import EnvCapabilities
 from rtarena.envs.base import AgentID, RealtimeParallelEnv
 from rtarena.envs.games.canvas import HUD_FONT, HUD_INK, HUD_PLATE, Canvas, font_atlas, text_width
 from rtarena.envs.games.keys import KeyMouseSpace, describe_keys
+from rtarena.envs.games.reports import Hud
 from rtarena.envs.games.rules import Drawable, GameRules, read_drawables
-from rtarena.envs.level_files import META, read_level
+from rtarena.envs.level_files import META, fill_doc, read_level
 from rtarena.envs.modalities import GAME_MODALITIES
 from rtarena.errors import UserError
 
@@ -119,6 +120,14 @@ class SuiteGame(RealtimeParallelEnv):
     rules_schema: ClassVar[type[GameRules]] = GameRules
     # the scripted players' one read (agents/scripted/games: world): `privileged_state(agent)`, a copy per step
     capabilities = EnvCapabilities(privileged=True)
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        """A game's docstring is a template: `{orders.target_points:g}` and the `{variants}` line are filled
+        from its level file (the base level's numbers: the prompt's `### Level rules` states the ones in force)."""
+        super().__init_subclass__(**kwargs)
+        doc = cls.__dict__.get("__doc__")
+        if doc and cls.level_file and "{" in doc:
+            cls.__doc__ = fill_doc(doc, read_level(cls.level_file, cls.rules_schema))
 
     def __init__(self, variant: str | None = None, num_agents: int | None = None,
                  obs: tuple[str, ...] | list[str] | str = MODALITIES, size: int = DEFAULT_SIZE,
@@ -287,13 +296,15 @@ class SuiteGame(RealtimeParallelEnv):
     def hud(self, agent: AgentID) -> str:
         """The `hud` observation: the short line the player reads on screen beside the frame (no title: the
         frame and this line are all a player of the screenshot view gets)."""
-        left = max(0.0, self.time_limit_s - self.t)
-        return f"time left {left:.1f} s | score {self.scores[agent]:.2f} | {self._hud(agent)}"
+        return self._hud_line(agent).line()
 
     def text(self, agent: AgentID) -> str:
         """The `text` observation (the text ablation): the title and HUD line, then the report (read back by
-        `reports.py: read_hud`)."""
-        return f"[{self.rules.game.title}] {self.hud(agent)}\n{self._report(agent)}"
+        `reports.py: Hud.parse` and the game's report's `parse`)."""
+        return f"{self._hud_line(agent).format()}\n{self._report(agent)}"
+
+    def _hud_line(self, agent: AgentID) -> Hud:
+        return Hud(self.rules.game.title, max(0.0, self.time_limit_s - self.t), self.scores[agent], self._hud(agent))
 
     def render(self) -> np.ndarray | None:
         if self.render_mode != "rgb_array":

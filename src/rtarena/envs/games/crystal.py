@@ -24,12 +24,14 @@ from rtarena.envs.games.firstperson import (
     sprite_rows,
 )
 from rtarena.envs.games.monsters import segment_blocked
+from rtarena.envs.games.reports import Bearing, CrystalReport, Sight
 from rtarena.envs.games.rules import GameRules, Section
 from rtarena.envs.games.versus import DRAW, LOSS, WIN, outcome, side_of
 from rtarena.envs.games.walker import border, walk
 from rtarena.errors import UserError
 
 SUBSTEPS = 4
+AHEAD_DEG = 2.0  # the report says a thing within this of the view's centre is `ahead`
 
 
 def touching(rects: np.ndarray, point: np.ndarray, radius: float) -> np.ndarray:
@@ -109,12 +111,10 @@ class Crystal(SuiteGame):
     A destroyed crystal ends the episode for everyone; the time limit truncates.
 
     ## Capabilities
-    VP 3, SN 2, RT 2, MEM 1, PLN 2, ADV 3, COOP 1.
+    Rated 0-3 in the level file's `[capabilities]` table (`rtarena list --capabilities`).
 
     ## Variants
-    - `var1`: new layout family: a wider field (18 m) crowded with eight pillars.
-    - `var2`: changed mechanic: a gate breaks after absorbing three balls.
-    - `var3`: harder timing: 20 m/s balls every 0.25 s, respawn after 1.5 s, crystals of 60 health.
+    {variants}
 
     ## Registered Configurations
     - `games/crystal-v0`, `games/crystal-var1-v0`, `games/crystal-var2-v0`, `games/crystal-var3-v0`
@@ -317,20 +317,17 @@ class Crystal(SuiteGame):
         return (f"your crystal {self.crystal_hp[side]:.0f} | their crystal {self.crystal_hp[1 - side]:.0f} | "
                 f"{state}")
 
-    def _where(self, agent: str, point: np.ndarray) -> str:
+    def _where(self, agent: str, point: np.ndarray) -> Sight:
         dist = float(np.hypot(*(point - self.pos[agent])))
-        bearing = relative_bearing_deg(*self.pos[agent], self.yaw[agent], *point)
-        side = "ahead" if abs(bearing) < 2 else f"{abs(bearing):.0f} deg {'left' if bearing > 0 else 'right'}"
-        clear = "clear line" if not segment_blocked(self.pos[agent], point, self.solids()[4:]) else "blocked"
-        return f"{dist:.1f} m, {side}, {clear}"
+        at = Bearing.seen(dist, relative_bearing_deg(*self.pos[agent], self.yaw[agent], *point), AHEAD_DEG)
+        return Sight(at, not segment_blocked(self.pos[agent], point, self.solids()[4:]))
 
     def _report(self, agent: str) -> str:
         side = side_of(agent)
         enemies = [a for a in self.possible_agents if side_of(a) != side and self.up(a)]
-        seen = "; ".join(f"{a} {self._where(agent, self.pos[a])}" for a in enemies) or "none up"
-        return (f"Their crystal: {self._where(agent, self.crystals[1 - side])}. Your crystal: "
-                f"{self._where(agent, self.crystals[side])}. Other side's players: {seen}. "
-                f"Gates standing: {int(self.gate_up.sum())}.")
+        foes = tuple((a, self._where(agent, self.pos[a])) for a in enemies)
+        return CrystalReport(self._where(agent, self.crystals[1 - side]), self._where(agent, self.crystals[side]),
+                             foes, int(self.gate_up.sum())).format()
 
     def _state(self, agent: str) -> np.ndarray:
         side, hp = side_of(agent), self.rules.crystal.health

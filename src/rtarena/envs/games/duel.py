@@ -9,9 +9,10 @@ from pydantic import Field
 
 from rtarena.envs.games.base import Input, SuiteGame
 from rtarena.envs.games.canvas import Canvas
+from rtarena.envs.games.reports import DuelReport
 from rtarena.envs.games.rules import GameRules, Section
 from rtarena.envs.games.versus import DRAW, LOSS, WIN, outcome
-from rtarena.envs.games.walker import bearing
+from rtarena.envs.games.walker import place
 from rtarena.errors import UserError
 
 
@@ -67,12 +68,10 @@ class Duel(SuiteGame):
     A fall or zero health ends the episode for both; the time limit truncates.
 
     ## Capabilities
-    VP 2, SN 2, RT 3, MEM 0, PLN 1, ADV 3, COOP 0.
+    Rated 0-3 in the level file's `[capabilities]` table (`rtarena list --capabilities`).
 
     ## Variants
-    - `var1`: new layout family: a larger platform with three seeded holes.
-    - `var2`: changed mechanic: the platform shrinks by 0.1 m per second on every side.
-    - `var3`: harder timing: faster fighters, a 0.3 s cooldown, stronger knockback.
+    {variants}
 
     ## Registered Configurations
     - `games/duel-v0`, `games/duel-var1-v0`, `games/duel-var2-v0`, `games/duel-var3-v0`
@@ -203,9 +202,8 @@ class Duel(SuiteGame):
         pos, lo, hi = self.pos[agent], self.inset(), self.side_m - self.inset()
         edges = {"west": pos[0] - lo, "east": hi - pos[0], "south": pos[1] - lo, "north": hi - pos[1]}
         edge = min(edges, key=edges.get)
-        holes = "; ".join(bearing(pos, ((h[0] + h[2]) / 2, (h[1] + h[3]) / 2)) for h in self.holes) or "none"
-        return (f"The other fighter is {bearing(pos, self.pos[self.other(agent)])}. Nearest edge: {edge}, "
-                f"{edges[edge]:.1f} m. Holes: {holes}.")
+        holes = tuple(place(pos, ((h[0] + h[2]) / 2, (h[1] + h[3]) / 2)) for h in self.holes)
+        return DuelReport(place(pos, self.pos[self.other(agent)]), edge, edges[edge], holes).format()
 
     def _state(self, agent: str) -> np.ndarray:
         other, hp = self.other(agent), self.rules.fighter.health

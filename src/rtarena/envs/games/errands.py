@@ -9,8 +9,9 @@ from pydantic import Field, model_validator
 
 from rtarena.envs.games.base import Input, SuiteGame
 from rtarena.envs.games.canvas import Canvas
+from rtarena.envs.games.reports import ErrandsReport, ErrandsStatus, Person
 from rtarena.envs.games.rules import GameRules, Section
-from rtarena.envs.games.walker import WalkerRules, bearing, blocked, border, draw_walls, nearest_in_reach, walk
+from rtarena.envs.games.walker import WalkerRules, blocked, border, draw_walls, nearest_in_reach, place, walk
 
 
 class Area(Section):
@@ -75,9 +76,7 @@ class Errands(SuiteGame):
     Rated 0-3 in the level file's `[capabilities]` table (`rtarena list --capabilities`).
 
     ## Variants
-    - `var1`: new layout family: a village whose houses block the way.
-    - `var2`: changed mechanic: the characters stroll about at 0.6 m/s.
-    - `var3`: harder timing: 60 s for the ten errands and room for one item only.
+    {variants}
 
     ## Registered Configurations
     - `games/errands-v0`, `games/errands-var1-v0`, `games/errands-var2-v0`, `games/errands-var3-v0`
@@ -209,18 +208,14 @@ class Errands(SuiteGame):
         return canvas
 
     def _hud(self, agent: str) -> str:
-        hint = f"errand {self.done + 1}/{len(self.errands)}: the {self.errand[0]} wants {self.errand[1]}" \
-            if self.errand else "all errands done"
-        bag = ", ".join(self.bags[agent]) or "empty"
-        prompt = self.prompt(agent)
-        return f"{hint} | inventory ({len(self.bags[agent])}/{self.rules.errands.inventory}): {bag}" + \
-            (f" | {prompt}" if prompt else "")
+        who, wants = self.errand or ("", "")
+        return ErrandsStatus(self.done + 1 if self.errand else 0, len(self.errands) if self.errand else 0, who, wants,
+                             tuple(self.bags[agent]), self.rules.errands.inventory, self.prompt(agent) or "").format()
 
     def _report(self, agent: str) -> str:
         x, y = self.pos[agent]
-        seen = "; ".join(f"the {n} (gives {self.gives[n]}) {bearing(self.pos[agent], p)}"
-                         for n, p in self.in_view(agent).items()) or "nobody"
-        return f"You are at x {x:.1f} m, y {y:.1f} m (x east, y north). Within {self.rules.area.view_m:g} m: {seen}."
+        seen = tuple(Person(n, self.gives[n], place(self.pos[agent], p)) for n, p in self.in_view(agent).items())
+        return ErrandsReport(x, y, self.rules.area.view_m, seen).format()
 
     def _state(self, agent: str) -> np.ndarray:
         view = self.in_view(agent)

@@ -7,9 +7,10 @@ from pydantic import Field
 
 from rtarena.envs.games.base import Input, SuiteGame
 from rtarena.envs.games.canvas import Canvas
+from rtarena.envs.games.reports import EscapeReport, EscapeStatus
 from rtarena.envs.games.rooms import Room, doors_of, room_of, walls_of
 from rtarena.envs.games.rules import GameRules, Section
-from rtarena.envs.games.walker import WalkerRules, bearing, draw_walls, nearest_in_reach, walk
+from rtarena.envs.games.walker import WalkerRules, draw_walls, nearest_in_reach, place, walk
 
 MARGIN_M = 0.8  # objects keep this far from the walls
 
@@ -63,9 +64,7 @@ class Escape(SuiteGame):
     Rated 0-3 in the level file's `[capabilities]` table (`rtarena list --capabilities`).
 
     ## Variants
-    - `var1`: new layout family: a long 5 x 2 block of smaller (4 m) rooms.
-    - `var2`: changed mechanic: after each task the remaining objects move to other rooms.
-    - `var3`: harder timing: 50 s for the ten tasks and a 0.6 m reach.
+    {variants}
 
     ## Registered Configurations
     - `games/escape-v0`, `games/escape-var1-v0`, `games/escape-var2-v0`, `games/escape-var3-v0`
@@ -165,9 +164,8 @@ class Escape(SuiteGame):
         return canvas
 
     def _hud(self, agent: str) -> str:
-        task = f"task {self.done + 1}/{len(self.tasks)}: find the {self.task}" if self.task else "all tasks done"
-        prompt = self.prompt(agent)
-        return task + (f" | {prompt}" if prompt else "")
+        n, of = (self.done + 1, len(self.tasks)) if self.task else (0, 0)
+        return EscapeStatus(n, of, self.task or "", self.prompt(agent) or "").format()
 
     def _report(self, agent: str) -> str:
         size = self.rules.rooms.size_m
@@ -178,11 +176,9 @@ class Escape(SuiteGame):
             other = (here[0] + dc, here[1] + dr)
             if tuple(sorted((here, other))) in self.doors:
                 ways.append(word)
-        seen = [f"{name} {bearing(self.pos[agent], pos)}" for name, pos in self.objects.items()
-                if room_of(pos, size) == here]
-        return (f"You are in room {here} (column, row from the south-west), {inside[0]:.1f} m east and "
-                f"{inside[1]:.1f} m north of its south-west corner. Doorways: {', '.join(ways) or 'none'}. "
-                f"In this room: {'; '.join(seen) or 'nothing'}.")
+        seen = tuple((name, place(self.pos[agent], pos)) for name, pos in self.objects.items()
+                     if room_of(pos, size) == here)
+        return EscapeReport(here, inside[0], inside[1], tuple(ways), seen).format()
 
     def _state(self, agent: str) -> np.ndarray:
         c, r = self.room(agent)

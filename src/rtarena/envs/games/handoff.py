@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import numpy as np
 from pydantic import Field
 
 from rtarena.envs.games.canvas import Canvas
+from rtarena.envs.games.reports import WorkshopFloor
 from rtarena.envs.games.rules import Section
-from rtarena.envs.games.walker import bearing
+from rtarena.envs.games.walker import place
 from rtarena.envs.games.workshop import Workshop, WorkshopRules
 
 
@@ -40,19 +43,18 @@ class Handoff(Workshop):
     Keys `W A S D E Space`; no mouse. Text form: `0 0 ; W*4 ; E ; - ; D*3`.
 
     ## Rewards and Score
-    Team score, the same for both: min(1, points of delivered orders / `orders.target_points`) (plain 1,
-    upgraded 2; the documented maximum is 10 points); reward = the score's change.
+    Team score, the same for both: min(1, points of delivered orders / `orders.target_points`) (plain
+    {orders.points_plain:g}, upgraded {orders.points_upgraded:g}; the documented maximum is
+    {orders.target_points:g} points); reward = the score's change.
 
     ## Termination
-    The time limit (60 s) truncates.
+    The time limit ({game.time_limit_s:g} s) truncates.
 
     ## Capabilities
-    VP 2, SN 1, RT 1, MEM 1, PLN 3, ADV 0, COOP 3.
+    Rated 0-3 in the level file's `[capabilities]` table (`rtarena list --capabilities`).
 
     ## Variants
-    - `var1`: new layout family: a long, narrow room (16 x 5 m) with a single window.
-    - `var2`: changed mechanic: an item takes 2 s to pass through a window.
-    - `var3`: harder timing: orders expire after 15 s and come every 4 s; upgrades take 6 s.
+    {variants}
 
     ## Registered Configurations
     - `games/handoff-v0`, `games/handoff-var1-v0`, `games/handoff-var2-v0`, `games/handoff-var3-v0`
@@ -132,12 +134,11 @@ class Handoff(Workshop):
             canvas.label(window.label, pos[0], pos[1] + 0.45)
         return canvas
 
-    def _report(self, agent: str) -> str:
+    def _floor_report(self, agent: str) -> WorkshopFloor:
         pos = self.pos[agent]
-        role = "runner (part bins side)" if self._side(pos) else "maker (bench, counter and trash side)"
-        slots = "; ".join(f"{n} {bearing(pos, p)} holds {self.windows[n][0] if self.windows[n] else 'nothing'}"
-                          for n, p in self.window_pos.items())
-        return f"You are the {role}.\n{super()._report(agent)}\nWindows: {slots}."
+        slots = tuple((n, place(pos, p), self.windows[n][0] if self.windows[n] else None)
+                      for n, p in self.window_pos.items())
+        return replace(super()._floor_report(agent), role="runner" if self._side(pos) else "maker", windows=slots)
 
     def _state(self, agent: str) -> np.ndarray:
         kinds = self.rules.parts.kinds

@@ -15,7 +15,7 @@ class Kitchen(Workshop):
     two cooks at once: one order board, one set of bins, one bench, one counter and trash, all shared.
     The cooks start at opposite ends of the floor (seeded stations along the walls); each carries one
     item; either may take what the other put on the bench or dropped on the floor. Orders come faster
-    than one cook could serve (`orders.interval_s` 5 s), so the team must split the work.
+    than one cook could serve (`orders.interval_s` {orders.interval_s:g} s), so the team must split the work.
 
     ## Observation
     As the workshop's, from each cook's side: `rgb` the floor from above (you blue and labelled YOU, the
@@ -28,18 +28,17 @@ class Kitchen(Workshop):
 
     ## Rewards and Score
     Team score, the same for both cooks: min(1, points of delivered orders / `orders.target_points`)
-    (plain 1, upgraded 2; the documented maximum is 14 points); reward = the score's change.
+    (plain {orders.points_plain:g}, upgraded {orders.points_upgraded:g}; the documented maximum is
+    {orders.target_points:g} points); reward = the score's change.
 
     ## Termination
-    The time limit (60 s) truncates.
+    The time limit ({game.time_limit_s:g} s) truncates.
 
     ## Capabilities
-    VP 2, SN 2, RT 1, MEM 1, PLN 3, ADV 0, COOP 3.
+    Rated 0-3 in the level file's `[capabilities]` table (`rtarena list --capabilities`).
 
     ## Variants
-    - `var1`: new layout family: two rooms joined by a doorway; parts west, counter and trash east.
-    - `var2`: changed mechanic: the bench works only while a cook stands at it holding E.
-    - `var3`: harder timing: orders come every 3 s and expire after 15 s; upgrades take 6 s.
+    {variants}
 
     ## Registered Configurations
     - `games/kitchen-v0`, `games/kitchen-var1-v0`, `games/kitchen-var2-v0`, `games/kitchen-var3-v0`

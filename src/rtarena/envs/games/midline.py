@@ -4,11 +4,13 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from contextlib import contextmanager
+from dataclasses import replace
 
 import numpy as np
 from pydantic import Field
 
 from rtarena.envs.games.canvas import Canvas
+from rtarena.envs.games.reports import WorkshopFloor, WorkshopStatus
 from rtarena.envs.games.rules import Section
 from rtarena.envs.games.versus import outcome
 from rtarena.envs.games.walker import within
@@ -50,19 +52,18 @@ class MidlineRace(Workshop):
     Keys `W A S D E Space`; no mouse. Text form: `0 0 ; W*4 ; E ; - ; D*3`.
 
     ## Rewards and Score
-    1 for a win, 0.5 for a draw, 0 for a loss by order points (plain 1, upgraded 2), decided when a
-    side reaches the target or at the time limit (equal points: a draw); 0 while the race goes on.
+    1 for a win, 0.5 for a draw, 0 for a loss by order points (plain {orders.points_plain:g}, upgraded
+    {orders.points_upgraded:g}), decided when a side reaches the target or at the time limit (equal points: a
+    draw); 0 while the race goes on.
 
     ## Termination
     A side reaching `orders.target_points` ends the episode; the time limit truncates.
 
     ## Capabilities
-    VP 2, SN 2, RT 2, MEM 1, PLN 3, ADV 3, COOP 0.
+    Rated 0-3 in the level file's `[capabilities]` table (`rtarena list --capabilities`).
 
     ## Variants
-    - `var1`: new layout family: each side's bench stands in the other side's half.
-    - `var2`: changed mechanic: `E` with empty hands beside the rival takes the part it carries.
-    - `var3`: harder timing: two midline places that refill after 4 s; orders expire after 15 s.
+    {variants}
 
     ## Registered Configurations
     - `games/midline-v0`, `games/midline-var1-v0`, `games/midline-var2-v0`, `games/midline-var3-v0`
@@ -184,14 +185,14 @@ class MidlineRace(Workshop):
                 self.draw_part(canvas, self.benches[side][0], *self.own[side]["bench"])
         return canvas
 
-    def _hud(self, agent: str) -> str:
+    def _status(self, agent: str) -> WorkshopStatus:
         with self.seat(agent):
-            hud = super()._hud(agent)
-        return f"rival points {self.side_points(self.rival(agent))} | {hud}"
+            status = super()._status(agent)
+        return replace(status, rival_points=self.side_points(self.rival(agent)))
 
-    def _report(self, agent: str) -> str:
+    def _floor_report(self, agent: str) -> WorkshopFloor:
         with self.seat(agent):
-            return super()._report(agent) + f"\nYour side: {'west' if agent == 'p0' else 'east'} of the midline."
+            return replace(super()._floor_report(agent), side="west" if agent == "p0" else "east")
 
     def _state(self, agent: str) -> np.ndarray:
         rival = self.rival(agent)

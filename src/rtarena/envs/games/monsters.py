@@ -21,8 +21,16 @@ from rtarena.envs.games.firstperson import (
     relative_bearing_deg,
     sprite_rows,
 )
+from rtarena.envs.games.reports import Bearing, MonstersReport
 from rtarena.envs.games.rules import GameRules, Section
 from rtarena.envs.games.walker import border, walk
+
+AHEAD_DEG = 2.0  # the report says a monster within this of the view's centre is `ahead`
+
+
+def _by_words(where: Bearing) -> tuple[float, str]:
+    """The report's order: nearest first, then by the words of the side."""
+    return where.dist_m, where.side()
 
 
 class Arena(Section):
@@ -120,10 +128,7 @@ class Monsters(SuiteGame):
     Rated 0-3 in the level file's `[capabilities]` table (`rtarena list --capabilities`).
 
     ## Variants
-    - `var1`: new layout family: a larger hall (28 m) full of pillars.
-    - `var2`: changed mechanic: monsters move only while you are not looking at them (all ten at once,
-      2.5 m/s when they move).
-    - `var3`: harder timing: faster monsters (2.4 m/s) arriving every 2 s, a 0.5 s gun cooldown.
+    {variants}
 
     ## Registered Configurations
     - `games/monsters-v0`, `games/monsters-var1-v0`, `games/monsters-var2-v0`, `games/monsters-var3-v0`
@@ -274,14 +279,10 @@ class Monsters(SuiteGame):
         seen, unseen = [], []
         for i in np.flatnonzero(self.alive):
             dist = float(np.hypot(*(self.mpos[i] - self.pos[agent])))
-            bearing = relative_bearing_deg(x, y, self.yaw[agent], *self.mpos[i])
-            side = "ahead" if abs(bearing) < 2 else f"{abs(bearing):.0f} deg {'left' if bearing > 0 else 'right'}"
-            (seen if self.sees(agent, self.mpos[i]) else unseen).append((dist, side))
-        view = "; ".join(f"monster {d:.1f} m, {s}" for d, s in sorted(seen)) or "no monster"
-        heard = f"{len(unseen)} more out of sight (nearest {min(unseen)[0]:.1f} m, {min(unseen)[1]})" if unseen \
-            else "none out of sight"
-        return (f"You are at x {x:.1f} m, y {y:.1f} m, facing {math.degrees(self.yaw[agent]):.0f} deg "
-                f"(0 = east, counter-clockwise). In view: {view}. {heard.capitalize()}.")
+            where = Bearing.seen(dist, relative_bearing_deg(x, y, self.yaw[agent], *self.mpos[i]), AHEAD_DEG)
+            (seen if self.sees(agent, self.mpos[i]) else unseen).append(where)
+        order = sorted(seen, key=_by_words), min(unseen, key=_by_words, default=None)
+        return MonstersReport(x, y, math.degrees(self.yaw[agent]), tuple(order[0]), len(unseen), order[1]).format()
 
     def _state(self, agent: str) -> np.ndarray:
         rel = np.where(self.alive[:, None], self.mpos - self.pos[agent], 0.0)

@@ -20,9 +20,11 @@ from rtarena.envs.games.firstperson import (
     radar,
     relative_bearing_deg,
 )
+from rtarena.envs.games.reports import Bearing, ParkourReport, Platform
 from rtarena.envs.games.rules import GameRules, Section
 
 MARGIN_M = 4.0
+AHEAD_DEG = 3.0  # the report says a platform within this of the view's centre is `ahead`
 
 
 class Course(Section):
@@ -84,9 +86,7 @@ class Parkour3D(SuiteGame):
     Rated 0-3 in the level file's `[capabilities]` table (`rtarena list --capabilities`).
 
     ## Variants
-    - `var1`: new layout family: a zigzag course that turns every three platforms (18 platforms).
-    - `var2`: changed mechanic: every other platform slides sideways (1.2 m, 3 s period) and carries you.
-    - `var3`: harder timing: a 35 s countdown, smaller platforms (1.1-2.0 m), wider gaps (1.4-2.4 m).
+    {variants}
 
     ## Registered Configurations
     - `games/parkour3d-v0`, `games/parkour3d-var1-v0`, `games/parkour3d-var2-v0`, `games/parkour3d-var3-v0`
@@ -251,16 +251,14 @@ class Parkour3D(SuiteGame):
     def _report(self, agent: str) -> str:
         b = self.body[agent]
         x, y, z = b["pos"]
-        lines = [f"You are at height {z:.1f} m, facing {math.degrees(self.yaw[agent]):.0f} deg."]
+        ahead = []
         for i in self._ahead(agent):
             cx, cy, hw, hd, top = self.plat[i]
-            bearing = relative_bearing_deg(x, y, self.yaw[agent], cx, cy)
-            side = "ahead" if abs(bearing) < 3 else f"{abs(bearing):.0f} deg {'left' if bearing > 0 else 'right'}"
+            centre = Bearing.seen(math.hypot(cx - x, cy - y), relative_bearing_deg(x, y, self.yaw[agent], cx, cy),
+                                  AHEAD_DEG)
             kind = "the goal" if i == len(self.plat) - 1 else f"platform {i}"
-            lines.append(f"{kind.capitalize()}: centre {math.hypot(cx - x, cy - y):.1f} m away, {side}, top "
-                         f"{top - z:+.1f} m, {2 * hw:.1f} x {2 * hd:.1f} m"
-                         + (", sliding" if self.swaying[i] else "") + ".")
-        return "\n".join(lines)
+            ahead.append(Platform(kind, centre, top - z, 2 * hw, 2 * hd, bool(self.swaying[i])))
+        return ParkourReport(z, math.degrees(self.yaw[agent]), tuple(ahead)).format()
 
     def _state(self, agent: str) -> np.ndarray:
         b = self.body[agent]

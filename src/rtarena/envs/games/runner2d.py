@@ -9,6 +9,7 @@ from pydantic import Field
 
 from rtarena.envs.games.base import Input, SuiteGame
 from rtarena.envs.games.canvas import Canvas
+from rtarena.envs.games.reports import RunnerReport
 from rtarena.envs.games.rules import GameRules, Section
 
 SLAB_M = 0.4  # platform thickness
@@ -66,9 +67,7 @@ class Runner2D(SuiteGame):
     Rated 0-3 in the level file's `[capabilities]` table (`rtarena list --capabilities`).
 
     ## Variants
-    - `var1`: new layout family: stairs of short steps, long climbs and drops, short gaps.
-    - `var2`: changed mechanic: platforms crumble 0.6 s after you first land on them (2-4.5 m long).
-    - `var3`: harder timing: 8 m/s run, 1.8-3.0 m gaps, 15 s countdown.
+    {variants}
 
     ## Registered Configurations
     - `games/runner2d-v0`, `games/runner2d-var1-v0`, `games/runner2d-var2-v0`, `games/runner2d-var3-v0`
@@ -207,16 +206,11 @@ class Runner2D(SuiteGame):
 
     def _report(self, agent: str) -> str:  # read back by `reports.py: read_runner`
         b = self.body[agent]
-        air = f"in the air (vertical speed {b['vy']:.1f} m/s)"
-        where = "standing on a platform" if b["ground"] is not None else air
-        lines = [f"You are at x {b['x']:.1f} m, height {b['y']:.1f} m, {where}."]
-        for x0, x1, top in self._ahead(agent):
-            if x0 <= b["x"]:
-                lines.append(f"This platform ends {x1 - b['x']:.1f} m ahead.")
-            else:
-                lines.append(f"Next: a platform {x0 - b['x']:.1f} m ahead, {x1 - x0:.1f} m long, "
-                             f"{top - b['y']:+.1f} m higher.")
-        return "\n".join(lines)
+        ahead = self._ahead(agent)
+        on = [x1 - b["x"] for x0, x1, _ in ahead if x0 <= b["x"]]  # the platform underfoot comes first
+        later = tuple((x0 - b["x"], x1 - x0, top - b["y"]) for x0, x1, top in ahead if x0 > b["x"])
+        return RunnerReport(b["x"], b["y"], b["ground"] is not None, on[0] if on else None, later,
+                            0.0 if b["ground"] is not None else b["vy"]).format()
 
     def _state(self, agent: str) -> np.ndarray:
         b = self.body[agent]

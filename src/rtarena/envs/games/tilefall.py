@@ -9,6 +9,7 @@ from pydantic import Field
 
 from rtarena.envs.games.base import Input, SuiteGame
 from rtarena.envs.games.canvas import Canvas
+from rtarena.envs.games.reports import TilefallReport
 from rtarena.envs.games.rules import GameRules, Section
 from rtarena.envs.games.walker import WalkerRules
 from rtarena.envs.search import breadth_first, grid
@@ -76,9 +77,7 @@ class Tilefall(SuiteGame):
     Rated 0-3 in the level file's `[capabilities]` table (`rtarena list --capabilities`).
 
     ## Variants
-    - `var1`: new layout family: a 10x10 floor with seeded holes (islands joined by bridges).
-    - `var2`: changed mechanic: tiles drop in connected clusters of four (slower pace).
-    - `var3`: harder timing: drops track the player (the tile under you warns), 0.8 s warnings.
+    {variants}
 
     ## Registered Configurations
     - `games/tilefall-v0`, `games/tilefall-var1-v0`, `games/tilefall-var2-v0`, `games/tilefall-var3-v0`
@@ -217,33 +216,22 @@ class Tilefall(SuiteGame):
                 canvas.label(look.label, self.pos[other][0], self.pos[other][1] + 0.45 * tile)
         return canvas
 
-    def ascii_map(self, agent: str) -> str:
-        n = self.rules.floor.size
+    def tile_chars(self, agent: str) -> np.ndarray:
+        """The report's map, [column, row]: `P` you, `_` gone, `!` warned, `.` solid."""
+        chars = np.where(self.gone, "_", np.where(np.isfinite(self.warn_left), "!", "."))
         me = self.tile_of(self.pos[agent])
-        rows = []
-        for r in range(n - 1, -1, -1):
-            row = ""
-            for c in range(n):
-                if (c, r) == me:
-                    row += "P"
-                elif self.gone[c, r]:
-                    row += "_"
-                else:
-                    row += "!" if np.isfinite(self.warn_left[c, r]) else "."
-            rows.append(row)
-        return "\n".join(rows)
+        if me is not None:
+            chars[me] = "P"
+        return chars
 
     def _hud(self, agent: str) -> str:
         return "fell" if self.fell_at[agent] is not None else "standing"
 
     def _report(self, agent: str) -> str:  # read back by `reports.py: read_tilefall`
         x, y = self.pos[agent]
-        tile = self.tile_of(self.pos[agent])
         warned = np.argwhere(np.isfinite(self.warn_left))
-        soon = ", ".join(f"({c},{r}) in {self.warn_left[c, r]:.1f} s" for c, r in warned[:8]) or "none"
-        return (f"You are at x {x:.1f} m, y {y:.1f} m, on tile {tile} (column, row from the south-west; "
-                f"W = north). Warned tiles drop: {soon}.\nMap (north up; P you, . solid, ! warned, _ gone):\n"
-                + self.ascii_map(agent))
+        soon = {(int(c), int(r)): self.warn_left[c, r] for c, r in warned[:8]}
+        return TilefallReport((x, y), soon, self.tile_chars(agent), self.tile_of(self.pos[agent])).format()
 
     def _state(self, agent: str) -> np.ndarray:
         side = self.rules.floor.size * self.rules.floor.tile_m

@@ -13,6 +13,7 @@ import numpy as np
 from pydantic import Field
 
 from rtarena.envs.games.canvas import Canvas
+from rtarena.envs.games.reports import COMPASS, Place
 from rtarena.envs.games.rules import Section
 
 WALL_COLOR = (70, 70, 80)
@@ -85,15 +86,19 @@ def draw_walls(canvas: Canvas, walls: np.ndarray, color=WALL_COLOR) -> None:
         canvas.rect(x0, y0, x1, y1, color)
 
 
-def bearing(pos: np.ndarray, point: Iterable[float]) -> str:
-    """Where a point lies from `pos` in words: `3.2 m north-east`."""
+def place(pos: np.ndarray, point: Iterable[float]) -> Place:
+    """Where a point lies from `pos`: a distance and one of eight compass words; `here` within 0.3 m."""
     d = np.asarray(point, dtype=float) - pos
     dist = float(np.hypot(*d))
     if dist < 0.3:
-        return "here"
-    names = ("east", "north-east", "north", "north-west", "west", "south-west", "south", "south-east")
+        return Place(dist, "")
     sector = int(np.round(np.degrees(np.arctan2(d[1], d[0])) / 45.0)) % 8
-    return f"{dist:.1f} m {names[sector]}"
+    return Place(dist, tuple(COMPASS)[sector])  # east, then counter-clockwise
+
+
+def bearing(pos: np.ndarray, point: Iterable[float]) -> str:
+    """Where a point lies from `pos` in words: `3.2 m north-east` (`reports.Place` reads them back)."""
+    return place(pos, point).words()
 
 
 @dataclass

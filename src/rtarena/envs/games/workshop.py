@@ -9,8 +9,9 @@ from pydantic import Field
 
 from rtarena.envs.games.base import Input, SuiteGame
 from rtarena.envs.games.canvas import Canvas
+from rtarena.envs.games.reports import Order, WorkshopFloor, WorkshopStatus
 from rtarena.envs.games.rules import GameRules, Section
-from rtarena.envs.games.walker import Carry, WalkerRules, bearing, border, draw_walls, nearest_in_reach, walk
+from rtarena.envs.games.walker import Carry, WalkerRules, border, draw_walls, nearest_in_reach, place, walk
 
 UPGRADED = "+"  # an upgraded part is named `gear+`
 FULL = "Hands full: drop first (Space)"
@@ -83,10 +84,7 @@ class Workshop(SuiteGame):
     Rated 0-3 in the level file's `[capabilities]` table (`rtarena list --capabilities`).
 
     ## Variants
-    - `var1`: new layout family: two rooms joined by a doorway; parts west, counter and trash east.
-    - `var2`: changed mechanic: the bench works only while you stand at it holding E (2.5 s of
-      holding; the part stays on the bench until done).
-    - `var3`: harder timing: orders expire after 15 s and come every 5 s; upgrades take 6 s.
+    {variants}
 
     ## Registered Configurations
     - `games/workshop-v0`, `games/workshop-var1-v0`, `games/workshop-var2-v0`, `games/workshop-var3-v0`
@@ -313,19 +311,19 @@ class Workshop(SuiteGame):
         return canvas
 
     def _hud(self, agent: str) -> str:
-        orders = ", ".join(f"{o['item']} ({o['expires_s'] - self.t:.0f} s)" for o in self.orders) or "none"
-        prompt = self.prompt(agent)
-        return (f"points {self.points} | orders: {orders} | hands: {self.hands[agent].item or 'empty'}"
-                + (f" | {prompt}" if prompt else ""))
+        return self._status(agent).format()
+
+    def _status(self, agent: str) -> WorkshopStatus:
+        orders = tuple(Order(o["item"], o["expires_s"] - self.t) for o in self.orders)
+        return WorkshopStatus(self.points, orders, self.hands[agent].item, self.prompt(agent) or "")
 
     def _report(self, agent: str) -> str:
+        return self._floor_report(agent).format()
+
+    def _floor_report(self, agent: str) -> WorkshopFloor:
         pos = self.pos[agent]
-        where = "; ".join(f"{name} {bearing(pos, p)}" for name, p in self.stations.items())
-        bench = "the bench is empty"
-        if self.bench_item:
-            bench = f"the bench holds {self.bench_item} ({self.bench_left_s:.1f} s of work left)"
-        floor = "; ".join(f"{item} {bearing(pos, p)}" for item, p in self.floor) or "nothing"
-        return f"Stations: {where}.\nBench: {bench}. On the floor: {floor}."
+        return WorkshopFloor(tuple((name, place(pos, p)) for name, p in self.stations.items()), self.bench_item or None,
+                             self.bench_left_s, tuple((item, place(pos, p)) for item, p in self.floor))
 
     def _state(self, agent: str) -> np.ndarray:
         kinds = self.rules.parts.kinds

@@ -2,7 +2,7 @@
 const TOKEN = document.querySelector("meta[name=rtarena-token]").content;  // this session's, from the page
 const view = document.getElementById("view");
 const ctx = view.getContext("2d");
-let info = null, version = -1, scale = 1, done = false;
+let info = null, version = -1, scale = 1, done = false, begun = false;
 let frameMs = 0, ageMs = 0, inputMs = 0, fps = 0, frameTimes = [];
 
 async function api(path, body) {
@@ -50,9 +50,20 @@ async function flush() {
   if (queue.length || moveX || moveY) flush();
 }
 
+// The world waits at its first frame until the person starts it: the Start button, or their first key or
+// click (which then also counts as input).
+function begin() {
+  if (begun || version < 0) return;
+  begun = true;
+  document.getElementById("begin").hidden = true;
+  api("/api/start", {});
+}
+document.getElementById("start").addEventListener("click", (e) => { e.stopPropagation(); begin(); view.focus(); });
+
 window.addEventListener("keydown", (e) => {
-  if (!info || done || e.target.tagName === "INPUT") return;
+  if (!info || done || e.target.tagName === "INPUT" || e.target.tagName === "BUTTON") return;
   e.preventDefault();
+  begin();
   if (info.browser) { const k = browserKey(e); if (k) send({t: "key", k}); return; }
   if (!e.repeat) send({t: "down", k: keyName(e)});
 });
@@ -70,6 +81,7 @@ view.addEventListener("mousedown", (e) => {
   if (!info || done) return;
   e.preventDefault();
   view.focus();
+  begin();
   if (info.browser) { const p = point(e); send({t: "click", x: p.x, y: p.y}); return; }
   if (info.mouse && document.pointerLockElement !== view) { view.requestPointerLock(); return; }
   send({t: "down", k: "mouse " + (e.button === 2 ? 3 : 1)});
@@ -115,9 +127,11 @@ async function frames() {
     let reply;
     try { reply = await api("/api/frame?after=" + version); }
     catch (error) { document.getElementById("status").textContent = "disconnected"; return; }
-    if (reply.status === 404) { await new Promise((r) => setTimeout(r, 50)); continue; }
     if (!reply.ok) { document.getElementById("status").textContent = (await reply.json()).error; return; }
     const next = Number(reply.headers.get("X-Frame-Version"));
+    if (next < 0) { await new Promise((r) => setTimeout(r, 50)); continue; }  // the env is still being reset
+    if (reply.headers.get("X-Started") === "1") begun = true;
+    document.getElementById("begin").hidden = begun;
     ageMs = Number(reply.headers.get("X-Frame-Age-Ms"));
     const image = await createImageBitmap(await reply.blob());
     frameMs = Math.max(0, performance.now() - started - Number(reply.headers.get("X-Waited-Ms")));
