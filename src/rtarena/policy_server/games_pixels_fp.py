@@ -24,7 +24,7 @@ import numpy as np
 from rtarena.envs.games.reports import Hud
 from rtarena.envs.search import breadth_first, grid
 from rtarena.policy_server.arena_pixels import LevelNumbers, bearing, hue_mask
-from rtarena.policy_server.games_pixels import Row, find, hue_of, mask
+from rtarena.policy_server.frame_legend import Row, find, hue_of, mask
 from rtarena.policy_server.games_text import HEURISTIC_RULES, Play, crystal_play, monsters_play, parkour_play
 
 RADAR_TOLERANCE = 6  # the radar's plate is drawn flat: its colour within this on every channel

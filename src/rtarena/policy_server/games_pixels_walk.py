@@ -15,7 +15,7 @@ from typing import Any
 import numpy as np
 
 from rtarena.envs.games.reports import Hud, WorkshopReport, read_workshop_hud
-from rtarena.policy_server.games_pixels import Row, box, find, hud_bottom, mask, masks, middle, solid
+from rtarena.policy_server.frame_legend import Row, box, find, hud_bottom, mask, masks, middle, solid
 from rtarena.policy_server.games_text import HEURISTIC_RULES, UP, Play, errands_play, escape_play, workshop_play
 
 ICON_TOLERANCE = 3  # icons are painted in their exact colour: a tight match keeps near ones apart (the
