@@ -44,8 +44,11 @@ demo: $(STAMP)
 # suite waits on real time (wall-clock episodes, a Chromium page, a Ray node starting), so one worker more
 # keeps both cores busy; they are saturated to the end (about 800 CPU-s). On this 2-core machine, 2026-12-02,
 # first runs in clean clones took 392-494 s (the machine's speed varies by tens of seconds from run to run);
-# on 2026-12-03, after issues 41-47, 604 s in the working checkout on a quiet machine: over the 8-minute
-# budget (the PPO fixture, the IDC rounds and the demo are the biggest files).
+# on 2026-12-03, after issues 41-47, 604 s in the working checkout on a quiet machine; at 14:08 the same day, with
+# streamed records and the 12 games' pixel readers, 686 s wall and 1,058 CPU-s (1,985 tests): over the 8-minute
+# budget, and over it on CPU alone (1,058 / 2 cores = 529 s). The biggest: the PPO fixture (111 s, training
+# 40,000 steps: 12,000 and 20,000 do not learn), the IDC rounds (75 s), the demo (45 s), the Ray cluster (~100 s,
+# mostly waiting on nodes).
 # `make test TEST_WORKERS=1` runs one process.
 TEST_WORKERS ?= $(shell echo $$(( $$(nproc) + 1 )))
 test: $(STAMP) system-deps
