@@ -683,7 +683,8 @@ FINDINGS: tuple[Finding, ...] = (
             f"{REALTIME_DEPTH_RULE.n} in real time; the negative control {NEGATIVE_SEEDS} seeds per set; full: the "
             "preset's five combinations on basic and coop, 20 seeds",
             MODALITY_RULES,
-            "rtarena run --preset modality-ablation --set model=MODEL --set base_url=URL --seeds 20 --seed-start 1000",
+            "rtarena run --preset modality-ablation --set model=MODEL --set base_url=URL --seeds 21 --seed-start "
+            f"{MODALITY_SEEDS} (the score rule's seeds; the negative control: the same with depth ignored)",
             modality),
 )
 
