@@ -14,7 +14,7 @@ from rtarena.runtime.clocks import CLOCKS, Clock, make_clock
 MISTAKES = [
     # (clock, settings, CLI flags, the one line every entry point prints after its own prefix)
     ("paused", {"kappa": 50}, ["--kappa", "50"],
-     "kappa: not a setting of clock 'paused' (it takes delay_s, obs_every, settle_s)"),
+     "kappa: not a setting of clock 'paused' (it takes delay_s, obs_every, settle_s, delay_in)"),
     ("wall", {"overhead_s": 0.1}, ["--overhead", "0.1"], "overhead_s: not a setting of clock 'wall'"),
     ("token", {"kappa": -1}, ["--kappa", "-1"], "kappa: must be > 0, got -1"),
     ("token", {"obs_every": 0}, ["--obs-every", "0"], "obs_every: must be > 0, got 0"),

@@ -89,6 +89,37 @@ def test_delay_injection_preset_runs_in_real_time_and_the_delay_reaches_the_agen
         assert summary["decision_delay_p50_s"] < delay + 0.5
 
 
+def test_world_waits_preset_holds_each_decision_in_real_time_and_costs_no_game_time(tmp_path):
+    """The delay curve's negative control: the same delays held in wall time under the paused clock. The
+    model is told the game waits; each of its requests reaches the server at least the delay after the last
+    one's reply; no decision costs game time, so the same seed plays the same actions with and without it."""
+    import pyarrow.parquet as pq
+
+    from rtarena.policy_server.server import PolicyServer
+    from rtarena.runtime.clocks import make_clock
+
+    experiment = load_preset("delay-injection-world-waits")
+    assert {(c.clock, c.run_clock.delay_in) for c in experiment.clocks} == {("paused", "wall")}
+    assert sorted(c.delay_ms for c in experiment.clocks) == [0, 250, 1000, 3000]
+    runs, prompts = {}, {}
+    with PolicyServer() as server:
+        experiment = load_preset("delay-injection-world-waits", params={"base_url": server.base_url})
+        for name in ("delay-0ms", "delay-250ms"):
+            cell = shrink(experiment, tmp_path, lineups={"model"}, clocks={name}, max_steps=6)
+            result = run_experiment(replace(cell, envs=cell.envs[:1]), run_id=name, workers=1)
+            assert result.failed == 0
+            runs[name], prompts[name] = result.run_dir, server.bodies[-1]["messages"][0]["content"]
+    held = make_clock("paused", delay_s=0.25, delay_in="wall").describe()
+    assert "held a further 0.25 s of real time" in held and held in prompts["delay-250ms"]
+    assert "held a further" not in prompts["delay-0ms"]
+    decisions = {n: sorted(pq.read_table(next((r / "decisions").glob("*.parquet"))).to_pylist(),
+                           key=lambda d: d["wall_start_s"]) for n, r in runs.items()}
+    assert all(d["delay_sim_s"] == 0.0 for rows in decisions.values() for d in rows)  # no game time
+    assert [d["action"] for d in decisions["delay-250ms"]] == [d["action"] for d in decisions["delay-0ms"]]
+    gaps = [b["wall_start_s"] - a["wall_end_s"] for a, b in pairwise(decisions["delay-250ms"])]
+    assert len(gaps) >= 4 and min(gaps) >= 0.25  # each decision held 0.25 s of real time before the next
+
+
 def test_modality_ablation_sends_each_cells_modalities_to_the_model(tmp_path):
     """Each cell's modalities reach the model: observed as the content parts of the requests it gets."""
     from rtarena.policy_server.server import PolicyServer

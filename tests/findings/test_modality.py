@@ -1,7 +1,8 @@
 """`rtarena findings --only modality`: the quick shape (arena/basic-v0, rgb+text against rgb+depth+text,
-turn-based and 250 ms real time) runs the scripted pixel player, and the depth image reaches it (every
-request of the depth condition carries one more image, 85 tokens more); the negative control (the player
-ignoring depth) plays seed sets A and B turn-based. A smoke run (4 steps): the rule needs the finding's own
+turn-based and 250 ms real time) runs the scripted pixel player, turn-based on the score rule's own fresh
+seeds, and the depth image reaches it (every request of the depth condition carries one more image, 85
+tokens more); the negative control (the player ignoring depth) plays both conditions on seed sets A and B
+turn-based. A smoke run (4 steps): the rule needs the finding's own
 lengths (docs/findings.md)."""
 
 from __future__ import annotations
@@ -16,7 +17,8 @@ from rtarena.findings import catalog, run_findings
 
 def test_the_modality_finding_runs_both_senses_under_both_clocks_and_sends_the_depth_image(tmp_path, monkeypatch):
     out = tmp_path / "f"
-    monkeypatch.setattr(catalog, "DEPTH_RULE", replace(catalog.DEPTH_RULE, n=3))  # the quick run's seeds, cut
+    monkeypatch.setattr(catalog, "SCORE_RULE", replace(catalog.SCORE_RULE, n=3))  # the quick run's seeds, cut
+    monkeypatch.setattr(catalog, "NEGATIVE_SEEDS", 3)
     _, failed = run_findings(out, quick=True, only=["modality"], workers=1, max_steps=4,
                              console=Console(quiet=True))  # in this process: no workers to start
     assert failed == []
@@ -26,12 +28,13 @@ def test_the_modality_finding_runs_both_senses_under_both_clocks_and_sends_the_d
             for r in pq.read_table(f).to_pylist()]
     flat = {(r["obs"], r["seed"]) for f in sorted((out / "runs").glob("modality-flat-*/agents/*.parquet"))
             for r in pq.read_table(f).to_pylist()}
-    assert flat == {("rgb+depth+text", s) for s in (1000, 1001, 1002)} | {
-        (o, s) for o in ("rgb+text", "rgb+depth+text") for s in (2000, 2001, 2002)}  # negative control: sets A, B
+    assert flat == {(o, s) for o in ("rgb+text", "rgb+depth+text")
+                    for s in (1000, 1001, 1002, 2000, 2001, 2002)}  # the negative control: seed sets A and B
     cells = {(r["clock_name"], r["obs"]) for r in rows}
     assert cells == {(c, o) for c in ("turn-based", "realtime-250ms") for o in ("rgb+text", "rgb+depth+text")}
     seeds = {c: {r["seed"] for r in rows if r["clock_name"] == c} for c in ("turn-based", "realtime-250ms")}
-    assert seeds == {"turn-based": {1000, 1001, 1002}, "realtime-250ms": {1000, 1001}}  # seed set A, per clock
+    # the score rule's fresh seeds turn-based; the reported real-time rule on seed set A
+    assert seeds == {"turn-based": {3000, 3001, 3002}, "realtime-250ms": {1000, 1001}}
     per_request = {}
     for r in rows:
         if r["clock_name"] == "turn-based":

@@ -62,6 +62,11 @@ def test_every_gated_rule_runs_on_a_deterministic_clock_and_seeds_apart_from_the
     from rtarena.findings.core import SEEDS_A, SEEDS_B
 
     assert SEEDS_A >= 100 and SEEDS_B >= SEEDS_A + 100  # the stand-ins were built on seeds 0 .. 99
+    from rtarena.findings.catalog import MODALITY_SEEDS, SCORE_RULE
+
+    # the modality score rule's fresh seeds: apart from sets A and B (its pilot ran on set A) and the build seeds
+    fresh = range(MODALITY_SEEDS, MODALITY_SEEDS + SCORE_RULE.n)
+    assert fresh.start >= SEEDS_B + 100 and SCORE_RULE.mde <= 0.07  # powered for the pilot's +0.070
     gated = {f.name for f in FINDINGS for r in f.rules if r.gated}
     assert gated == {"token-deliberation", "centralized-vs-decentralized"}
     reported = {f.name for f in FINDINGS if not any(r.gated for r in f.rules)}

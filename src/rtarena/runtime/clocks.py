@@ -4,16 +4,20 @@
 |----------|-------------------------------------|----------------------------|
 | wall     | keeps stepping every `dt` of real time | measured wall latency     |
 | paused   | waits for every controller            | 0                          |
+| paused, `delay_in = "wall"` | waits, the injected delay too | 0 (the delay is held in real time) |
 | token    | advanced by a discrete-event scheduler | overhead + tokens_out / kappa |
 | measured | frozen while the agent thinks          | measured wall latency      |
 | replay   | frozen while the agent thinks          | a latency drawn from a recorded run (seeded) |
 
-Every protocol adds the injected delay `delay_s`. A clock is one small frozen class that declares its
-settings once, as typed fields with ranges (a `schema.Section`: unknown keys refused, the project's
-one-line errors). The Python API (`make_clock`, `run_match(**settings)`), the CLI flags and experiment
-files all build clocks through `build_clock`, so the same mistake gives the same one-line `UserError`
-everywhere. The runner asks a clock how to run it (`concurrent`), never its name. Adding a clock is one
-class here and one row in `CLOCKS`.
+Every protocol adds the injected delay `delay_s` in simulated time, except the paused clock given
+`delay_in = "wall"`: it holds each decision `delay_s` of real time while the world waits, so the delay
+costs no game time (the negative control of the delay curve: preset `delay-injection-world-waits`).
+
+A clock is one small frozen class that declares its settings once, as typed fields with ranges (a
+`schema.Section`: unknown keys refused, the project's one-line errors). The Python API (`make_clock`,
+`run_match(**settings)`), the CLI flags and experiment files all build clocks through `build_clock`, so the
+same mistake gives the same one-line `UserError` everywhere. The runner asks a clock how to run it
+(`concurrent`), never its name. Adding a clock is one class here and one row in `CLOCKS`.
 """
 
 from __future__ import annotations
@@ -55,6 +59,11 @@ class Clock(Section):
 
     def decision_delay_s(self, decision: Decision, wall_latency_s: float, key: DrawKey | None = None) -> float:
         return self.thinking_s(decision, wall_latency_s, key) + self.delay_s
+
+    def hold_s(self) -> float:
+        """Wall seconds each decision is held before it is recorded while the world waits (0: none); only a
+        clock whose scheduler waits for every decision can hold one (`PausedClock.delay_in`)."""
+        return 0.0
 
     def planned_delay_s(self, tokens_out: int = 0) -> float:
         """Simulated seconds from deciding to committing for a decision of `tokens_out` generated tokens, as
@@ -112,12 +121,27 @@ class Clock(Section):
 
 
 class PausedClock(Clock):
-    """Turn-based: the world waits for every controller, then steps once."""
+    """Turn-based: the world waits for every controller, then steps once. `delay_in` says where the injected
+    delay is spent: `game` (the action lands `delay_s` of simulated time late: the delay costs game time) or
+    `wall` (the decision is held `delay_s` of real time and the world waits for it: the delay costs none)."""
 
     name: ClassVar[str] = "paused"
+    delay_in: Literal["game", "wall"] = "game"
 
     def thinking_s(self, decision: Decision, wall_latency_s: float, key: DrawKey | None = None) -> float:
         return 0.0
+
+    def decision_delay_s(self, decision: Decision, wall_latency_s: float, key: DrawKey | None = None) -> float:
+        return self.delay_s if self.delay_in == "game" else 0.0
+
+    def hold_s(self) -> float:
+        return self.delay_s if self.delay_in == "wall" else 0.0
+
+    def _delay_sentence(self) -> str:
+        if self.delay_in == "game" or not self.delay_s:
+            return super()._delay_sentence()
+        return (f" Each decision is held a further {self.delay_s:g} s of real time before it reaches the game, "
+                "which waits for it: the delay costs no game time." + self._settle_sentence())
 
     def describe(self) -> str:
         return "The game is paused while you think: thinking costs no game time." + self._delay_sentence()

@@ -60,7 +60,7 @@ class Scheduler:
         if not starting:
             return
         futures = [
-            self.pool.submit(timed_act, ep.slots[i], latest)
+            self.pool.submit(held_act, ep.slots[i], latest, ep.clock.hold_s())
             for i in starting
         ]
         for i, future in zip(starting, futures, strict=True):
@@ -78,6 +78,15 @@ class Scheduler:
             ep.dropped([queue.pop(step) for step in [s for s in queue if s >= first]])
             for offset, pending in enumerate(steps):
                 queue[first + offset] = pending
+
+
+def held_act(slot: Any, seen: Published, hold_s: float) -> tuple[Any, float, float, str | None]:
+    """`timed_act`, then the decision held `hold_s` of real time before the scheduler records it (a delay
+    injected in wall time: the world waits for it, so it costs no game time; its latency stays the agent's)."""
+    result = timed_act(slot, seen)
+    if hold_s:
+        time.sleep(hold_s)
+    return result
 
 
 WAIT_REPORT_S = 10.0  # a decision running longer than this prints a line (and again every as long)
