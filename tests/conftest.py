@@ -20,7 +20,7 @@ for _threads in ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS", "
 # others idle. The Ray file is in the first batch: most of its minute is spent waiting (a cluster starting,
 # two 20 s wall-clock episodes), which the other workers fill with CPU work; run last it was a minute with one
 # core idle. Its pair test waits until the cluster shows both CPUs free, and passed 3 runs in 3 with three
-# busy loops loading the two cores. The IDC rounds (75 s) and the demo (45 s) follow it, and the wall-budget
+# busy loops loading the two cores. The IDC rounds and the demo (the next longest) follow it, and the wall-budget
 # test (a 9 s wall-clock episode waiting on 6 s replies, which the other workers fill); the files that had
 # setups or calls of 10-25 s (a study report's runs, the CLI's GUI run, the findings pages) before the rest.
 # The rest follow in collection order.
