@@ -48,7 +48,11 @@ demo: $(STAMP)
 # streamed records and the 12 games' pixel readers, 686 s wall and 1,058 CPU-s (1,985 tests): over the 8-minute
 # budget, and over it on CPU alone (1,058 / 2 cores = 529 s). The biggest: the PPO fixture (111 s, training
 # 40,000 steps: 12,000 and 20,000 do not learn), the IDC rounds (75 s), the demo (45 s), the Ray cluster (~100 s,
-# mostly waiting on nodes).
+# mostly waiting on nodes). Then (speed49, measured one file at a time with -n 0 on the shared machine at load
+# 10-27, so in CPU-seconds): the PPO test 101 -> 83 CPU-s (a one-player perceive and state vector 277 -> 117 us,
+# observations byte-identical; each policy loaded once for its 20 seeds), kitchen's IDC rounds 47 -> 40 CPU-s
+# (18 s games with a 4-point target instead of 24 s and 5: the same gain, regression and rollback), the
+# wall-budget test waits 9 s less.
 # `make test TEST_WORKERS=1` runs one process.
 TEST_WORKERS ?= $(shell echo $$(( $$(nproc) + 1 )))
 test: $(STAMP) system-deps

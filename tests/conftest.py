@@ -20,15 +20,20 @@ for _threads in ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS", "
 # others idle. The Ray file is in the first batch: most of its minute is spent waiting (a cluster starting,
 # two 20 s wall-clock episodes), which the other workers fill with CPU work; run last it was a minute with one
 # core idle. Its pair test waits until the cluster shows both CPUs free, and passed 3 runs in 3 with three
-# busy loops loading the two cores. The rest follow in collection order.
+# busy loops loading the two cores. The IDC rounds and the demo (the next longest) follow it, and the wall-budget
+# test (a 9 s wall-clock episode waiting on 6 s replies, which the other workers fill); the files that had
+# setups or calls of 10-25 s (a study report's runs, the CLI's GUI run, the findings pages) before the rest.
+# The rest follow in collection order.
 SLOW_FIRST = (
     "tests/test_bad_input.py", "tests/train/test_sb3.py", "tests/gui/test_contract.py", "tests/eval/test_ray.py",
+    "tests/improve/test_games_idc.py", "tests/test_demo.py", "tests/gui/test_wall_budget.py",
     "tests/annotate/", "tests/gui/test_tasks.py", "tests/test_registry.py", "tests/llm/test_stand_ins.py",
     "tests/maps/test_maps.py", "tests/dashboard/", "tests/llm/test_skill_rulebooks.py",
-    "tests/improve/test_games_idc.py", "tests/eval/test_runner.py", "tests/eval/test_presets_run.py",
-    "tests/play/test_play_web.py", "tests/test_demo.py", "tests/test_reliability.py", "tests/games/test_catalog.py",
+    "tests/eval/test_study_report.py", "tests/gui/test_cli_run.py", "tests/findings/test_findings.py",
+    "tests/findings/test_modality.py", "tests/eval/test_runner.py", "tests/eval/test_presets_run.py",
+    "tests/play/test_play_web.py", "tests/test_reliability.py", "tests/games/test_catalog.py",
     "tests/games/test_parity.py", "tests/train/test_vlm.py", "tests/test_conditions.py",
-    "tests/eval/test_agent_observes.py", "tests/games/test_screens.py",
+    "tests/eval/test_agent_observes.py", "tests/games/test_screens.py", "tests/test_warmup.py",
     "tests/test_docs_site.py", "tests/test_page_injection.py",
     "tests/eval/test_endpoints.py", "tests/llm/test_games_pixel_player.py",
 )

@@ -6,9 +6,18 @@ from __future__ import annotations
 import math
 
 import numpy as np
+import pytest
 
 from rtarena.envs.arena.levels import CoopLevel
-from rtarena.envs.arena.perception import NEAREST, bearing_and_rise, nearest_first, player_sight, relation
+from rtarena.envs.arena.perception import (
+    KINDS,
+    NEAREST,
+    bearing_and_rise,
+    nearest_first,
+    perceive,
+    player_sight,
+    relation,
+)
 from rtarena.envs.arena.visibility import sight
 from rtarena.envs.arena.world import CRATE, WALL
 
@@ -34,12 +43,19 @@ def _both(eyes, yaws, alive, head_z, points, ok, boxes, kinds):
     return fast, _reference(eyes, yaws, alive, head_z, points, ok, boxes, kinds)
 
 
-def test_a_crowded_level_is_seen_the_same():
+@pytest.fixture(scope="module")
+def crowded():
+    """A 96-player co-op level six random steps in (read, never stepped, by the tests that share it)."""
     env = CoopLevel(num_agents=96, obs=("state",))
     env.reset(seed=3)
     rng = np.random.default_rng(3)
     for _ in range(6):
         env.step({a: rng.integers(0, [3, 3, 3, 3, 2, 2, 2]) for a in env.agents})
+    return env
+
+
+def test_a_crowded_level_is_seen_the_same(crowded):
+    env = crowded
     w, p = env.world, env.world.players
     centres = p.pos.copy()
     centres[:, 2] += p.height_m * 0.5
@@ -48,6 +64,34 @@ def test_a_crowded_level_is_seen_the_same():
     fast, slow = _both(p.eye, p.yaw, p.alive, p.eye[:, 2].copy(), points, ok, w.obstacles.boxes, w.obstacles.kind)
     assert slow.sum() > 100  # the scene has plenty in sight
     assert np.array_equal(fast, slow)
+
+
+def test_perceive_sees_lists_and_relates_every_kind_as_the_separate_passes_do(crowded):
+    """`perceive` builds every kind's sight points, sight, top-10 and offsets in one compiled call (numpy's
+    `arctan2` on the listed things only): each kind gets what `player_sight`, `nearest_first` and
+    `bearing_and_rise` (checked against the full sorts below) give it alone, bit for bit."""
+    env = crowded
+    w, p = env.world, env.world.players
+    seen = perceive(w, env.rules)
+    feet = {"players": p.pos, "coins": w.coins.pos, "turrets": w.turrets.pos, "chickens": w.chickens.pos,
+            "ammo": w.ammo.pos}
+    lift = {"players": p.height_m * 0.5, "coins": 0.0, "turrets": w.turrets.barrel_height_m,
+            "chickens": w.chickens.radius_m, "ammo": 0.3}
+    points = np.vstack([feet[k] + [0, 0, lift[k]] for k in KINDS])
+    ok = np.concatenate([p.alive, w.coins.active, w.turrets.alive, w.chickens.alive, w.ammo.active])
+    sight_alone = player_sight(p.eye, p.yaw, p.alive, p.eye[:, 2].copy(), points, ok,
+                               math.radians(float(env.rules.players.fov_deg)) / 2,
+                               float(env.rules.players.view_range_m), w.obstacles.boxes, w.obstacles.kind)
+    assert np.array_equal(np.hstack([getattr(seen, k) for k in KINDS]), sight_alone)
+    listed = 0
+    for kind in KINDS:
+        order, count, dist = nearest_first(getattr(seen, kind), p.pos, feet[kind])
+        bearing, rise = bearing_and_rise(p.pos, p.yaw, feet[kind], order)
+        assert np.array_equal(seen.ordered[kind][0], order) and np.array_equal(seen.ordered[kind][1], count)
+        assert all(got.tobytes() == want.tobytes() for got, want in zip(seen.relations[kind], (dist, bearing, rise),
+                                                                       strict=True)), kind
+        listed += int((order >= 0).sum())
+    assert listed > 500 and sum(int((seen.ordered[k][0] >= 0).sum()) for k in KINDS[1:]) > 0
 
 
 def test_points_on_the_edges_of_view_and_range_agree():

@@ -10,6 +10,7 @@ from tests.helpers import run_main
 
 import rtarena
 from rtarena.agents.specs import build_agent
+from rtarena.contract import Agent
 from rtarena.errors import UserError
 from rtarena.runtime.match import run_match
 
@@ -21,9 +22,11 @@ LEVEL = {"overrides": {"arena.time_limit_s": 30.0}}  # the training episode leng
 SEEDS = range(1000, 1020)  # never used in training (its copies are seeded 0, 1, 2 ...)
 
 
-def coins(spec: str, seed: int, clock: str = "paused", max_steps: int = 120) -> dict:
+def coins(agent: str | Agent, seed: int, clock: str = "paused", max_steps: int = 120) -> dict:
+    """One episode of `agent` (a spec, or an agent built once: a saved policy is loaded once for all seeds)."""
     env = rtarena.make("arena/basic-v0", obs=("state",), **LEVEL)  # what the policy reads; the world is the same
-    result = run_match(env, [build_agent(spec, "arena")], clock=clock, seed=seed, max_steps=max_steps)
+    played = build_agent(agent, "arena") if isinstance(agent, str) else agent
+    result = run_match(env, [played], clock=clock, seed=seed, max_steps=max_steps)
     return result.agents["p0"]
 
 
@@ -40,8 +43,9 @@ def test_trained_policy_beats_random_and_its_untrained_self_over_20_seeds(policy
     from rtarena.train.sb3 import train_sb3
 
     base = train_sb3("arena/basic-v0", 0, tmp_path / "base.zip", log=lambda line: None)  # same net, no training
-    trained = [coins(f"sb3:{policy}", seed)["coins"] for seed in SEEDS]
-    untrained = [coins(f"sb3:{base}", seed)["coins"] for seed in SEEDS]
+    ppo, ppo_base = build_agent(f"sb3:{policy}", "arena"), build_agent(f"sb3:{base}", "arena")
+    trained = [coins(ppo, seed)["coins"] for seed in SEEDS]
+    untrained = [coins(ppo_base, seed)["coins"] for seed in SEEDS]
     random = [coins("random", seed)["coins"] for seed in SEEDS]
     print(f"coins per 30 s episode over 20 seeds: PPO {np.mean(trained):.2f}, untrained {np.mean(untrained):.2f}, "
           f"random {np.mean(random):.2f}")

@@ -73,9 +73,23 @@ def _cell(value: Any, kind: pa.DataType) -> Any:
     return value
 
 
+# values `jsonable` returns as they are (exact types: numpy's scalars subclass float and int)
+_PLAIN = frozenset((int, float, str, bool, type(None)))
+
+
+def _column(values: list[Any], kind: pa.DataType) -> list[Any]:
+    """`_cell` over a column, its type's case chosen once: a run writes a cell per field of every record."""
+    plain = [v if type(v) in _PLAIN else jsonable(v) for v in values]
+    if pa.types.is_string(kind):
+        return [as_text(v) for v in plain]
+    if pa.types.is_floating(kind):
+        return [float(v) if isinstance(v, (int, float)) and not isinstance(v, bool) else v for v in plain]
+    return plain
+
+
 def table(rows: list[dict[str, Any]], schema: pa.Schema) -> pa.Table:
     """Rows as a table of exactly `schema` (a value that cannot take its column's type raises)."""
-    columns = {f.name: [_cell(row.get(f.name), f.type) for row in rows] for f in schema}
+    columns = {f.name: _column([row.get(f.name) for row in rows], f.type) for f in schema}
     return pa.Table.from_pydict(columns, schema=schema)
 
 

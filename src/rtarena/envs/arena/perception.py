@@ -31,6 +31,9 @@ class Perception:
     # the end), and how many are visible in all (`(N,)`)
     ordered: dict[str, tuple[np.ndarray, np.ndarray]]
     relations: dict[str, tuple[np.ndarray, ...]]  # per kind: distances, bearings, rises of those, (N, NEAREST)
+    # the same, every kind stacked in KINDS order: order and distances, bearings, rises `(G, N, NEAREST)`,
+    # counts `(G, N)` (the state vector fills every kind in one compiled call from these)
+    stacked: tuple[np.ndarray, ...]
 
 
 KINDS = ("players", "coins", "turrets", "chickens", "ammo")
@@ -40,30 +43,74 @@ NEAREST = 10
 
 
 def perceive(world: World, rules: Rules) -> Perception:
-    p = world.players
-    centres = p.pos.copy()
-    centres[:, 2] += p.height_m * 0.5
-    turret_points = world.turrets.pos.copy()
-    turret_points[:, 2] += world.turrets.barrel_height_m
-    chicken_points = world.chickens.pos.copy()
-    chicken_points[:, 2] += world.chickens.radius_m
-    ammo_points = world.ammo.pos.copy()
-    ammo_points[:, 2] += 0.3
-    groups = [centres, world.coins.pos, turret_points, chicken_points, ammo_points]
-    oks = [p.alive, world.coins.active, world.turrets.alive, world.chickens.alive, world.ammo.active]
-    seen = player_sight(p.eye, p.yaw, p.alive, p.eye[:, 2].copy(), np.vstack(groups), np.concatenate(oks),
-                        math.radians(float(rules.players.fov_deg)) / 2, float(rules.players.view_range_m),
-                        world.obstacles.boxes, world.obstacles.kind)
-    bounds = np.zeros(len(groups) + 1, dtype=np.int64)
-    bounds[1:] = np.cumsum([len(g) for g in groups])
+    p, turrets, chickens = world.players, world.turrets, world.chickens
+    # sight, listing and the relations' inputs in one compiled call (`_perceive_all`): the numpy glue around
+    # separate calls was most of a one-player state step
+    seen, bounds, order, count, dist, flat, dx, dy, yaw_rows, rise_flat = _perceive_all(
+        p.pos, p.yaw, p.alive, p.height_m * 0.5, p.eye_height_m, world.coins.pos, world.coins.active,
+        turrets.pos, turrets.barrel_height_m, turrets.alive, chickens.pos, chickens.radius_m, chickens.alive,
+        world.ammo.pos, world.ammo.active, math.radians(float(rules.players.fov_deg)) / 2,
+        float(rules.players.view_range_m), world.obstacles.boxes, world.obstacles.kind, NEAREST)
+    # numpy's `arctan2`, as `bearing_and_rise` (the reference): the compiled one differs in the last bit
+    bearing, rise = np.zeros(order.shape), np.zeros(order.shape)
+    bearing.reshape(-1)[flat] = (np.arctan2(dy, dx) - yaw_rows + np.pi) % (2 * np.pi) - np.pi
+    rise.reshape(-1)[flat] = rise_flat
     visible = {kind: seen[:, bounds[g]:bounds[g + 1]] for g, kind in enumerate(KINDS)}
-    # every kind listed and related in one call each (per-kind calls were most of a one-player step)
-    feet = np.vstack((p.pos, world.coins.pos, world.turrets.pos, world.chickens.pos, world.ammo.pos))
-    order, count, dist = nearest_by_kind(seen, p.pos, feet, bounds)
-    bearing, rise = bearing_and_rise(p.pos, p.yaw, feet, np.where(order >= 0, order + bounds[:-1, None, None], -1))
     ordered = {kind: (order[g], count[g]) for g, kind in enumerate(KINDS)}
     relations = {kind: (dist[g], bearing[g], rise[g]) for g, kind in enumerate(KINDS)}
-    return Perception(*(visible[kind] for kind in KINDS), ordered, relations)
+    return Perception(*(visible[kind] for kind in KINDS), ordered, relations, (order, count, dist, bearing, rise))
+
+
+@kernel
+def _perceive_all(pos, yaw, alive, half_height, eye_height, coin_pos, coin_ok, turret_pos, barrel_height, turret_ok,
+                  chicken_pos, chicken_radius, chicken_ok, ammo_pos, ammo_ok, half_fov, view_range, boxes, kinds,
+                  nearest):
+    """What `perceive` needs, at once: the sight points (players' body centres, coins, turret muzzles, chicken
+    bodies, ammo boxes 0.3 m up) and `player_sight`, the kinds' column bounds, `nearest_by_kind` over the
+    feet positions, and for each listed thing (in `np.nonzero` order of the `(G, N, nearest)` listing) its
+    flat index, its offset from the viewer and the viewer's yaw, and its rise."""
+    n = pos.shape[0]
+    sizes = (n, coin_pos.shape[0], turret_pos.shape[0], chicken_pos.shape[0], ammo_pos.shape[0])
+    bounds = np.zeros(6, dtype=np.int64)
+    for g in range(5):
+        bounds[g + 1] = bounds[g] + sizes[g]
+    m = bounds[5]
+    points, feet, ok = np.empty((m, 3)), np.empty((m, 3)), np.empty(m, dtype=np.bool_)
+    for g, (src, flags, lift) in enumerate(((pos, alive, half_height), (coin_pos, coin_ok, 0.0),
+                                            (turret_pos, turret_ok, barrel_height),
+                                            (chicken_pos, chicken_ok, chicken_radius), (ammo_pos, ammo_ok, 0.3))):
+        for k in range(src.shape[0]):
+            at = bounds[g] + k
+            feet[at, 0], feet[at, 1], feet[at, 2] = src[k, 0], src[k, 1], src[k, 2]
+            points[at, 0], points[at, 1] = src[k, 0], src[k, 1]
+            points[at, 2] = src[k, 2] + lift if g != 1 else src[k, 2]
+            ok[at] = flags[k]
+    eyes = pos.copy()
+    head_z = np.empty(n)
+    for i in range(n):
+        eyes[i, 2] = pos[i, 2] + eye_height
+        head_z[i] = eyes[i, 2]
+    seen = player_sight(eyes, yaw, alive, head_z, points, ok, half_fov, view_range, boxes, kinds)
+    order, count, dist = nearest_by_kind(seen, pos, feet, bounds, nearest)
+    listed = 0
+    for v in order.ravel():
+        if v >= 0:
+            listed += 1
+    flat = np.empty(listed, dtype=np.int64)
+    dx, dy, yaw_rows, rise = np.empty(listed), np.empty(listed), np.empty(listed), np.empty(listed)
+    at = 0
+    for g in range(order.shape[0]):
+        for i in range(order.shape[1]):
+            for s in range(order.shape[2]):
+                j = order[g, i, s]
+                if j < 0:
+                    continue
+                col = j + bounds[g]
+                flat[at] = (g * order.shape[1] + i) * order.shape[2] + s
+                dx[at], dy[at] = feet[col, 0] - pos[i, 0], feet[col, 1] - pos[i, 1]
+                yaw_rows[at], rise[at] = yaw[i], feet[col, 2] - pos[i, 2]
+                at += 1
+    return seen, bounds, order, count, dist, flat, dx, dy, yaw_rows, rise
 
 
 # A box is skipped for a sight line only when the line's bounding square misses it by more than this; the

@@ -111,18 +111,10 @@ class StateObservation:
             flags = env.event_flags(i)
             for k, name in enumerate(EVENT_FIELDS):
                 out[i, events_at + k] = float(flags.get(name, False))
-        seen, view_range = env.perception, float(rules.players.view_range_m)
-        for name in ("players", "coins", "turrets", "chickens", "ammo"):
-            start, slots, width = BLOCKS[name]
-            dist, bearing, rise = seen.relations[name]
-            order, count = seen.ordered[name]
-            _fill_seen(out, start, width, slots, dist, bearing, order, count, view_range)
-            if name == "players":
-                _fill_players(out, start, width, slots, order, count, rise, p.pos, p.yaw, p.team, p.health,
-                              p.max_health)
-            elif name == "turrets":
-                _fill_turrets(out, start, width, slots, order, count, world.turrets.health, world.turrets.target,
-                              world.turrets.max_health)
+        order, count, dist, bearing, rise = env.perception.stacked
+        _fill_kinds(out, _KIND_STARTS, _KIND_WIDTHS, _KIND_SLOTS, order, count, dist, bearing, rise,
+                    float(rules.players.view_range_m), p.pos, p.yaw, p.team, p.health, p.max_health,
+                    world.turrets.health, world.turrets.target, world.turrets.max_health)
         if p.minimap_open.any():
             mm = minimap_view(world, int(np.argmax(p.minimap_open)))
             for name, points, extra in (("map_coins", mm.coins, _NONE), ("map_turrets", mm.turrets, mm.turret_health),
@@ -135,6 +127,10 @@ class StateObservation:
 
 
 _NONE = np.zeros(0)
+# the blocks of the things a player sees, in `perception.KINDS` order (players, coins, turrets, chickens, ammo)
+_KIND_STARTS, _KIND_SLOTS, _KIND_WIDTHS = (np.array([BLOCKS[name][k] for name in ("players", "coins", "turrets",
+                                                                                   "chickens", "ammo")])
+                                           for k in range(3))
 
 
 @njit(cache=True)
@@ -172,6 +168,21 @@ def _fill_self(out, pos, yaw, pitch, health, ammo, team, alive, on_ground, coold
         row[21] = (teams[team[i]] - mine) / others
         row[22] = (total - teams[team[i]]) / others
         row[23] = coins_frac
+
+
+@njit(cache=True)
+def _fill_kinds(out, starts, widths, slots, order, count, dist, bearing, rise, view_range, pos, yaw, team, health,
+                max_health, turret_health, turret_target, turret_max_health):
+    """Every seen kind's block (`_fill_seen`, and `_fill_players` and `_fill_turrets`' extra fields) in one call;
+    kind `g` of the stacked `(G, N, NEAREST)` perception arrays goes to the block at `starts[g]`."""
+    for g in range(starts.shape[0]):
+        _fill_seen(out, starts[g], widths[g], slots[g], dist[g], bearing[g], order[g], count[g], view_range)
+        if g == 0:
+            _fill_players(out, starts[g], widths[g], slots[g], order[g], count[g], rise[g], pos, yaw, team, health,
+                          max_health)
+        elif g == 2:
+            _fill_turrets(out, starts[g], widths[g], slots[g], order[g], count[g], turret_health, turret_target,
+                          turret_max_health)
 
 
 @njit(cache=True)
