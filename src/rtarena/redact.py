@@ -8,7 +8,6 @@ Every text the store writes, and every error text a model client records, passes
 from __future__ import annotations
 
 import re
-from functools import lru_cache
 from typing import Any
 
 USERINFO = re.compile(r"(?P<scheme>\b[a-zA-Z][a-zA-Z0-9+.-]*://)[^/\s@]+@")
@@ -19,7 +18,6 @@ SECRETS = (
 )
 
 
-@lru_cache(maxsize=8192)  # a run's records repeat a few thousand texts (ids, specs, actions) in every row
 def redact(text: str) -> str:
     """`text` without URL credentials and with key-like strings masked."""
     if "://" in text:
