@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+import functools
 import sys
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 from rich.console import Console
@@ -704,11 +705,19 @@ def os_error_line(error: OSError) -> str:
     return f"{where}: cannot write or read: {reason}" if where else f"cannot write or read: {reason}"
 
 
+@functools.cache
+def click_command() -> Any:
+    """The click command typer builds from `app`, once per process: building it reads every command's
+    signature and type hints (about 0.35 s), which each in-process call (the test suite makes hundreds) would
+    otherwise pay again."""
+    return typer.main.get_command(app)
+
+
 def main() -> None:
     try:
         from rtarena.eval.commands import normalise_argv
 
-        status = app(args=normalise_argv(refuse_empty_paths(sys.argv[1:])), standalone_mode=False)
+        status = click_command()(args=normalise_argv(refuse_empty_paths(sys.argv[1:])), standalone_mode=False)
         # without standalone mode click returns a command's `typer.Exit(code)` as the code: exit with it
         sys.exit(status if isinstance(status, int) else 0)
     except UserError as error:
