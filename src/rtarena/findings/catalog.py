@@ -361,7 +361,7 @@ IDC_REPORTED = {"tilefall": "the positive control lacks the property: the cold s
 # held-out 13000.. (the negative control's set B: 4000.., 14000..). Its one run (2026-12-03, under heavy load;
 # the variants' transfer left out for time): the rounds kept bench again, held-out gain +0.202 [+0.047,
 # +0.358] (n 12): holds; the negative control's rounds scored the same with and without its three foreign
-# rules (0.5 and 0.43 every round), so it kept round 0's empty skill.
+# rules (0.5 and 0.43 every round), so it kept round 0's empty skill: +0.000 (n 12) on sets A and B. Separates.
 IDC_PILOT = "kitchen's kept skill (bench) against none, held-out seeds 11000-11017 of 2026-12-03 (+0.183, s.d. 0.149)"
 IDC_SEEDS = {"kitchen": (3000, 4000)}  # (set A, set B) where a game's rule needs fresh seeds
 IDC_N = {"kitchen": 12}  # held-out episodes per arm (quick) where the rule needs more than IDC_QUICK's
