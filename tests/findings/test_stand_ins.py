@@ -3,7 +3,8 @@
 - the scripted reflector adds the rule whose evidence the round shows most often, whatever its place in the
   rulebook, and marks the rule added last as harmful when the round's score fell after it;
 - its negative control (`reflector-irrelevant`) writes a well-formed skill that the game's player does not
-  act on (another game's rule).
+  act on (another game's rules, to its last round), and that skill plays kitchen and tilefall step for step as
+  no skill does (a short game each, through the real policy server).
 
 The other negative controls (`policy=independent`, `pixels-flat`, constant effort) are checked where they
 run: in `rtarena findings --quick`, whose negative-control statistics are exactly 0 (docs/findings.md)."""
@@ -12,9 +13,15 @@ from __future__ import annotations
 
 import json
 
-from rtarena.policy_server import reflector
+import pytest
+
+import rtarena
+from rtarena.agents.specs import build_agent
+from rtarena.improve.player import with_skill
+from rtarena.policy_server import PolicyServer, reflector
 from rtarena.policy_server.reflector import Call, analyse_game, analyse_irrelevant, next_game_rule
-from rtarena.policy_server.skill_player import recognised, rulebook
+from rtarena.policy_server.skill_player import recognised, rulebook, rules
+from rtarena.runtime import run_match
 
 SUMMARY = ("| episode | seed | score | steps | decisions | ended | last reasoning |\n|---|---|---|---|---|---|---|\n"
            "| e0 | 1000 | {s} | 300 | 100 | by the env | Tilefall: walking to the safest tile. (rules applied "
@@ -30,10 +37,11 @@ def grep(rule_id: str, hits: int) -> Call:
     return tool("grep", reflector.evidence_grep(rule)[1], {"matches": [{"text": "x"}] * hits})
 
 
-def reads(skill: str = "", notebook: str = "", score: float = 0.5) -> list[Call]:
+def reads(skill: str = "", notebook: str = "", score: float = 0.5, game: str = "Tilefall") -> list[Call]:
+    summary = SUMMARY.format(s=score).replace("Tilefall:", f"{game}:")
     return [tool("get_previous_skill", {}, {"skill": skill, "notebook": notebook}),
             tool("read_text", {"path": "lints.md"}, {"text": ""}),
-            tool("read_text", {"path": "evidence/summary.md"}, {"text": SUMMARY.format(s=score)})]
+            tool("read_text", {"path": "evidence/summary.md"}, {"text": summary})]
 
 
 def test_the_reflector_adds_the_rule_the_evidence_shows_most_not_the_first_listed():
@@ -55,9 +63,37 @@ def test_a_round_whose_score_fell_marks_the_rule_added_last_harmful():
     assert recognised(analysis.skill, "Tilefall") == ["run"]  # the evidence's leader among what is left
 
 
-def test_the_irrelevant_reflector_writes_a_skill_the_player_does_not_act_on():
-    calls = reads()
-    analysis = analyse_irrelevant(calls)
-    assert analysis.changed and analysis.diagnosis["additions"] and analysis.skill.startswith("- ")
-    assert recognised(analysis.skill, "Tilefall") == [] and recognised(analysis.skill) != []  # another game's
+def irrelevant_skill(game: str) -> str:
+    """The skill the irrelevant reflector ends with on `game` after as many rounds as it adds rules."""
+    skill = ""
+    while (analysis := analyse_irrelevant(reads(skill, game=game))).changed:
+        assert analysis.diagnosis["additions"] and analysis.skill.startswith("- ")
+        skill = analysis.skill
+    return skill
+
+
+@pytest.mark.parametrize("game", sorted({r.game for r in rules() if r.game}))
+def test_the_irrelevant_reflector_writes_a_skill_the_player_does_not_act_on(game):
+    # every round's rule, to the last: kitchen's bench bullet is also workshop's and handoff's, which a
+    # reflector taking "another game's rule" by its game alone wrote into kitchen's skill (a skill that played)
+    skill = irrelevant_skill(game)
+    assert recognised(skill, game) == [] and recognised(skill) != []  # another game's, several of them
+
+
+@pytest.mark.parametrize("env_id", ["games/kitchen-v0", "games/tilefall-v0"])
+def test_a_skill_the_player_does_not_act_on_plays_exactly_as_no_skill(env_id, tmp_path):
+    """The IDC arms differ only in the skill: the negative control's final skill plays the same steps as no
+    skill (the held-out gain of `reflector-irrelevant` is +0.000 by construction, not by luck)."""
+    def env():  # a 4 s game: kitchen's bench rule changes the cooks' keys within it
+        return rtarena.make(env_id, obs=("text",), overrides={"game.time_limit_s": 4.0})
+
+    skill_file = tmp_path / "skill.md"
+    skill_file.write_text(irrelevant_skill(env().rules.game.title), encoding="utf-8")
+    with PolicyServer() as server:
+        player = f"llm:scripted-skill@{server.url(policy='skill')},modalities=text"
+        plays = [run_match(env(), [build_agent(spec, "games") for _ in env().possible_agents], clock="paused",
+                           seed=11000) for spec in (player, with_skill(player, skill_file))]
+    without, with_ = ([(s.actions, s.rewards) for s in p.steps] for p in plays)
+    assert without and with_ == without
+    assert [d.text for d in plays[1].decisions] == [d.text for d in plays[0].decisions]
 

@@ -23,8 +23,9 @@ mean fell below the one before marks the rule added last as harmful (dropped, ne
 with or without a rollback.
 
 `policy=reflector-irrelevant` is its negative control (`irrelevant_step`): the same reads and the same
-well-formed diagnosis, skill and notebook, but the rule it adds is one of another game's rulebook, which
-this game's player does not act on: a skill that looks like advice and changes nothing.
+well-formed diagnosis, skill and notebook, but the rule it adds is one of another game's rulebook whose
+text this game's player does not recognise (so never a bullet two games share): a skill that looks like
+advice and changes nothing.
 """
 
 from __future__ import annotations
@@ -250,7 +251,9 @@ def analyse_game(by: dict[tuple[str, Any], str], calls: list[Call], game: str) -
 
 def analyse_irrelevant(calls: list[Call]) -> Analysis:
     """The negative control's analysis: a well-formed diagnosis and skill that ignore the evidence, adding
-    one rule of another game's rulebook per round (the first not yet in the skill)."""
+    one rule of another game's rulebook per round (the first not yet in the skill) whose text this game's
+    player does not recognise: workshop's and handoff's bench rule is kitchen's bullet word for word, which
+    kitchen's player would act on (a skill that changes play is no negative control)."""
     by = {(c.name, c.args.get("path")): c.result for c in calls}
     previous = _json(by.get(("get_previous_skill", None), "")).get("result") or {}
     skill, notebook = str(previous.get("skill") or ""), str(previous.get("notebook") or "")
@@ -259,7 +262,8 @@ def analyse_irrelevant(calls: list[Call]) -> Analysis:
     game = game_of(calls)
     written = _bullets(skill)
     other = next((r for r in rules() if r.family == "games" and r.game not in (game, "")
-                  and not r.harmful and r.bullet not in written), None)
+                  and not r.harmful and r.bullet not in written and not (game and recognised(r.bullet, game))),
+                 None)
     if other is None:
         return Analysis(skill, notebook)
     diagnosis = {
