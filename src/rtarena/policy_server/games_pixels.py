@@ -182,6 +182,8 @@ READERS: dict[str, Callable[[np.ndarray, list[Row], dict, Hud | None], Play | No
     "Errands": walker.errands,
     "Workshop": walker.workshop,
     "Kitchen": walker.workshop,
+    "Midline": walker.midline,
+    "Handoff": walker.handoff,
 }
 
 
