@@ -28,14 +28,16 @@ COVERED = tuple(title.lower() for title in READERS)
 COOP = {r.env_id: r.mode == "coop" for r in suite_ratings()}
 
 
-def mean_score(env_id: str, spec: str, opponent: str, seeds: int, steps: int, team: bool = False) -> float:
-    """`p0`'s mean score with `spec` in seat `p0` (every seat when `team`), `opponent` in the others."""
+def mean_score(env_id: str, spec: str, opponent: str, seeds: int, steps: int, team: bool = False,
+               metric: str = "score") -> float:
+    """`p0`'s mean score (or another of its episode metrics) with `spec` in seat `p0` (every seat when
+    `team`), `opponent` in the others."""
     scores = []
     for seed in range(seeds):
         env = make(env_id)
         agents = [LLMAgent(spec if i == 0 or team else opponent) for i in range(len(env.possible_agents))]
         run_match(env, agents, clock="paused", seed=seed, max_steps=steps)
-        scores.append(env.scores["p0"])
+        scores.append(env.episode_metrics()["p0"][metric])
         env.close()
     return sum(scores) / len(scores)
 
@@ -45,6 +47,8 @@ def main() -> None:
     parser.add_argument("--games", default=",".join(COVERED))
     parser.add_argument("--seeds", type=int, default=10)
     parser.add_argument("--steps", type=int, default=150)
+    parser.add_argument("--metric", default="score", help="the episode metric averaged (`points`: Midline's "
+                        "delivered points, where no side can reach the target, so decide the score, in --steps)")
     args = parser.parse_args()
     with PolicyServer() as server:
         text = f"scripted-heuristic@{server.base_url},modalities=text"
@@ -55,7 +59,7 @@ def main() -> None:
         for game in args.games.split(","):
             start = time.monotonic()
             team = COOP.get(f"games/{game}-v0", False)
-            got = {name: mean_score(f"games/{game}-v0", spec, text, args.seeds, args.steps, team)
+            got = {name: mean_score(f"games/{game}-v0", spec, text, args.seeds, args.steps, team, args.metric)
                    for name, spec in specs.items()}
             share = f"{got['pixels'] / got['text']:.0%}" if got["text"] else "-"
             name = f"{game} (team)" if team else game

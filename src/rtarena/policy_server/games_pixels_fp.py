@@ -97,8 +97,8 @@ def disc_fit(white: np.ndarray) -> tuple[float, float, float]:
 
 def read_radar(rgb: np.ndarray, row: Row, px_per_m) -> Radar | None:
     """The radar in the legend row's colour; `px_per_m(box)` its scale from the box. You: the white dot (the
-    disc that best covers the white); where you face: the white outside that disc (the small dot, apart or
-    a bump on its rim)."""
+    disc that best covers the white); where you face: the small dot's middle where it lies apart, else the
+    white outside that disc (a bump on its rim)."""
     box = plate(rgb, row.rgb)
     if box is None:
         return None
@@ -109,11 +109,16 @@ def read_radar(rgb: np.ndarray, row: Row, px_per_m) -> Radar | None:
         return None
     crop = np.pad(white[ys.min():ys.max() + 1, xs.min():xs.max() + 1], 1)
     cy, cx, r = disc_fit(crop)
-    iy, ix = np.nonzero(crop)
-    beyond = np.hypot(iy - cy, ix - cx) > r
-    if not beyond.any():
-        return None
-    facing = math.atan2(cy - iy[beyond].mean(), ix[beyond].mean() - cx)
+    groups = sorted(blobs(crop), key=len)
+    if len(groups) >= 2:  # the small dot apart from yours: its own middle (the fit's rim leaves stray pixels)
+        ahead = groups[-2]
+        facing = math.atan2(cy - ahead[:, 1].mean(), ahead[:, 0].mean() - cx)
+    else:  # a bump on your dot's rim: the white outside the fitted disc
+        iy, ix = np.nonzero(crop)
+        beyond = np.hypot(iy - cy, ix - cx) > r
+        if not beyond.any():
+            return None
+        facing = math.atan2(cy - iy[beyond].mean(), ix[beyond].mean() - cx)
     scale = px_per_m(box)
     me = (x0 + xs.min() - 1 + cx, y0 + ys.min() - 1 + cy)
     return Radar(box, scale, me, facing) if scale > 0 else None

@@ -156,7 +156,8 @@ _STATION = re.compile(r"^the (?P<name>[\w ]+?): E ")  # a station (what E acts o
 _PART = re.compile(r"^an? (?P<kind>\w+) \(a part")  # a part's row: "a gear (a part: ...)"
 BENCH_REACH_M = 0.3  # a part drawn on the bench lies within this of its middle
 BAR_BELOW_M = (0.4, 0.75)  # the bench's work bar lies this far below its middle
-SAME_ICON_M = 0.5  # patches of one colour this near are one icon (stations, parts and windows lie farther apart)
+SAME_ICON_M = 0.7  # patches of one colour this near are one icon (a window the part it holds splits; stations,
+# windows and midline parts lie farther apart)
 FLAG_M = 0.3  # midline: a station's flag stands this far right of and above its middle (and about this big)
 CARRIED_M = 0.6  # midline: a part this near a player (or a bench) is carried (or on the bench), not loose
 BODY_SHARE = 0.1  # your icon: a solid patch of your colour at least this share of your body's disc (the rules'
