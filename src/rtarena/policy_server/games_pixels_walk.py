@@ -1,6 +1,7 @@
 """The pixel player's readers for the top-down walker games (issue 41): the frame read with the prompt's
 legend into the facts the text stand-in reads, then its own decision (`games_text.escape_play`,
-`errands_play`). Registered in `games_pixels.READERS` (import this module through `games_pixels`).
+`errands_play`, `workshop_play` for Workshop, Kitchen, Midline and Handoff). Registered in
+`games_pixels.READERS` (import this module through `games_pixels`).
 
 Metres come from the prompt alone: Escape's frame shows one whole room, `rooms.size_m` of the level rules
 a side (the floor's extent); Errands' view is centred on you and reaches `area.view_m` (the level rules)
@@ -150,7 +151,7 @@ def errands(rgb: np.ndarray, legend: list[Row], rules: dict, hud: Hud | None) ->
     return errands_play(hud, seen, None, HEURISTIC_RULES.get("Errands", ()))
 
 
-# ---- the workshop family (workshop, kitchen) ----------------------------------------------------------------------
+# ---- the workshop family (workshop, kitchen; midline and handoff below) ----------------------------------------
 
 _STATION = re.compile(r"^the (?P<name>[\w ]+?): E ")  # a station (what E acts on): "the gear bin: E takes a gear"
 _PART = re.compile(r"^an? (?P<kind>\w+) \(a part")  # a part's row: "a gear (a part: ...)"
