@@ -9,15 +9,22 @@ of the same moment; with swapped colours it does not."""
 
 from __future__ import annotations
 
+import math
 import re
+from dataclasses import replace
 from typing import Any
 
+import numpy as np
 import pytest
 
 from rtarena.agents.llm import LLMAgent
-from rtarena.agents.llm.prompts import observation_message
+from rtarena.agents.llm.prompts import LEVEL_RULES_HEADING, observation_message
+from rtarena.envs.games.reports import WorkshopReport, read_hud
 from rtarena.envs.registry import make
+from rtarena.policy_server import games_pixels_walk as walker
 from rtarena.policy_server import games_text
+from rtarena.policy_server.frame_legend import find, level_rules, read_legend
+from rtarena.policy_server.games_pixels_fp import read_radar
 from rtarena.runtime.match import run_match
 
 STEPS = 40  # two seconds of the runner: far enough to reach (and jump) the first gap
@@ -120,3 +127,76 @@ def test_on_a_walker_game_the_pixel_player_answers_as_the_text_stand_in_and_not_
     same = agreement(Beside(spec), env_id, seed)
     swapped = agreement(BesideSwapped(spec), env_id, seed)
     assert same >= 0.75 and swapped <= 0.25, (same, swapped)
+
+
+# ---- the readers on single frames (no server): what they read against the world that drew it ------------------
+
+def request(env_id: str, seed: int, agent: str = "p0"):
+    """A game's world after reset, and what a model's request carries of it: the legend, the level rules and
+    the HUD line (the frame is rendered by the test, `env._frame`)."""
+    env = make(env_id)
+    env.reset(seed=seed)
+    system = f"{env.documentation()}\n\n{LEVEL_RULES_HEADING}\n{env.rules_text()}"
+    hud = read_hud(env._observe(agent)["text"])
+    return env, read_legend(system), level_rules(system), hud
+
+
+def test_the_radar_reader_finds_where_you_face_from_the_small_dot_and_not_on_a_mirrored_frame():
+    env, legend, rules, _ = request("games/crystal-v0", 1)
+    row, width = find(legend, label="RADAR"), rules["field"]["width_m"]
+    for yaw_deg in (0.0, 30.0, 100.0, -150.0):
+        env.yaw["p0"] = math.radians(yaw_deg)
+        rgb = env._frame("p0")
+        facing = math.degrees(read_radar(rgb, row, lambda b: (b[3] - b[1]) / width).facing)
+        mirrored = math.degrees(read_radar(rgb[:, ::-1], row, lambda b: (b[3] - b[1]) / width).facing)
+        assert abs((facing - yaw_deg + 180) % 360 - 180) <= 4, (yaw_deg, facing)
+        assert abs((mirrored - yaw_deg + 180) % 360 - 180) > 20, (yaw_deg, mirrored)
+
+
+def read_facts(monkeypatch, reader, rgb, legend, rules, hud) -> WorkshopReport | None:
+    """The facts a walker reader hands the text stand-in's decision (`workshop_play`, watched, still called)."""
+    seen = []
+
+    def watched(report, *args):
+        seen.append(report)
+        return games_text.workshop_play(report, *args)
+
+    monkeypatch.setattr(walker, "workshop_play", watched)
+    reader(rgb, legend, rules, hud)
+    return seen[-1] if seen else None
+
+
+def close(read: tuple[float, float], true) -> bool:
+    return math.hypot(read[0] - true[0], read[1] - true[1]) <= 0.5
+
+
+def test_the_midline_reader_takes_the_stations_flagged_yours_and_the_loose_parts_with_flags_swapped_the_rivals(
+        monkeypatch):
+    env, legend, rules, hud = request("games/midline-v0", 0)
+    rgb, me = env._frame("p0"), env.pos["p0"]
+    facts = read_facts(monkeypatch, walker.midline, rgb, legend, rules, hud)
+    assert facts is not None and set(facts.stations) == {"bench", "counter", "trash"}, facts
+    assert all(close(at, env.own["p0"][name] - me) for name, at in facts.stations.items()), facts.stations
+    loose = sorted((kind, tuple(np.round(p - me, 1))) for kind, p in env.floor)
+    assert len(facts.floor) == len(loose) and all(
+        any(k == kind and close(at, p) for k, p in loose) for kind, at in facts.floor), (facts.floor, loose)
+    swapped = [replace(r, meaning=r.meaning.replace("your side", "the rival's side")) if r.shape == "flag" and
+               "your side" in r.meaning else replace(r, meaning="a blue flag marks a station of your side")
+               if r.shape == "flag" else r for r in legend]
+    theirs = read_facts(monkeypatch, walker.midline, rgb, swapped, rules, hud)
+    assert theirs is not None and all(close(at, env.own["p1"][name] - me) for name, at in theirs.stations.items())
+
+
+def test_the_handoff_reader_finds_every_window_and_what_it_holds_and_your_role_from_your_side(monkeypatch):
+    env, legend, rules, hud = request("games/handoff-v0", 0)
+    env.windows["window 1"] = ("gear", 0.0)
+    for agent, role in (("p0", "runner"), ("p1", "maker")):
+        rgb, me = env._frame(agent), env.pos[agent]
+        facts = read_facts(monkeypatch, walker.handoff, rgb, legend, rules, read_hud(env._observe(agent)["text"]))
+        assert facts is not None and facts.role == role, facts
+        want = {name: (env.window_pos[name] - me, env.windows[name][0] if env.windows[name] else None)
+                for name in env.window_pos}
+        assert set(facts.windows) == set(want), (facts.windows, want)
+        assert all(close(at, want[n][0]) and item == want[n][1] for n, (at, item) in facts.windows.items()), facts
+    no_windows = [r for r in legend if r.shape != "window"]
+    assert walker.handoff(env._frame("p0"), no_windows, rules, hud) is None

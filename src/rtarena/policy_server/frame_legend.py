@@ -15,6 +15,7 @@ import numpy as np
 from rtarena.agents.llm.prompts import LEVEL_RULES_HEADING
 from rtarena.envs.arena.rules import read_rules_text
 from rtarena.envs.games.reports import Hud
+from rtarena.envs.search import breadth_first, grid
 
 _ROW = re.compile(r'^- (?P<word>[\w ]+?) \(#(?P<hex>[0-9a-f]{6})\) (?P<shape>\w+)'
                   r'(?: labelled "(?P<label>[^"]*)")?: (?P<meaning>.*)$', re.M)
@@ -138,3 +139,16 @@ def lines(where: np.ndarray, axis: int) -> list[float]:
     hits = np.flatnonzero(counts >= LINE_SHARE * counts.max())
     runs = np.split(hits, np.flatnonzero(np.diff(hits) > 1) + 1)
     return [float(run.mean()) for run in runs if run.size]
+
+
+def blobs(where: np.ndarray) -> list[np.ndarray]:
+    """The 8-connected pixel groups of a mask, each as an (n, 2) array of (x, y)."""
+    left = {(int(x), int(y)) for y, x in np.argwhere(where)}
+    steps = [(dx, dy) for dx in (-1, 0, 1) for dy in (-1, 0, 1) if dx or dy]
+    neighbours = grid(where.shape[::-1], lambda c: bool(where[c[1], c[0]]), steps)
+    found = []
+    while left:
+        group = breadth_first([next(iter(left))], neighbours)
+        left -= set(group)
+        found.append(np.array(list(group), dtype=float))
+    return found

@@ -14,8 +14,8 @@ Covered: Tilefall (the map read tile by tile off the grout lattice), Duel (your 
 platform's edges; metres from the fighter's radius in the level rules) and Runner (your square and the
 platform under it; metres from the square's height the legend gives). The first-person games
 (Monsters, Parkour, Crystal) are read in `games_pixels_fp.py`, off the radar and the view; the top-down
-walker games (Escape, Errands, Workshop, Kitchen) in `games_pixels_walk.py`. The others are not covered
-(docs/games.md, "A pixel player").
+walker games (Escape, Errands, Workshop, Kitchen, Midline, Handoff) in `games_pixels_walk.py` (docs/games.md,
+"A pixel player", says how well each plays).
 """
 
 from __future__ import annotations
@@ -182,6 +182,8 @@ READERS: dict[str, Callable[[np.ndarray, list[Row], dict, Hud | None], Play | No
     "Errands": walker.errands,
     "Workshop": walker.workshop,
     "Kitchen": walker.workshop,
+    "Midline": walker.midline,
+    "Handoff": walker.handoff,
 }
 
 

@@ -22,9 +22,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from rtarena.envs.games.reports import Hud
-from rtarena.envs.search import breadth_first, grid
 from rtarena.policy_server.arena_pixels import LevelNumbers, bearing, hue_mask
-from rtarena.policy_server.frame_legend import Row, find, hue_of, mask
+from rtarena.policy_server.frame_legend import Row, blobs, find, hue_of, mask
 from rtarena.policy_server.games_text import HEURISTIC_RULES, Play, crystal_play, monsters_play, parkour_play
 
 RADAR_TOLERANCE = 6  # the radar's plate is drawn flat: its colour within this on every channel
@@ -74,19 +73,6 @@ def plate(rgb: np.ndarray, color: tuple[int, int, int]) -> tuple[int, int, int, 
     return x0, y0, x1, y1
 
 
-def blobs(where: np.ndarray) -> list[np.ndarray]:
-    """The 8-connected pixel groups of a mask, each as an (n, 2) array of (x, y)."""
-    left = {(int(x), int(y)) for y, x in np.argwhere(where)}
-    steps = [(dx, dy) for dx in (-1, 0, 1) for dy in (-1, 0, 1) if dx or dy]
-    neighbours = grid(where.shape[::-1], lambda c: bool(where[c[1], c[0]]), steps)
-    found = []
-    while left:
-        group = breadth_first([next(iter(left))], neighbours)
-        left -= set(group)
-        found.append(np.array(list(group), dtype=float))
-    return found
-
-
 def disc_fit(white: np.ndarray) -> tuple[float, float, float]:
     """The disc (centre y, x and radius, pixels) that best covers a white mask's main dot: a white pixel it
     leaves out costs 1, a pixel it covers that is not white costs `MISS_COST` (so extra white, a second dot
@@ -111,8 +97,8 @@ def disc_fit(white: np.ndarray) -> tuple[float, float, float]:
 
 def read_radar(rgb: np.ndarray, row: Row, px_per_m) -> Radar | None:
     """The radar in the legend row's colour; `px_per_m(box)` its scale from the box. You: the white dot (the
-    disc that best covers the white); where you face: the white outside that disc (the small dot, apart or
-    a bump on its rim)."""
+    disc that best covers the white); where you face: the small dot's middle where it lies apart, else the
+    white outside that disc (a bump on its rim)."""
     box = plate(rgb, row.rgb)
     if box is None:
         return None
@@ -123,11 +109,16 @@ def read_radar(rgb: np.ndarray, row: Row, px_per_m) -> Radar | None:
         return None
     crop = np.pad(white[ys.min():ys.max() + 1, xs.min():xs.max() + 1], 1)
     cy, cx, r = disc_fit(crop)
-    iy, ix = np.nonzero(crop)
-    beyond = np.hypot(iy - cy, ix - cx) > r
-    if not beyond.any():
-        return None
-    facing = math.atan2(cy - iy[beyond].mean(), ix[beyond].mean() - cx)
+    groups = sorted(blobs(crop), key=len)
+    if len(groups) >= 2:  # the small dot apart from yours: its own middle (the fit's rim leaves stray pixels)
+        ahead = groups[-2]
+        facing = math.atan2(cy - ahead[:, 1].mean(), ahead[:, 0].mean() - cx)
+    else:  # a bump on your dot's rim: the white outside the fitted disc
+        iy, ix = np.nonzero(crop)
+        beyond = np.hypot(iy - cy, ix - cx) > r
+        if not beyond.any():
+            return None
+        facing = math.atan2(cy - iy[beyond].mean(), ix[beyond].mean() - cx)
     scale = px_per_m(box)
     me = (x0 + xs.min() - 1 + cx, y0 + ys.min() - 1 + cy)
     return Radar(box, scale, me, facing) if scale > 0 else None
@@ -200,6 +191,8 @@ def crystal(rgb: np.ndarray, legend: list[Row], rules: dict, hud: Hud | None) ->
     """Their crystal: of the red dots on the radar (its scale: the field's width in the level rules), the one
     nearest the middle of a short end (crystals stand there; players roam); the line to it is blocked when a
     gate's grey lies on it on the radar, or when in view and near no red shows near its bearing (a pillar);
+    where a red player nearer than it would overlap it in view (their widths: the rules' radii at the radar's
+    distances), the two are one red shape and the crystal itself is not seen: not a clear line (step aside);
     your crystal the blue dot likewise; the red players in a clear line; then `games_text.crystal_play`."""
     theirs_row, mine_row = find(legend, meaning="their crystal"), find(legend, meaning="your crystal")
     gate, radar_row = find(legend, meaning="a gate"), find(legend, label="RADAR")
@@ -229,8 +222,16 @@ def crystal(rgb: np.ndarray, legend: list[Row], rules: dict, hud: Hud | None) ->
     dist, deg = radar.where(target[:2])
     line = clear(target[:2])
     seen = sprites(rgb, theirs_row.rgb, level, radar, saturation=0.5)
-    if abs(deg) <= level.fov_deg / 2 - 2 and dist <= VIEW_M:  # in view: the view's bearing is finer; none there:
-        # a pillar hides it (farther, the haze greys it out to the bricks' saturation: the radar alone says)
+    players = [radar.where(r[:2]) for r in reds if r is not target]
+    radius = {kind: float(rules.get(kind, {}).get("radius_m", 0.0)) for kind in ("crystal", "player")}
+    half = math.degrees(math.atan2(radius["crystal"], max(dist, 0.1)))
+    before = any(d < dist and abs(b - deg) <= half + math.degrees(math.atan2(radius["player"], max(d, 0.1)))
+                 for d, b in players)
+    if abs(deg) <= level.fov_deg / 2 - 2 and dist <= VIEW_M and before:  # a red player before it in view: one red
+        # shape, so the view cannot show the crystal itself (nor a pillar hiding it): not a clear line
+        line = False
+    elif abs(deg) <= level.fov_deg / 2 - 2 and dist <= VIEW_M:  # in view: the view's bearing is finer; none
+        # there: a pillar hides it (farther, the haze greys it out to the bricks' saturation: the radar alone says)
         match = in_view(deg, seen, level)
         line = line and match is not None
         deg = deg if match is None else match

@@ -1,6 +1,7 @@
 """The pixel player's readers for the top-down walker games (issue 41): the frame read with the prompt's
 legend into the facts the text stand-in reads, then its own decision (`games_text.escape_play`,
-`errands_play`). Registered in `games_pixels.READERS` (import this module through `games_pixels`).
+`errands_play`, `workshop_play` for Workshop, Kitchen, Midline and Handoff). Registered in
+`games_pixels.READERS` (import this module through `games_pixels`).
 
 Metres come from the prompt alone: Escape's frame shows one whole room, `rooms.size_m` of the level rules
 a side (the floor's extent); Errands' view is centred on you and reaches `area.view_m` (the level rules)
@@ -9,13 +10,15 @@ each way, so the picture below the HUD strip is twice that tall.
 
 from __future__ import annotations
 
+import math
 import re
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import numpy as np
 
 from rtarena.envs.games.reports import Hud, WorkshopReport, read_workshop_hud
-from rtarena.policy_server.frame_legend import Row, box, find, hud_bottom, mask, masks, middle, solid
+from rtarena.policy_server.frame_legend import Row, blobs, box, find, hud_bottom, mask, masks, middle, solid
 from rtarena.policy_server.games_text import HEURISTIC_RULES, UP, Play, errands_play, escape_play, workshop_play
 
 ICON_TOLERANCE = 3  # icons are painted in their exact colour: a tight match keeps near ones apart (the
@@ -148,12 +151,19 @@ def errands(rgb: np.ndarray, legend: list[Row], rules: dict, hud: Hud | None) ->
     return errands_play(hud, seen, None, HEURISTIC_RULES.get("Errands", ()))
 
 
-# ---- the workshop family (workshop, kitchen) ----------------------------------------------------------------------
+# ---- the workshop family (workshop, kitchen; midline and handoff below) ----------------------------------------
 
 _STATION = re.compile(r"^the (?P<name>[\w ]+?): E ")  # a station (what E acts on): "the gear bin: E takes a gear"
 _PART = re.compile(r"^an? (?P<kind>\w+) \(a part")  # a part's row: "a gear (a part: ...)"
 BENCH_REACH_M = 0.3  # a part drawn on the bench lies within this of its middle
 BAR_BELOW_M = (0.4, 0.75)  # the bench's work bar lies this far below its middle
+SAME_ICON_M = 0.7  # patches of one colour this near are one icon (a window the part it holds splits; stations,
+# windows and midline parts lie farther apart)
+FLAG_M = 0.3  # midline: a station's flag stands this far right of and above its middle (and about this big)
+CARRIED_M = 0.6  # midline: a part this near a player (or a bench) is carried (or on the bench), not loose
+BODY_SHARE = 0.1  # your icon: a solid patch of your colour at least this share of your body's disc (the rules'
+# player radius); a smaller one is a flag, or a sliver of you under name plates
+WINDOW_PART_M = 0.17  # handoff: the part a window holds is drawn this big at its middle
 
 
 def _part_at(world: np.ndarray, legend: list[Row], x: float, y: float, reach: int) -> str | None:
@@ -168,15 +178,42 @@ def _part_at(world: np.ndarray, legend: list[Row], x: float, y: float, reach: in
     return kind + (UP if white is not None and mask(on, white.rgb, ICON_TOLERANCE).sum() >= 6 else "")
 
 
-def workshop(rgb: np.ndarray, legend: list[Row], rules: dict, hud: Hud | None) -> Play | None:
-    """The floor (its light tiles, the legend's floor colour) gives metres (`room.width_m` by `height_m`);
-    each station (a labelled row whose meaning names it, "the gear bin: ...") where it stands from you (the
-    row labelled YOU); the part on the bench (a part row's colour at the bench's middle; upgraded with the
-    white ring) and whether its work bar (white, under it) is still there; the orders, your hands and the
-    prompt from the HUD line; then `games_text.workshop_play`. Loose parts on the floor are not read (the
-    stand-in never drops one), so Midline is not covered; nor is Handoff (its windows sit under the name
-    plates as often as not). Where the station it would go to is hidden (under name plates), no answer
-    this step."""
+@dataclass(frozen=True)
+class Room:
+    """A workshop-family frame read once: the picture under the HUD strip, the floor's box (pixels), pixels
+    a metre, where you are (pixels) and the HUD's orders, hands and prompt."""
+
+    world: np.ndarray
+    area: tuple[int, int, int, int]
+    px_per_m: float
+    me: tuple[float, float] | None  # None: you are hidden under name plates (`placed` finds you)
+    head: tuple[tuple[str, ...], str | None, str]
+
+    def placed(self, where: dict[str, tuple[float, float]]) -> Room | None:
+        """This room with you found: where your icon is hidden under name plates, at the station (of `where`:
+        name -> pixels) the HUD's prompt acts on (it names it, "window 2", "the bench", or its verb and part are
+        the station's legend words: "deliver" the counter's "E delivers", "take a gear" the gear bin's "E takes a
+        gear"); None when the prompt says neither."""
+        if self.me is not None:
+            return self
+        prompt = self.head[2].lower()
+        words = set(re.findall(r"[\w+]+", prompt))
+        named = [n for n in where if re.search(rf"\b{re.escape(n)}\b", prompt)]
+        acts = [n for n, verb in self.verbs.items() if n in where and verb[0].rstrip("s") in words
+                and all(w in words for w in verb[1:])]
+        found = (named or acts or [None])[0]
+        return replace(self, me=where[found]) if found else None
+
+    verbs: dict[str, tuple[str, ...]] = field(default_factory=dict)  # station -> its legend's E verb and part
+
+    def offset(self, at: tuple[float, float]) -> tuple[float, float]:
+        """A pixel point's offset from you in metres (x east, y north), as the text view gives it."""
+        return (at[0] - self.me[0]) / self.px_per_m, (self.me[1] - at[1]) / self.px_per_m
+
+
+def _room(rgb: np.ndarray, legend: list[Row], rules: dict, hud: Hud | None) -> Room | None:
+    """The floor (its light tiles, the legend's floor colour) gives metres (`room.width_m` by `height_m`),
+    you the row labelled YOU; None when either is missing or the HUD line is not a workshop's."""
     you, floor = find(legend, label="YOU"), find(legend, meaning="the floor")
     room = rules.get("room", {})
     width_m, height_m = float(room.get("width_m", 0.0)), float(room.get("height_m", 0.0))
@@ -187,27 +224,193 @@ def workshop(rgb: np.ndarray, legend: list[Row], rules: dict, hud: Hud | None) -
     area = box(mask(world, floor.rgb, ICON_TOLERANCE))
     if area is None:
         return None
+    x0, y0, x1, y1 = area
+    body = mask(world[y0:y1 + 1, x0:x1 + 1], you.rgb, ICON_TOLERANCE)
     px_per_m = ((area[2] - area[0] + 1) / width_m + (area[3] - area[1] + 1) / height_m) / 2
-    named = {r: m["name"] for r in legend if r.label and (m := _STATION.match(r.meaning))}
-    seen = _things(world, [you, *named], area, (you, *named))
-    if you not in seen:
+    body_px = math.pi * (float(rules.get("player", {}).get("radius_m", 0.0)) * px_per_m) ** 2
+    groups = [g for g in blobs(solid(body)) if len(g) >= BODY_SHARE * body_px]  # not your side's flags (midline),
+    # drawn in your colour but smaller
+    if not groups and not any(r.rgb == you.rgb for r in legend if r is not you):  # under name plates: the
+        # largest sliver of you they leave, where no other kind shares your colour
+        groups = [g for g in blobs(body) if len(g) >= 6]
+    at = middle(_painted(body.shape, max(groups, key=len))) if groups else None
+    verbs = {}
+    for row, name in _stations(legend).items():
+        act = row.meaning.partition(": E ")[2].split()
+        verbs[name] = (act[0], *act[2:3]) if act[1:2] in (["a"], ["an"]) else tuple(act[:1])
+    me = (x0 + at[0] + 0.5, y0 + at[1] + 0.5) if at else None
+    return Room(world, area, px_per_m, me, head, verbs)
+
+
+def _painted(shape: tuple[int, int], group: np.ndarray) -> np.ndarray:
+    out = np.zeros(shape, dtype=bool)
+    out[group[:, 1].astype(int), group[:, 0].astype(int)] = True
+    return out
+
+
+def _bench(room: Room, legend: list[Row], at: tuple[float, float]) -> tuple[str | None, float]:
+    """The part on a bench (a part row's colour at its middle; upgraded with the white ring) and whether its
+    work bar (white, under it) is still there (1.0; its length is not needed) or gone (0.0)."""
+    world, px_per_m = room.world, room.px_per_m
+    item = _part_at(world, legend, *at, round(BENCH_REACH_M * px_per_m))
+    white = find(legend, meaning="a white ring")
+    near, far = (round(at[1] + m * px_per_m) for m in BAR_BELOW_M)
+    side = round(0.6 * px_per_m)
+    under = world[near:far + 1, max(round(at[0]) - side, 0):round(at[0]) + side + 1]
+    working = bool(item) and white is not None and mask(under, white.rgb, ICON_TOLERANCE).sum() >= 6
+    return item, 1.0 if working else 0.0
+
+
+def _stations(legend: list[Row]) -> dict[Row, str]:
+    """The station rows (labelled, and the meaning says what E does there) and their names: the meaning's
+    ("the gear bin: E takes a gear"), else the label's words ("a delivery bin: E at yours ..." labelled
+    COUNTER: the counter)."""
+    return {r: m["name"] if (m := _STATION.match(r.meaning)) else r.label.lower()
+            for r in legend if r.label and ": E " in r.meaning}
+
+
+def _instances(room: Room, row: Row) -> list[tuple[float, float]]:
+    """Every icon of a row's exact colour on the floor (pixels): its solid patches (outlines and glyphs eroded
+    away) and, where name plates leave only slivers of one, the slivers; patches within SAME_ICON_M of each
+    other are one icon, placed at their bounding box's middle."""
+    x0, y0, x1, y1 = room.area
+    where = mask(room.world[y0:y1 + 1, x0:x1 + 1], row.rgb, ICON_TOLERANCE)
+    groups = [g for g in blobs(solid(where)) if len(g) >= 4]
+    core = [g.mean(axis=0) for g in groups]
+    near = SAME_ICON_M * room.px_per_m
+    groups += [g for g in blobs(where) if len(g) >= 6 and all(np.hypot(*(g.mean(axis=0) - c)) > near for c in core)]
+    icons: list[np.ndarray] = []
+    for g in groups:
+        k = next((i for i, icon in enumerate(icons) if np.hypot(*(icon.mean(axis=0) - g.mean(axis=0))) <= near), None)
+        if k is None:
+            icons.append(g)
+        else:
+            icons[k] = np.vstack([icons[k], g])
+    return [(x0 + (g[:, 0].min() + g[:, 0].max()) / 2 + 0.5, y0 + (g[:, 1].min() + g[:, 1].max()) / 2 + 0.5)
+            for g in icons]
+
+
+def workshop(rgb: np.ndarray, legend: list[Row], rules: dict, hud: Hud | None) -> Play | None:
+    """Each station (`_stations`) where it stands from you (`_room`); the part on the bench and its work bar
+    (`_bench`); the orders, your hands and the prompt from the HUD line; then `games_text.workshop_play`.
+    Loose parts on the floor are not read (the stand-in never drops one; Midline's are, by `midline`).
+    Where the station it would go to is hidden (under name plates), no answer this step."""
+    room = _room(rgb, legend, rules, hud)
+    if room is None:
         return None
-    mx, my = seen.pop(you)
-    stations = {named[r]: ((x - mx) / px_per_m, (my - y) / px_per_m) for r, (x, y) in seen.items()}
-    bench_item, bench_left_s = None, 0.0
-    bench = next((seen[r] for r in seen if named[r] == "bench"), None)
-    if bench is not None:
-        bench_item = _part_at(world, legend, *bench, round(BENCH_REACH_M * px_per_m))
-        white = find(legend, meaning="a white ring")
-        near, far = (round(bench[1] + m * px_per_m) for m in BAR_BELOW_M)
-        side = round(0.6 * px_per_m)
-        under = world[near:far + 1, max(round(bench[0]) - side, 0):round(bench[0]) + side + 1]
-        if bench_item and white is not None and mask(under, white.rgb, ICON_TOLERANCE).sum() >= 6:
-            bench_left_s = 1.0  # the work bar is still there (its length is not needed)
-    orders, held, prompt = head
+    named = _stations(legend)
+    where = {named[r]: at for r, at in _things(room.world, list(named), room.area, tuple(named)).items()}
+    room = room.placed(where)
+    if room is None:
+        return _look_again(hud)
+    bench = where.get("bench")
+    bench_item, bench_left_s = _bench(room, legend, bench) if bench is not None else (None, 0.0)
+    orders, held, prompt = room.head
+    stations = {n: room.offset(at) for n, at in where.items()}
     report = WorkshopReport(orders=orders, held=held, prompt=prompt, stations=stations, bench_item=bench_item,
                             bench_left_s=bench_left_s, floor=(), windows={}, role="")
+    return _decide(report, hud)
+
+
+def _look_again(hud: Hud | None) -> Play:
+    """Your icon hidden under name plates and the prompt not saying where you are: a step (its direction
+    turning each second), then look again."""
+    step = "DWAS"[int(hud.time_left_s if hud else 0.0) % 4]
+    return f"0 0 ; {step}", f"{hud.title if hud else 'Workshop'}: cannot see myself under the name plates, stepping"
+
+
+def _decide(report: WorkshopReport, hud: Hud | None) -> Play | None:
     try:
-        return workshop_play(report, hud, HEURISTIC_RULES.get(hud.title, ()))
+        return workshop_play(report, hud, HEURISTIC_RULES.get(hud.title if hud else "", ()))
     except KeyError:  # the station it would go to is hidden (under name plates): no answer this step
         return None
+
+
+# ---- midline ------------------------------------------------------------------------------------------------
+
+def midline(rgb: np.ndarray, legend: list[Row], rules: dict, hud: Hud | None) -> Play | None:
+    """Both sides' stations are drawn alike, each flagged in its side's colour (the flag rows: the one whose
+    meaning says "your side" and the other): of each station's icons, yours is the one with the more of your
+    flag's colour than the rival's up and right of it (where the flag stands). The loose parts: every icon of a
+    part row's colour on the floor, but those on a bench and those at a player's side (carried: yours only
+    while the HUD says you hold one). Then `games_text.workshop_play` with the nearest part of each kind
+    as its bin, as the text stand-in does."""
+    room = _room(rgb, legend, rules, hud)
+    flags = [r for r in legend if r.shape == "flag"]
+    mine = next((r for r in flags if "your side" in r.meaning), None)
+    theirs = next((r for r in flags if r is not mine), None)
+    if room is None or mine is None or theirs is None:
+        return None
+    px, world = room.px_per_m, room.world
+    reach = round(FLAG_M * px)
+
+    def flagged(at: tuple[float, float]) -> int:
+        x, y = round(at[0] + FLAG_M * px), round(at[1] - FLAG_M * px)
+        near = world[max(y - reach, 0):y + reach + 1, max(x - reach, 0):x + reach + 1]
+        return int(mask(near, mine.rgb, ICON_TOLERANCE).sum()) - int(mask(near, theirs.rgb, ICON_TOLERANCE).sum())
+
+    stations, benches = {}, []
+    for row, name in _stations(legend).items():
+        icons = _instances(room, row)
+        if name == "bench":
+            benches = icons
+        score = {at: flagged(at) for at in icons}
+        best = max(score, key=score.get, default=None)
+        if best is not None and score[best] > 0:
+            stations[name] = best
+    room = room.placed(stations)
+    if room is None:
+        return _look_again(hud)
+    orders, held, prompt = room.head
+    rival = next((r for r in legend if r.shape == "person" and r.label and r.label != "YOU"), None)
+    players = ([room.me] if held else []) + (list(_things(world, [rival], room.area).values()) if rival else [])
+    part_rows = [(m["kind"], r) for r in legend if (m := _PART.match(r.meaning))]
+    apart = CARRIED_M * px
+    floor = tuple((kind, room.offset(at)) for kind, row in part_rows for at in _instances(room, row)
+                  if all(math.hypot(at[0] - b[0], at[1] - b[1]) > apart for b in benches + players))
+    bench = stations.get("bench")
+    bench_item, bench_left_s = _bench(room, legend, bench) if bench is not None else (None, 0.0)
+    report = WorkshopReport(orders=orders, held=held, prompt=prompt,
+                            stations={n: room.offset(at) for n, at in stations.items()}, bench_item=bench_item,
+                            bench_left_s=bench_left_s, floor=floor, windows={}, role="")
+    return _decide(report, hud)
+
+
+# ---- handoff ------------------------------------------------------------------------------------------------
+
+_WINDOW_PROMPT = re.compile(r"(?:take the (?P<item>[\w+]+) from|pass the [\w+]+ through) (?P<name>window \d+)")
+
+
+def handoff(rgb: np.ndarray, legend: list[Row], rules: dict, hud: Hud | None) -> Play | None:
+    """The stations as in the workshop; the windows: every icon of the window row's colour (`_instances`:
+    name plates often cover them), named from the south as the text view numbers them, each holding the
+    part drawn at its middle; your role from your side of them (west: the runner, at the part bins; east:
+    the maker). A window the HUD's prompt names that the frame does not show near you lies under your own
+    icon. Then `games_text.workshop_play` (its `handoff` decision)."""
+    room = _room(rgb, legend, rules, hud)
+    window = next((r for r in legend if r.shape == "window"), None)
+    if room is None or window is None:
+        return None
+    named = _stations(legend)
+    panes = _instances(room, window)
+    where = {named[r]: at for r, at in _things(room.world, [r for r in named if r is not window], room.area,
+                                                  tuple(named)).items()}
+    panes = {f"window {i + 1}": at for i, at in enumerate(sorted(panes, key=lambda p: -p[1]))}
+    room = room.placed({**where, **panes})
+    if room is None:
+        return _look_again(hud)
+    stations = {n: room.offset(at) for n, at in where.items()}
+    reach = round(WINDOW_PART_M * room.px_per_m)
+    windows = {n: (room.offset(at), _part_at(room.world, legend, *at, reach)) for n, at in panes.items()}
+    orders, held, prompt = room.head
+    here = _WINDOW_PROMPT.search(prompt)
+    if here and not any(math.hypot(*at) <= 0.6 for at, _ in windows.values()):
+        windows[here["name"]] = ((0.0, 0.0), here["item"])
+    if not windows:
+        return None
+    east = np.mean([at[0] for at, _ in windows.values()]) < 0
+    bench = where.get("bench")
+    bench_item, bench_left_s = _bench(room, legend, bench) if bench is not None else (None, 0.0)
+    report = WorkshopReport(orders=orders, held=held, prompt=prompt, stations=stations, bench_item=bench_item,
+                            bench_left_s=bench_left_s, floor=(), windows=windows, role="maker" if east else "runner")
+    return _decide(report, hud)
