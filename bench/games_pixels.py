@@ -24,8 +24,10 @@ from rtarena.policy_server import PolicyServer
 from rtarena.policy_server.games_pixels import READERS
 from rtarena.runtime.match import run_match
 
-COVERED = tuple(title.lower() for title in READERS)
 COOP = {r.env_id: r.mode == "coop" for r in suite_ratings()}
+# the games the pixel player reads, by env id (a reader is keyed by the game's title: "Runner" is runner2d)
+COVERED = tuple(env_id.removeprefix("games/").removesuffix("-v0") for env_id in COOP
+                if make(env_id).rules.game.title in READERS)
 
 
 def mean_score(env_id: str, spec: str, opponent: str, seeds: int, steps: int, team: bool = False,
