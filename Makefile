@@ -70,7 +70,9 @@ test-serving: $(STAMP)
 # scripted policy server standing in for a model. CI runs it after the tests; it fails (exit 1) when a finding
 # cannot run (an error) or a gated rule does not separate its positive control from its negative control
 # (findings/core.py); rows whose clock reads wall time are reported in findings-out/findings.md, not gated. Measured 2026-12-03 on a quiet 2-core machine:
-# 34.7 minutes (56 CPU-minutes), exit 0.
+# 34.7 minutes (56 CPU-minutes), exit 0; at 17:08 with the new controls (delay-curve's world-waits control,
+# modality's 21 fresh seeds, kitchen's IDC rule at n 12 with its two negative controls): 52.6 minutes, 66.8
+# CPU-minutes, exit 0, its first 20 minutes sharing the machine with a test-suite run (load 7 to 11).
 findings: $(STAMP) system-deps
 	@start=$$(date +%s); $(BIN)/rtarena findings --quick --out findings-out; status=$$?; \
 		echo "make findings: took $$(( $$(date +%s) - start )) s"; exit $$status
