@@ -36,7 +36,8 @@ def test_a_limit_of_2_holds_across_4_worker_processes_and_queue_wait_and_cost_ar
         result = run_jobs(cartpole_jobs(spec, 4, steps=8), tmp_path / "r", "r", {"name": "t"}, workers=4)
         assert result.exit_code == EXIT_OK
         assert server.most == 2  # 4 worker processes asked at once (they waited, below); 2 were let through
-    decisions = duckdb.sql(f"SELECT queue_wait_s, cost_usd, extra FROM '{tmp_path}/r/decisions/*.parquet'").fetchall()
+    decisions = duckdb.connect().sql(  # a connection of its own: another test's fetchone() leaves the default busy
+        f"SELECT queue_wait_s, cost_usd, extra FROM '{tmp_path}/r/decisions/*.parquet'").fetchall()
     assert len(decisions) == 4 * 8
     assert all(cost == pytest.approx((100 * 1 + 10 * 2) / 1e6) for _, cost, _ in decisions)
     assert max(wait for wait, _, _ in decisions) > 0.1  # decisions waited for a slot: the limit was pressed

@@ -40,7 +40,7 @@ def runs(tmp_path_factory) -> Path:
 
 def expected(root: Path, metric: str) -> dict[tuple[str, str, str, str], tuple[int, float, float | None]]:
     """Mean ± s.e. per (agent, line-up, level, clock setting), written independently of the report's SQL."""
-    rows = duckdb.execute(f"""
+    rows = duckdb.connect().execute(f"""
         WITH per_episode AS (
             SELECT episode, agent_label, lineup, level, clock_name, avg("{metric}") AS v
             FROM read_parquet('{root}/*/agents/*.parquet', union_by_name = true)
@@ -128,7 +128,7 @@ def test_query_sees_every_run(runs):
     assert joined.returncode == 0, joined.stderr
     # fetchall, not fetchone: an unfinished result would block DuckDB's shared default connection for
     # every later test in the session (the improve and dashboard tests query it too)
-    total = duckdb.execute(f"SELECT count(*) FROM '{runs}/cp/decisions/*.parquet'").fetchall()[0][0]
+    total = duckdb.connect().execute(f"SELECT count(*) FROM '{runs}/cp/decisions/*.parquet'").fetchall()[0][0]
     assert joined.stdout.splitlines()[1] == str(total)
     bad = rtarena_cli("query", "SELECT nope FROM agents", "--root", str(runs))
     assert bad.returncode == 2 and len(bad.stdout.strip().splitlines()) == 1

@@ -39,7 +39,8 @@ def test_pool_runs_every_episode_once_and_describes_the_run(tmp_path):
     assert manifest["machine"]["cpu_count"] == os.cpu_count() and manifest["machine"]["memory_bytes"] > 0
     assert manifest["sessions"][0]["backend"] == {"backend": "pool", "workers": 2}
     assert manifest["sessions"][0]["episodes_run"] == 12
-    rows = duckdb.execute(f"SELECT count(*), count(DISTINCT episode) FROM '{run_dir}/agents/*.parquet'").fetchone()
+    rows = duckdb.connect().execute(
+        f"SELECT count(*), count(DISTINCT episode) FROM '{run_dir}/agents/*.parquet'").fetchone()
     assert rows == (12, 12)
 
 
@@ -96,7 +97,7 @@ def test_sigkill_mid_run_then_resume_gives_every_episode_exactly_once(tmp_path):
     expected = {job.key for job in load_experiment(path).jobs()}
     assert set(keys) == expected and set(keys.values()) == {1}
     assert len((run_dir / "episodes.jsonl").read_text().splitlines()) == total
-    parquet = duckdb.execute(f"SELECT count(*) FROM '{run_dir}/agents/*.parquet'").fetchone()[0]
+    parquet = duckdb.connect().execute(f"SELECT count(*) FROM '{run_dir}/agents/*.parquet'").fetchone()[0]
     assert parquet == total
     # resumed episodes are the same episodes: compare with a clean run of the same experiment
     clean = run_experiment(load_experiment(path), run_id="clean", workers=1)
