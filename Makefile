@@ -52,7 +52,10 @@ demo: $(STAMP)
 # 10-27, so in CPU-seconds): the PPO test 101 -> 83 CPU-s (a one-player perceive and state vector 277 -> 117 us,
 # observations byte-identical; each policy loaded once for its 20 seeds), kitchen's IDC rounds 47 -> 40 CPU-s
 # (18 s games with a 4-point target instead of 24 s and 5: the same gain, regression and rollback), the
-# wall-budget test waits 9 s less.
+# wall-budget test waits 9 s less. At 18:03 the same day, after that and the stop's other merges (2,005 tests),
+# on a quiet machine: 764 s wall, 1,142 CPU-s, still over budget; the largest: the PPO fixture 118 s, kitchen's
+# and tilefall's IDC rounds 80 + 34 s, the demo 56 s, the Ray file 120 s (mostly waiting), the annotation
+# study's runs 38 s, the wall-budget test 30 s.
 # `make test TEST_WORKERS=1` runs one process.
 TEST_WORKERS ?= $(shell echo $$(( $$(nproc) + 1 )))
 test: $(STAMP) system-deps
