@@ -64,21 +64,13 @@ def as_text(value: Any) -> str | None:
     return None if value is None else redact(value if isinstance(value, str) else as_json(value))
 
 
-def _cell(value: Any, kind: pa.DataType) -> Any:
-    value = jsonable(value)
-    if pa.types.is_string(kind):
-        return as_text(value)
-    if pa.types.is_floating(kind) and isinstance(value, (int, float)) and not isinstance(value, bool):
-        return float(value)
-    return value
-
-
 # values `jsonable` returns as they are (exact types: numpy's scalars subclass float and int)
 _PLAIN = frozenset((int, float, str, bool, type(None)))
 
 
 def _column(values: list[Any], kind: pa.DataType) -> list[Any]:
-    """`_cell` over a column, its type's case chosen once: a run writes a cell per field of every record."""
+    """A column's values as its type takes them (text as text, numbers as floats in a float column, anything else
+    JSON-able), the type's case chosen once per column: a run writes a cell per field of every record."""
     plain = [v if type(v) in _PLAIN else jsonable(v) for v in values]
     if pa.types.is_string(kind):
         return [as_text(v) for v in plain]

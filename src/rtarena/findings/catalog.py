@@ -17,7 +17,7 @@ import re
 import shutil
 import time
 import traceback
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -381,18 +381,31 @@ IDC_REPORTED = {"tilefall": "the positive control lacks the property: the cold s
 # the variants' transfer left out for time): the rounds kept bench again, held-out gain +0.202 [+0.047,
 # +0.358] (n 12): holds; the negative control's rounds scored the same with and without its three foreign
 # rules (0.5 and 0.43 every round), so it kept round 0's empty skill: +0.000 (n 12) on sets A and B. Separates.
-IDC_PILOT = "kitchen's kept skill (bench) against none, held-out seeds 11000-11017 of 2026-12-03 (+0.183, s.d. 0.149)"
-IDC_SEEDS = {"kitchen": (3000, 4000)}  # (set A, set B) where a game's rule needs fresh seeds
-IDC_N = {"kitchen": 12}  # held-out episodes per arm (quick) where the rule needs more than IDC_QUICK's
-IDC_SD = {"kitchen": 0.15}  # the pilot's s.d. of the per-seed gain
+@dataclass(frozen=True)
+class IdcPlan:
+    """A game's pre-registered idc rule: its seed sets (A, B), held-out episodes per arm at the quick size, and
+    the planning s.d. with the pilot it came from."""
+
+    seeds: tuple[int, int] = (SEEDS_A, SEEDS_B)
+    n: int = IDC_QUICK["transfer_episodes"]
+    planning_sd: float = 0.22
+    pilot: str = "the quick run of 2026-12-03, kitchen's held-out seeds (+0.202, s.d. 0.22)"
+
+
+IDC_PLANS = {"kitchen": IdcPlan(
+    seeds=(3000, 4000), n=12, planning_sd=0.15,
+    pilot="kitchen's kept skill (bench) against none, held-out seeds 11000-11017 of 2026-12-03 (+0.183, s.d. 0.149)")}
+
+
+def idc_plan(game: str) -> IdcPlan:
+    return IDC_PLANS.get(game, IdcPlan())
 
 
 def idc_rule(game: str) -> Rule:
+    plan = idc_plan(game)
     return Rule(f"the reflector's skill helps on held-out {game} seeds",
                 f"score with the final skill minus without, per held-out seed (games/{game}-v0)", +1,
-                n=IDC_N.get(game, IDC_QUICK["transfer_episodes"]), planning_sd=IDC_SD.get(game, 0.22),
-                pilot=IDC_PILOT if game in IDC_SD else
-                "the quick run of 2026-12-03, kitchen's held-out seeds (+0.202, s.d. 0.22)",
+                n=plan.n, planning_sd=plan.planning_sd, pilot=plan.pilot,
                 positive="the scripted reflector: it greps every rule's evidence in the round's step tables, adds "
                          "the most frequent failure's rule, and drops a rule after which the round's score fell",
                 negative="a reflector making the same tool calls and writing well-formed skills the evidence does "
@@ -431,7 +444,7 @@ def idc(ctx: Context) -> Outcome:
     series, runs, checks = {}, [], []
     for env_id, rule in zip(IDC_GAMES, IDC_RULES, strict=True):
         name = env_id.split("/")[1].removesuffix("-v0")
-        seeds_a, seeds_b = IDC_SEEDS.get(name, (SEEDS_A, SEEDS_B))
+        seeds_a, seeds_b = idc_plan(name).seeds
         n = max(sizes["transfer_episodes"], rule.n)  # the rule's n where it needs more than the quick size
         settings = {**sizes, "transfer_episodes": n}
         gains = {}
@@ -683,13 +696,13 @@ FINDINGS: tuple[Finding, ...] = (
             "skill player (cold start: the project's text stand-in), reflector and judge, held-out seeds of the "
             f"base game and var1..var3; quick: R0..R{IDC_QUICK['rounds'] - 1} x {IDC_QUICK['episodes']} episodes, "
             f"{IDC_QUICK['transfer_episodes']} held-out episodes per arm on tilefall (seeds {SEEDS_A}.. and "
-            f"{SEEDS_B}..), {IDC_N['kitchen']} on kitchen (fresh seeds {IDC_SEEDS['kitchen'][0]}.. and "
-            f"{IDC_SEEDS['kitchen'][1]}..); full: R0..R10 x 5 episodes, {IDC_FULL['transfer_episodes']} per arm",
+            f"{SEEDS_B}..), {IDC_PLANS['kitchen'].n} on kitchen (fresh seeds {IDC_PLANS['kitchen'].seeds[0]}.. and "
+            f"{IDC_PLANS['kitchen'].seeds[1]}..); full: R0..R10 x 5 episodes, {IDC_FULL['transfer_episodes']} per arm",
             IDC_RULES,
             "rtarena improve games/tilefall-v0 --player llm:MODEL@URL --reflector MODEL@URL --variant base: "
             "--variant var1:variant=var1 --variant var2:variant=var2 --variant var3:variant=var3 --rounds 11 "
             f"--episodes 5 --transfer 20 --setting seed_start={SEEDS_A} (and kitchen-v0 with "
-            f"--setting seed_start={IDC_SEEDS['kitchen'][0]})",
+            f"--setting seed_start={IDC_PLANS['kitchen'].seeds[0]})",
             idc),
     Finding("pdq-vs-lcrt", "OmniGameArena",
             "the score drop may come mainly from fewer actions (the budget effect), not from worse actions",
