@@ -1,7 +1,8 @@
 """A small OpenAI-compatible server on 127.0.0.1 that counts the requests in flight at once.
 
 Each chat completion waits `hold_s`, then streams `reply` and a usage chunk (`tokens_in`, `tokens_out`,
-`cached`). `status` answers every request with that HTTP status instead (`retry_after` on a 429), and
+`cached`). `status` answers every request with that HTTP status instead (`retry_after` on a 429), its body
+`error_body` (OpenAI's shape unless given), and
 `stream_error` sends an error event inside the stream, as `transformers serve` does. Not a policy:
 the tests of endpoint limits need only to count and to answer.
 """
@@ -17,8 +18,10 @@ from typing import Any
 
 class CountingServer:
     def __init__(self, hold_s: float = 0.2, reply: str = "ACTION: 0", tokens_in: int = 100, tokens_out: int = 10,
-                 cached: int = 0, status: int = 200, stream_error: str | None = None) -> None:
+                 cached: int = 0, status: int = 200, stream_error: str | None = None,
+                 error_body: dict | None = None) -> None:
         self.hold_s, self.reply, self.status, self.stream_error = hold_s, reply, status, stream_error
+        self.error_body = error_body
         self.usage = {"prompt_tokens": tokens_in, "completion_tokens": tokens_out,
                       "total_tokens": tokens_in + tokens_out, "prompt_tokens_details": {"cached_tokens": cached}}
         self.lock = threading.Lock()
@@ -50,7 +53,8 @@ class CountingServer:
 
     def answer(self, handler: BaseHTTPRequestHandler) -> None:
         if self.status != 200:
-            body = json.dumps({"error": {"message": f"status {self.status}", "type": "test"}}).encode()
+            shape = self.error_body or {"error": {"message": f"status {self.status}", "type": "test"}}
+            body = json.dumps(shape).encode()
             handler.send_response(self.status)
             handler.send_header("content-type", "application/json")
             handler.send_header("content-length", str(len(body)))

@@ -135,6 +135,15 @@ def test_an_error_event_inside_a_stream_is_recorded_with_the_servers_message():
     assert done.error.startswith("stream_cut:") and "index out of range in self" in done.error
 
 
+@pytest.mark.parametrize("body", [{"detail": "The prompt has 8310 tokens"},  # FastAPI's (transformers serve 5.25)
+                                  {"error": {"message": "The prompt has 8310 tokens", "type": "x"}},  # OpenAI's
+                                  {"message": "The prompt has 8310 tokens"}])  # vLLM's
+def test_a_refusal_is_recorded_with_the_servers_words_whatever_the_bodys_shape(body):
+    with CountingServer(hold_s=0.0, status=400, error_body=body) as server:
+        done = ChatClient(parse_llm_options(f"m@{server.url},retries=0")).complete(HI)
+    assert done.error.startswith("http_400:") and done.error.count("The prompt has 8310 tokens") == 1
+
+
 class CountingBackend:
     """A backend that runs nothing: it records how many jobs the driver keeps in flight at once."""
 

@@ -279,8 +279,27 @@ def test_without_a_response_template_the_reply_is_text_and_the_reflection_ends(s
     assert not outcome.accepted and outcome.reason == "the reflector stopped without a skill"
 
 
+def prompt_overhead(folder: str) -> int:
+    """The chat template's tokens around a one-character message (the byte tokenizer: one per character)."""
+    from transformers import AutoTokenizer
+
+    ids = AutoTokenizer.from_pretrained(folder).apply_chat_template(
+        [{"role": "user", "content": "x"}], add_generation_prompt=True, tokenize=True, return_dict=True)["input_ids"]
+    return len(ids) - 1
+
+
 def test_an_error_event_in_the_stream_is_recorded_with_the_servers_message(served):
-    client = ChatClient(parse_llm_options(f"{served.text}@{served.url},max_tokens=4,retries=0,timeout=120"))
-    done = client.complete([{"role": "user", "content": "x" * (POSITIONS + 100)}])  # past the model's positions
+    """A prompt two tokens short of the model's positions is taken; the answer runs past them mid-stream."""
+    client = ChatClient(parse_llm_options(f"{served.text}@{served.url},max_tokens=8,retries=0,timeout=120"))
+    done = client.complete([{"role": "user", "content": "x" * (POSITIONS - 2 - prompt_overhead(served.text))}])
     assert done.error is not None and done.error.startswith("stream_cut:")
     assert "index out of range" in done.error  # the server's own words, not the SDK's class name alone
+
+
+def test_a_prompt_past_the_models_context_is_refused_in_the_servers_words(served):
+    """Since 5.25 the server checks a prompt's length before it generates: a 400 whose words are in FastAPI's
+    `detail`, which the OpenAI SDK leaves out of its message."""
+    client = ChatClient(parse_llm_options(f"{served.text}@{served.url},max_tokens=4,retries=0,timeout=120"))
+    done = client.complete([{"role": "user", "content": "x" * (POSITIONS + 100)}])
+    assert done.error is not None and done.error.startswith("http_400:")
+    assert f"but the model takes at most {POSITIONS}" in done.error

@@ -44,6 +44,7 @@ stored on this object, logged, or written anywhere.
 from __future__ import annotations
 
 import functools
+import json
 import math
 import os
 import re
@@ -141,7 +142,10 @@ def _as_failure(error: Exception) -> Failure:
     if isinstance(error, openai.APITimeoutError) or "Timeout" in type(error).__name__:
         return Failure("timeout", "no reply within the decision's time budget")
     if isinstance(error, openai.APIStatusError):
-        return Failure(f"http_{error.status_code}", str(error.message)[:120], _retry_after(error))
+        text, said = str(error.message), server_said(error)
+        if said and said not in text:  # the SDK names only an OpenAI-shaped error (not FastAPI's `detail`)
+            text = f"{text} - {said}"
+        return Failure(f"http_{error.status_code}", text[:240], _retry_after(error))
     if isinstance(error, openai.APIConnectionError):
         return Failure("connection", type(error.__cause__ or error).__name__)
     if isinstance(error, (openai.APIResponseValidationError, ValueError)):
@@ -150,14 +154,24 @@ def _as_failure(error: Exception) -> Failure:
     return Failure("error", f"{type(error).__name__}: {error}"[:160])
 
 
-def stream_error(error: Exception) -> str:
-    """What broke a stream, in the server's words where it sent an error event (`data: {"error": ...}`: a
-    context overflow, an out-of-memory); the SDK keeps the event's text in `body`, its `message` only when
-    the error is an object."""
+def server_said(error: Exception) -> str:
+    """The server's own words in an error's body, whatever its shape: OpenAI's `{"error": {"message"}}`,
+    an error event's text (`data: {"error": "..."}`, as `transformers serve` streams it), vLLM's
+    `{"message"}` or FastAPI's `{"detail"}` (`transformers serve`'s 400 for a prompt past the model's
+    context); empty when the body holds none."""
     body = getattr(error, "body", None)
+    for key in ("error", "message", "detail"):
+        if isinstance(body, dict) and body.get(key):
+            body = body[key]
     if isinstance(body, dict):
-        body = body.get("message") or body
-    said = str(body if body else getattr(error, "message", "") or "").strip()
+        body = body.get("message") or json.dumps(body)
+    return str(body or "").strip()
+
+
+def stream_error(error: Exception) -> str:
+    """What broke a stream, in the server's words where it sent an error event (a context overflow, an
+    out-of-memory), else the SDK's message."""
+    said = server_said(error) or str(getattr(error, "message", "") or "").strip()
     return f"{type(error).__name__}: {said[:200]}" if said else type(error).__name__
 
 
