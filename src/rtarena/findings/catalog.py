@@ -15,6 +15,7 @@ import json
 import os
 import re
 import shutil
+import statistics
 import time
 import traceback
 from dataclasses import dataclass, replace
@@ -489,7 +490,9 @@ PDQ_SEEDS = 2  # quick seeds per game
 BUDGET_RULE = Rule(
     "LCRT costs decisions", "decisions per 100 steps alive under LCRT minus under PDQ, per seed and game", -1,
     n=PDQ_SEEDS * len(QUICK_SOLO), planning_sd=3.0, pilot="the quick run of 2026-12-02 (31.4 -> 14.0)",
-    positive=f"the stand-in answering in {LCRT_TTFT_S:g} s, charged under LCRT", negative="none run",
+    positive=f"the stand-in answering in {LCRT_TTFT_S:g} s, charged under LCRT",
+    negative="the same stand-in answering at once (no added answer time), charged under LCRT: only its own "
+             "compute time costs game time (seed sets A and B)",
     gated=False)
 # The paper's mechanism ("not from worse actions") is a claim of no difference in score per decision, which a
 # sign rule cannot pass; the table reports score per 100 decisions under both protocols.
@@ -498,18 +501,30 @@ BUDGET_RULE = Rule(
 def pdq_vs_lcrt(ctx: Context) -> Outcome:
     preset = load_preset("suite-solo")
     model = next(lu.name for lu in preset.lineups if lu.slots[0].startswith("llm:"))
-    runs, cells, dirs = [], [], {}
-    # One run per protocol, so that the stand-in waits LCRT_TTFT_S only where the clock reads wall time
-    # (measured): paused never does, so PDQ's records are the same without the wait, which would only slow them.
-    for setting in (c for c in preset.clocks if c.name in PROTOCOLS):
-        url = ctx.server.url(**({} if CLOCKS[setting.clock].deterministic else {"ttft_s": LCRT_TTFT_S}))
-        run_dir, found = run_preset(ctx, "suite-solo", f"pdq-vs-lcrt-{setting.name}", params={"base_url": url},
-                                    lineups=(model,), clocks=(setting.name,),
-                                    envs=QUICK_SOLO if ctx.quick else (), quick_seeds=PDQ_SEEDS,
-                                    quick_steps=300, llm_options="modalities=text")
+    settings = {c.name: c for c in preset.clocks if c.name in PROTOCOLS}
+    runs, cells = [], []
+
+    def protocol(clock: str, ttft_s: float, start: int, label: str) -> tuple[Path, list[dict[str, Any]]]:
+        """One run of the stand-in under one protocol: it waits `ttft_s` only where the clock reads wall time
+        (measured); paused never does, so PDQ's records are the same without the wait, which would only slow
+        them."""
+        url = ctx.server.url(**({"ttft_s": ttft_s} if ttft_s else {}))
+        run_dir, found = run_preset(ctx, "suite-solo", f"pdq-vs-lcrt-{label}", params={"base_url": url},
+                                    lineups=(model,), clocks=(clock,), envs=QUICK_SOLO if ctx.quick else (),
+                                    quick_seeds=PDQ_SEEDS, quick_steps=300, llm_options="modalities=text",
+                                    seed_start=start)
         runs.append(shown(ctx, run_dir))
+        return run_dir, found
+
+    dirs = {}
+    for name, setting in settings.items():
+        wall = not CLOCKS[setting.clock].deterministic
+        dirs[name], found = protocol(name, LCRT_TTFT_S if wall else 0.0, SEEDS_A, name)
         cells += model_cells(found)
-        dirs[setting.name] = run_dir
+    # the negative control: LCRT with no answer time added, on set A (against the PDQ run above) and set B
+    at_once = {SEEDS_A: (dirs["paused-chunks"], protocol("measured", 0.0, SEEDS_A, "measured-at-once")[0]),
+               SEEDS_B: (protocol("paused-chunks", 0.0, SEEDS_B, "paused-chunks-b")[0],
+                         protocol("measured", 0.0, SEEDS_B, "measured-at-once-b")[0])}
     load = machine_load()
 
     def row(**where: Any) -> tuple[Stat, Stat, float, float]:
@@ -519,14 +534,13 @@ def pdq_vs_lcrt(ctx: Context) -> Outcome:
 
     levels = sorted({c["level"] for c in cells})
 
-    def per_game(clock: str, level: str) -> dict[int, float]:
-        decisions, alive = (per_seed(dirs[clock], m, level=level) for m in ("decisions", "steps_alive"))
+    def per_step(run_dir: Path, level: str) -> dict[int, float]:
+        decisions, alive = (per_seed(run_dir, m, level=level) for m in ("decisions", "steps_alive"))
         return {s: 100 * decisions[s] / alive[s] if alive.get(s) else 0.0 for s in decisions}
 
-    budget = []
-    for level in levels:
-        pdq, lcrt = per_game("paused-chunks", level), per_game("measured", level)
-        budget += [lcrt[s] - pdq[s] for s in sorted(pdq) if s in lcrt]
+    def budget(pdq_dir: Path, lcrt_dir: Path) -> list[float]:
+        """Per seed and game: decisions per 100 steps alive under LCRT minus under PDQ."""
+        return [d for level in levels for d in paired(per_step(lcrt_dir, level), per_step(pdq_dir, level))]
     table = [["game", "protocol", "score", "decisions / episode", "decisions per 100 steps alive",
               "score per 100 decisions"]]
     for level in [*levels, "all"]:
@@ -544,7 +558,11 @@ def pdq_vs_lcrt(ctx: Context) -> Outcome:
     ours = (f"LCRT score {relative(pdq.mean or 0.0, lcrt.mean or 0.0)}, decisions per 100 steps alive "
             f"{relative(pdq_rate, lcrt_rate)} (per episode {relative(pdq_n.mean or 0.0, lcrt_n.mean or 0.0)}), "
             f"score per decision {relative(per_pdq, per_lcrt)} against PDQ ({load})")
-    return Outcome(ours, [controlled(BUDGET_RULE, budget)], chart, table, runs, load)
+    negatives = [budget(*at_once[start]) for start in (SEEDS_A, SEEDS_B)]
+    ours += (f"; answering at once, LCRT minus PDQ decisions per 100 steps alive: "
+             f"{', '.join(f'{statistics.fmean(n):+.1f}' for n in negatives if n)} (sets A, B)")
+    return Outcome(ours, [controlled(BUDGET_RULE, budget(dirs["paused-chunks"], dirs["measured"]), *negatives)],
+                   chart, table, runs, load)
 
 
 # -- ROAR: the observation-modality ablation -------------------------------------------------------------
