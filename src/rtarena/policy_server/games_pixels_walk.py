@@ -299,7 +299,8 @@ def workshop(rgb: np.ndarray, legend: list[Row], rules: dict, hud: Hud | None) -
     """Each station (`_stations`) where it stands from you (`_room`); the part on the bench and its work bar
     (`_bench`); the orders, your hands and the prompt from the HUD line; then `games_text.workshop_play`.
     Loose parts on the floor are not read (the stand-in never drops one; Midline's are, by `midline`).
-    Where the station it would go to is hidden (under name plates), no answer this step."""
+    Name plates hide a station you stand beside (its plate and yours sit over it): one the prompt acts on
+    is within reach, so under you; where the station it would go to is hidden, a step and a look again."""
     room = _room(rgb, legend, rules, hud)
     if room is None:
         return None
