@@ -200,3 +200,17 @@ def test_the_handoff_reader_finds_every_window_and_what_it_holds_and_your_role_f
         assert all(close(at, want[n][0]) and item == want[n][1] for n, (at, item) in facts.windows.items()), facts
     no_windows = [r for r in legend if r.shape != "window"]
     assert walker.handoff(env._frame("p0"), no_windows, rules, hud) is None
+
+
+def test_the_kitchen_reader_puts_a_station_the_prompt_acts_on_under_you_where_name_plates_hide_it(monkeypatch):
+    env, legend, rules, _ = request("games/kitchen-v0", 0)
+    env.orders = [{"item": "bolt", "expires_s": 30.0, "points": 1}]
+    env.pos["p0"] = env.stations["bolt bin"] + np.array([0.8, 0.0])  # beside the bin: its plate and yours cover it
+    rgb, hud = env._frame("p0"), read_hud(env._observe("p0")["text"])
+    assert hud.status.endswith("Press E to take a bolt"), hud
+    assert not walker._things(rgb[walker.hud_bottom(rgb):], [find(legend, label="BOLT BIN")]), "the bin shows"
+    facts = read_facts(monkeypatch, walker.workshop, rgb, legend, rules, hud)
+    assert facts is not None and facts.stations["bolt bin"] == (0.0, 0.0), facts
+    assert walker.workshop(rgb, legend, rules, hud)[0] == "0 0 ; E"
+    unsaid = replace(hud, status=hud.status.rpartition(" | ")[0])  # the prompt cut: the bin is not known to be there
+    assert walker.workshop(rgb, legend, rules, unsaid)[0] != "0 0 ; E"

@@ -196,13 +196,18 @@ class Room:
         gear"); None when the prompt says neither."""
         if self.me is not None:
             return self
+        found = self.acted_on(where)
+        return replace(self, me=where[found]) if found else None
+
+    def acted_on(self, names: Any) -> str | None:
+        """The station (of `names`) the HUD's prompt acts on: it names it ("window 2", "the bench"), or its verb
+        and part are the station's legend words; None when it says neither (no prompt, "Hands full")."""
         prompt = self.head[2].lower()
         words = set(re.findall(r"[\w+]+", prompt))
-        named = [n for n in where if re.search(rf"\b{re.escape(n)}\b", prompt)]
-        acts = [n for n, verb in self.verbs.items() if n in where and verb[0].rstrip("s") in words
+        named = [n for n in names if re.search(rf"\b{re.escape(n)}\b", prompt)]
+        acts = [n for n, verb in self.verbs.items() if n in names and verb[0].rstrip("s") in words
                 and all(w in words for w in verb[1:])]
-        found = (named or acts or [None])[0]
-        return replace(self, me=where[found]) if found else None
+        return (named or acts or [None])[0]
 
     verbs: dict[str, tuple[str, ...]] = field(default_factory=dict)  # station -> its legend's E verb and part
 
@@ -294,7 +299,8 @@ def workshop(rgb: np.ndarray, legend: list[Row], rules: dict, hud: Hud | None) -
     """Each station (`_stations`) where it stands from you (`_room`); the part on the bench and its work bar
     (`_bench`); the orders, your hands and the prompt from the HUD line; then `games_text.workshop_play`.
     Loose parts on the floor are not read (the stand-in never drops one; Midline's are, by `midline`).
-    Where the station it would go to is hidden (under name plates), no answer this step."""
+    Name plates hide a station you stand beside (its plate and yours sit over it): one the prompt acts on
+    is within reach, so under you; where the station it would go to is hidden, a step and a look again."""
     room = _room(rgb, legend, rules, hud)
     if room is None:
         return None
@@ -303,20 +309,23 @@ def workshop(rgb: np.ndarray, legend: list[Row], rules: dict, hud: Hud | None) -
     room = room.placed(where)
     if room is None:
         return _look_again(hud)
+    here = room.acted_on(room.verbs)  # E acts on it now, so it is within reach: where name plates hide it,
+    if here is not None and here not in where:  # it is under you (and your plate)
+        where[here] = room.me
     bench = where.get("bench")
     bench_item, bench_left_s = _bench(room, legend, bench) if bench is not None else (None, 0.0)
     orders, held, prompt = room.head
     stations = {n: room.offset(at) for n, at in where.items()}
     report = WorkshopReport(orders=orders, held=held, prompt=prompt, stations=stations, bench_item=bench_item,
                             bench_left_s=bench_left_s, floor=(), windows={}, role="")
-    return _decide(report, hud)
+    return _decide(report, hud) or _look_again(hud, "the station I need is hidden under the name plates")
 
 
-def _look_again(hud: Hud | None) -> Play:
-    """Your icon hidden under name plates and the prompt not saying where you are: a step (its direction
-    turning each second), then look again."""
+def _look_again(hud: Hud | None, why: str = "cannot see myself under the name plates") -> Play:
+    """Your icon (or the station you need) hidden under name plates and the prompt not saying where: a step
+    (its direction turning each second), then look again."""
     step = "DWAS"[int(hud.time_left_s if hud else 0.0) % 4]
-    return f"0 0 ; {step}", f"{hud.title if hud else 'Workshop'}: cannot see myself under the name plates, stepping"
+    return f"0 0 ; {step}", f"{hud.title if hud else 'Workshop'}: {why}, stepping"
 
 
 def _decide(report: WorkshopReport, hud: Hud | None) -> Play | None:
