@@ -255,7 +255,8 @@ def handoff(r: WorkshopReport, rules: Rules, title: str) -> Play:
                 return NOOP, f"{title}: waiting for a free window"
             name, at = min(free, key=lambda f: math.hypot(*f[1]))
             return _interact(r, at, name=name), f"{title}: passing the {r.held} through {name}"
-        need = [o.rstrip(UP) for o in _wanted(r, rules) if o.rstrip(UP) not in in_windows]
+        need = [o.rstrip(UP) for o in _wanted(r, rules) if o.rstrip(UP) not in in_windows
+                and f"{o.rstrip(UP)} bin" in r.stations]  # a bin the view does not show: serve the next order
         if not need:
             return NOOP, f"{title}: nothing to fetch"
         at = r.stations[f"{need[0]} bin"]
