@@ -406,9 +406,9 @@ PLATE_ABOVE_M = 0.45  # a name plate's bottom stands about this far above its ic
 
 def _plates(room: Room, legend: list[Row]) -> list[tuple[float, float, int, int]]:
     """The name plates (pixels: middle x, y, width, height) but the order board's own: patches of the plate
-    colour, the board's label's (the row labelled ORDERS: the most common light colour in its box that is not its own),
-    wider and taller than a letter's inside (an O's is plate-coloured too); a patch as tall as several plates
-    is that many, one above another."""
+    colour, the board's label's (the row labelled ORDERS: the most common light colour in its box that is not
+    its own), wider and taller than a letter's inside (an O's is plate-coloured too); a patch as tall as
+    several plates is that many, one above another."""
     board = find(legend, label="ORDERS")
     where = box(mask(room.world, board.rgb, ICON_TOLERANCE)) if board is not None else None
     if where is None:
@@ -459,7 +459,10 @@ def handoff(rgb: np.ndarray, legend: list[Row], rules: dict, hud: Hud | None) ->
     name plates often cover them), named from the south as the text view numbers them, each holding the
     part drawn at its middle; your role from your side of them (west: the runner, at the part bins; east:
     the maker). A window the HUD's prompt names that the frame does not show near you lies under your own
-    icon. Then `games_text.workshop_play` (its `handoff` decision)."""
+    icon. Name plates hide more here than elsewhere: a station the frame does not show lies under a plate no
+    shown icon claims (`_under_plates`), or where you stand when the prompt offers it; a window they hide
+    (`_hidden`) is worth the maker's look while no window shows a part. Then `games_text.workshop_play` (its
+    `handoff` decision; where the station it needs is still not found, a step and a look again)."""
     room = _room(rgb, legend, rules, hud)
     window = next((r for r in legend if r.shape == "window"), None)
     if room is None or window is None:
