@@ -189,15 +189,24 @@ def test_the_midline_reader_takes_the_stations_flagged_yours_and_the_loose_parts
 
 def test_the_handoff_reader_finds_every_window_and_what_it_holds_and_your_role_from_your_side(monkeypatch):
     env, legend, rules, hud = request("games/handoff-v0", 0)
-    env.windows["window 1"] = ("gear", 0.0)
-    for agent, role in (("p0", "runner"), ("p1", "maker")):
+    # seed 0: on the maker's frame name plates hide window 2 (worth a look once no window shows a part) and the
+    # counter (found under the plate nothing shown claims); the runner's frame shows everything
+    hidden = {"p0": set(), "p1": {"window 2"}}
+    for agent, role, shown in (("p0", "runner", True), ("p1", "maker", True), ("p1", "maker", False)):
+        env.windows["window 1"] = ("gear", 0.0) if shown else None
         rgb, me = env._frame(agent), env.pos[agent]
         facts = read_facts(monkeypatch, walker.handoff, rgb, legend, rules, read_hud(env._observe(agent)["text"]))
         assert facts is not None and facts.role == role, facts
-        want = {name: (env.window_pos[name] - me, env.windows[name][0] if env.windows[name] else None)
-                for name in env.window_pos}
+        want = {name: (env.window_pos[name] - me, walker.HIDDEN if name in hidden[agent] and not shown else
+                       env.windows[name][0] if env.windows[name] else None) for name in env.window_pos}
         assert set(facts.windows) == set(want), (facts.windows, want)
         assert all(close(at, want[n][0]) and item == want[n][1] for n, (at, item) in facts.windows.items()), facts
+        mine = {n: p - me for n, p in env.stations.items() if env._side(p) == env._side(me)}
+        assert all(n in facts.stations and close(facts.stations[n], at) for n, at in mine.items()), facts.stations
+    no_plates = [r for r in legend if r.label != "ORDERS"]  # no board: the plates' colour is not known
+    maker = read_facts(monkeypatch, walker.handoff, env._frame("p1"), no_plates, rules,
+                       read_hud(env._observe("p1")["text"]))
+    assert maker is not None and "counter" not in maker.stations, maker.stations
     no_windows = [r for r in legend if r.shape != "window"]
     assert walker.handoff(env._frame("p0"), no_windows, rules, hud) is None
 

@@ -8,13 +8,17 @@ score, PvP games the stand-in's result against random and against the bot (seats
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import numpy as np
 import pytest
 
 import rtarena
 from rtarena.agents.specs import build_agent
 from rtarena.envs.games.ratings import suite_ratings
+from rtarena.envs.games.reports import WorkshopReport
 from rtarena.envs.registry import ENV_TABLE
+from rtarena.policy_server import games_text
 from rtarena.runtime import run_match
 
 GAMES = [spec.id for spec in ENV_TABLE if spec.family == "games" and "-var" not in spec.id]
@@ -57,3 +61,15 @@ def test_the_stand_in_beats_random_and_scores_below_the_privileged_bot(server, e
         return
     ours, random, bot = (mean_score(env_id, [spec] * seats) for spec in (stand, "random", "heuristic"))
     assert random < ours < bot, (random, ours, bot)
+
+
+def test_the_handoff_maker_takes_from_a_window_it_stops_short_of_where_the_hud_offers_that_window():
+    """The wall stops the maker 0.7 m from a window, past the walk's 0.6 m: the HUD's offer naming the window is
+    what says it is within reach (an offer naming another window is not)."""
+    windows = {"window 1": ((-0.7, 0.0), "gear"), "window 2": ((-0.7, 3.0), None)}
+    report = WorkshopReport(orders=("gear",), held=None, prompt="Press E to take the gear from window 1",
+                            stations={"bench": (2.0, 2.0), "counter": (3.0, 0.0), "trash": (3.0, -2.0)},
+                            bench_left_s=0.0, bench_item=None, floor=(), windows=windows, role="maker")
+    assert games_text.handoff(report, (), "Handoff")[0] == "0 0 ; E"
+    elsewhere = replace(report, prompt="Press E to take the gear from window 2")
+    assert games_text.handoff(elsewhere, (), "Handoff")[0] != "0 0 ; E"

@@ -191,17 +191,16 @@ class Room:
 
     def placed(self, where: dict[str, tuple[float, float]]) -> Room | None:
         """This room with you found: where your icon is hidden under name plates, at the station (of `where`:
-        name -> pixels) the HUD's prompt acts on (it names it, "window 2", "the bench", or its verb and part are
-        the station's legend words: "deliver" the counter's "E delivers", "take a gear" the gear bin's "E takes a
-        gear"); None when the prompt says neither."""
+        name -> pixels) the HUD's prompt acts on (`offered`); None when the prompt says none of them."""
         if self.me is not None:
             return self
-        found = self.acted_on(where)
+        found = self.offered(list(where))
         return replace(self, me=where[found]) if found else None
 
-    def acted_on(self, names: Any) -> str | None:
+    def offered(self, names: list[str]) -> str | None:
         """The station (of `names`) the HUD's prompt acts on: it names it ("window 2", "the bench"), or its verb
-        and part are the station's legend words; None when it says neither (no prompt, "Hands full")."""
+        and part are the station's legend words ("deliver" the counter's "E delivers", "take a gear" the gear
+        bin's "E takes a gear"); None when the prompt says neither (no prompt, "Hands full")."""
         prompt = self.head[2].lower()
         words = set(re.findall(r"[\w+]+", prompt))
         named = [n for n in names if re.search(rf"\b{re.escape(n)}\b", prompt)]
@@ -309,7 +308,7 @@ def workshop(rgb: np.ndarray, legend: list[Row], rules: dict, hud: Hud | None) -
     room = room.placed(where)
     if room is None:
         return _look_again(hud)
-    here = room.acted_on(room.verbs)  # E acts on it now, so it is within reach: where name plates hide it,
+    here = room.offered(list(room.verbs))  # E acts on it now, so it is within reach: where name plates hide it,
     if here is not None and here not in where:  # it is under you (and your plate)
         where[here] = room.me
     bench = where.get("bench")
@@ -318,14 +317,14 @@ def workshop(rgb: np.ndarray, legend: list[Row], rules: dict, hud: Hud | None) -
     stations = {n: room.offset(at) for n, at in where.items()}
     report = WorkshopReport(orders=orders, held=held, prompt=prompt, stations=stations, bench_item=bench_item,
                             bench_left_s=bench_left_s, floor=(), windows={}, role="")
-    return _decide(report, hud) or _look_again(hud, "the station I need is hidden under the name plates")
+    return _decide(report, hud) or _look_again(hud, "the station I need")
 
 
-def _look_again(hud: Hud | None, why: str = "cannot see myself under the name plates") -> Play:
+def _look_again(hud: Hud | None, hidden: str = "myself") -> Play:
     """Your icon (or the station you need) hidden under name plates and the prompt not saying where: a step
     (its direction turning each second), then look again."""
     step = "DWAS"[int(hud.time_left_s if hud else 0.0) % 4]
-    return f"0 0 ; {step}", f"{hud.title if hud else 'Workshop'}: {why}, stepping"
+    return f"0 0 ; {step}", f"{hud.title if hud else 'Workshop'}: cannot see {hidden} under the name plates, stepping"
 
 
 def _decide(report: WorkshopReport, hud: Hud | None) -> Play | None:
@@ -390,12 +389,84 @@ def midline(rgb: np.ndarray, legend: list[Row], rules: dict, hud: Hud | None) ->
 _WINDOW_PROMPT = re.compile(r"(?:take the (?P<item>[\w+]+) from|pass the [\w+]+ through) (?P<name>window \d+)")
 
 
+HIDDEN = "?"  # handoff: what a window hidden under name plates is reported to hold (unknown: worth a look)
+WINDOW_GLASS_M2 = 0.24  # a window in full view shows this much of its glass colour within half a metre of it
+# (measured on the default frame: 372 px at 39.3 px a metre); one holding a part about two thirds of it
+
+
+def _hidden(room: Room, window: Row, panes: dict[str, tuple[float, float]]) -> list[str]:
+    """The windows mostly hidden under name plates: less than half a full view's glass (WINDOW_GLASS_M2) within
+    half a metre of them."""
+    glass = mask(room.world, window.rgb, ICON_TOLERANCE)
+    r = round(0.5 * room.px_per_m)
+    seen = {n: int(glass[max(round(y) - r, 0):round(y) + r + 1, max(round(x) - r, 0):round(x) + r + 1].sum())
+            for n, (x, y) in panes.items()}
+    return [n for n, count in seen.items() if count < 0.5 * WINDOW_GLASS_M2 * room.px_per_m ** 2]
+
+
+PLATE_STEP_PX = 3  # name plates are sought on a grid this coarse (they are many pixels each way)
+PLATE_ABOVE_M = 0.45  # a name plate's bottom stands about this far above its icon's middle, where it fits
+
+
+def _plates(room: Room, legend: list[Row]) -> list[tuple[float, float, int, int]]:
+    """The name plates (pixels: middle x, y, width, height) but the order board's own: patches of the plate
+    colour, the board's label's (the row labelled ORDERS: the most common light colour in its box that is not
+    its own), wider and taller than a letter's inside (an O's is plate-coloured too); a patch as tall as
+    several plates is that many, one above another."""
+    board = find(legend, label="ORDERS")
+    where = box(mask(room.world, board.rgb, ICON_TOLERANCE)) if board is not None else None
+    if where is None:
+        return []
+    x0, y0, x1, y1 = where
+    pixels = room.world[y0:y1 + 1, x0:x1 + 1].reshape(-1, 3)
+    light = pixels[(pixels.astype(int).sum(axis=1) > 450) & ~mask(pixels[None], board.rgb, ICON_TOLERANCE)[0]]
+    if not len(light):
+        return []
+    colours, counts = np.unique(light, axis=0, return_counts=True)
+    plate = tuple(int(v) for v in colours[counts.argmax()])
+    step = PLATE_STEP_PX  # a plate is searched on every third pixel each way: a ninth of the work
+    found = [(step * g[:, 0].min(), step * g[:, 1].min(), step * g[:, 0].max() + step - 1,
+              step * g[:, 1].max() + step - 1) for g in blobs(mask(room.world[::step, ::step], plate, ICON_TOLERANCE))]
+    found = [f for f in found if min(f[2] - f[0], f[3] - f[1]) >= 0.3 * room.px_per_m
+             and not (x0 <= f[0] and f[2] <= x1 and y0 <= f[1] and f[3] <= y1)]
+    if not found:
+        return []
+    tall = float(np.median([f[3] - f[1] for f in found]))  # plates touching one above another: one patch
+    return [((u0 + u1) / 2, v0 + (k + 0.5) * (v1 - v0) / n, int(u1 - u0), int((v1 - v0) / n))
+            for u0, v0, u1, v1 in found for n in [max(1, round((v1 - v0) / tall))] for k in range(n)]
+
+
+def _under_plates(room: Room, legend: list[Row], seen: list[tuple[float, float]],
+                  hidden: dict[str, str]) -> dict[str, tuple[float, float]]:
+    """Where the stations the frame does not show (`hidden`: name -> its label) lie: under the name plates no
+    icon it shows claims (each shown icon, `seen`, claims the plate nearest the spot above it where plates
+    stand, nearest pairs first), the plates nearest you, the widest for the longest label."""
+    plates = _plates(room, legend)
+    if not plates:
+        return {}
+    lift = PLATE_ABOVE_M * room.px_per_m + float(np.median([p[3] for p in plates])) / 2
+    pairs = sorted((math.hypot(p[0] - at[0], p[1] - (at[1] - lift)), i, j) for i, at in enumerate(seen)
+                   for j, p in enumerate(plates))
+    claimed, done = set(), set()
+    for _, i, j in pairs:
+        if i not in done and j not in claimed:
+            done.add(i)
+            claimed.add(j)
+    left = [p for j, p in enumerate(plates) if j not in claimed]
+    left = sorted(left, key=lambda p: math.hypot(p[0] - room.me[0], p[1] - room.me[1]))[:len(hidden)]
+    names = sorted(hidden, key=lambda n: len(hidden[n]))
+    return {n: (p[0], p[1]) for n, p in zip(names, sorted(left, key=lambda p: p[2]), strict=False)}
+
+
 def handoff(rgb: np.ndarray, legend: list[Row], rules: dict, hud: Hud | None) -> Play | None:
     """The stations as in the workshop; the windows: every icon of the window row's colour (`_instances`:
     name plates often cover them), named from the south as the text view numbers them, each holding the
     part drawn at its middle; your role from your side of them (west: the runner, at the part bins; east:
     the maker). A window the HUD's prompt names that the frame does not show near you lies under your own
-    icon. Then `games_text.workshop_play` (its `handoff` decision)."""
+    icon. Name plates hide more here than elsewhere: a station the frame does not show lies under a plate no
+    shown icon claims (`_under_plates`), or where you stand when the prompt offers it; a window they hide
+    (`_hidden`) is worth the maker's look while no window shows a part. Then `games_text.workshop_play` (its
+    `handoff` decision; where the station it needs is still not found, a step and a look again)."""
     room = _room(rgb, legend, rules, hud)
     window = next((r for r in legend if r.shape == "window"), None)
     if room is None or window is None:
@@ -409,17 +480,33 @@ def handoff(rgb: np.ndarray, legend: list[Row], rules: dict, hud: Hud | None) ->
     if room is None:
         return _look_again(hud)
     stations = {n: room.offset(at) for n, at in where.items()}
+    hidden = {n: r.label for r, n in named.items() if r is not window and n not in where}
+    if hidden:  # stations name plates hide: under the plates nothing shown claims
+        mate = [at for r, at in _things(room.world, [r for r in legend if r.shape == "person"], room.area).items()
+                if r.label != "YOU"]
+        under = _under_plates(room, legend, [room.me, *mate, *where.values(), *panes.values()], hidden)
+        stations.update({n: room.offset(at) for n, at in under.items()})
+    offered = room.offered([n for r, n in named.items() if r is not window])
+    if offered is not None and offered not in where:  # a station name plates hide, where you stand
+        stations[offered] = (0.0, 0.0)
     reach = round(WINDOW_PART_M * room.px_per_m)
     windows = {n: (room.offset(at), _part_at(room.world, legend, *at, reach)) for n, at in panes.items()}
     orders, held, prompt = room.head
     here = _WINDOW_PROMPT.search(prompt)
-    if here and not any(math.hypot(*at) <= 0.6 for at, _ in windows.values()):
-        windows[here["name"]] = ((0.0, 0.0), here["item"])
+    if here:  # the window it names holds what it says (under your icon where the frame shows none near you)
+        near = any(math.hypot(*at) <= 0.6 for at, _ in windows.values())
+        windows[here["name"]] = (windows[here["name"]][0] if near and here["name"] in windows else (0.0, 0.0),
+                                 here["item"])
     if not windows:
         return None
     east = np.mean([at[0] for at, _ in windows.values()]) < 0
+    if east and not any(item for _, item in windows.values()):  # the maker, no part in sight: a window a name
+        # plate hides may hold one (the runner's plate pushes the window's own onto it as the runner passes a
+        # part in): go and look (at it, the HUD's prompt offers what it holds)
+        for name in _hidden(room, window, panes):
+            windows[name] = (windows[name][0], HIDDEN)
     bench = where.get("bench")
     bench_item, bench_left_s = _bench(room, legend, bench) if bench is not None else (None, 0.0)
     report = WorkshopReport(orders=orders, held=held, prompt=prompt, stations=stations, bench_item=bench_item,
                             bench_left_s=bench_left_s, floor=(), windows=windows, role="maker" if east else "runner")
-    return _decide(report, hud)
+    return _decide(report, hud) or _look_again(hud, "the station I need")

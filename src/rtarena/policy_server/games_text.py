@@ -209,8 +209,11 @@ def workshop_goal(r: WorkshopReport, rules: Rules, bins: dict[str, tuple[float, 
     return f"{order.rstrip(UP)} bin", why
 
 
-def _interact(r: WorkshopReport, at: tuple[float, float], hold: bool = False) -> str:
-    if _near(at) and r.prompt:
+def _interact(r: WorkshopReport, at: tuple[float, float], hold: bool = False, name: str = "") -> str:
+    """`E` when the HUD offers an action here, else walk on. Close by, any offer is the station's; a window
+    in handoff's wall may stay out of that reach (you stop at the wall), so its offer counts where it names it."""
+    named = bool(name) and r.prompt.endswith(f" {name}")
+    if r.prompt and (_near(at) or named):
         return "0 0 ; E ; E ; E ; E" if hold or r.prompt.startswith("Hold E") else "0 0 ; E"
     return walk(*at)
 
@@ -251,8 +254,9 @@ def handoff(r: WorkshopReport, rules: Rules, title: str) -> Play:
             if not free:
                 return NOOP, f"{title}: waiting for a free window"
             name, at = min(free, key=lambda f: math.hypot(*f[1]))
-            return _interact(r, at), f"{title}: passing the {r.held} through {name}"
-        need = [o.rstrip(UP) for o in _wanted(r, rules) if o.rstrip(UP) not in in_windows]
+            return _interact(r, at, name=name), f"{title}: passing the {r.held} through {name}"
+        need = [o.rstrip(UP) for o in _wanted(r, rules) if o.rstrip(UP) not in in_windows
+                and f"{o.rstrip(UP)} bin" in r.stations]  # a bin the view does not show: serve the next order
         if not need:
             return NOOP, f"{title}: nothing to fetch"
         at = r.stations[f"{need[0]} bin"]
@@ -260,7 +264,7 @@ def handoff(r: WorkshopReport, rules: Rules, title: str) -> Play:
     full = [(name, at) for name, (at, item) in r.windows.items() if item]
     if r.held is None and not (r.bench_item and r.bench_item.endswith(UP)) and full:
         name, at = min(full, key=lambda f: math.hypot(*f[1]))
-        return _interact(r, at), f"{title}: taking a part from {name}"
+        return _interact(r, at, name=name), f"{title}: taking a part from {name}"
     station, note = workshop_goal(r, rules, {})
     if station is None or station.endswith(" bin"):
         return NOOP, f"{title}: waiting for parts"
