@@ -248,11 +248,12 @@ def _painted(shape: tuple[int, int], group: np.ndarray) -> np.ndarray:
     return out
 
 
-def _bench(room: Room, legend: list[Row], at: tuple[float, float]) -> tuple[str | None, float]:
-    """The part on a bench (a part row's colour at its middle; upgraded with the white ring) and whether its
-    work bar (white, under it) is still there (1.0; its length is not needed) or gone (0.0)."""
+def _bench(room: Room, legend: list[Row], at: tuple[float, float], item: str | None = None) -> tuple[str | None, float]:
+    """The part on a bench (a part row's colour at its middle; upgraded with the white ring; `item` where the
+    caller knows it otherwise) and whether its work bar (white, under it) is still there (1.0; its length is
+    not needed) or gone (0.0)."""
     world, px_per_m = room.world, room.px_per_m
-    item = _part_at(world, legend, *at, round(BENCH_REACH_M * px_per_m))
+    item = item or _part_at(world, legend, *at, round(BENCH_REACH_M * px_per_m))
     white = find(legend, meaning="a white ring")
     near, far = (round(at[1] + m * px_per_m) for m in BAR_BELOW_M)
     side = round(0.6 * px_per_m)
@@ -331,6 +332,8 @@ def _decide(report: WorkshopReport, hud: Hud | None) -> Play | None:
 
 INK_SHARE = 0.5  # a pixel on the line from a label's plate colour to its ink, this near the ink, is ink
 INK_OFF = 8  # ... and within this of that line (the glyphs' edges blend the two; outlines and walls lie off it)
+HIDDEN_BAR = 0.3  # a bench's bar place this much plate-coloured is hidden
+LOOK_S = 0.3  # a bench whose bar is hidden: how long of each look period it is taken to be done
 LETTER_GAP = 0.5  # glyphs closer than this share of their height are letters of one word
 
 
@@ -393,7 +396,8 @@ def _label_at(room: Room, legend: list[Row], label: str) -> tuple[float, float, 
     return left + w[:, 0].min(), top + w[:, 1].min(), left + w[:, 2].max(), top + w[:, 3].max()
 
 
-def _under_plate(room: Room, legend: list[Row], rules: dict, flags: list[tuple[float, float]]) -> tuple[float, float] | None:
+def _under_plate(room: Room, legend: list[Row], rules: dict,
+                 flags: list[tuple[float, float]]) -> tuple[float, float] | None:
     """Where you are when name plates hide your icon: under your own plate (the one that reads YOU), at its
     middle, or beside it where a patch of your colour touches its side (the part of you it leaves; not a
     station's flag, `flags`): then a body's radius (the rules' player radius) in from that patch's outer edge."""
@@ -419,6 +423,17 @@ def _under_plate(room: Room, legend: list[Row], rules: dict, flags: list[tuple[f
     return x, y
 
 
+def _bar_hidden(room: Room, legend: list[Row], at: tuple[float, float]) -> bool:
+    """Whether name plates cover most of the place under a bench where its work bar is drawn."""
+    colours = _plate_colours(room.world, legend)
+    if colours is None:
+        return False
+    near, far = (round(at[1] + m * room.px_per_m) for m in BAR_BELOW_M)
+    side = round(0.4 * room.px_per_m)
+    under = room.world[near:far + 1, max(round(at[0]) - side, 0):round(at[0]) + side + 1]
+    return bool(under.size) and mask(under, tuple(int(c) for c in colours[0]), ICON_TOLERANCE).mean() >= HIDDEN_BAR
+
+
 def _icon_boxes(room: Room, row: Row) -> list[tuple[float, float, float, float]]:
     """Each icon of a row's exact colour on the floor as the bounding box of its pixels (x0, y0, x1, y1 pixels,
     inclusive): patches within SAME_ICON_M of each other are one icon. Unlike `_instances`, thin parts count
@@ -438,13 +453,13 @@ def _icon_boxes(room: Room, row: Row) -> list[tuple[float, float, float, float]]
 
 
 def _own_stations(room: Room, legend: list[Row], rules: dict, flagged) -> tuple[dict, dict]:
-    """Your stations (name -> pixels) and both sides' places of each station (name -> [west, east]). The sides' stations are mirrored about the
-    midline (the floor's middle column; the game's description says so): a station's two icons stand at
-    one height, so the taller of them (the one a name plate covers less) gives both their middle's height,
-    and one whose icon plates hide stands where the other's mirror does. Yours: the one whose flag shows
-    your colour, or the mirror of the one whose flag shows the rival's; where neither flag shows, the
-    one on your side, as your other stations are (the bench across, where the level rules'
-    `midline.bench_across` says so)."""
+    """Your stations (name -> pixels) and both sides' places of each (name -> [west, east]). The sides'
+    stations are mirrored about the midline (the floor's middle column; the game's description says so): a
+    station's two icons stand at one height, so the taller of them (the one a name plate covers less) gives
+    both their middle's height, and one whose icon plates hide stands where the other's mirror does. Yours:
+    the one whose flag shows your colour, or the mirror of the one whose flag shows the rival's; where
+    neither flag shows, the one on your side, as your other stations are (the bench across, where the level
+    rules' `midline.bench_across` says so)."""
     x0, _, x1, _ = room.area
     mid = (x0 + x1 + 1) / 2
     across = bool(rules.get("midline", {}).get("bench_across", False))
@@ -462,7 +477,7 @@ def _own_stations(room: Room, legend: list[Row], rules: dict, flagged) -> tuple[
         score = {x: flagged((x, y)) for x in pair}
         pairs[name] = (pair, y, score)
     sides: dict[str, int] = {}  # 0: west, 1: east
-    for name, (pair, y, score) in pairs.items():
+    for name, (pair, _, score) in pairs.items():
         if score[pair[0]] != score[pair[1]]:
             sides[name] = 0 if score[pair[0]] > score[pair[1]] else 1
     if not sides:
@@ -518,9 +533,14 @@ def midline(rgb: np.ndarray, legend: list[Row], rules: dict, hud: Hud | None) ->
     bench_item, bench_left_s = _bench(room, legend, bench) if bench is not None else (None, 0.0)
     taking = _TAKE.search(prompt)  # only the bench's part is "the" one to take (a bin's is "a", the floor's "pick up")
     reach_m = float(rules.get("player", {}).get("reach_m", 0.0))
-    if taking and bench is not None and math.hypot(*room.offset(bench)) <= reach_m:  # your plate may hide the
-        # part and its bar: the prompt names it, upgraded (done) or not (still working)
-        bench_item, bench_left_s = taking["item"], 0.0 if taking["item"].endswith(UP) else 1.0
+    if taking and bench_item is None and bench is not None and math.hypot(*room.offset(bench)) <= reach_m:
+        bench_item = taking["item"]  # your plate hides the part on the bench: the prompt names it
+        bench_left_s = _bench(room, legend, bench, bench_item)[1]
+    if bench_item and not bench_left_s and _bar_hidden(room, legend, bench):  # a plate covers where its bar would
+        # be (a station's, 1.5 m below the bench): take the part to look only once every `bench.upgrade_s` + 1 s
+        # of the HUD's clock, so that a part put back has had its time when the next look comes
+        upgrade_s = float(rules.get("bench", {}).get("upgrade_s", 0.0))
+        bench_left_s = 0.0 if hud is None or hud.time_left_s % (upgrade_s + 1.0) < LOOK_S else 1.0
     report = WorkshopReport(orders=orders, held=held, prompt=prompt,
                             stations={n: room.offset(at) for n, at in stations.items()}, bench_item=bench_item,
                             bench_left_s=bench_left_s, floor=tuple(floor), windows={}, role="")
