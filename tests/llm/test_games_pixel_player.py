@@ -19,6 +19,7 @@ import pytest
 
 from rtarena.agents.llm import LLMAgent
 from rtarena.agents.llm.prompts import LEVEL_RULES_HEADING, observation_message
+from rtarena.envs.games.canvas import LABEL_INK, LABEL_PLATE
 from rtarena.envs.games.reports import WorkshopReport, read_hud
 from rtarena.envs.registry import make
 from rtarena.policy_server import games_pixels_walk as walker
@@ -200,3 +201,23 @@ def test_the_handoff_reader_finds_every_window_and_what_it_holds_and_your_role_f
         assert all(close(at, want[n][0]) and item == want[n][1] for n, (at, item) in facts.windows.items()), facts
     no_windows = [r for r in legend if r.shape != "window"]
     assert walker.handoff(env._frame("p0"), no_windows, rules, hud) is None
+
+
+def test_the_midline_reader_finds_you_under_your_name_plate_beside_a_station_and_not_with_the_plates_blank(
+        monkeypatch):
+    env, legend, rules, _ = request("games/midline-v0", 0)
+    env.pos["p0"] = env.own["p0"]["trash"] + np.array([0.9, 0.0])  # the station's plate pushes yours over you
+    rgb, me, hud = env._frame("p0"), env.pos["p0"], read_hud(env._observe("p0")["text"])
+    assert walker._room(rgb, legend, rules, hud).me is None, "your icon shows"
+    assert "Press E" not in hud.status, hud  # the prompt does not say where you are
+    facts = read_facts(monkeypatch, walker.midline, rgb, legend, rules, hud)
+    assert facts is not None and set(facts.stations) == {"bench", "counter", "trash"}, facts
+    assert all(close(at, env.own["p0"][name] - me) for name, at in facts.stations.items()), facts.stations
+    blank = rgb.copy()  # the words on the floor's name plates painted out in the plate's colour: none reads YOU
+    below = np.flatnonzero((rgb == find(legend, meaning="the order board").rgb).all(axis=2).any(axis=1)).max() + 1
+    floor, line = blank[below:], np.subtract(LABEL_PLATE, LABEL_INK)
+    share = np.clip((floor.astype(float) - LABEL_INK) @ line / (line @ line), 0.0, 1.0)
+    inked = np.linalg.norm(floor - LABEL_INK - share[..., None] * line, axis=2) <= 8  # ink and its blends
+    floor[inked & (share < 0.9)] = LABEL_PLATE
+    assert read_facts(monkeypatch, walker.midline, blank, legend, rules, hud) is None
+    assert "cannot see myself" in walker.midline(blank, legend, rules, hud)[1]
