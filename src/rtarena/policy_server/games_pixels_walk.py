@@ -544,15 +544,9 @@ def midline(rgb: np.ndarray, legend: list[Row], rules: dict, hud: Hud | None) ->
     report = WorkshopReport(orders=orders, held=held, prompt=prompt,
                             stations={n: room.offset(at) for n, at in stations.items()}, bench_item=bench_item,
                             bench_left_s=bench_left_s, floor=tuple(floor), windows={}, role="")
-    play = _decide(report, hud)
-    if play is not None and play[0] == TAP and hud is not None and round(hud.time_left_s * 10) % 2:  # E only
-        # every other tenth of the HUD's clock: after taking the part off the bench to look, the next answer is E
-        # again (put it back), and E held on from one answer to the next is no new press
-        return "0 0 ; -", play[1]
-    return play
+    return _decide(report, hud)
 
 
-TAP = "0 0 ; E"
 _OFFER = re.compile(r"pick up the (?P<kind>\w+)")
 _TAKE = re.compile(r"Press E to take the (?P<item>[\w+]+)")
 
