@@ -19,6 +19,7 @@ import pytest
 
 from rtarena.agents.llm import LLMAgent
 from rtarena.agents.llm.prompts import LEVEL_RULES_HEADING, observation_message
+from rtarena.envs.games.canvas import LABEL_INK, LABEL_PLATE
 from rtarena.envs.games.reports import WorkshopReport, read_hud
 from rtarena.envs.registry import make
 from rtarena.policy_server import games_pixels_walk as walker
@@ -223,3 +224,23 @@ def test_the_kitchen_reader_puts_a_station_the_prompt_acts_on_under_you_where_na
     assert walker.workshop(rgb, legend, rules, hud)[0] == "0 0 ; E"
     unsaid = replace(hud, status=hud.status.rpartition(" | ")[0])  # the prompt cut: the bin is not known to be there
     assert walker.workshop(rgb, legend, rules, unsaid)[0] != "0 0 ; E"
+
+
+def test_the_midline_reader_finds_you_under_your_name_plate_beside_a_station_and_not_with_the_plates_blank(
+        monkeypatch):
+    env, legend, rules, _ = request("games/midline-v0", 0)
+    env.pos["p0"] = env.own["p0"]["trash"] + np.array([0.9, 0.0])  # the station's plate pushes yours over you
+    rgb, me, hud = env._frame("p0"), env.pos["p0"], read_hud(env._observe("p0")["text"])
+    assert walker._room(rgb, legend, rules, hud).me is None, "your icon shows"
+    assert "Press E" not in hud.status, hud  # the prompt does not say where you are
+    facts = read_facts(monkeypatch, walker.midline, rgb, legend, rules, hud)
+    assert facts is not None and set(facts.stations) == {"bench", "counter", "trash"}, facts
+    assert all(close(at, env.own["p0"][name] - me) for name, at in facts.stations.items()), facts.stations
+    blank = rgb.copy()  # the words on the floor's name plates painted out in the plate's colour: none reads YOU
+    below = np.flatnonzero((rgb == find(legend, meaning="the order board").rgb).all(axis=2).any(axis=1)).max() + 1
+    floor, line = blank[below:], np.subtract(LABEL_PLATE, LABEL_INK)
+    share = np.clip((floor.astype(float) - LABEL_INK) @ line / (line @ line), 0.0, 1.0)
+    inked = np.linalg.norm(floor - LABEL_INK - share[..., None] * line, axis=2) <= 8  # ink and its blends
+    floor[inked & (share < 0.9)] = LABEL_PLATE
+    assert read_facts(monkeypatch, walker.midline, blank, legend, rules, hud) is None
+    assert "cannot see myself" in walker.midline(blank, legend, rules, hud)[1]

@@ -252,16 +252,18 @@ def _painted(shape: tuple[int, int], group: np.ndarray) -> np.ndarray:
     return out
 
 
-def _bench(room: Room, legend: list[Row], at: tuple[float, float]) -> tuple[str | None, float]:
-    """The part on a bench (a part row's colour at its middle; upgraded with the white ring) and whether its
-    work bar (white, under it) is still there (1.0; its length is not needed) or gone (0.0)."""
+def _bench(room: Room, legend: list[Row], at: tuple[float, float], item: str | None = None) -> tuple[str | None, float]:
+    """The part on a bench (a part row's colour at its middle; upgraded with the white ring; `item` where the
+    caller knows it otherwise) and whether its work bar (white, under it) is still there (1.0; its length is
+    not needed) or gone (0.0)."""
     world, px_per_m = room.world, room.px_per_m
-    item = _part_at(world, legend, *at, round(BENCH_REACH_M * px_per_m))
+    item = item or _part_at(world, legend, *at, round(BENCH_REACH_M * px_per_m))
     white = find(legend, meaning="a white ring")
     near, far = (round(at[1] + m * px_per_m) for m in BAR_BELOW_M)
     side = round(0.6 * px_per_m)
     under = world[near:far + 1, max(round(at[0]) - side, 0):round(at[0]) + side + 1]
-    working = bool(item) and white is not None and mask(under, white.rgb, ICON_TOLERANCE).sum() >= 6
+    working = bool(item) and white is not None and mask(under, white.rgb).sum() >= 6  # the bar is drawn a
+    # shade off the ring's white (the legend names it only "the white bar"): the looser match
     return item, 1.0 if working else 0.0
 
 
@@ -336,13 +338,173 @@ def _decide(report: WorkshopReport, hud: Hud | None) -> Play | None:
 
 # ---- midline ------------------------------------------------------------------------------------------------
 
+INK_SHARE = 0.5  # a pixel on the line from a label's plate colour to its ink, this near the ink, is ink
+INK_OFF = 8  # ... and within this of that line (the glyphs' edges blend the two; outlines and walls lie off it)
+HIDDEN_BAR = 0.3  # a bench's bar place this much plate-coloured is hidden
+LOOK_S = 0.3  # a bench whose bar is hidden: how long of each look period it is taken to be done
+LETTER_GAP = 0.5  # glyphs closer than this share of their height are letters of one word
+
+
+def _plate_colours(world: np.ndarray, legend: list[Row]) -> tuple[np.ndarray, np.ndarray, tuple] | None:
+    """The name plates' colour and their ink's, read off the order board (the legend's row "the order board",
+    its name written on a plate): the commonest colour on the board but its own, and the darkest; and the
+    board's box (its orders are written on plates too)."""
+    board = find(legend, meaning="the order board")
+    where = box(mask(world, board.rgb, ICON_TOLERANCE)) if board is not None else None
+    if where is None:
+        return None
+    x0, y0, x1, y1 = where
+    pixels = world[y0:y1 + 1, x0:x1 + 1].reshape(-1, 3).astype(np.int16)
+    pixels = pixels[(np.abs(pixels - np.array(board.rgb)) > ICON_TOLERANCE).any(axis=1)]
+    if not len(pixels):
+        return None
+    colours, counts = np.unique(pixels, axis=0, return_counts=True)
+    return colours[np.argmax(counts)], colours[np.argmin(colours.sum(axis=1))], where
+
+
+def _label_at(room: Room, legend: list[Row], label: str) -> tuple[float, float, float, float] | None:
+    """The box of the word on the name plate that reads `label` (pixels), told from the others by its letters' count:
+    the ink on the floor (and around it) grouped into glyphs, the glyphs on a plate into words; None unless
+    exactly one word on the plates has as many letters as the label."""
+    colours = _plate_colours(room.world, legend)
+    if colours is None:
+        return None
+    plate, ink, board = colours
+    x0, y0, x1, y1 = room.area
+    pad = round(room.px_per_m)  # a plate may stand out past the floor's edge (a station's by the wall)
+    top, left = max(y0 - pad, 0), max(x0 - pad, 0)
+    near = room.world[top:y1 + pad + 1, left:x1 + pad + 1].astype(np.float32)
+    line = (plate - ink).astype(np.float32)
+    share = np.clip((near - ink) @ line / (line @ line), 0.0, 1.0)
+    off = np.linalg.norm(near - ink - share[..., None] * line, axis=2)
+    on_plate = mask(near, tuple(int(c) for c in plate), ICON_TOLERANCE)
+    glyphs = []
+    for g in blobs((share < INK_SHARE) & (off <= INK_OFF)):
+        gx0, gy0, gx1, gy1 = int(g[:, 0].min()), int(g[:, 1].min()), int(g[:, 0].max()), int(g[:, 1].max())
+        ring = on_plate[max(gy0 - 2, 0):gy1 + 3, max(gx0 - 2, 0):gx1 + 3]
+        on_board = board[0] <= left + gx0 <= board[2] and board[1] <= top + gy0 <= board[3]
+        if ring.mean() >= 0.3 and not on_board:  # a glyph on a plate (an outline's dark corner is not)
+            glyphs.append((gx0, gy0, gx1, gy1))
+    if not glyphs:
+        return None
+    tall = float(np.median([g[3] - g[1] + 1 for g in glyphs]))
+    glyphs = sorted((g for g in glyphs if g[3] - g[1] + 1 >= 0.6 * tall), key=lambda g: g[0])
+    words: list[list[tuple[int, int, int, int]]] = []
+    for g in glyphs:
+        word = next((w for w in words if 0 <= g[0] - w[-1][2] <= LETTER_GAP * tall + 1
+                     and min(g[3], w[-1][3]) - max(g[1], w[-1][1]) >= 0.5 * tall), None)
+        if word is None:
+            words.append([g])
+        else:
+            word.append(g)
+    found = [w for w in words if len(w) == len(label.replace(" ", ""))]
+    if len(found) != 1:
+        return None
+    w = np.array(found[0])
+    return left + w[:, 0].min(), top + w[:, 1].min(), left + w[:, 2].max(), top + w[:, 3].max()
+
+
+def _under_plate(room: Room, legend: list[Row], rules: dict,
+                 flags: list[tuple[float, float]]) -> tuple[float, float] | None:
+    """Where you are when name plates hide your icon: under your own plate (the one that reads YOU), at its
+    middle, or beside it where a patch of your colour touches its side (the part of you it leaves; not a
+    station's flag, `flags`): then a body's radius (the rules' player radius) in from that patch's outer edge."""
+    word = _label_at(room, legend, "YOU")
+    you = find(legend, label="YOU")
+    if word is None or you is None:
+        return None
+    wx0, wy0, wx1, wy1 = word
+    r = float(rules.get("player", {}).get("radius_m", 0.0)) * room.px_per_m
+    y = (wy0 + wy1) / 2 + 0.5
+    top, left = max(round(wy0 - r), 0), max(round(wx0 - 3 * r), 0)
+    near = mask(room.world[top:round(wy1 + r) + 1, left:round(wx1 + 3 * r) + 1], you.rgb, ICON_TOLERANCE)
+    sides = []
+    for g in blobs(near):
+        gx, gy = g[:, 0] + left, g[:, 1] + top
+        if len(g) < 6 or any(math.hypot(gx.mean() - f[0], gy.mean() - f[1]) <= FLAG_M * room.px_per_m for f in flags):
+            continue
+        if gx.max() > wx1:
+            sides.append((len(g), gx.max() + 0.5 - r))
+        elif gx.min() < wx0:
+            sides.append((len(g), gx.min() + 0.5 + r))
+    x = max(sides)[1] if sides else (wx0 + wx1) / 2 + 0.5
+    return x, y
+
+
+def _bar_hidden(room: Room, legend: list[Row], at: tuple[float, float]) -> bool:
+    """Whether name plates cover most of the place under a bench where its work bar is drawn."""
+    colours = _plate_colours(room.world, legend)
+    if colours is None:
+        return False
+    near, far = (round(at[1] + m * room.px_per_m) for m in BAR_BELOW_M)
+    side = round(0.4 * room.px_per_m)
+    under = room.world[near:far + 1, max(round(at[0]) - side, 0):round(at[0]) + side + 1]
+    return bool(under.size) and mask(under, tuple(int(c) for c in colours[0]), ICON_TOLERANCE).mean() >= HIDDEN_BAR
+
+
+def _icon_boxes(room: Room, row: Row) -> list[tuple[float, float, float, float]]:
+    """Each icon of a row's exact colour on the floor as the bounding box of its pixels (x0, y0, x1, y1 pixels,
+    inclusive): patches within SAME_ICON_M of each other are one icon. Unlike `_instances`, thin parts count
+    (a station's icon is mostly outline-thin bars, no glyph shares its colour), so the box spans the icon."""
+    x0, y0, x1, y1 = room.area
+    icons: list[np.ndarray] = []
+    near = SAME_ICON_M * room.px_per_m
+    for g in blobs(mask(room.world[y0:y1 + 1, x0:x1 + 1], row.rgb, ICON_TOLERANCE)):
+        k = next((i for i, icon in enumerate(icons) if np.hypot(*(icon.mean(axis=0) - g.mean(axis=0))) <= near), None)
+        if len(g) < 6:
+            continue
+        if k is None:
+            icons.append(g)
+        else:
+            icons[k] = np.vstack([icons[k], g])
+    return [(x0 + g[:, 0].min(), y0 + g[:, 1].min(), x0 + g[:, 0].max(), y0 + g[:, 1].max()) for g in icons]
+
+
+def _own_stations(room: Room, legend: list[Row], rules: dict, flagged) -> tuple[dict, dict]:
+    """Your stations (name -> pixels) and both sides' places of each (name -> [west, east]). The sides'
+    stations are mirrored about the midline (the floor's middle column; the game's description says so): a
+    station's two icons stand at one height, so the taller of them (the one a name plate covers less) gives
+    both their middle's height, and one whose icon plates hide stands where the other's mirror does. Yours:
+    the one whose flag shows your colour, or the mirror of the one whose flag shows the rival's; where
+    neither flag shows, the one on your side, as your other stations are (the bench across, where the level
+    rules' `midline.bench_across` says so)."""
+    x0, _, x1, _ = room.area
+    mid = (x0 + x1 + 1) / 2
+    across = bool(rules.get("midline", {}).get("bench_across", False))
+    pairs, spots = {}, {}
+    for row, name in _stations(legend).items():
+        icons = _icon_boxes(room, row)
+        if not icons:
+            continue
+        tallest = max(icons, key=lambda b: b[3] - b[1])
+        y = (tallest[1] + tallest[3]) / 2 + 0.5
+        xs = sorted({round((b[0] + b[2]) / 2 + 0.5, 1) for b in icons}, key=lambda x: abs(x - mid))
+        far = max(xs, key=lambda x: abs(x - mid))  # the icon farthest out and its mirror: the pair
+        pair = (min(far, 2 * mid - far), max(far, 2 * mid - far))  # (west, east)
+        spots[name] = [(x, y) for x in pair]
+        score = {x: flagged((x, y)) for x in pair}
+        pairs[name] = (pair, y, score)
+    sides: dict[str, int] = {}  # 0: west, 1: east
+    for name, (pair, _, score) in pairs.items():
+        if score[pair[0]] != score[pair[1]]:
+            sides[name] = 0 if score[pair[0]] > score[pair[1]] else 1
+    if not sides:
+        return {}, spots
+    flip = {n: n == "bench" and across for n in pairs}
+    votes = [side ^ flip[n] for n, side in sides.items()]
+    usual = round(sum(votes) / len(votes))
+    return {n: (pair[sides.get(n, usual ^ flip[n])], y) for n, (pair, y, _) in pairs.items()}, spots
+
+
 def midline(rgb: np.ndarray, legend: list[Row], rules: dict, hud: Hud | None) -> Play | None:
     """Both sides' stations are drawn alike, each flagged in its side's colour (the flag rows: the one whose
-    meaning says "your side" and the other): of each station's icons, yours is the one with the more of your
-    flag's colour than the rival's up and right of it (where the flag stands). The loose parts: every icon of a
-    part row's colour on the floor, but those on a bench and those at a player's side (carried: yours only
-    while the HUD says you hold one). Then `games_text.workshop_play` with the nearest part of each kind
-    as its bin, as the text stand-in does."""
+    meaning says "your side" and the other), and mirrored about the midline (`_own_stations`). You: your
+    colour's largest solid patch (`_room`), else the name plate that reads YOU (`_label_at`: plates hide
+    you beside a station), else the station the HUD's prompt acts on. The loose parts: every icon of a part
+    row's colour on the floor, but those on a bench and those at a player's side (carried: yours only while
+    the HUD says you hold one); a part the prompt offers ("pick up the gear") that the frame does not show
+    near you is under you. Then `games_text.workshop_play` with the nearest part of each kind as its bin,
+    as the text stand-in does."""
     room = _room(rgb, legend, rules, hud)
     flags = [r for r in legend if r.shape == "flag"]
     mine = next((r for r in flags if "your side" in r.meaning), None)
@@ -357,15 +519,11 @@ def midline(rgb: np.ndarray, legend: list[Row], rules: dict, hud: Hud | None) ->
         near = world[max(y - reach, 0):y + reach + 1, max(x - reach, 0):x + reach + 1]
         return int(mask(near, mine.rgb, ICON_TOLERANCE).sum()) - int(mask(near, theirs.rgb, ICON_TOLERANCE).sum())
 
-    stations, benches = {}, []
-    for row, name in _stations(legend).items():
-        icons = _instances(room, row)
-        if name == "bench":
-            benches = icons
-        score = {at: flagged(at) for at in icons}
-        best = max(score, key=score.get, default=None)
-        if best is not None and score[best] > 0:
-            stations[name] = best
+    stations, spots = _own_stations(room, legend, rules, flagged)
+    benches = spots.get("bench", [])
+    if room.me is None:
+        flag_at = [(x + FLAG_M * px, y - FLAG_M * px) for pair in spots.values() for x, y in pair]
+        room = replace(room, me=_under_plate(room, legend, rules, flag_at))
     room = room.placed(stations)
     if room is None:
         return _look_again(hud)
@@ -374,14 +532,31 @@ def midline(rgb: np.ndarray, legend: list[Row], rules: dict, hud: Hud | None) ->
     players = ([room.me] if held else []) + (list(_things(world, [rival], room.area).values()) if rival else [])
     part_rows = [(m["kind"], r) for r in legend if (m := _PART.match(r.meaning))]
     apart = CARRIED_M * px
-    floor = tuple((kind, room.offset(at)) for kind, row in part_rows for at in _instances(room, row)
-                  if all(math.hypot(at[0] - b[0], at[1] - b[1]) > apart for b in benches + players))
+    floor = [(kind, room.offset(at)) for kind, row in part_rows for at in _instances(room, row)
+             if all(math.hypot(at[0] - b[0], at[1] - b[1]) > apart for b in benches + players)]
+    offered = _OFFER.search(prompt)
+    if offered and not any(kind == offered["kind"] and math.hypot(*at) <= 1.0 for kind, at in floor):
+        floor.append((offered["kind"], (0.0, 0.0)))
     bench = stations.get("bench")
     bench_item, bench_left_s = _bench(room, legend, bench) if bench is not None else (None, 0.0)
+    taking = _TAKE.search(prompt)  # only the bench's part is "the" one to take (a bin's is "a", the floor's "pick up")
+    reach_m = float(rules.get("player", {}).get("reach_m", 0.0))
+    if taking and bench_item is None and bench is not None and math.hypot(*room.offset(bench)) <= reach_m:
+        bench_item = taking["item"]  # your plate hides the part on the bench: the prompt names it
+        bench_left_s = _bench(room, legend, bench, bench_item)[1]
+    if bench_item and not bench_left_s and _bar_hidden(room, legend, bench):  # a plate covers where its bar would
+        # be (a station's, 1.5 m below the bench): take the part to look only once every `bench.upgrade_s` + 1 s
+        # of the HUD's clock, so that a part put back has had its time when the next look comes
+        upgrade_s = float(rules.get("bench", {}).get("upgrade_s", 0.0))
+        bench_left_s = 0.0 if hud is None or hud.time_left_s % (upgrade_s + 1.0) < LOOK_S else 1.0
     report = WorkshopReport(orders=orders, held=held, prompt=prompt,
                             stations={n: room.offset(at) for n, at in stations.items()}, bench_item=bench_item,
-                            bench_left_s=bench_left_s, floor=floor, windows={}, role="")
+                            bench_left_s=bench_left_s, floor=tuple(floor), windows={}, role="")
     return _decide(report, hud)
+
+
+_OFFER = re.compile(r"pick up the (?P<kind>\w+)")
+_TAKE = re.compile(r"Press E to take the (?P<item>[\w+]+)")
 
 
 # ---- handoff ------------------------------------------------------------------------------------------------
