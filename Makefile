@@ -56,6 +56,9 @@ demo: $(STAMP)
 # on a quiet machine: 764 s wall, 1,142 CPU-s, still over budget; the largest: the PPO fixture 118 s, kitchen's
 # and tilefall's IDC rounds 80 + 34 s, the demo 56 s, the Ray file 120 s (mostly waiting), the annotation
 # study's runs 38 s, the wall-budget test 30 s.
+# At 20:42, after this stop's merges (2,010 tests; the IDC loop test now plays tilefall only), `make test` on a
+# quiet machine: pytest 502 s (2 cores 147% busy, 739 CPU-s), still 22 s over budget; with TEST_WORKERS=4 it
+# took 495 s (153% busy), too little to be worth the wall-clock tests' margin, so the default stays nproc + 1.
 # `make test TEST_WORKERS=1` runs one process.
 TEST_WORKERS ?= $(shell echo $$(( $$(nproc) + 1 )))
 test: $(STAMP) system-deps
