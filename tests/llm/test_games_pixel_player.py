@@ -20,11 +20,12 @@ import pytest
 from rtarena.agents.llm import LLMAgent
 from rtarena.agents.llm.prompts import LEVEL_RULES_HEADING, observation_message
 from rtarena.envs.games.canvas import LABEL_INK, LABEL_PLATE
-from rtarena.envs.games.reports import WorkshopReport, read_hud
+from rtarena.envs.games.reports import CrystalReport, WorkshopReport, read_hud
 from rtarena.envs.registry import make
+from rtarena.policy_server import games_pixels_fp as first_person
 from rtarena.policy_server import games_pixels_walk as walker
 from rtarena.policy_server import games_text
-from rtarena.policy_server.frame_legend import find, level_rules, read_legend
+from rtarena.policy_server.frame_legend import find, level_rules, mask, read_legend
 from rtarena.policy_server.games_pixels_fp import read_radar
 from rtarena.runtime.match import run_match
 
@@ -152,6 +153,31 @@ def test_the_radar_reader_finds_where_you_face_from_the_small_dot_and_not_on_a_m
         mirrored = math.degrees(read_radar(rgb[:, ::-1], row, lambda b: (b[3] - b[1]) / width).facing)
         assert abs((facing - yaw_deg + 180) % 360 - 180) <= 4, (yaw_deg, facing)
         assert abs((mirrored - yaw_deg + 180) % 360 - 180) > 20, (yaw_deg, mirrored)
+
+
+def test_the_crystal_reader_finds_a_pillar_in_the_line_on_the_radar_and_not_with_the_pillars_painted_out(monkeypatch):
+    """Seed 0 (three pillars in the middle third), you on a grid west of them facing their crystal: the line
+    the reader hands `crystal_play` is the text view's `clear line` (pillars and gates) on at least 90% of the
+    spots; on the same frames with the radar's pillars painted in its plate's colour (the screen before the
+    radar drew them) the pillar-blocked lines read clear."""
+    env, legend, rules, hud = request("games/crystal-v0", 0)
+    pillar, plate = find(legend, meaning="a pillar"), find(legend, label="RADAR")
+    monkeypatch.setattr(first_person, "crystal_play", lambda _hud, _rel, clear, *_: clear)
+    truth, read, painted_out = [], [], []
+    for x in range(6, 14, 2):
+        for y in range(1, 14, 2):
+            env.pos["p0"] = np.array([x, y], dtype=float)
+            env.yaw["p0"] = math.atan2(*(env.crystals[1] - env.pos["p0"])[::-1])
+            truth.append(CrystalReport.parse(env._report("p0")).theirs.clear)  # the text view's
+            rgb = env._frame("p0")
+            read.append(first_person.crystal(rgb, legend, rules, hud))
+            x0, y0, x1, y1 = first_person.plate(rgb, plate.rgb)
+            radar = rgb[y0:y1, x0:x1]  # the view's wooden pillars kept
+            radar[mask(radar, pillar.rgb, 10)] = plate.rgb
+            painted_out.append(first_person.crystal(rgb, legend, rules, hud))
+    truth, read, painted_out = np.array(truth), np.array(read), np.array(painted_out)
+    assert (~truth).sum() >= 6 and (read == truth).mean() >= 0.9, (truth, read)
+    assert (read != painted_out).sum() >= 4 and (painted_out == truth).mean() < 0.8, (truth, painted_out)
 
 
 def read_facts(monkeypatch, reader, rgb, legend, rules, hud) -> WorkshopReport | None:

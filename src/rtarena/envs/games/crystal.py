@@ -301,13 +301,15 @@ class Crystal(SuiteGame):
         return canvas
 
     def _radar(self, canvas: Canvas, viewer: str) -> None:
-        """The field from above: standing gates, both crystals, every player who is up."""
+        """The field from above: standing gates, the pillars, both crystals, every player who is up (the
+        gates and pillars are what the text view's `clear line` counts, so a reader of the radar can too)."""
         dots = [(c, max(1.5, 0.8 * (self.size // 3) / max(self.length, self.rules.field.width_m)),
                  self.side_look(viewer, s, "crystal").color) for s, c in enumerate(self.crystals)]
         dots += [(self.pos[a], self.size / 110, self.side_look(viewer, side_of(a), "player").color)
                  for a in self.possible_agents if a != viewer and self.up(a)]
         radar(canvas, self.size, (self.length, self.rules.field.width_m),
-              [(g, self.look("gate").color) for g in self.gates[self.gate_up]], dots, self.pos[viewer],
+              [(g, self.look("gate").color) for g in self.gates[self.gate_up]]
+              + [(p, self.look("pillar").color) for p in self.pillars], dots, self.pos[viewer],
               self.yaw[viewer], self.look("radar").label)
 
     def _hud(self, agent: str) -> str:
