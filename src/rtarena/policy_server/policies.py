@@ -156,7 +156,8 @@ def answer(messages: list[dict[str, Any]], policy: str, seed: int = 0) -> str:
             return f"Following the scripted pixel player (frame and depth image only).\nACTION: {_format(action)}"
     if policy == "pixels" and blocks is None and space.kind == "keys" and isinstance(parts := next(
             (m.get("content") for m in reversed(messages) if m.get("role") == "user"), None), list):
-        played = games_pixels.decide(system, parts)
+        before = next((message_text(m) for m in reversed(messages) if m.get("role") == "assistant"), "")
+        played = games_pixels.decide(system, parts, before)
         reply = f"{played[1]} (the scripted pixel player: the frame read with the prompt's legend)." if played \
             else "No frame or legend I can read: waiting (the scripted pixel player)."
         return f"{reply}\nACTION: {played[0] if played else games_text.NOOP}"
