@@ -8,7 +8,8 @@ colour the prompt's legend gives ("What you see on the frame": `- blue (#326ef0)
 says "warned tile"), takes the level's numbers from the prompt's `### Level rules`, builds the facts the text
 stand-in reads (`games_text.py`: a Tilefall map and your place; the duel's offsets; the runner's footing)
 and decides with that stand-in's own functions. A game it cannot read yet gets None (the caller answers
-the no-op).
+the no-op). Of the request's history it reads only its own previous answer: a tap key that answer ended
+holding is let go before it is pressed again (`released`), as a player lifts a finger.
 
 Covered: Tilefall (the map read tile by tile off the grout lattice), Duel (your disc, the rival's and the
 platform's edges; metres from the fighter's radius in the level rules) and Runner (your square and the
