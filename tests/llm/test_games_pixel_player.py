@@ -26,6 +26,7 @@ from rtarena.policy_server import games_pixels_fp as first_person
 from rtarena.policy_server import games_pixels_walk as walker
 from rtarena.policy_server import games_text
 from rtarena.policy_server.frame_legend import find, level_rules, mask, read_legend
+from rtarena.policy_server.games_pixels import released
 from rtarena.policy_server.games_pixels_fp import read_radar
 from rtarena.runtime.match import run_match
 
@@ -270,3 +271,15 @@ def test_the_midline_reader_finds_you_under_your_name_plate_beside_a_station_and
     floor[inked & (share < 0.9)] = LABEL_PLATE
     assert read_facts(monkeypatch, walker.midline, blank, legend, rules, hud) is None
     assert "cannot see myself" in walker.midline(blank, legend, rules, hud)[1]
+
+
+def test_the_pixel_player_lets_go_of_a_tap_key_its_last_answer_held_before_it_presses_it_again():
+    # E held from one answer to the next is no new press (the key acts as it goes down): seen in Midline, where a
+    # part taken off the bench to look at it stayed in hand to the end. The history carries the last answer.
+    before = "Midline: taking the bolt+ from the bench\nACTION: 0 0 ; E"
+    assert released("0 0 ; E", before) == "0 0 ; -"
+    assert released("0 0 ; D E", before) == "0 0 ; D"  # the keys it walks with stay down
+    assert released("0 0 ; E", "ACTION: 0 0 ; D*3") == "0 0 ; E"  # let go already: pressed at once
+    assert released("0 0 ; E", "") == "0 0 ; E"  # no history: the first answer
+    hold = "0 0 ; E ; E ; E ; E"  # "Hold E to work": a hold goes on from answer to answer
+    assert released(hold, f"ACTION: {hold}") == hold

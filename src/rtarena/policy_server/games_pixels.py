@@ -8,7 +8,8 @@ colour the prompt's legend gives ("What you see on the frame": `- blue (#326ef0)
 says "warned tile"), takes the level's numbers from the prompt's `### Level rules`, builds the facts the text
 stand-in reads (`games_text.py`: a Tilefall map and your place; the duel's offsets; the runner's footing)
 and decides with that stand-in's own functions. A game it cannot read yet gets None (the caller answers
-the no-op).
+the no-op). Of the request's history it reads only its own previous answer: a tap key that answer ended
+holding is let go before it is pressed again (`released`), as a player lifts a finger.
 
 Covered: Tilefall (the map read tile by tile off the grout lattice), Duel (your disc, the rival's and the
 platform's edges; metres from the fighter's radius in the level rules) and Runner (your square and the
@@ -26,6 +27,7 @@ from typing import Any
 
 import numpy as np
 
+from rtarena.envs.games.keys import ALL_KEYS, TAP_KEYS, KeyMouseSpace, format_chunk, parse_chunk
 from rtarena.envs.games.reports import Hud, RunnerReport, TilefallReport
 from rtarena.policy_server import games_pixels_fp as first_person
 from rtarena.policy_server import games_pixels_walk as walker
@@ -187,9 +189,10 @@ READERS: dict[str, Callable[[np.ndarray, list[Row], dict, Hud | None], Play | No
 }
 
 
-def decide(system: str, parts: list[dict[str, Any]]) -> Play | None:
+def decide(system: str, parts: list[dict[str, Any]], before: str = "") -> Play | None:
     """The chunk and note for a suite-game request from its frame, HUD line and prompt, or None when the
-    request has no frame, the prompt no legend with colours, or the game is not one this player reads."""
+    request has no frame, the prompt no legend with colours, or the game is not one this player reads.
+    `before`: this player's previous answer, as the request's history carries it (`released`)."""
     rgb, _ = frames(parts)
     legend = read_legend(system)
     rules = level_rules(system)
@@ -198,5 +201,28 @@ def decide(system: str, parts: list[dict[str, Any]]) -> Play | None:
     if rgb is None or not legend or reader is None:
         return None
     user = "\n".join(p.get("text", "") for p in parts if p.get("type") == "text")
-    return reader(rgb, legend, rules, read_hud_line(user, title))
+    played = reader(rgb, legend, rules, read_hud_line(user, title))
+    return (released(played[0], before), played[1]) if played else None
+
+
+ANY_KEYS = KeyMouseSpace(ALL_KEYS, mouse=True)
+_ACTION = re.compile(r"^ACTION:\s*(?P<chunk>.+)$", re.M)
+
+
+def released(chunk: str, before: str) -> str:
+    """A tap key (E, F, Space ...) acts only as it goes down: one the previous answer (`before`: its reply,
+    whose `ACTION:` line the request's history keeps) ended holding and this chunk taps again (holds for its
+    first step only) would stay down and do nothing. So the answer is that first step without it, one step
+    with the key up (as a player lifts a finger to press again); the next answer presses it anew."""
+    previous = _ACTION.findall(before)
+    then, now = parse_chunk(previous[-1] if previous else "", ANY_KEYS), parse_chunk(chunk, ANY_KEYS)
+    if not then.valid or not now.valid:
+        return chunk
+    first = ANY_KEYS.held(now.actions[0])
+    again = ANY_KEYS.held(then.actions[-1]) & first & TAP_KEYS
+    if len(now.actions) > 1:
+        again -= ANY_KEYS.held(now.actions[1])  # held on: a hold ("Hold E to work"), not a new press
+    if not again:
+        return chunk
+    return format_chunk([ANY_KEYS.action(sorted(first - again), *now.actions[0]["mouse"])], ANY_KEYS)
 

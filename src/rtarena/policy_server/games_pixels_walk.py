@@ -241,6 +241,7 @@ def _room(rgb: np.ndarray, legend: list[Row], rules: dict, hud: Hud | None) -> R
     verbs = {}
     for row, name in _stations(legend).items():
         act = row.meaning.partition(": E ")[2].split()
+        act = act[2:] if act[:1] == ["at"] else act  # "E at yours delivers" (Midline's counter): the verb follows
         verbs[name] = (act[0], *act[2:3]) if act[1:2] in (["a"], ["an"]) else tuple(act[:1])
     me = (x0 + at[0] + 0.5, y0 + at[1] + 0.5) if at else None
     return Room(world, area, px_per_m, me, head, verbs)
@@ -342,6 +343,7 @@ INK_SHARE = 0.5  # a pixel on the line from a label's plate colour to its ink, t
 INK_OFF = 8  # ... and within this of that line (the glyphs' edges blend the two; outlines and walls lie off it)
 HIDDEN_BAR = 0.3  # a bench's bar place this much plate-coloured is hidden
 LOOK_S = 0.3  # a bench whose bar is hidden: how long of each look period it is taken to be done
+NEAR_M = 0.6  # the text stand-in presses E at a station the prompt offers within this of it (`games_text._near`)
 LETTER_GAP = 0.5  # glyphs closer than this share of their height are letters of one word
 
 
@@ -528,6 +530,10 @@ def midline(rgb: np.ndarray, legend: list[Row], rules: dict, hud: Hud | None) ->
     if room is None:
         return _look_again(hud)
     orders, held, prompt = room.head
+    here = room.offered(list(room.verbs)) or ("bench" if _TAKE.search(prompt) else None)  # E acts on it now
+    if here is not None and here not in stations:  # (only the bench offers "the" part to take): where plates
+        stations[here] = room.me  # hide both sides' icons of it (yours under your plate, the rival's under its
+        # own), it is under you
     rival = next((r for r in legend if r.shape == "person" and r.label and r.label != "YOU"), None)
     players = ([room.me] if held else []) + (list(_things(world, [rival], room.area).values()) if rival else [])
     part_rows = [(m["kind"], r) for r in legend if (m := _PART.match(r.meaning))]
@@ -544,19 +550,24 @@ def midline(rgb: np.ndarray, legend: list[Row], rules: dict, hud: Hud | None) ->
     if taking and bench_item is None and bench is not None and math.hypot(*room.offset(bench)) <= reach_m:
         bench_item = taking["item"]  # your plate hides the part on the bench: the prompt names it
         bench_left_s = _bench(room, legend, bench, bench_item)[1]
+    if _PUT.search(prompt):  # the prompt offers to put your part on the bench: it is empty (what shows at its
+        bench_item, bench_left_s = None, 0.0  # place may be your own part, where plates hide the bench)
     if bench_item and not bench_left_s and _bar_hidden(room, legend, bench):  # a plate covers where its bar would
         # be (a station's, 1.5 m below the bench): take the part to look only once every `bench.upgrade_s` + 1 s
         # of the HUD's clock, so that a part put back has had its time when the next look comes
         upgrade_s = float(rules.get("bench", {}).get("upgrade_s", 0.0))
         bench_left_s = 0.0 if hud is None or hud.time_left_s % (upgrade_s + 1.0) < LOOK_S else 1.0
-    report = WorkshopReport(orders=orders, held=held, prompt=prompt,
-                            stations={n: room.offset(at) for n, at in stations.items()}, bench_item=bench_item,
+    offsets = {n: room.offset(at) for n, at in stations.items()}
+    if here is not None and math.hypot(*offsets[here]) > NEAR_M:  # the prompt puts it within reach: where plates
+        offsets[here] = (0.0, 0.0)  # cover part of its icon and its middle reads farther off, it is at hand
+    report = WorkshopReport(orders=orders, held=held, prompt=prompt, stations=offsets, bench_item=bench_item,
                             bench_left_s=bench_left_s, floor=tuple(floor), windows={}, role="")
     return _decide(report, hud)
 
 
 _OFFER = re.compile(r"pick up the (?P<kind>\w+)")
 _TAKE = re.compile(r"Press E to take the (?P<item>[\w+]+)")
+_PUT = re.compile(r"Press E to put the [\w+]+ on the bench")
 
 
 # ---- handoff ------------------------------------------------------------------------------------------------

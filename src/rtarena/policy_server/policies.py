@@ -13,7 +13,8 @@ observation in the last user message (one block per teammate, under `### <id>`, 
 - `pixels`: the arena played from the frame and depth image, never the text (`arena_pixels.py`), with the
   level's numbers from the prompt's level rules; a request without a frame or level rules, or for anything
   else, gets the heuristic. A suite game (the chunked key form) is played from its frame, read with the
-  prompt's legend, and the HUD line (`games_pixels.py`); one it cannot read gets the no-op.
+  prompt's legend, and the HUD line (`games_pixels.py`; of the history, only its previous answer, so that
+  it lets go of a tap key before pressing it again); one it cannot read gets the no-op.
 - `pixels-flat`: the pixel player that ignores the depth image it is sent (the modality finding's negative
   control: the same player without the property depth gives).
 - `independent`: the heuristic, but a team request is answered body by body, as separate models would
@@ -156,7 +157,8 @@ def answer(messages: list[dict[str, Any]], policy: str, seed: int = 0) -> str:
             return f"Following the scripted pixel player (frame and depth image only).\nACTION: {_format(action)}"
     if policy == "pixels" and blocks is None and space.kind == "keys" and isinstance(parts := next(
             (m.get("content") for m in reversed(messages) if m.get("role") == "user"), None), list):
-        played = games_pixels.decide(system, parts)
+        before = next((message_text(m) for m in reversed(messages) if m.get("role") == "assistant"), "")
+        played = games_pixels.decide(system, parts, before)
         reply = f"{played[1]} (the scripted pixel player: the frame read with the prompt's legend)." if played \
             else "No frame or legend I can read: waiting (the scripted pixel player)."
         return f"{reply}\nACTION: {played[0] if played else games_text.NOOP}"
