@@ -55,6 +55,7 @@ PLAN_TOKENS, PLAN_RATE = 32, 128.0
 # The scripted stand-in finishes the co-op level's 24 coins in about a minute (a model does not), so at the
 # paper's five minutes every control mode scores 1.0; the finding is read at 30 s instead.
 COOP_STEPS = 120
+SMOKE_SEEDS = 2  # seeds per run in a smoke run (`--max-steps`): its rules have one degree of freedom, gating nothing
 LCRT_TTFT_S = 0.3  # the stand-in's latency in the latency-charged protocol (LCRT): it answers in 0.3 s
 
 
@@ -87,6 +88,8 @@ def run_preset(ctx: Context, preset: str, label: str, *, params: dict[str, str] 
                         for e in experiment.envs if (not envs or e.id in envs) and (not e.lineups
                                                                                    or set(e.lineups) & names))
     count = quick_seeds if ctx.quick else max(quick_seeds, len(experiment.seeds))  # never fewer than a rule's n
+    if ctx.max_steps is not None:  # a smoke run proves the plumbing, which two seeds do (it gates nothing)
+        count = min(count, SMOKE_SEEDS)
     experiment = replace(experiment, envs=chosen_envs, lineups=kept,
                          clocks=tuple(c for c in experiment.clocks if not clocks or c.name in clocks),
                          observations=tuple(o for o in experiment.observations
