@@ -88,8 +88,8 @@ def run_preset(ctx: Context, preset: str, label: str, *, params: dict[str, str] 
                         for e in experiment.envs if (not envs or e.id in envs) and (not e.lineups
                                                                                    or set(e.lineups) & names))
     count = quick_seeds if ctx.quick else max(quick_seeds, len(experiment.seeds))  # never fewer than a rule's n
-    if ctx.max_steps is not None:  # a smoke run proves the plumbing, which two seeds do (it gates nothing)
-        count = min(count, SMOKE_SEEDS)
+    if ctx.max_steps is not None:  # a smoke run proves the plumbing, which two seeds on the findings' own workers
+        count, workers = min(count, SMOKE_SEEDS), None  # do (it gates nothing)
     experiment = replace(experiment, envs=chosen_envs, lineups=kept,
                          clocks=tuple(c for c in experiment.clocks if not clocks or c.name in clocks),
                          observations=tuple(o for o in experiment.observations
