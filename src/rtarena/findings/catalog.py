@@ -148,8 +148,8 @@ def relative(before: float, after: float) -> str:
 
 
 # -- ROAR: the delay curve -----------------------------------------------------------------------------
-# The positive control spends the injected delay where the world keeps running (preset `delay-injection`: the
-# wall clock, so a delay costs game time). The negative control spends the same delay in real time while the
+# The paper's positive control spends the injected delay where the world keeps running (preset
+# `delay-injection`: the wall clock, so a delay costs game time; reported). The negative control spends the same delay in real time while the
 # world waits (preset `delay-injection-world-waits`: the paused clock holds each decision that long, so the
 # delay costs no game time) and must show no drop. Held decisions cost wall time and no CPU: a 3000 ms hold on
 # each of the positive's 120 decisions would take 6 minutes an episode (an hour at the full 5 minutes), so the
@@ -161,7 +161,7 @@ def relative(before: float, after: float) -> str:
 # deterministic clock (DELAY_GAME_RULE): the delay landing in simulated time under the paused clock
 # (`delay-injection-turn-based`: each action lands the delay late while the world runs on, so it costs game
 # time) against the world-waits control (the same delay held in real time: it costs none), the same
-# line-ups, the same WORLD_WAITS_STEPS, on the same seed sets. The wall-clock rule is reported.
+# line-ups, the same WORLD_WAITS_STEPS, the positive on seed set A, the world-waits control on sets A and B.
 WORLD_WAITS_STEPS = 40
 DELAY_RULE = Rule(
     "score falls with injected delay", "score at +0 ms minus score at +3000 ms, per seed (the model's line-ups "
