@@ -152,9 +152,9 @@ def relative(before: float, after: float) -> str:
 # `delay-injection`: the wall clock, so a delay costs game time; reported). The negative control spends the
 # same delay in real time while the world waits (preset `delay-injection-world-waits`: the paused clock holds
 # each decision that long, so the delay costs no game time) and must show no drop. Held decisions cost wall
-# time and no CPU: a 3000 ms hold on each of the positive's 120 decisions would take 6 minutes an episode (an hour at the full 5 minutes), so the
-# negative control plays the first WORLD_WAITS_STEPS of the same episodes (10 s of game time; both seed sets
-# in one run, up to eight episodes at once). At that length the delay in game time
+# time and no CPU: a 3000 ms hold on each of the positive's 120 decisions would take 6 minutes an episode (an
+# hour at the full 5 minutes), so the negative control plays the first WORLD_WAITS_STEPS of the same episodes
+# (10 s of game time; both seed sets in one run, up to eight episodes at once). At that length the delay in game time
 # (`delay-injection-turn-based`) still drops the stand-in's score on these seeds (0.2-0.3 -> 0.0 on 1000-1001
 # and 2000-2001, 2026-12-03), so the length can show a drop.
 # The wall clock's drop moves with the machine's load, so the gate is carried by the same contrast on a
