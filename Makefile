@@ -78,7 +78,9 @@ test-serving: $(STAMP)
 # (findings/core.py); rows whose clock reads wall time are reported in findings-out/findings.md, not gated. Measured 2026-12-03 on a quiet 2-core machine:
 # 34.7 minutes (56 CPU-minutes), exit 0; at 17:08 with the new controls (delay-curve's world-waits control,
 # modality's 21 fresh seeds, kitchen's IDC rule at n 12 with its two negative controls): 52.6 minutes, 66.8
-# CPU-minutes, exit 0, its first 20 minutes sharing the machine with a test-suite run (load 7 to 11).
+# CPU-minutes, exit 0, its first 20 minutes sharing the machine with a test-suite run (load 7 to 11). With the
+# deterministic delay-curve and pdq-vs-lcrt rules those two take 475 s and 671 s (19.3 minutes, 6 CPU-minutes
+# together, at load 5 to 14) where they took 272 s (quiet) and 123 s (load 7.5).
 findings: $(STAMP) system-deps
 	@start=$$(date +%s); $(BIN)/rtarena findings --quick --out findings-out; status=$$?; \
 		echo "make findings: took $$(( $$(date +%s) - start )) s"; exit $$status

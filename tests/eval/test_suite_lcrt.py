@@ -66,3 +66,29 @@ def test_lcrt_plays_whole_chunks_and_idles_while_the_model_thinks(tmp_path):
         assert server_s > 0 and committed - start == pytest.approx(server_s, abs=1e-6)  # as game time ...
         assert not any(fresh[round(start / dt):first])  # ... during which the world ran default actions
         assert after[1] >= round((first + steps) * dt + 0.2, 6)  # next look: after the chunk and the settle
+
+
+def test_suite_solo_s_fixed_lcrt_charges_a_0_3_s_answer_as_game_time(tmp_path):
+    """`lcrt-300ms` (the gated control of `rtarena findings`' pdq-vs-lcrt) is PDQ's chunk loop with each
+    decision landing 0.3 s of game time late, whatever the stand-in's own wall time: LCRT for a fixed answer
+    time, deterministic."""
+    from rtarena.policy_server import PolicyServer
+
+    clocks = {c.name: c for c in load_preset("suite-solo").clocks}
+    pdq, fixed = clocks["paused-chunks"], clocks["lcrt-300ms"]
+    assert fixed.clock == "paused" and fixed.run_clock.given() == {**pdq.run_clock.given(), "delay_s": 0.3}
+    with PolicyServer() as server:
+        experiment = load_preset("suite-solo", params={"base_url": server.base_url})
+        model = next(lu for lu in experiment.lineups if lu.slots[0].startswith("llm:"))
+        experiment = replace(experiment, envs=tuple(e for e in experiment.envs if e.id == "games/monsters-v0"),
+                             lineups=(replace(model, slots=(f"{model.slots[0]},modalities=text",)),),
+                             clocks=(fixed,), seeds=(0,), max_steps=30, out=str(tmp_path / "runs"))
+        result = run_experiment(experiment, run_id="fixed", workers=1)
+        system = server.bodies[-1]["messages"][0]["content"]
+    (episode,) = lines(result.run_dir)
+    assert result.failed == 0 and episode["clock"]["delay_s"] == 0.3
+    assert fixed.run_clock.describe() in (system if isinstance(system, str) else json.dumps(system))
+    decisions = duckdb.connect().sql(f"select start_sim_s, committed_sim_s from read_parquet("
+                                     f"'{result.run_dir}/decisions/*.parquet') order by index").fetchall()
+    assert len(decisions) >= 3  # each charged the declared 0.3 s exactly, not the answer's own wall time
+    assert all(committed - start == pytest.approx(0.3, abs=1e-6) for start, committed in decisions)
