@@ -69,20 +69,21 @@ def test_lcrt_plays_whole_chunks_and_idles_while_the_model_thinks(tmp_path):
 
 
 def test_suite_solo_s_fixed_lcrt_charges_a_0_3_s_answer_as_game_time(tmp_path):
-    """`lcrt-300ms` (the gated control of `rtarena findings`' pdq-vs-lcrt) is PDQ's chunk loop with each
-    decision landing 0.3 s of game time late, whatever the stand-in's own wall time: LCRT for a fixed answer
-    time, deterministic."""
+    """`lcrt-300ms` (preset `suite-solo-lcrt-300ms`, the gated control of `rtarena findings`' pdq-vs-lcrt) is
+    PDQ's chunk loop with each decision landing 0.3 s of game time late, whatever the stand-in's own wall
+    time: LCRT for a fixed answer time, deterministic."""
     from rtarena.policy_server import PolicyServer
 
-    clocks = {c.name: c for c in load_preset("suite-solo").clocks}
-    pdq, fixed = clocks["paused-chunks"], clocks["lcrt-300ms"]
+    pdq = next(c for c in load_preset("suite-solo").clocks if c.name == "paused-chunks")
+    (fixed,) = load_preset("suite-solo-lcrt-300ms").clocks  # a named ablation: suite-solo's default runs PDQ and LCRT
+    assert "lcrt-300ms" not in {c.name for c in load_preset("suite-solo").clocks}
     assert fixed.clock == "paused" and fixed.run_clock.given() == {**pdq.run_clock.given(), "delay_s": 0.3}
     with PolicyServer() as server:
-        experiment = load_preset("suite-solo", params={"base_url": server.base_url})
+        experiment = load_preset("suite-solo-lcrt-300ms", params={"base_url": server.base_url})
         model = next(lu for lu in experiment.lineups if lu.slots[0].startswith("llm:"))
         experiment = replace(experiment, envs=tuple(e for e in experiment.envs if e.id == "games/monsters-v0"),
                              lineups=(replace(model, slots=(f"{model.slots[0]},modalities=text",)),),
-                             clocks=(fixed,), seeds=(0,), max_steps=30, out=str(tmp_path / "runs"))
+                             seeds=(0,), max_steps=30, out=str(tmp_path / "runs"))
         result = run_experiment(experiment, run_id="fixed", workers=1)
         system = server.bodies[-1]["messages"][0]["content"]
     (episode,) = lines(result.run_dir)
