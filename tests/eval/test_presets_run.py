@@ -25,7 +25,7 @@ def shrink(experiment, tmp_path, lineups=None, clocks=None, max_steps=12):
 
 def test_delay_injection_preset_with_heuristic_bots(tmp_path):
     experiment = shrink(load_preset("delay-injection-turn-based"), tmp_path, lineups={"heuristic"})
-    result = run_experiment(experiment, run_id="delays", workers=2)
+    result = run_experiment(experiment, run_id="delays", workers=1)  # the pool: test_runner.py
     episodes = lines(result.run_dir)
     assert result.failed == 0 and len(episodes) == 4 * 4  # four levels x four delays
     assert {e["clock"]["delay_s"] for e in episodes} == {0.0, 0.25, 1.0, 3.0}
@@ -40,7 +40,7 @@ def test_centralized_vs_decentralized_preset_with_model_agents(tmp_path):
         experiment = load_preset("centralized-vs-decentralized", params={"base_url": server.base_url})
         experiment = shrink(experiment, tmp_path, clocks={"turn-based"}, max_steps=6)
         assert experiment.concurrency == {server.base_url: 8}
-        result = run_experiment(experiment, run_id="teams", workers=2)
+        result = run_experiment(experiment, run_id="teams", workers=1)
         assert server.requests > 0
     episodes = {(e["level"], e["lineup"]): e for e in lines(result.run_dir)}
     assert result.failed == 0 and len(episodes) == 4
