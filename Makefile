@@ -59,6 +59,11 @@ demo: $(STAMP)
 # At 20:42, after this stop's merges (2,010 tests; the IDC loop test now plays tilefall only), `make test` on a
 # quiet machine: pytest 502 s (2 cores 147% busy, 739 CPU-s), still 22 s over budget; with TEST_WORKERS=4 it
 # took 495 s (153% busy), too little to be worth the wall-clock tests' margin, so the default stays nproc + 1.
+# At 23:38 the next day's stop, after its merges (2,017 tests): 509 s (148%, 754 CPU-s), 29 s over; with
+# TEST_WORKERS=5, 538 s (152%, 824 CPU-s): more workers only add contention. The workers finish within 10 s of
+# each other (a timeline of every test, 3 workers), so no file is a tail; the suite is CPU-bound (Chromium, Ray's
+# daemons and the spawned pools are CPU that /usr/bin/time counts only in part), and what is left to cut is
+# CPU: the PPO fixture (40 self CPU-s), the stand-ins and skill rulebooks (21 each), the pixel player (15).
 # `make test TEST_WORKERS=1` runs one process.
 TEST_WORKERS ?= $(shell echo $$(( $$(nproc) + 1 )))
 test: $(STAMP) system-deps
