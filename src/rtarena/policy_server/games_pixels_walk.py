@@ -19,7 +19,15 @@ import numpy as np
 
 from rtarena.envs.games.reports import Hud, WorkshopReport, read_workshop_hud
 from rtarena.policy_server.frame_legend import Row, blobs, box, find, hud_bottom, mask, masks, middle, solid
-from rtarena.policy_server.games_text import HEURISTIC_RULES, UP, Play, errands_play, escape_play, workshop_play
+from rtarena.policy_server.games_text import (
+    HEURISTIC_RULES,
+    REACH_M,
+    UP,
+    Play,
+    errands_play,
+    escape_play,
+    workshop_play,
+)
 
 ICON_TOLERANCE = 3  # icons are painted in their exact colour: a tight match keeps near ones apart (the
 # trash's (70, 70, 75) from the wall's (70, 70, 80))
@@ -343,7 +351,6 @@ INK_SHARE = 0.5  # a pixel on the line from a label's plate colour to its ink, t
 INK_OFF = 8  # ... and within this of that line (the glyphs' edges blend the two; outlines and walls lie off it)
 HIDDEN_BAR = 0.3  # a bench's bar place this much plate-coloured is hidden
 LOOK_S = 0.3  # a bench whose bar is hidden: how long of each look period it is taken to be done
-NEAR_M = 0.6  # the text stand-in presses E at a station the prompt offers within this of it (`games_text._near`)
 LETTER_GAP = 0.5  # glyphs closer than this share of their height are letters of one word
 
 
@@ -558,7 +565,7 @@ def midline(rgb: np.ndarray, legend: list[Row], rules: dict, hud: Hud | None) ->
         upgrade_s = float(rules.get("bench", {}).get("upgrade_s", 0.0))
         bench_left_s = 0.0 if hud is None or hud.time_left_s % (upgrade_s + 1.0) < LOOK_S else 1.0
     offsets = {n: room.offset(at) for n, at in stations.items()}
-    if here is not None and math.hypot(*offsets[here]) > NEAR_M:  # the prompt puts it within reach: where plates
+    if here is not None and math.hypot(*offsets[here]) > REACH_M:  # the prompt puts it within reach: where plates
         offsets[here] = (0.0, 0.0)  # cover part of its icon and its middle reads farther off, it is at hand
     report = WorkshopReport(orders=orders, held=held, prompt=prompt, stations=offsets, bench_item=bench_item,
                             bench_left_s=bench_left_s, floor=tuple(floor), windows={}, role="")

@@ -164,8 +164,11 @@ def runner_play(report: RunnerReport | None, rules: Rules) -> Play:
 
 # ---- the workshop family (workshop, kitchen, handoff, midline) --------------------------------------------
 
+REACH_M = 0.6  # the stand-in presses E at a station within this (the pixel player places an offered one so)
+
+
 def _near(at: tuple[float, float]) -> bool:
-    return math.hypot(*at) <= 0.6
+    return math.hypot(*at) <= REACH_M
 
 
 def _wanted(r: WorkshopReport, rules: Rules) -> list[str]:
