@@ -43,9 +43,10 @@ def test_the_package_sets_the_folder_before_numba_is_imported():
 
 @pytest.mark.timeout(1200)  # a cold cache compiles every kernel first (about 3 minutes on 2 cores)
 def test_a_fresh_process_loads_every_kernel_from_the_warm_cache():
-    command = [sys.executable, "-m", "rtarena.eval.warmup"]
-    subprocess.run(command, check=True, capture_output=True, text=True)  # fills what is missing (if anything)
-    fresh = subprocess.run([*command, "--check"], capture_output=True, text=True)
+    command = [sys.executable, "-m", "rtarena.eval.warmup", "--check"]
+    fresh = subprocess.run(command, capture_output=True, text=True)
+    if fresh.returncode == 1 and re.search(r"\((?!0 )\d+ compiled", fresh.stdout):
+        fresh = subprocess.run(command, capture_output=True, text=True)  # a cold cache: the first run filled it
     assert fresh.returncode == 0, fresh.stdout + fresh.stderr
     loaded = re.search(r"\(0 compiled, (\d+) loaded from the cache\)", fresh.stdout)
     assert loaded and int(loaded[1]) >= 20, fresh.stdout  # every arena, game and planner kernel, none compiled

@@ -293,10 +293,17 @@ def no_chromium() -> str | None:
 
 
 # -- ROAR: centralized vs decentralized ---------------------------------------------------------------
-# The team policy thinks PLAN_TOKENS per body it decides for (`reasoning.py: plan_tokens`); the negative
-# control of the token half pays the same PLAN_TOKENS once per request however many bodies it covers. That
-# control proved not constant-cost (its reply still writes a line and an action per body, which the token
-# clock charges), so the token rule is reported; the turn-based coordination rule carries the gate.
+# The team policy thinks PLAN_TOKENS per body it decides for (`reasoning.py: plan_tokens`), so its reply grows
+# with the team. The token rule's negative control removes that extra cost from the contrast: the decentralized
+# bodies are padded with reasoning filler to the team's tokens per decision (measured in the same run: the
+# team's mean tokens per decision minus the bodies'), so every decision of both arms takes the same token-clock
+# time and the team's reply costs it nothing extra. Its first negative control (a team reply thinking
+# PLAN_TOKENS once per request, 2026-12-03) was not constant-cost: the reply still writes a plan line and an
+# action per body, which the token clock charges, and it lost as the positive control did (-0.188 on sets A
+# and B), so the rule was reported. The padded control was piloted on seeds 5000-5005 (2026-12-04: team minus
+# padded bodies +0.000, s.d. 0.037, 217 and 219 tokens per decision; team minus unpadded bodies -0.312, s.d.
+# 0.090) and committed before it ran on sets A and B; the rule's statistic, sign and n are the ones registered
+# before the first run.
 COORDINATION_RULE = Rule(
     "coordination helps turn-based", "team score minus decentralized score, per seed (arena/coop-v0, turn-based)",
     +1, n=40, planning_sd=0.122, pilot="seeds 1000-1010 of 2026-12-03 (paired: +0.053, s.d. 0.122)",
@@ -307,9 +314,18 @@ COST_RULE = Rule(
     "per seed (arena/coop-v0, token clock)", -1, n=6, planning_sd=0.084,
     pilot="seeds 1000-1010 of 2026-12-03 (paired: -0.239, s.d. 0.084)",
     positive=f"a reply that grows with the team ({PLAN_TOKENS} plan tokens per body)",
-    negative=f"a team reply whose thinking costs what one body's does ({PLAN_TOKENS} tokens per request)",
-    gated=False, note="its negative control lost too (-0.188 [-0.304, -0.071], 2026-12-03): the team reply's own "
-                      "text (a plan line and an action per body) costs tokens, so the control is not constant-cost")
+    negative="the same team against decentralized bodies padded with reasoning filler to the team's tokens per "
+             "decision (both arms' decisions cost the same time)")
+
+
+def padding(run_dir: Path) -> int:
+    """Reasoning filler tokens that bring a decentralized body's decision to the team's cost: the team's mean
+    tokens per decision minus the bodies', in this run (the token clock charges every token)."""
+    def per_decision(lineup: str) -> float:
+        tokens, decisions = (per_seed(run_dir, metric, clock_name="token", lineup=lineup)
+                             for metric in ("tokens_out", "decisions"))
+        return statistics.fmean(tokens[s] / decisions[s] for s in tokens if decisions.get(s))
+    return max(0, round(per_decision("centralized") - per_decision("decentralized")))
 
 
 def centralized(ctx: Context) -> Outcome:
@@ -330,25 +346,29 @@ def centralized(ctx: Context) -> Outcome:
     main = {clock: run("centralized", main_url, ("decentralized", "centralized"), clock) for clock in clocks}
     cells = [c for _, found in main.values() for c in found]
     load = machine_load()
-    # Decentralized bodies are the same under every server of this finding (each request is one body: the
-    # single-body heuristic, 32 tokens), so the negative controls play the team line-up only, against the
-    # decentralized runs of their seed set: set A's from the main runs, set B's from a run here.
-    alone = {(SEEDS_A, c): main[c][0] for c in ("turn-based", "token")} | {
-        (SEEDS_B, c): run("centralized-decentralized-b", main_url, ("decentralized",), c, SEEDS_B)[0]
-        for c in ("turn-based", "token")}
+    # Decentralized bodies are the same under every server of the turn-based rule (each request is one body:
+    # the single-body heuristic), so its negative control plays the team line-up only, against the
+    # decentralized runs of its seed set: set A's from the main runs, set B's from a run here. The token rule's
+    # negative control is the main team against bodies padded to its tokens per decision (set B's team: a run).
+    alone = {SEEDS_A: main["turn-based"][0],
+             SEEDS_B: run("centralized-decentralized-b", main_url, ("decentralized",), "turn-based", SEEDS_B)[0]}
     independent = {s: run(f"centralized-independent-{s}", ctx.server.url(policy="independent"), ("centralized",),
                           "turn-based", s)[0] for s in (SEEDS_A, SEEDS_B)}
-    flat = {s: run(f"centralized-flat-cost-{s}", ctx.server.url(filler_tokens=PLAN_TOKENS), ("centralized",),
-                   "token", s)[0] for s in (SEEDS_A, SEEDS_B)}
+    team = {SEEDS_A: main["token"][0],
+            SEEDS_B: run("centralized-team-b", main_url, ("centralized",), "token", SEEDS_B)[0]}
+    pad = padding(main["token"][0])
+    padded_url = ctx.server.url(plan_tokens=PLAN_TOKENS, filler_tokens=pad, filler_rate=rate)
+    padded = {s: run(f"centralized-padded-{s}", padded_url, ("decentralized",), "token", s)[0]
+              for s in (SEEDS_A, SEEDS_B)}
 
     def diff(team_dir: Path, clock: str, alone_dir: Path) -> list[float]:
         return paired(per_seed(team_dir, "score", clock_name=clock, lineup="centralized"),
                       per_seed(alone_dir, "score", clock_name=clock, lineup="decentralized"))
 
     checks = [controlled(COORDINATION_RULE, diff(main["turn-based"][0], "turn-based", main["turn-based"][0]),
-                         *(diff(independent[s], "turn-based", alone[(s, "turn-based")]) for s in (SEEDS_A, SEEDS_B))),
+                         *(diff(independent[s], "turn-based", alone[s]) for s in (SEEDS_A, SEEDS_B))),
               controlled(COST_RULE, diff(main["token"][0], "token", main["token"][0]),
-                         *(diff(flat[s], "token", alone[(s, "token")]) for s in (SEEDS_A, SEEDS_B)))]
+                         *(diff(team[s], "token", padded[s]) for s in (SEEDS_A, SEEDS_B)))]
     if "realtime-250ms" in clocks:
         checks.append(controlled(replace(COST_RULE, name="the edge lost in 250 ms real time", gated=False,
                                          statistic="team score minus decentralized score, per seed (250 ms real "
@@ -367,8 +387,8 @@ def centralized(ctx: Context) -> Outcome:
     chart = svg.bar_chart("Centralized vs decentralized control (arena/coop-v0)", "score", list(clocks),
                           ["centralized", "decentralized"], values)
     ours = "; ".join(f"{row[0]}: team - decentralized = {row[3]} (s.e. {row[4]})" for row in table[1:])
-    runs = [*(d for d, _ in main.values()), alone[(SEEDS_B, "turn-based")], alone[(SEEDS_B, "token")],
-            *independent.values(), *flat.values()]
+    ours += f"; the padded bodies' negative control: {pad} filler tokens per decision"
+    runs = [*(d for d, _ in main.values()), alone[SEEDS_B], *independent.values(), team[SEEDS_B], *padded.values()]
     return Outcome(ours, checks, chart, table, [shown(ctx, r) for r in runs], load if wall_time else "")
 
 
