@@ -354,8 +354,8 @@ def centralized(ctx: Context) -> Outcome:
              SEEDS_B: run("centralized-decentralized-b", main_url, ("decentralized",), "turn-based", SEEDS_B)[0]}
     independent = {s: run(f"centralized-independent-{s}", ctx.server.url(policy="independent"), ("centralized",),
                           "turn-based", s)[0] for s in (SEEDS_A, SEEDS_B)}
-    team = {SEEDS_A: main["token"][0],
-            SEEDS_B: run("centralized-team-b", main_url, ("centralized",), "token", SEEDS_B)[0]}
+    teams = {SEEDS_A: main["token"][0],
+             SEEDS_B: run("centralized-team-b", main_url, ("centralized",), "token", SEEDS_B)[0]}
     pad = padding(main["token"][0])
     padded_url = ctx.server.url(plan_tokens=PLAN_TOKENS, filler_tokens=pad, filler_rate=rate)
     padded = {s: run(f"centralized-padded-{s}", padded_url, ("decentralized",), "token", s)[0]
@@ -368,7 +368,7 @@ def centralized(ctx: Context) -> Outcome:
     checks = [controlled(COORDINATION_RULE, diff(main["turn-based"][0], "turn-based", main["turn-based"][0]),
                          *(diff(independent[s], "turn-based", alone[s]) for s in (SEEDS_A, SEEDS_B))),
               controlled(COST_RULE, diff(main["token"][0], "token", main["token"][0]),
-                         *(diff(team[s], "token", padded[s]) for s in (SEEDS_A, SEEDS_B)))]
+                         *(diff(teams[s], "token", padded[s]) for s in (SEEDS_A, SEEDS_B)))]
     if "realtime-250ms" in clocks:
         checks.append(controlled(replace(COST_RULE, name="the edge lost in 250 ms real time", gated=False,
                                          statistic="team score minus decentralized score, per seed (250 ms real "
@@ -388,7 +388,7 @@ def centralized(ctx: Context) -> Outcome:
                           ["centralized", "decentralized"], values)
     ours = "; ".join(f"{row[0]}: team - decentralized = {row[3]} (s.e. {row[4]})" for row in table[1:])
     ours += f"; the padded bodies' negative control: {pad} filler tokens per decision"
-    runs = [*(d for d, _ in main.values()), alone[SEEDS_B], *independent.values(), team[SEEDS_B], *padded.values()]
+    runs = [*(d for d, _ in main.values()), alone[SEEDS_B], *independent.values(), teams[SEEDS_B], *padded.values()]
     return Outcome(ours, checks, chart, table, [shown(ctx, r) for r in runs], load if wall_time else "")
 
 
