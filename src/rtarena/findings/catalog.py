@@ -654,7 +654,7 @@ QUICK_SENSES = ("rgb+text", "rgb+depth+text")
 # (the prefill charge already treats earlier messages as cached).
 SENSE_HISTORY = 0
 SENSE_METRICS = {"score": "score", "incoming_hit_rate": "incoming hit rate", "decisions": "decisions / episode"}
-# The gated statistic is the score: what the player uses depth for is finding coins (the nearest by distance,
+# The statistic is the score: what the player uses depth for is finding coins (the nearest by distance,
 # a long open way to run down when none is in view, a crate to step round before its coin). History: a hit-rate
 # rule pre-registered at n = 10 did not hold on seeds 1000-1009 (-0.022 [-0.176, +0.133], s.d. 0.22, 14:25
 # run), and a score rule pre-registered in its place at 30 s (n = 21 from a pilot on seeds 1000-1009: +0.070,
@@ -673,7 +673,13 @@ SENSE_METRICS = {"score": "score", "incoming_hit_rate": "incoming hit rate", "de
 # (two thirds of the pilot's +0.24) at a planning s.d. of 0.35. Most of the gain comes from a few seeds where
 # the frame-only player circles or dies (+0.7 to +1.0), the rest small (0 to +0.2): a skewed sample, which is
 # why the planned effect is well under the pilot's. The 250 ms real-time half stays at 30 s (wall time: a
-# 60 s episode is 60 s of real time per seed and condition).
+# 60 s episode is 60 s of real time per seed and condition). Its one run (2026-12-04 02:36-02:46 UTC, commit
+# 40bc768, seeds 7000-7039) did not hold: +0.040 [-0.010, +0.090], s.d. 0.155. The pilot's +0.24 came from
+# two of its ten seeds (the frame-only player killed by the turrets in its first 10 s on one, 2 coins against
+# 9 on the other: +1.0, +0.7); on the forty fresh seeds such a seed came up once (7032: 0 coins against 5),
+# and at 60 s both players collect most of the coins (8.3 and 8.7 of 10 on average), which leaves depth
+# little to add. So the rule is reported; we did not tune the player, the length or the statistic again.
+# (The quick run keeps the registered 60 s and n: the page reports what was registered.)
 MODALITY_SEEDS = 7000  # the score rule's fresh seeds (7000 .. 7000 + n - 1); its 30 s rule ran on 3000-3020
 MODALITY_STEPS = 240  # 60 s of arena/basic-v0 at 0.25 s a step: the turn-based runs and the negative control
 REALTIME_STEPS = 120  # 30 s: the reported real-time half (it plays in real time)
@@ -687,7 +693,11 @@ SCORE_RULE = Rule(
     pilot="seeds 6000-6009 of 2026-12-04, 60 s, the player strafing from every lamp (+0.240, s.d. 0.347)",
     positive="the pixel player using the depth image (nearest coin, open ways, crates, the open side to "
              "strafe to)",
-    negative="the same player ignoring the depth image it is sent (`policy=pixels-flat`)")
+    negative="the same player ignoring the depth image it is sent (`policy=pixels-flat`)", gated=False,
+    note="pre-registered gated (n 40 for +0.16 at s.d. 0.35), it did not hold on its fresh seeds 7000-7039 "
+         "(+0.040 [-0.010, +0.090], s.d. 0.155, 2026-12-04): the pilot's +0.24 came from 2 seeds of 10 where the "
+         "frame-only player died or was stuck; fresh seeds had 1 in 40. Before it, the 30 s rule on seeds "
+         "3000-3020: +0.010 [-0.087, +0.106]")
 DEPTH_RULE = replace(
     SCORE_RULE, name="depth spares the player shots turn-based", statistic="incoming hit rate with depth minus "
     f"without, per seed (arena/basic-v0, turn-based, {MODALITY_STEPS // 4} s)", direction=-1, planning_sd=0.22,

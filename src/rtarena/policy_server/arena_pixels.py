@@ -18,8 +18,7 @@ Stateless, like the text heuristic (`arena_text.py`), and in the same order of p
 What depth adds (the reason the finding's richer condition should play better when time is free; measured
 in docs/findings.md): what stands on the floor (a pixel much nearer than the flat floor in its row) and how
 far. The records showed where the frame-only player loses: with no coin in view it circles on one spot,
-often for the rest of the episode, and it strafes from every lit lamp, which pulls it off the coin it walks
-to. With depth it
+often for the rest of the episode. With depth it
 - runs straight down a way open `OPEN_M` or more (nearly the most open in view) to see new ground, sweeps
   toward the more open half of the view otherwise, and turns on the spot from a wall or crate right ahead;
 - steps round a crate or wall close before its coin, and strafes toward the side that is not against one.
@@ -29,12 +28,15 @@ It dodges a locked turret as often with depth as without: an earlier version use
 flight against the walk's sideways shift), and its pilot (seeds 6000-6009, 60 s turn-based) showed that
 costing it coins (+0.18 with that rule, +0.24 without it, in the depth gain of the score): a shell fired
 once is what that sum dodges, and a locked turret fires again. So depth is used for finding coins and
-choosing the side to strafe to, the uses that make it the richer condition when time is free.
+choosing the side to strafe to, the uses that make it the richer condition when time is free. Even so,
+the score rule registered on that pilot did not hold on fresh seeds (7000-7039, 60 s: +0.040 [-0.010,
++0.090]): within 60 s both players collect most of the coins, and the frame-only player's stuck episodes,
+where depth pays, are rare (docs/findings.md).
 
-The level's numbers it needs (the field of view and the eye's height) are
-read from the request's `### Level rules` (`LevelNumbers.from_prompt`), as a model reads them: a level that
-changes them changes the player, and a request without them is not the pixel player's (the caller falls
-back to the scripted heuristic, as it does for a request with no frame).
+The level's numbers it needs (the field of view and the eye's height) are read from the request's `### Level
+rules` (`LevelNumbers.from_prompt`), as a model reads them: a level that changes them changes the player, and
+a request without them is not the pixel player's (the caller falls back to the scripted heuristic, as it does
+for a request with no frame).
 
 Audio is not read: the agent sends one mono channel (`media.audio_part`), which says how loud, not where.
 """
