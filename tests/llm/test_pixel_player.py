@@ -121,16 +121,13 @@ def test_with_depth_it_runs_down_an_open_way_and_turns_from_a_wall_it_would_othe
     assert act(server, rgb, depth) == [0, 0, 2, 0, 0, 0, 0]  # depth: turn on the spot, not into the wall
 
 
-def test_with_depth_it_strafes_only_when_its_walk_would_stay_in_the_line_of_fire(server):
+def test_it_strafes_from_a_lit_lamp_with_or_without_depth_and_depth_picks_the_open_side(server):
     right = SIZE - 12  # a locked turret's lamp about 40 degrees to the right
-    far, near = scene(lamp_col=right, lamp_m=12.0), scene(lamp_col=right, lamp_m=3.0)
-    assert act(server, far[0])[0] == 1  # frame only: a lamp in view, strafe left, away from it
-    # 12 m: the shell flies 0.6 s, the walk alone carries the body 5 sin 40° x 0.6 = 1.9 m across its line
-    # (more than `MISS_M`): no detour
-    assert act(server, *far)[:2] == [0, 2]
-    assert act(server, *near)[:2] == [1, 2]  # 3 m: the walk is not enough, strafe
-    # the speeds are the prompt's: shells three times as fast reach 12 m in 0.2 s, the walk's 0.64 m is not enough
-    assert act(server, *far, system=system_prompt(**{"turret.shell_speed_m_s": 60.0}))[:2] == [1, 2]
+    rgb, depth = scene(lamp_col=right, lamp_m=12.0)
+    assert act(server, rgb)[0] == 1  # frame only: strafe left, away from it
+    assert act(server, rgb, depth)[0] == 1  # depth: the same dodge, near or far (docs/findings.md: modality)
+    depth[64:, :20] = 1.0  # a crate 1 m away at the left edge of the view
+    assert act(server, rgb)[0] == 1 and act(server, rgb, depth)[0] == 2  # depth: strafe to the open side
 
 
 def test_without_level_rules_in_the_prompt_it_is_not_the_pixel_player(server):

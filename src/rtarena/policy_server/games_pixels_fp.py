@@ -150,8 +150,7 @@ def numbers(rules: dict) -> LevelNumbers | None:
     p = rules.get("player", {})
     if "fov_deg" not in p:
         return None
-    return LevelNumbers(float(p["fov_deg"]), float(p.get("eye_m", 0.0)), float(p.get("speed_m_s", 0.0)), None,
-                        float(p.get("radius_m", 0.0)))
+    return LevelNumbers(float(p["fov_deg"]), float(p.get("eye_m", 0.0)))
 
 
 def in_view(deg: float, seen: list[float], level: LevelNumbers) -> float | None:
