@@ -185,9 +185,12 @@ def test_the_episode_starts_at_the_persons_start_after_its_first_frame(tmp_path,
     page.keyboard.press("a")  # the first key starts it
     page.wait_for_selector("body[data-done='1']", timeout=60000)
     played_s = time.monotonic() - pressed
+    # what the page logged while the episode ran: once it is over the server ends, and the page's next poll (for
+    # a preset's next episode) finds no server, a refused connection Chromium logs, which is not this test's
+    during = list(failed)
     assert not page.is_visible("#start")
     thread.join(timeout=30)
     page.close()
     [line] = lines
-    assert line["steps"] == 8 and not line["interrupted"] and failed == []
+    assert line["steps"] == 8 and not line["interrupted"] and during == []
     assert line["wall_seconds"] < played_s + 0.5  # the 1.5 s before the key are not the episode's
