@@ -64,6 +64,12 @@ demo: $(STAMP)
 # each other (a timeline of every test, 3 workers), so no file is a tail; the suite is CPU-bound (Chromium, Ray's
 # daemons and the spawned pools are CPU that /usr/bin/time counts only in part), and what is left to cut is
 # CPU: the PPO fixture (40 self CPU-s), the stand-ins and skill rulebooks (21 each), the pixel player (15).
+# On 2026-12-04, quiet: 646 s wall (2,017 tests), and 1,238 CPU-s for the whole process tree (a cpuacct cgroup:
+# Chromium, Ray's daemons and the pools included, which /usr/bin/time misses): 96% of both cores, so the floor is
+# about 620 s on this machine that day, which ran the same tree 20% slower than the day before (the warmup check
+# went 14 -> 6 CPU-s). Alone, the largest files cost (CPU-s, whole tree): gui/test_contract 90, gui/test_tasks 79,
+# the PPO test 66, test_registry 63, the dashboard 59, the Ray file 58, the annotation study 49 + 37; Chromium
+# flags (no software rasterizer) did not measurably help. Meeting 480 s needs about 300 CPU-s less.
 # `make test TEST_WORKERS=1` runs one process.
 TEST_WORKERS ?= $(shell echo $$(( $$(nproc) + 1 )))
 test: $(STAMP) system-deps
@@ -86,6 +92,8 @@ test-serving: $(STAMP)
 # CPU-minutes, exit 0, its first 20 minutes sharing the machine with a test-suite run (load 7 to 11). With the
 # deterministic delay-curve and pdq-vs-lcrt rules those two take 475 s and 671 s (19.3 minutes, 6 CPU-minutes
 # together, at load 5 to 14) where they took 272 s (quiet) and 123 s (load 7.5).
+# 2026-12-04 03:09-03:55, quiet, with modality's 60 s rule and centralized's padded control: 46.1 minutes,
+# 3,947 CPU-s for the whole process tree, exit 0.
 findings: $(STAMP) system-deps
 	@start=$$(date +%s); $(BIN)/rtarena findings --quick --out findings-out; status=$$?; \
 		echo "make findings: took $$(( $$(date +%s) - start )) s"; exit $$status
