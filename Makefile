@@ -22,12 +22,13 @@ $(STAMP): pyproject.toml
 	$(BIN)/rtarena warmup   # compile the numba kernels once, into the cache every process finds
 	touch $(STAMP)
 
-# Debian packages the tests need: Chromium (Playwright drives it), Xvfb (human play under a virtual
+# Debian packages the tests need: Chromium (Playwright drives Debian's headless-only build, which costs less CPU
+# per page than the full browser, kept as the fallback: envs/gui/browser.py), Xvfb (human play under a virtual
 # display), iproute2 (the Ray test cluster's private network namespace), Tesseract (the OCR reader that checks
 # the game suite's frames are legible, tests/games/test_screens.py).
-SYSTEM_PACKAGES := chromium xvfb iproute2 tesseract-ocr
+SYSTEM_PACKAGES := chromium chromium-headless-shell xvfb iproute2 tesseract-ocr
 system-deps:
-	@if ! command -v chromium >/dev/null 2>&1 || ! command -v Xvfb >/dev/null 2>&1 || ! command -v ip >/dev/null 2>&1 \
+	@if ! command -v chromium >/dev/null 2>&1 || ! command -v chromium-headless-shell >/dev/null 2>&1 || ! command -v Xvfb >/dev/null 2>&1 || ! command -v ip >/dev/null 2>&1 \
 			|| ! command -v tesseract >/dev/null 2>&1; then \
 		if [ "$$(id -u)" = 0 ]; then \
 			apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $(SYSTEM_PACKAGES) >/dev/null; \

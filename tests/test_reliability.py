@@ -44,9 +44,9 @@ def test_a_huge_map_is_validated_or_refused_in_seconds(n, overlapping, tmp_path,
     Path("big.json").write_text(json.dumps(big_map(n, overlapping)))
     Path("small.json").write_text(json.dumps(big_map(4, False)))
     run_cli(["map", "validate", "small.json"], capsys)  # imports done: the time below is the check's own
-    started = time.monotonic()
+    started = time.process_time()  # CPU time: the other test workers' load does not count against the check
     code, output = run_cli(["map", "validate", "big.json"], capsys)
-    took = time.monotonic() - started
+    took = time.process_time() - started
     assert took < 5, took
     assert "Traceback" not in output
     if n > LIMITS["map.obstacles"].value:

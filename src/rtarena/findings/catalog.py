@@ -699,6 +699,10 @@ SENSE_METRICS = {"score": "score", "incoming_hit_rate": "incoming hit rate", "de
 # 9 on the other: +1.0, +0.7); on the forty fresh seeds such a seed came up once (7032: 0 coins against 5),
 # and at 60 s both players collect most of the coins (8.3 and 8.7 of 10 on average), which leaves depth
 # little to add. So the rule is reported; we did not tune the player, the length or the statistic again.
+# One more pilot looked for a level where depth decides more: arena/coop-v0, the paper's other level (four
+# bodies, a 100 m arena; seeds 8000-8005, 60 s, turn-based, 2026-12-04): +0.069, s.d. 0.134 (coins +0.42 a
+# body), no larger than on basic-v0. 80% power there needs about 32 seeds of a level whose episode costs four
+# basic ones, so no rule was registered on it.
 # (The quick run keeps the registered 60 s and n: the page reports what was registered.)
 MODALITY_SEEDS = 7000  # the score rule's fresh seeds (7000 .. 7000 + n - 1); its 30 s rule ran on 3000-3020
 MODALITY_STEPS = 240  # 60 s of arena/basic-v0 at 0.25 s a step: the turn-based runs and the negative control

@@ -40,13 +40,13 @@ class BrowserTaskEnv(RealtimeParallelEnv):
     keeps changing: other bidders bid, seats and slots are taken, offers expire, pieces fall. What counts
     is both which action and when.
 
-    The page runs in headless Chromium (Debian's `/usr/bin/chromium`, driven by Playwright) and its clock
-    (`Date`, `performance`, timers, `requestAnimationFrame`) is Playwright's fake clock, which never moves
-    on its own; every episode starts at the same instant (`performance.now()` alone keeps counting across
-    the episodes of one env, so pages must not read it). `step()` executes the GUI actions (raw mouse and
-    keyboard input at mark centres, taking no page time) at their commit time, to the page millisecond
-    (`substep_s`; at the step's start unless the runtime set a later time), and advances page time by
-    exactly `dt` in all.
+    The page runs in headless Chromium (Debian's `chromium-headless-shell`, else `chromium`; driven by
+    Playwright) and its clock (`Date`, `performance`, timers, `requestAnimationFrame`) is Playwright's fake
+    clock, which never moves on its own; every episode starts at the same instant (`performance.now()` alone
+    keeps counting across the episodes of one env, so pages must not read it). `step()` executes the GUI
+    actions (raw mouse and keyboard input at mark centres, taking no page time) at their commit time, to the
+    page millisecond (`substep_s`; at the step's start unless the runtime set a later time), and advances
+    page time by exactly `dt` in all.
     Under the `paused` and `token` clocks the page is therefore frozen while the agent thinks; under
     `wall` the runtime steps every `dt` of real time, so page time follows real time. All randomness
     comes from the seed, which the page receives with the task's parameters (`tasks/NAME.toml`).
