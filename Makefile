@@ -71,6 +71,9 @@ demo: $(STAMP)
 # went 14 -> 6 CPU-s). Alone, the largest files cost (CPU-s, whole tree): gui/test_contract 90, gui/test_tasks 79,
 # the PPO test 66, test_registry 63, the dashboard 59, the Ray file 58, the annotation study 49 + 37; Chromium
 # flags (no software rasterizer) did not measurably help. Meeting 480 s needs about 300 CPU-s less.
+# At 04:56 UTC the same day (the machine quicker again, quiet): 522 s, 982 CPU-s; then, with Debian's headless-only
+# Chromium as the default browser (30-45% less CPU in the files that drive pages), 472 s, 895 CPU-s (2,018
+# tests): within 480 s, by 8 s.
 # `make test TEST_WORKERS=1` runs one process.
 TEST_WORKERS ?= $(shell echo $$(( $$(nproc) + 1 )))
 test: $(STAMP) system-deps
