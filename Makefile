@@ -73,7 +73,7 @@ demo: $(STAMP)
 # flags (no software rasterizer) did not measurably help. Meeting 480 s needs about 300 CPU-s less.
 # At 04:56 UTC the same day (the machine quicker again, quiet): 522 s, 982 CPU-s; then, with Debian's headless-only
 # Chromium as the default browser (30-45% less CPU in the files that drive pages), 472 s, 895 CPU-s (2,018
-# tests): within 480 s, by 8 s.
+# tests): within 480 s, by 8 s; a second run at 05:58 (pytest alone): 436 s, 818 CPU-s.
 # `make test TEST_WORKERS=1` runs one process.
 TEST_WORKERS ?= $(shell echo $$(( $$(nproc) + 1 )))
 test: $(STAMP) system-deps
