@@ -21,6 +21,26 @@ def test_missing_chromium_is_one_clear_line(tmp_path):
     assert "apt-get install chromium" in message and "\n" not in message
 
 
+def test_the_headless_only_build_is_chosen_first_and_the_full_browser_is_the_fallback(tmp_path, monkeypatch):
+    from rtarena.envs.gui import browser
+
+    shell, full = tmp_path / "chromium-headless-shell", tmp_path / "chromium"
+    monkeypatch.setattr(browser, "DEFAULT_CHROMIUMS", (str(shell), str(full)))
+    monkeypatch.delenv("RTARENA_CHROMIUM", raising=False)
+    with pytest.raises(UserError, match=f"looked for {shell} and {full}"):
+        browser.chromium_path()
+    full.write_text("#!/bin/sh\n")
+    full.chmod(0o755)
+    assert browser.chromium_path() == str(full)
+    shell.write_text("#!/bin/sh\n")
+    shell.chmod(0o644)  # there, but not executable: passed over
+    assert browser.chromium_path() == str(full)
+    shell.chmod(0o755)
+    assert browser.chromium_path() == str(shell)
+    monkeypatch.setenv("RTARENA_CHROMIUM", str(full))  # the user's choice wins
+    assert browser.chromium_path() == str(full)
+
+
 def test_missing_chromium_from_the_cli(tmp_path):
     code = ("import sys; from rtarena.cli import main; sys.argv = ['rtarena', 'run', 'web/auction-v0', '--agent', "
             f"'oracle', '--clock', 'paused', '--out', {str(tmp_path / 'out')!r}]; main()")
