@@ -313,16 +313,28 @@ def findings(
     workers: Annotated[int, typer.Option(help="episodes at once")] = 2,
     max_steps: Annotated[int | None, typer.Option("--max-steps", help="cap every episode (a smoke run: the "
                                                   "directions need the findings' own lengths)")] = None,
+    seed_offset: Annotated[int, typer.Option("--seed-offset", help="a replication: play every seed this far on "
+                                             "from the seeds the rules name (0: the registered seeds)")] = 0,
+    idc_episodes: Annotated[int | None, typer.Option("--idc-episodes", help="idc's episodes per round (the "
+                                                     "paper's K is 5; default: the run size's own)")] = None,
 ) -> None:
     """The papers' headline findings, reproduced offline with scripted stand-ins, on one page (docs/findings.md)."""
-    from rtarena.findings import run_findings
+    from rtarena.findings import REGISTERED_SEEDS_BELOW, run_findings
+    from rtarena.limits import LIMITS, check_limit
     from rtarena.schema import writable_folder
 
-    if workers < 1 or (max_steps is not None and max_steps < 1):
-        raise UserError(f"must be >= 1, got {workers if workers < 1 else max_steps}",
-                        field="--workers" if workers < 1 else "--max-steps")
+    for name, value in (("--workers", workers), ("--max-steps", max_steps), ("--idc-episodes", idc_episodes)):
+        if value is not None and value < 1:
+            raise UserError(f"must be >= 1, got {value}", field=name)
+    check_limit("option.count", idc_episodes, field="--idc-episodes")
+    highest = int(LIMITS["run.seed"].value) - REGISTERED_SEEDS_BELOW
+    if seed_offset and not REGISTERED_SEEDS_BELOW <= seed_offset <= highest:
+        raise UserError(f"must be 0 or from {REGISTERED_SEEDS_BELOW} (nearer, the seeds would meet the registered "
+                        f"runs' and pilots') to {highest} (limit run.seed, docs/limits.md), got {seed_offset}",
+                        field="--seed-offset")
     page, failed = run_findings(writable_folder(out, "--out"), quick=quick, only=only or None, workers=workers,
-                                max_steps=max_steps, console=console)
+                                max_steps=max_steps, console=console, seed_offset=seed_offset,
+                                idc_episodes=idc_episodes)
     console.print(f"page: {page} and {page.with_suffix('.md')}", highlight=False)
     if failed:
         raise typer.Exit(1)

@@ -10,11 +10,13 @@ one chart and one rules table per finding (`eval/svg.py`). Layers: catalog -> pa
 
 `--quick` runs every finding at its rules' pre-registered sizes; the full run uses at least the papers' seed
 counts. A finding that cannot run here (no Chromium for the web tasks) is reported as skipped with its
-reason, and the others still run.
+reason, and the others still run. `--seed-offset` replicates every rule on fresh seeds (the same rules at
+the same n), and `--idc-episodes` plays idc's rounds at another K (the paper's is 5).
 """
 
 from __future__ import annotations
 
 from rtarena.findings.catalog import FINDINGS, finding_names, run_findings
+from rtarena.findings.core import REGISTERED_SEEDS_BELOW
 
-__all__ = ["FINDINGS", "finding_names", "run_findings"]
+__all__ = ["FINDINGS", "REGISTERED_SEEDS_BELOW", "finding_names", "run_findings"]

@@ -71,8 +71,9 @@ def run_preset(ctx: Context, preset: str, label: str, *, params: dict[str, str] 
     (`modalities=text`) are added to every model slot's spec, `effort` replaces its `reasoning_effort`.
     Seeds start at `seed_start` (`core.SEEDS_A` / `SEEDS_B`: apart from the seeds the stand-ins were built
     on), as many as the preset's and at least `quick_seeds` (the rule's n; exactly that with `--quick`);
-    `seed_sets` (starts) runs that many seeds from each start in one run instead. `workers` replaces the
-    findings' own (episodes that mostly wait can all run at once)."""
+    `seed_sets` (starts) runs that many seeds from each start in one run instead; a replication shifts every
+    start by `ctx.seed_offset`. `workers` replaces the findings' own (episodes that mostly wait can all run
+    at once)."""
     experiment = load_preset(preset, params={"base_url": ctx.server.base_url, **(params or {})})
 
     def slot(spec: str) -> str:
@@ -94,7 +95,8 @@ def run_preset(ctx: Context, preset: str, label: str, *, params: dict[str, str] 
                          clocks=tuple(c for c in experiment.clocks if not clocks or c.name in clocks),
                          observations=tuple(o for o in experiment.observations
                                             if not observations or o.name in observations),
-                         seeds=tuple(s for start in seed_sets or (seed_start,) for s in range(start, start + count)),
+                         seeds=tuple(s for start in seed_sets or (seed_start,)
+                                     for s in range(ctx.seed(start), ctx.seed(start) + count)),
                          out=str(ctx.out / "runs"))
     if max_steps is not None:
         experiment = replace(experiment, max_steps=max_steps)
@@ -204,7 +206,7 @@ def delay_curve(ctx: Context) -> Outcome:
     def drop(run: Path, seed_set: int | None = None) -> list[float]:
         """Per seed, the score at the first delay minus at the last (of one seed set: A below SEEDS_B)."""
         before = {s: v for s, v in seed_delay(run, first).items()
-                  if seed_set is None or (s >= SEEDS_B) == (seed_set == SEEDS_B)}
+                  if seed_set is None or (s >= ctx.seed(SEEDS_B)) == (seed_set == SEEDS_B)}
         return paired(before, seed_delay(run, last))
 
     negatives = (drop(waits, SEEDS_A), drop(waits, SEEDS_B))
@@ -255,7 +257,7 @@ def token_deliberation(ctx: Context) -> Outcome:
     swept = {e: run_preset(ctx, "TL-text", f"deliberation-{e}", envs=WEB_TASKS, quick_seeds=n, effort=e,
                            params={"base_url": ctx.server.url(reasoning_model=True)}) for e in EFFORTS}
     constant = ctx.server.url(filler_tokens=CONSTANT_EFFORT_TOKENS)
-    flat = {(e, start): run_preset(ctx, "TL-text", f"deliberation-constant-{e}-{start}", envs=WEB_TASKS,
+    flat = {(e, start): run_preset(ctx, "TL-text", f"deliberation-constant-{e}-{ctx.seed(start)}", envs=WEB_TASKS,
                                    quick_seeds=n, effort=e, seed_start=start, params={"base_url": constant})[0]
             for e in (EFFORTS[0], EFFORTS[-1]) for start in (SEEDS_A, SEEDS_B)}
 
@@ -352,13 +354,13 @@ def centralized(ctx: Context) -> Outcome:
     # negative control is the main team against bodies padded to its tokens per decision (set B's team: a run).
     alone = {SEEDS_A: main["turn-based"][0],
              SEEDS_B: run("centralized-decentralized-b", main_url, ("decentralized",), "turn-based", SEEDS_B)[0]}
-    independent = {s: run(f"centralized-independent-{s}", ctx.server.url(policy="independent"), ("centralized",),
-                          "turn-based", s)[0] for s in (SEEDS_A, SEEDS_B)}
+    independent = {s: run(f"centralized-independent-{ctx.seed(s)}", ctx.server.url(policy="independent"),
+                          ("centralized",), "turn-based", s)[0] for s in (SEEDS_A, SEEDS_B)}
     teams = {SEEDS_A: main["token"][0],
              SEEDS_B: run("centralized-team-b", main_url, ("centralized",), "token", SEEDS_B)[0]}
     pad = padding(main["token"][0])
     padded_url = ctx.server.url(plan_tokens=PLAN_TOKENS, filler_tokens=pad, filler_rate=rate)
-    padded = {s: run(f"centralized-padded-{s}", padded_url, ("decentralized",), "token", s)[0]
+    padded = {s: run(f"centralized-padded-{ctx.seed(s)}", padded_url, ("decentralized",), "token", s)[0]
               for s in (SEEDS_A, SEEDS_B)}
 
     def diff(team_dir: Path, clock: str, alone_dir: Path) -> list[float]:
@@ -477,21 +479,27 @@ def held_out(run_dir: Path) -> dict[str, list[float]]:
     return {v: paired(scores.get((v, "with"), {}), scores.get((v, "without"), {})) for v in variants}
 
 
+def idc_settings(ctx: Context, rule: Rule, seed_start: int) -> dict[str, Any]:
+    """One `rtarena improve` run's settings: the run size's rounds and episodes (idc's K: `ctx.idc_episodes`
+    where given), at least the rule's n held-out episodes per arm, from a registered seed set's first seed."""
+    sizes = IDC_QUICK if ctx.quick else IDC_FULL
+    return {**sizes, "episodes": ctx.idc_episodes or sizes["episodes"],
+            "transfer_episodes": max(sizes["transfer_episodes"], rule.n),  # the rule's n where the size has fewer
+            "seed_start": ctx.seed(seed_start), "workers": ctx.workers, "max_steps": ctx.max_steps}
+
+
 def idc(ctx: Context) -> Outcome:
     from rtarena.improve.commands import improve_command
 
     server = ctx.server
     player = "llm:scripted-skill@" + server.url(policy="skill") + ",modalities=text"
     judge = "scripted-judge@" + server.url(policy="judge")
-    sizes = IDC_QUICK if ctx.quick else IDC_FULL
     table = [["game", "reflector", "R0", "best round", "final gain [95% CI]", "rollbacks",
               "held-out gain [95% CI]", *(f"transfer {v} [95% CI]" for v in VARIANTS)]]
     series, runs, checks = {}, [], []
     for env_id, rule in zip(IDC_GAMES, IDC_RULES, strict=True):
         name = env_id.split("/")[1].removesuffix("-v0")
         seeds_a, seeds_b = idc_plan(name).seeds
-        n = max(sizes["transfer_episodes"], rule.n)  # the rule's n where it needs more than the quick size
-        settings = {**sizes, "transfer_episodes": n}
         gains = {}
         for label, policy, start, variants in (("positive", "reflector", seeds_a, ("base", *VARIANTS)),
                                                ("negative", "reflector-irrelevant", seeds_a, ("base",)),
@@ -501,8 +509,7 @@ def idc(ctx: Context) -> Outcome:
             reflector = f"scripted-{policy}@" + server.url(policy=policy)
             run_dir = improve_command(env_id, player, reflector, judge,
                                       [f"{v}:" if v == "base" else f"{v}:variant={v}" for v in variants], [],
-                                      {**settings, "seed_start": start, "workers": ctx.workers,
-                                       "max_steps": ctx.max_steps}, ctx.out / "runs", run_id, False, None,
+                                      idc_settings(ctx, rule, start), ctx.out / "runs", run_id, False, None,
                                       ctx.console)
             metrics = json.loads((run_dir / "metrics.json").read_text())
             gains[label] = held_out(run_dir)
@@ -749,7 +756,7 @@ def modality(ctx: Context) -> Outcome:
             seed_start=SEEDS_A if wall_time else MODALITY_SEEDS)
     load = machine_load()
     flat = ctx.server.url(policy="pixels-flat")
-    negatives = {start: run_preset(ctx, "modality-ablation", f"modality-flat-{start}",
+    negatives = {start: run_preset(ctx, "modality-ablation", f"modality-flat-{ctx.seed(start)}",
                                    params={"base_url": flat, "model": "scripted-pixels-flat"},
                                    envs=("arena/basic-v0",), clocks=("turn-based",), quick_steps=MODALITY_STEPS,
                                    observations=QUICK_SENSES, llm_options=f"history={SENSE_HISTORY}",
@@ -886,11 +893,14 @@ def finding_names() -> list[str]:
 
 
 def run_findings(out: Path, quick: bool = False, only: list[str] | None = None, workers: int = 2,
-                 max_steps: int | None = None, console: Console | None = None) -> tuple[Path, list[str]]:
+                 max_steps: int | None = None, console: Console | None = None, seed_offset: int = 0,
+                 idc_episodes: int | None = None) -> tuple[Path, list[str]]:
     """Run the chosen findings (all by default) and write the page; returns `findings.html` and the names of
     the findings that failed: an error while running, or a gated rule that does not separate its controls
     (`core.Result.verdict`: `failed`, `fails`). A smoke run (`max_steps`) gates nothing: its episodes are too
-    short for the rules."""
+    short for the rules. A replication (`seed_offset`) plays every seed set that much further on, the same
+    rules at the same n on seeds none of them was registered on; `idc_episodes` sets idc's episodes per round
+    (the paper's K = 5)."""
     unknown = [n for n in only or [] if n not in finding_names()]
     if unknown:
         raise UserError(f"unknown finding {unknown[0]!r}; findings: {', '.join(finding_names())}", field="--only")
@@ -898,7 +908,7 @@ def run_findings(out: Path, quick: bool = False, only: list[str] | None = None, 
     chosen = [f for f in FINDINGS if not only or f.name in only]
     results = []
     with PolicyServer() as server:
-        ctx = Context(quick, out, server, workers, console, max_steps)
+        ctx = Context(quick, out, server, workers, console, max_steps, seed_offset, idc_episodes)
         for finding in chosen:
             reason = finding.cannot_run()
             if reason:
@@ -926,4 +936,4 @@ def run_findings(out: Path, quick: bool = False, only: list[str] | None = None, 
                                  else f" -> {'holds' if c.positive.holds else 'fails'} (reported)"), highlight=False)
     gate = {"failed"} if max_steps is not None else {"failed", "fails"}
     failed = [r.finding.name for r in results if r.verdict in gate]
-    return write_page(out, results, quick, max_steps), failed
+    return write_page(out, results, quick, max_steps, seed_offset, idc_episodes), failed

@@ -36,6 +36,10 @@ POWER = 0.80  # the power at which a rule's smallest detectable effect is stated
 # 10,000 + i): set A runs the positive and the negative control, set B the negative control again (the
 # measurement must not separate the negative control from itself).
 SEEDS_A, SEEDS_B = 1000, 2000
+# Every seed the findings, their pilots and the stand-ins' tuning play lies below this (the highest: idc's
+# held-out seeds, 10,000 on from its rounds' 4000..), so a replication (`--seed-offset`) of at least this much
+# plays seeds none of them has met.
+REGISTERED_SEEDS_BELOW = 20_000
 CONTROLS = ("positive", "negative", "negative (seed set B)")
 
 
@@ -132,6 +136,12 @@ class Context:
     workers: int
     console: Console
     max_steps: int | None = None  # a cap on every episode (a smoke run: the directions need the full lengths)
+    seed_offset: int = 0  # a replication: every seed the findings play, shifted this far (0: the registered seeds)
+    idc_episodes: int | None = None  # idc's episodes per round (the paper's K is 5); None: the run size's own
+
+    def seed(self, start: int) -> int:
+        """The first seed this run plays of a registered seed set (`SEEDS_A`, a rule's fresh seeds)."""
+        return start + self.seed_offset
 
 
 @dataclass

@@ -49,21 +49,27 @@ def _html_table(rows: list[list[str]], css: str) -> str:
             + "</tbody></table>")
 
 
-def write_page(out: Path, results: list[Result], quick: bool, max_steps: int | None = None) -> Path:
+def write_page(out: Path, results: list[Result], quick: bool, max_steps: int | None = None, seed_offset: int = 0,
+               idc_episodes: int | None = None) -> Path:
     out.mkdir(parents=True, exist_ok=True)
     (out / "charts").mkdir(exist_ok=True)
     stamp = datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC")
     kind = "`rtarena findings --quick`" if quick else "`rtarena findings` (full: the papers' seed counts)"
     if max_steps is not None:
         kind += f" capped at {max_steps} steps per episode (a smoke run: too short for the rules; nothing gated)"
+    if seed_offset:
+        kind += (f" --seed-offset {seed_offset} (a replication: every seed {seed_offset} further on than the rules "
+                 "name, the same rules at the same n on seeds none was registered on)")
+    if idc_episodes:
+        kind += f" --idc-episodes {idc_episodes} (idc's rounds play {idc_episodes} episodes each)"
     about = (f"Run {stamp} with {kind} on {platform.node() or 'this machine'} (Python {sys.version.split()[0]}). "
              "These are controls with scripted agents, not the papers' numbers: each finding's measurement is run "
              "on a positive control (a scripted stand-in with the paper's property) and a negative control (the "
-             f"same without it, on seed sets A = {SEEDS_A}.. and B = {SEEDS_B}..), and a pre-registered rule (the "
-             f"{CONFIDENCE:.0%} t-interval of a per-seed statistic on the predicted side of zero) must hold for the "
-             "first and fail for both others. A row `holds` when every gated rule separates its controls; rules "
-             f"whose clock reads wall time are reported, not gated. 'detects' is the smallest true mean the rule "
-             f"finds with {POWER:.0%} power.")
+             f"same without it, on seed sets A = {SEEDS_A + seed_offset}.. and B = {SEEDS_B + seed_offset}..), and a "
+             f"pre-registered rule (the {CONFIDENCE:.0%} t-interval of a per-seed statistic on the predicted side "
+             "of zero) must hold for the first and fail for both others. A row `holds` when every gated rule "
+             "separates its controls; rules whose clock reads wall time are reported, not gated. 'detects' is the "
+             f"smallest true mean the rule finds with {POWER:.0%} power.")
     head = ["finding", "paper", "paper's figure", "ours", "verdict"]
     md = [f"# {TITLE}", "", about, "", *_md_table([head])]
     html = ["<!doctype html><html lang='en'><head><meta charset='utf-8'><title>rtarena findings</title>"
