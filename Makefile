@@ -74,6 +74,8 @@ demo: $(STAMP)
 # At 04:56 UTC the same day (the machine quicker again, quiet): 522 s, 982 CPU-s; then, with Debian's headless-only
 # Chromium as the default browser (30-45% less CPU in the files that drive pages), 472 s, 895 CPU-s (2,018
 # tests): within 480 s, by 8 s; a second run at 05:58 (pytest alone): 436 s, 818 CPU-s.
+# The same day, a fresh machine (no .venv, no Chromium; `make test` installed both): pytest 468 s (2,019
+# tests), the whole command 13 min with the bootstrap; at 17:29, after --seed-offset, 456 s (2,023 tests).
 # `make test TEST_WORKERS=1` runs one process.
 TEST_WORKERS ?= $(shell echo $$(( $$(nproc) + 1 )))
 test: $(STAMP) system-deps
