@@ -43,6 +43,19 @@ def test_a_replication_option_out_of_range_is_one_line_and_nothing_is_written(tm
     assert not (tmp_path / "f").exists()
 
 
+def test_a_second_run_into_the_same_folder_is_one_line_and_the_first_runs_files_stay(tmp_path):
+    from rtarena.eval.manifest import run_lock
+
+    out = tmp_path / "f"
+    with run_lock(out, field="--out"):  # a first `rtarena findings --out f` still running
+        (out / "findings.md").write_text("the first run's page")
+        code, output = run_main(["findings", "--quick", "--only", "token-deliberation", "--out", str(out)])
+    assert code == 2, output
+    assert len(output.strip().splitlines()) == 1 and "another rtarena process is writing" in output
+    assert "--out" in output and "Traceback" not in output
+    assert (out / "findings.md").read_text() == "the first run's page" and not (out / "runs").exists()
+
+
 def test_idc_plays_the_asked_k_from_the_replicated_seeds():
     """`--idc-episodes` and `--seed-offset` reach `rtarena improve`'s settings; without them, the registered
     sizes and seeds."""

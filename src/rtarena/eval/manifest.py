@@ -141,10 +141,11 @@ def _alive(pid: Any) -> bool:
 
 
 @contextlib.contextmanager
-def run_lock(run_dir: Path) -> Iterator[None]:
+def run_lock(run_dir: Path, field: str = "--resume") -> Iterator[None]:
     """Hold the run folder's lock file while episodes are written, so that a second `rtarena run ...
-    --resume` of the same run refuses with one line instead of racing on its files. The lock (`flock`)
-    goes with the process, so a killed run leaves no stale lock behind."""
+    --resume` of the same run (or a second `rtarena findings` into the same `--out`: `field`) refuses with
+    one line instead of racing on its files. The lock (`flock`) goes with the process, so a killed run
+    leaves no stale lock behind."""
     import fcntl
 
     run_dir.mkdir(parents=True, exist_ok=True)
@@ -154,7 +155,7 @@ def run_lock(run_dir: Path) -> Iterator[None]:
             fcntl.flock(handle.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError:
             raise UserError(f"another rtarena process is writing {run_dir} (lock {run_dir / LOCK}); wait for it "
-                            "to finish, or stop it", field="--resume") from None
+                            "to finish, or stop it", field=field) from None
         yield
     finally:
         handle.close()

@@ -26,6 +26,7 @@ from rich.console import Console
 
 from rtarena.errors import UserError
 from rtarena.eval import svg
+from rtarena.eval.manifest import run_lock
 from rtarena.eval.presets import load_preset
 from rtarena.eval.query import connect
 from rtarena.eval.runner import run_experiment
@@ -907,7 +908,8 @@ def run_findings(out: Path, quick: bool = False, only: list[str] | None = None, 
     console = console or Console(stderr=True)
     chosen = [f for f in FINDINGS if not only or f.name in only]
     results = []
-    with PolicyServer() as server:
+    # one run at a time into a folder: a second one refuses with one line instead of mixing their runs
+    with run_lock(out, field="--out"), PolicyServer() as server:
         ctx = Context(quick, out, server, workers, console, max_steps, seed_offset, idc_episodes)
         for finding in chosen:
             reason = finding.cannot_run()
@@ -934,6 +936,6 @@ def run_findings(out: Path, quick: bool = False, only: list[str] | None = None, 
                                         (("negative", c.negative), ("negative B", c.negative_b)) if check)
                               + (f" -> {'separates' if c.separates else 'does not separate'}" if c.negative
                                  else f" -> {'holds' if c.positive.holds else 'fails'} (reported)"), highlight=False)
-    gate = {"failed"} if max_steps is not None else {"failed", "fails"}
-    failed = [r.finding.name for r in results if r.verdict in gate]
-    return write_page(out, results, quick, max_steps, seed_offset, idc_episodes), failed
+        gate = {"failed"} if max_steps is not None else {"failed", "fails"}
+        failed = [r.finding.name for r in results if r.verdict in gate]
+        return write_page(out, results, quick, max_steps, seed_offset, idc_episodes), failed
