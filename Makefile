@@ -75,7 +75,9 @@ demo: $(STAMP)
 # Chromium as the default browser (30-45% less CPU in the files that drive pages), 472 s, 895 CPU-s (2,018
 # tests): within 480 s, by 8 s; a second run at 05:58 (pytest alone): 436 s, 818 CPU-s.
 # The same day, a fresh machine (no .venv, no Chromium; `make test` installed both): pytest 468 s (2,019
-# tests), the whole command 13 min with the bootstrap; at 17:29, after --seed-offset, 456 s (2,023 tests).
+# tests), the whole command 13 min with the bootstrap; at 17:29, after --seed-offset, 456 s (2,023 tests, 720
+# CPU-s); at 18:21 and 18:33, with one more test (4 s), 599 and 547 s (953 and 869 CPU-s: the same work costing
+# 20-30% more CPU, the PPO fixture's setup 90 s against 77): over budget on a slow hour of this machine.
 # `make test TEST_WORKERS=1` runs one process.
 TEST_WORKERS ?= $(shell echo $$(( $$(nproc) + 1 )))
 test: $(STAMP) system-deps
