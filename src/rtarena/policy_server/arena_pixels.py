@@ -56,6 +56,7 @@ from rtarena.agents.llm.prompts import LEVEL_RULES_HEADING
 from rtarena.envs.arena.render.palette import COIN_RGB, TURRET_RGB
 from rtarena.envs.arena.rules import read_rules_text
 from rtarena.policy_server.arena_text import EXPLORE, go_to
+from rtarena.policy_server.frame_legend import hsv
 
 DEPTH_FAR_M = 50.0  # the agent's depth encoding: grey 0 at this distance or beyond (media.depth_part)
 FLOOR_SHARE = 0.8  # a pixel this much nearer than the floor in its row is something standing on it
@@ -132,17 +133,21 @@ def frames(parts: list[dict[str, Any]]) -> tuple[np.ndarray | None, np.ndarray |
     return rgb, depth
 
 
+Hsv = tuple[np.ndarray, np.ndarray, np.ndarray]  # a frame's hue, saturation and value (`frame_legend.hsv`)
+
+
+def colour_mask(colours: Hsv, hue_deg: float, min_value: float = 0.45,
+                min_saturation: float = MIN_SATURATION) -> np.ndarray:
+    """Pixels of this hue (within `HUE_TOLERANCE_DEG`), saturated and bright enough."""
+    hue, saturation, value = colours
+    off = np.abs((hue - hue_deg + 180) % 360 - 180)
+    return (off <= HUE_TOLERANCE_DEG) & (saturation >= min_saturation) & (value >= min_value)
+
+
 def hue_mask(rgb: np.ndarray, hue_deg: float, min_value: float = 0.45,
              min_saturation: float = MIN_SATURATION) -> np.ndarray:
-    """Pixels of this hue (within `HUE_TOLERANCE_DEG`), saturated and bright enough."""
-    f = rgb.astype(np.float32) / 255.0
-    high, low = f.max(axis=2), f.min(axis=2)
-    chroma = high - low
-    r, g, b = f[..., 0], f[..., 1], f[..., 2]
-    safe = np.where(chroma > 0, chroma, 1.0)
-    hue = np.where(high == r, ((g - b) / safe) % 6, np.where(high == g, (b - r) / safe + 2, (r - g) / safe + 4)) * 60
-    off = np.abs((hue - hue_deg + 180) % 360 - 180)
-    return (off <= HUE_TOLERANCE_DEG) & (chroma / np.maximum(high, 1e-6) >= min_saturation) & (high >= min_value)
+    """`colour_mask` of a frame."""
+    return colour_mask(hsv(rgb), hue_deg, min_value, min_saturation)
 
 
 def bearing(column: float, width: int, level: LevelNumbers) -> float:
@@ -155,10 +160,11 @@ def view_rows(height: int) -> slice:
     return slice(cut, height - cut)
 
 
-def coins(rgb: np.ndarray, depth: np.ndarray | None, level: LevelNumbers) -> list[Blob]:
-    """The coins in view, one blob per run of adjacent coin-coloured columns."""
-    rows = view_rows(rgb.shape[0])
-    mask = hue_mask(rgb[rows], COIN_HUE_DEG)
+def coins(view: Hsv, shape: tuple[int, ...], depth: np.ndarray | None, level: LevelNumbers) -> list[Blob]:
+    """The coins in view, one blob per run of adjacent coin-coloured columns: `view` is the colours of the
+    frame's `view_rows`, `shape` the frame's."""
+    rows = view_rows(shape[0])
+    mask = colour_mask(view, COIN_HUE_DEG)
     columns = np.flatnonzero(mask.any(axis=0))
     blobs = []
     for run in np.split(columns, np.flatnonzero(np.diff(columns) > GAP_PX) + 1) if columns.size else []:
@@ -171,16 +177,16 @@ def coins(rgb: np.ndarray, depth: np.ndarray | None, level: LevelNumbers) -> lis
         if depth is not None:
             metres = depth[rows][:, run[0]:run[-1] + 1][part]
             dist = float(metres.min())  # the nearest coin of a run (coins in one line of sight merge)
-        bottom = (rows.start + ys.max()) / rgb.shape[0]
-        blobs.append(Blob(bearing(float(run.mean()), rgb.shape[1], level), bottom, dist))
+        bottom = (rows.start + ys.max()) / shape[0]
+        blobs.append(Blob(bearing(float(run.mean()), shape[1], level), bottom, dist))
     return blobs
 
 
-def lamp_on_left(rgb: np.ndarray) -> bool | None:
-    """Whether a turret's lit lock lamp in view is on the left half of the frame; None for no lamp."""
-    rows = view_rows(rgb.shape[0])
-    columns = np.flatnonzero(hue_mask(rgb[rows], TURRET_HUE_DEG, LAMP_VALUE, 0.45).any(axis=0))
-    return None if columns.size == 0 else bool(columns.mean() < rgb.shape[1] / 2)
+def lamp_on_left(view: Hsv, width: int) -> bool | None:
+    """Whether a turret's lit lock lamp in view (`view`: the colours of the frame's `view_rows`) is on the
+    left half of the frame; None for no lamp."""
+    columns = np.flatnonzero(colour_mask(view, TURRET_HUE_DEG, LAMP_VALUE, 0.45).any(axis=0))
+    return None if columns.size == 0 else bool(columns.mean() < width / 2)
 
 
 def standing(depth: np.ndarray, level: LevelNumbers) -> np.ndarray:
@@ -237,7 +243,8 @@ def decide(parts: list[dict[str, Any]], level: LevelNumbers | None, use_depth: b
     depth = depth if use_depth else None
     if rgb is None or level is None:
         return None
-    seen = coins(rgb, depth, level)
+    view = hsv(rgb[view_rows(rgb.shape[0])])  # the colours of the view, read once for coins and lamps
+    seen = coins(view, rgb.shape, depth, level)
     near = standing(depth, level) if depth is not None else None
     clear = clearance(near) if near is not None else None
     if seen:
@@ -251,7 +258,7 @@ def decide(parts: list[dict[str, Any]], level: LevelNumbers | None, use_depth: b
         action = explore(clear, level)
     else:
         action = list(EXPLORE)
-    if (left := lamp_on_left(rgb)) is not None:
+    if (left := lamp_on_left(view, rgb.shape[1])) is not None:
         action[0] = 2 if left else 1  # strafe across the locked turret's line of fire, away from it
         if near is not None and side_blocked(near, action[0]):
             action[0] = 3 - action[0]  # that side is against a crate or wall: the other way still crosses it

@@ -78,15 +78,21 @@ def centre(where: np.ndarray) -> tuple[float, float] | None:
     return (float(xs.mean()), float(ys.mean())) if xs.size else None
 
 
-def hue_of(rgb: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Hue (degrees) and saturation of pixels or colours (last axis RGB, 0-255)."""
+def hsv(rgb: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Hue (degrees), saturation and value (0..1) of pixels or colours (last axis RGB, 0-255): computed once
+    per frame by a reader that looks for several colours in it."""
     f = np.asarray(rgb, dtype=np.float32) / 255.0
     high, low = f.max(axis=-1), f.min(axis=-1)
     chroma = high - low
     r, g, b = f[..., 0], f[..., 1], f[..., 2]
     safe = np.where(chroma > 0, chroma, 1.0)
     hue = np.where(high == r, ((g - b) / safe) % 6, np.where(high == g, (b - r) / safe + 2, (r - g) / safe + 4)) * 60
-    return hue, chroma / np.maximum(high, 1e-6)
+    return hue, chroma / np.maximum(high, 1e-6), high
+
+
+def hue_of(rgb: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Hue (degrees) and saturation of pixels or colours (last axis RGB, 0-255)."""
+    return hsv(rgb)[:2]
 
 
 def solid(where: np.ndarray, radius: int = 2) -> np.ndarray:
