@@ -14,10 +14,12 @@ from rtarena.contract import Agent
 from rtarena.errors import UserError
 from rtarena.runtime.match import run_match
 
-# Training takes about a minute on two idle cores; a loaded machine needs more than the default 300 s.
+# Training takes about 20 s on two idle cores; a loaded machine needs more than the default 300 s.
 pytestmark = pytest.mark.timeout(1200)
 
-STEPS = 40000
+# Two copies, not the CLI's 8: a rollout of 2 x 128 steps is one 256-step minibatch, so the policy is updated
+# four times as often per step and learns in a third of the steps (docs/training.md has the curves).
+STEPS, ENVS = 12288, 2
 LEVEL = {"overrides": {"arena.time_limit_s": 30.0}}  # the training episode length (train/sb3.py)
 SEEDS = range(1000, 1020)  # never used in training (its copies are seeded 0, 1, 2 ...)
 
@@ -33,7 +35,8 @@ def coins(agent: str | Agent, seed: int, clock: str = "paused", max_steps: int =
 @pytest.fixture(scope="module")
 def policy(tmp_path_factory):
     path = tmp_path_factory.mktemp("sb3") / "ppo.zip"  # the CLI in this process: torch is imported here anyway
-    code, output = run_main(["train", "sb3", "arena/basic-v0", "--steps", str(STEPS), "--out", str(path)])
+    code, output = run_main(["train", "sb3", "arena/basic-v0", "--steps", str(STEPS), "--envs", str(ENVS),
+                             "--out", str(path)])
     assert code == 0, output
     assert path.is_file() and "saved" in output
     return path
@@ -42,7 +45,7 @@ def policy(tmp_path_factory):
 def test_trained_policy_beats_random_and_its_untrained_self_over_20_seeds(policy, tmp_path):
     from rtarena.train.sb3 import train_sb3
 
-    base = train_sb3("arena/basic-v0", 0, tmp_path / "base.zip", log=lambda line: None)  # same net, no training
+    base = train_sb3("arena/basic-v0", 0, tmp_path / "base.zip", num_envs=ENVS, log=lambda line: None)  # no training
     ppo, ppo_base = build_agent(f"sb3:{policy}", "arena"), build_agent(f"sb3:{base}", "arena")
     trained = [coins(ppo, seed)["coins"] for seed in SEEDS]
     untrained = [coins(ppo_base, seed)["coins"] for seed in SEEDS]
